@@ -1,0 +1,127 @@
+package dev.strata.engine.kv;
+
+/**
+ * The KV-cache formats (DESIGN §3) — the single source of cell sizes. A <em>vector record</em>
+ * holds one head vector of {@code head_dim} values; a <em>cell</em> holds one token's K and V for
+ * every KV head of one layer: {@code [K h0][K h1]..[V h0][V h1]..}.
+ */
+public enum KvFormat {
+  /** 256 × fp16. */
+  FP16(0, "fp16"),
+  /** int8 codes, then one fp16 scale per 64 values (d = amax/127). */
+  INT8(1, "int8"),
+  /** FWHT-256 rotation, then llama.cpp block_q4_0 (32 values in 18 bytes). */
+  Q4_0(2, "q4_0"),
+  /** K as int8, V as q4_0 — refused on Metal. */
+  K8V4(3, "k8v4");
+
+  /** Extra cells every pool holds beyond the context (DESIGN §3: cells = context + 128). */
+  public static final int EXTRA_CELLS = 128;
+
+  /** Values per int8 scale group. */
+  public static final int INT8_GROUP = 64;
+
+  /** Values per q4_0 block; a block is fp16 d + 16 bytes of nibbles. */
+  public static final int Q4_BLOCK = 32;
+
+  public static final int Q4_BLOCK_BYTES = 2 + Q4_BLOCK / 2;
+
+  private final int id;
+  private final String id_name;
+
+  KvFormat(int id, String name) {
+    this.id = id;
+    this.id_name = name;
+  }
+
+  /** The C ABI's format number. */
+  public int id() {
+    return id;
+  }
+
+  /** The name used by {@code --kv}. */
+  public String flagName() {
+    return id_name;
+  }
+
+  /** Parses a {@code --kv} value; null when unknown. */
+  public static KvFormat fromName(String name) {
+    for (KvFormat f : values()) {
+      if (f.id_name.equals(name)) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  /** Parses a C ABI format number; null when unknown. */
+  public static KvFormat fromId(int id) {
+    for (KvFormat f : values()) {
+      if (f.id == id) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Bytes of one K vector record and one V vector record of {@code headDim} values.
+   *
+   * @throws IllegalArgumentException when headDim does not fit the format's blocks
+   */
+  public long kRecordBytes(int headDim) {
+    return recordBytes(this == K8V4 ? INT8 : this, headDim);
+  }
+
+  public long vRecordBytes(int headDim) {
+    return recordBytes(this == K8V4 ? Q4_0 : this, headDim);
+  }
+
+  private static long recordBytes(KvFormat f, int headDim) {
+    requireHeadDim(f, headDim);
+    return switch (f) {
+      case FP16 -> 2L * headDim;
+      case INT8 -> headDim + 2L * (headDim / INT8_GROUP);
+      case Q4_0 -> (long) (headDim / Q4_BLOCK) * Q4_BLOCK_BYTES;
+      case K8V4 -> throw new AssertionError("k8v4 has no single record");
+    };
+  }
+
+  private static void requireHeadDim(KvFormat f, int headDim) {
+    if (headDim <= 0) {
+      throw new IllegalArgumentException("head_dim must be positive, got " + headDim);
+    }
+    if (f == INT8 && headDim % INT8_GROUP != 0) {
+      throw new IllegalArgumentException("int8 needs head_dim a multiple of 64, got " + headDim);
+    }
+    if (f == Q4_0 && headDim != 256) {
+      // the FWHT rotation is defined over exactly 256 values (DESIGN §3)
+      throw new IllegalArgumentException("q4_0 needs head_dim 256 (FWHT-256), got " + headDim);
+    }
+  }
+
+  /** Bytes of one cell: K and V records for every KV head of one layer. */
+  public long cellBytes(int kvHeads, int headDim) {
+    if (kvHeads <= 0) {
+      throw new IllegalArgumentException("kv_heads must be positive, got " + kvHeads);
+    }
+    return kvHeads * (kRecordBytes(headDim) + vRecordBytes(headDim));
+  }
+
+  /** Cells of a pool for a context: {@code context + 128}. */
+  public static long cells(long context) {
+    if (context <= 0) {
+      throw new IllegalArgumentException("context must be positive, got " + context);
+    }
+    return context + EXTRA_CELLS;
+  }
+
+  /** Bytes of every pool: {@code cells × bytes_per_cell × qsa_layers}. */
+  public long poolBytes(long context, int kvHeads, int headDim, int qsaLayers) {
+    if (qsaLayers < 0) {
+      throw new IllegalArgumentException("qsa layers must not be negative, got " + qsaLayers);
+    }
+    return Math.multiplyExact(
+        Math.multiplyExact(cells(context), cellBytes(kvHeads, headDim)), qsaLayers);
+  }
+}

@@ -1,0 +1,94 @@
+package dev.strata.engine.kv;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Which backend accepts, maps or refuses each KV format (DESIGN §3, the seed's startup rules). The
+ * launcher's preflight and strata-ref apply the same rules with the same text.
+ */
+public final class KvRules {
+
+  /** The upstream Metal engine's refusal, verbatim. */
+  public static final String K8V4_REFUSAL =
+      "metal window: --kv k8v4 is not implemented on Metal (use fp16, int8 or q4_0)";
+
+  /** STRATA_KV_ROT=1 next to --kv int8 on Metal: names both and says why. */
+  public static final String KV_ROT_INT8_REFUSAL =
+      "metal window: STRATA_KV_ROT=1 with --kv int8 is refused on Metal: the snapshot tag would"
+          + " claim a rotation the int8 pools do not have (unset STRATA_KV_ROT, or use --kv q4_0,"
+          + " whose rotation is built in)";
+
+  /** Said in the log and the plan when fp16 is asked for on Metal. */
+  public static final String FP16_ON_METAL_NOTE =
+      "kv: --kv fp16 runs on the int8 pools on Metal (one path: the log says KV int8)";
+
+  /** The env switch of the PC's rotated int8 K/V. */
+  public static final String KV_ROT_ENV = "STRATA_KV_ROT";
+
+  private KvRules() {}
+
+  /**
+   * Decides for a backend.
+   *
+   * @param requested the {@code --kv} value, or null when the config has none (the default path)
+   * @param env the engine's environment as the config sets it
+   */
+  public static KvDecision decide(Backend backend, KvFormat requested, Map<String, String> env) {
+    boolean rot = kvRotOn(env.get(KV_ROT_ENV));
+    List<String> notes = new ArrayList<>();
+    if (backend == Backend.PC) {
+      // The PC engine has every format; STRATA_KV_ROT rotates only its int8 pools.
+      KvFormat pools = requested == null ? KvFormat.FP16 : requested;
+      if (rot && pools == KvFormat.INT8) {
+        notes.add("kv: STRATA_KV_ROT=1 rotates the int8 pools (FWHT-256)");
+      }
+      return new KvDecision.Accepted(requested, pools, notes);
+    }
+    // Metal, and strata-ref, which follows the Metal rules exactly.
+    if (requested == KvFormat.K8V4) {
+      return new KvDecision.Refused(K8V4_REFUSAL);
+    }
+    if (requested == KvFormat.INT8 && rot) {
+      return new KvDecision.Refused(KV_ROT_INT8_REFUSAL);
+    }
+    KvFormat pools;
+    if (requested == null || requested == KvFormat.INT8) {
+      pools = KvFormat.INT8;
+    } else if (requested == KvFormat.FP16) {
+      pools = KvFormat.INT8;
+      notes.add(FP16_ON_METAL_NOTE);
+    } else {
+      pools = KvFormat.Q4_0;
+    }
+    return new KvDecision.Accepted(requested, pools, notes);
+  }
+
+  /**
+   * STRATA_KV_ROT is read as the engines read it: C {@code atoi} of the value, on when non-zero.
+   */
+  public static boolean kvRotOn(String value) {
+    if (value == null) {
+      return false;
+    }
+    String s = value.strip();
+    int i = 0;
+    if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
+      i++;
+    }
+    int start = i;
+    while (i < s.length() && Character.isDigit(s.charAt(i))) {
+      i++;
+    }
+    if (i == start) {
+      return false;
+    }
+    for (int k = start; k < i; k++) {
+      if (s.charAt(k) != '0') {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,110 @@
+package dev.strata.engine.kv;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Pins the seed's figures (DESIGN §3): these numbers are facts, not choices. */
+class KvFormatTest {
+  private static final int HEADS = 2;
+  private static final int DIM = 256;
+  private static final int QSA = 12;
+
+  @Test
+  void bytesPerCellForTwoHeadsOf256() {
+    assertEquals(2048, KvFormat.FP16.cellBytes(HEADS, DIM));
+    assertEquals(1056, KvFormat.INT8.cellBytes(HEADS, DIM));
+    assertEquals(576, KvFormat.Q4_0.cellBytes(HEADS, DIM));
+    assertEquals(816, KvFormat.K8V4.cellBytes(HEADS, DIM));
+  }
+
+  @Test
+  void vectorRecords() {
+    assertEquals(512, KvFormat.FP16.kRecordBytes(DIM));
+    assertEquals(264, KvFormat.INT8.kRecordBytes(DIM));
+    assertEquals(144, KvFormat.Q4_0.kRecordBytes(DIM));
+    assertEquals(264, KvFormat.K8V4.kRecordBytes(DIM));
+    assertEquals(144, KvFormat.K8V4.vRecordBytes(DIM));
+  }
+
+  @Test
+  void poolsAt32kAnd64k() {
+    assertEquals(32_896, KvFormat.cells(32_768));
+    assertEquals(65_664, KvFormat.cells(65_536));
+    assertEquals(227_377_152L, KvFormat.Q4_0.poolBytes(32_768, HEADS, DIM, QSA));
+    assertEquals(416_858_112L, KvFormat.INT8.poolBytes(32_768, HEADS, DIM, QSA));
+    assertEquals(453_869_568L, KvFormat.Q4_0.poolBytes(65_536, HEADS, DIM, QSA));
+    assertEquals(832_094_208L, KvFormat.INT8.poolBytes(65_536, HEADS, DIM, QSA));
+  }
+
+  @Test
+  void badGeometryIsRefused() {
+    assertThrows(IllegalArgumentException.class, () -> KvFormat.Q4_0.cellBytes(2, 128));
+    assertThrows(IllegalArgumentException.class, () -> KvFormat.INT8.cellBytes(2, 100));
+    assertThrows(IllegalArgumentException.class, () -> KvFormat.INT8.cellBytes(0, 256));
+    assertThrows(IllegalArgumentException.class, () -> KvFormat.cells(0));
+  }
+
+  @Test
+  void namesAndIdsRoundTrip() {
+    for (KvFormat f : KvFormat.values()) {
+      assertEquals(f, KvFormat.fromName(f.flagName()));
+      assertEquals(f, KvFormat.fromId(f.id()));
+    }
+    assertEquals(null, KvFormat.fromName("q8_0"));
+  }
+
+  @Test
+  void k8v4IsRefusedOnMetalWithTheUpstreamText() {
+    KvDecision d = KvRules.decide(Backend.METAL, KvFormat.K8V4, Map.of());
+    assertEquals(
+        "metal window: --kv k8v4 is not implemented on Metal (use fp16, int8 or q4_0)",
+        assertInstanceOf(KvDecision.Refused.class, d).message());
+    assertInstanceOf(
+        KvDecision.Refused.class, KvRules.decide(Backend.CPU_REFERENCE, KvFormat.K8V4, Map.of()));
+    assertInstanceOf(
+        KvDecision.Accepted.class, KvRules.decide(Backend.PC, KvFormat.K8V4, Map.of()));
+  }
+
+  @Test
+  void kvRotIsRefusedOnlyNextToInt8() {
+    Map<String, String> rot = Map.of("STRATA_KV_ROT", "1");
+    var refused =
+        assertInstanceOf(
+            KvDecision.Refused.class, KvRules.decide(Backend.METAL, KvFormat.INT8, rot));
+    org.junit.jupiter.api.Assertions.assertTrue(refused.message().contains("STRATA_KV_ROT=1"));
+    org.junit.jupiter.api.Assertions.assertTrue(refused.message().contains("--kv int8"));
+    for (KvFormat f : new KvFormat[] {null, KvFormat.FP16, KvFormat.Q4_0}) {
+      assertInstanceOf(KvDecision.Accepted.class, KvRules.decide(Backend.METAL, f, rot));
+    }
+    assertInstanceOf(
+        KvDecision.Accepted.class,
+        KvRules.decide(Backend.METAL, KvFormat.INT8, Map.of("STRATA_KV_ROT", "0")));
+  }
+
+  @Test
+  void fp16MapsToTheInt8PoolsOnMetalAndSaysSo() {
+    var a =
+        assertInstanceOf(
+            KvDecision.Accepted.class, KvRules.decide(Backend.METAL, KvFormat.FP16, Map.of()));
+    assertEquals(KvFormat.INT8, a.pools());
+    assertEquals(java.util.List.of(KvRules.FP16_ON_METAL_NOTE), a.notes());
+    var def =
+        assertInstanceOf(KvDecision.Accepted.class, KvRules.decide(Backend.METAL, null, Map.of()));
+    assertEquals(KvFormat.INT8, def.pools());
+    assertEquals(java.util.List.of(), def.notes());
+  }
+
+  @Test
+  void kvRotParsesLikeAtoi() {
+    org.junit.jupiter.api.Assertions.assertTrue(KvRules.kvRotOn("1"));
+    org.junit.jupiter.api.Assertions.assertTrue(KvRules.kvRotOn(" 2x"));
+    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("0"));
+    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("yes"));
+    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn(""));
+    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn(null));
+  }
+}
