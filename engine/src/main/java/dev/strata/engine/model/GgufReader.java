@@ -301,31 +301,42 @@ public final class GgufReader {
                 + (no + 1)
                 + "; restore the original file names");
       }
-      if (k > 0) {
-        for (Map.Entry<String, GgufValue> e : f.metadata().entrySet()) {
-          if (e.getKey().equals("split.no")) {
-            continue;
-          }
-          GgufValue mine = first.get(e.getKey());
-          if (mine != null && !mine.equals(e.getValue())) {
-            throw new GgufException(
-                Kind.FOREIGN_SHARD,
-                f.file(),
-                e.getKey()
-                    + " is "
-                    + GgufFile.describe(e.getValue())
-                    + " but the first shard's is "
-                    + GgufFile.describe(mine)
-                    + ": a shard of another model; download shard "
-                    + (k + 1)
-                    + " again");
-          }
+    }
+    // The value most shards hold is the set's: the odd one out is named, even when it is the first.
+    GgufValue common = majority(files, "split.tensors.count");
+    for (int k = 0; k < n && n > 1; k++) {
+      GgufFile f = files.get(k);
+      GgufValue v = f.get("split.tensors.count");
+      if (!Objects.equals(v, common)) {
+        throw new GgufException(
+            Kind.FOREIGN_SHARD,
+            f.file(),
+            "split.tensors.count is "
+                + (v == null ? "absent" : GgufFile.describe(v))
+                + " but the other shards say "
+                + (common == null ? "nothing" : GgufFile.describe(common))
+                + ": a shard of another model; download shard "
+                + (k + 1)
+                + " again");
+      }
+    }
+    for (int k = 1; k < n; k++) {
+      GgufFile f = files.get(k);
+      for (Map.Entry<String, GgufValue> e : f.metadata().entrySet()) {
+        if (e.getKey().equals("split.no")) {
+          continue;
         }
-        if (first.get("split.tensors.count") != null && f.get("split.tensors.count") == null) {
+        GgufValue mine = first.get(e.getKey());
+        if (mine != null && !mine.equals(e.getValue())) {
           throw new GgufException(
               Kind.FOREIGN_SHARD,
               f.file(),
-              "has no split.tensors.count: a shard of another model; download shard "
+              e.getKey()
+                  + " is "
+                  + GgufFile.describe(e.getValue())
+                  + " but the first shard's is "
+                  + GgufFile.describe(mine)
+                  + ": a shard of another model; download shard "
                   + (k + 1)
                   + " again");
         }
@@ -365,6 +376,26 @@ public final class GgufReader {
                 + " tensors; download the set again");
       }
     }
+  }
+
+  private static GgufValue majority(List<GgufFile> files, String key) {
+    Map<GgufValue, Integer> votes = new HashMap<>();
+    GgufValue best = files.getFirst().get(key);
+    int bestVotes = 0;
+    for (GgufFile f : files) {
+      GgufValue v = f.get(key);
+      if (v == null) {
+        continue;
+      }
+      int c = votes.merge(v, 1, Integer::sum);
+      if (c > bestVotes) {
+        best = v;
+        bestVotes = c;
+      }
+    }
+    // a tie keeps the first shard's value
+    GgufValue first = files.getFirst().get(key);
+    return first != null && votes.getOrDefault(first, 0) == bestVotes ? first : best;
   }
 
   private static long addOrAbsurd(long a, long b, String file) {
