@@ -331,7 +331,7 @@ public final class GgufReader {
           throw new GgufException(
               Kind.FOREIGN_SHARD,
               f.file(),
-              e.getKey()
+              GgufException.clip(e.getKey())
                   + " is "
                   + GgufFile.describe(e.getValue())
                   + " but the first shard's is "
@@ -353,7 +353,7 @@ public final class GgufReader {
               Kind.INCONSISTENT,
               f.file(),
               "holds tensor "
-                  + t.name()
+                  + GgufException.clip(t.name())
                   + " which "
                   + files.get(prev).file()
                   + " holds too: shards of different splits; download the set again");
@@ -414,20 +414,23 @@ public final class GgufReader {
   private static final class Parser {
     private final SeekableByteChannel ch;
     private final String name;
-    private final ByteBuffer buf = ByteBuffer.allocate(64 * 1024).order(ByteOrder.LITTLE_ENDIAN);
-    private long size;
+    private final ByteBuffer buf;
+    private final long size;
     private long bufStart;
     private long pos;
     private long kept;
 
-    Parser(SeekableByteChannel ch, String name) {
+    Parser(SeekableByteChannel ch, String name) throws IOException {
       this.ch = ch;
       this.name = name;
+      this.size = ch.size();
+      // headers are read in 64 KiB windows; a smaller file needs no more than itself
+      int capacity = (int) Math.max(8, Math.min(64 * 1024, size));
+      this.buf = ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
       buf.limit(0);
     }
 
     GgufFile parse() throws IOException {
-      size = ch.size();
       int head = (int) Math.min(4, size);
       byte[] magic = new byte[head];
       for (int i = 0; i < head; i++) {
@@ -476,19 +479,20 @@ public final class GgufReader {
       SequencedMap<String, GgufValue> metadata = new LinkedHashMap<>();
       for (long i = 0; i < kvCount; i++) {
         String key = string(true, "a metadata key");
+        String shown = GgufException.clip(key);
         if (key.isEmpty()) {
           throw fail(Kind.MALFORMED, "has an empty metadata key; the file is damaged");
         }
-        long typeId = u32("the type of " + key);
+        long typeId = u32("the type of " + shown);
         GgufValueType type = GgufValueType.fromId(typeId);
         if (type == null) {
           throw fail(
               Kind.MALFORMED,
-              "gives " + key + " value type " + typeId + ", which GGUF does not define");
+              "gives " + shown + " value type " + typeId + ", which GGUF does not define");
         }
-        GgufValue value = value(type, key);
+        GgufValue value = value(type, shown);
         if (metadata.putIfAbsent(key, value) != null) {
-          throw fail(Kind.MALFORMED, "holds metadata key " + key + " twice; the file is damaged");
+          throw fail(Kind.MALFORMED, "holds metadata key " + shown + " twice; the file is damaged");
         }
       }
       int alignment = alignment(metadata.get("general.alignment"));
@@ -505,7 +509,7 @@ public final class GgufReader {
           throw fail(
               Kind.MALFORMED,
               "puts tensor "
-                  + t.name()
+                  + GgufException.clip(t.name())
                   + " at data offset "
                   + Long.toUnsignedString(t.offset())
                   + ", expected "
@@ -516,13 +520,15 @@ public final class GgufReader {
         try {
           end = Math.addExact(dataOffset, Math.addExact(t.offset(), t.bytes()));
         } catch (ArithmeticException e) {
-          throw fail(Kind.ABSURD_COUNT, "tensor " + t.name() + " ends past 2^63 bytes");
+          throw fail(
+              Kind.ABSURD_COUNT,
+              "tensor " + GgufException.clip(t.name()) + " ends past 2^63 bytes");
         }
         if (end > size) {
           throw fail(
               Kind.TRUNCATED,
               "tensor "
-                  + t.name()
+                  + GgufException.clip(t.name())
                   + " ends at byte "
                   + end
                   + " but the file has "
@@ -553,11 +559,12 @@ public final class GgufReader {
     }
 
     private GgufTensor tensorInfo(Set<String> names) throws IOException {
-      String tn = string(true, "a tensor name");
-      if (tn.isEmpty()) {
+      String name = string(true, "a tensor name");
+      String tn = GgufException.clip(name);
+      if (name.isEmpty()) {
         throw fail(Kind.MALFORMED, "has a tensor without a name; the file is damaged");
       }
-      if (!names.add(tn)) {
+      if (!names.add(name)) {
         throw fail(Kind.MALFORMED, "holds tensor " + tn + " twice; the file is damaged");
       }
       long nDims = u32("the dimensions of " + tn);
@@ -599,7 +606,7 @@ public final class GgufReader {
       } catch (ArithmeticException e) {
         throw fail(Kind.ABSURD_COUNT, "tensor " + tn + " " + dims + " overflows 2^63 bytes");
       }
-      return new GgufTensor(tn, type, dims, offset, bytes);
+      return new GgufTensor(name, type, dims, offset, bytes);
     }
 
     private GgufValue value(GgufValueType type, String key) throws IOException {
