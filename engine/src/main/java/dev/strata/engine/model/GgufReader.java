@@ -56,6 +56,12 @@ public final class GgufReader {
   /** Arrays up to this length keep their elements; longer ones (vocabularies) are skipped. */
   public static final int KEEP_ARRAY = 4096;
 
+  /**
+   * Most array elements kept in memory per file: past it, arrays are skipped like long ones, so a
+   * file of many short arrays cannot make the reader hold many small objects per byte it has.
+   */
+  public static final long MAX_KEPT_ELEMENTS = 1L << 20;
+
   /** Most string bytes kept in memory per file (keys, values, tensor names): 64 MiB. */
   public static final long MAX_KEPT_BYTES = 64L << 20;
 
@@ -419,6 +425,7 @@ public final class GgufReader {
     private long bufStart;
     private long pos;
     private long kept;
+    private long keptElements;
 
     Parser(SeekableByteChannel ch, String name) throws IOException {
       this.ch = ch;
@@ -645,7 +652,8 @@ public final class GgufReader {
       }
       long n = u64("the length of " + key);
       count(n, MAX_ARRAY, et == GgufValueType.STRING ? 8 : et.size(), "elements in " + key);
-      if (n <= KEEP_ARRAY) {
+      if (n <= KEEP_ARRAY && keptElements + n <= MAX_KEPT_ELEMENTS) {
+        keptElements += n;
         List<GgufValue> elements = new ArrayList<>((int) n);
         for (int i = 0; i < n; i++) {
           elements.add(value(et, key));

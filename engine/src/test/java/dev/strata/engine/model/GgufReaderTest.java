@@ -71,6 +71,27 @@ class GgufReaderTest {
   }
 
   @Test
+  void manyShortArraysAreKeptOnlyUpToTheBudget() throws IOException {
+    List<GgufValue> bytes =
+        IntStream.range(0, GgufReader.KEEP_ARRAY)
+            .mapToObj(i -> (GgufValue) GgufValue.u8(i & 0xFF))
+            .toList();
+    GgufValue.ArrayValue array = GgufValue.array(GgufValueType.UINT8, bytes);
+    int fit = (int) (GgufReader.MAX_KEPT_ELEMENTS / GgufReader.KEEP_ARRAY);
+    SequencedMap<String, GgufValue> m = new LinkedHashMap<>();
+    for (int i = 0; i <= fit; i++) {
+      m.put("a" + i, array);
+    }
+    Path f = dir.resolve("arrays.gguf");
+    GgufWriter.write(f, m, List.of());
+    GgufFile read = GgufReader.readFile(f);
+    assertEquals(array, read.get("a" + (fit - 1)));
+    GgufValue.ArrayValue over = (GgufValue.ArrayValue) read.get("a" + fit);
+    assertFalse(over.complete());
+    assertEquals(GgufReader.KEEP_ARRAY, over.length());
+  }
+
+  @Test
   void tinyModelGeometry() throws IOException {
     Path f = dir.resolve("tiny.gguf");
     GgufWriter.write(f, TinyModel.metadata(), TinyModel.tensors());
