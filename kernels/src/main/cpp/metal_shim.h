@@ -190,10 +190,10 @@ void dispatch(std::size_t grid, unsigned threads, Bind bind, Body body) {
 
 // The MSL spellings. Every C++ header the program needs must be included before this point (the
 // names below are macros until metal_shim_end.h).
-#define kernel static
+#define kernel [[maybe_unused]] static inline
 #define device
 #define thread
-#define constant thread_local
+#define constant static thread_local
 #define buffer(n) maybe_unused
 #define thread_position_in_grid maybe_unused
 #define function_constant(n) maybe_unused

@@ -37,32 +37,48 @@ struct KvParams {
 
 // ---- helpers --------------------------------------------------------------------------------
 
-// One butterfly stage of the in-place Walsh–Hadamard transform with a fixed stride h.
-static inline void fwht_stage(thread float *x, int h) {
-  for (int i = 0; i < KV_Q4_DIM; i += 2 * h) {
+// Two butterfly stages of the in-place Walsh–Hadamard transform at once (strides h and 2h), reading
+// `in` and writing `out` (which may be the same array) and multiplying by `scale`. The sums are formed
+// exactly as two separate stages would form them, so the radix-4 pass changes no rounding; it halves
+// the passes over the array and gives the compiler a fixed-stride loop to vectorize.
+static inline void fwht_pass(thread const float *in, thread float *out, int h, float scale) {
+  for (int i = 0; i < KV_Q4_DIM; i += 4 * h) {
     for (int j = i; j < i + h; ++j) {
-      float a = x[j];
-      float b = x[j + h];
-      x[j] = a + b;
-      x[j + h] = a - b;
+      float a = in[j];
+      float b = in[j + h];
+      float c = in[j + 2 * h];
+      float d = in[j + 3 * h];
+      float ab = a + b;
+      float amb = a - b;
+      float cd = c + d;
+      float cmd = c - d;
+      out[j] = (ab + cd) * scale;
+      out[j + h] = (amb + cmd) * scale;
+      out[j + 2 * h] = (ab - cd) * scale;
+      out[j + 3 * h] = (amb - cmd) * scale;
     }
   }
 }
 
-// FWHT-256, Sylvester order, scaled 1/16: orthonormal and its own inverse. The stage order (h = 1, 2,
-// …, 128) and the final exact scale fix every float rounding; the Java reference does the same.
+// FWHT-256, Sylvester order, scaled 1/16: orthonormal and its own inverse. Stage order h = 1, 2, …,
+// 128, then the exact scale by 1/16 (folded into the last pass: a power of two changes no rounding
+// outside the subnormal range, and the Java reference multiplies in the same place). The Java
+// reference performs the same operations in the same order.
 static inline void fwht256(thread float *x) {
-  fwht_stage(x, 1);
-  fwht_stage(x, 2);
-  fwht_stage(x, 4);
-  fwht_stage(x, 8);
-  fwht_stage(x, 16);
-  fwht_stage(x, 32);
-  fwht_stage(x, 64);
-  fwht_stage(x, 128);
-  for (int i = 0; i < KV_Q4_DIM; ++i) {
-    x[i] = x[i] * 0.0625f;
+  // strides 1 and 2: written out, since a loop of one iteration per group hides the pattern
+  for (int i = 0; i < KV_Q4_DIM; i += 4) {
+    float ab = x[i] + x[i + 1];
+    float amb = x[i] - x[i + 1];
+    float cd = x[i + 2] + x[i + 3];
+    float cmd = x[i + 2] - x[i + 3];
+    x[i] = ab + cd;
+    x[i + 1] = amb + cmd;
+    x[i + 2] = ab - cd;
+    x[i + 3] = amb - cmd;
   }
+  fwht_pass(x, x, 4, 1.0f);
+  fwht_pass(x, x, 16, 1.0f);
+  fwht_pass(x, x, 64, 0.0625f);
 }
 
 static inline void store_half(device uchar *out, float v) {
@@ -89,16 +105,30 @@ static inline float round_away(float v) {
   return t;
 }
 
+// Floats as ints that compare like the floats (a total order: -0 sorts just below +0). Max and min
+// over these are integer reductions, which vectorize on every target without relaxing float semantics.
+static inline int order_key(float v) {
+  int b = as_type<int>(v);
+  return b ^ ((b >> 31) & 0x7fffffff);
+}
+
+static inline float from_order_key(int k) {
+  return as_type<float>(k ^ ((k >> 31) & 0x7fffffff));
+}
+
 // The value with the largest |x| in a block, first occurrence on a tie, +0 when the block is all
-// zero: llama.cpp's `if (amax < fabsf(v)) { amax = fabsf(v); max = v; }` scan. Computed from the
-// block's max and min (two plain reductions) and only scanned on an exact ±tie.
+// zero: llama.cpp's `if (amax < fabsf(v)) { amax = fabsf(v); max = v; }` scan, computed from the
+// block's max and min and only scanned on an exact ±tie.
 static inline float signed_max32(thread const float *v) {
-  float mx = v[0];
-  float mn = v[0];
+  int kmx = order_key(v[0]);
+  int kmn = kmx;
   for (int j = 1; j < KV_Q4_BLOCK; ++j) {
-    mx = v[j] > mx ? v[j] : mx;
-    mn = v[j] < mn ? v[j] : mn;
+    int k = order_key(v[j]);
+    kmx = max(kmx, k);
+    kmn = min(kmn, k);
   }
+  float mx = from_order_key(kmx);
+  float mn = from_order_key(kmn);
   float nmn = -mn;
   if (mx > nmn) {
     return mx;
@@ -117,6 +147,15 @@ static inline float signed_max32(thread const float *v) {
   return mx;
 }
 
+// max |v[j]| over 64 values: |x| as an int (sign bit cleared) orders like |x|.
+static inline float amax64(device const float *v) {
+  int m = 0;
+  for (int j = 0; j < KV_INT8_GROUP; ++j) {
+    m = max(m, as_type<int>(v[j]) & 0x7fffffff);
+  }
+  return as_type<float>(m);
+}
+
 // ---- q4_0 ------------------------------------------------------------------------------------
 
 static inline void encode_q4_record(device const float *in, device uchar *out) {
@@ -132,12 +171,13 @@ static inline void encode_q4_record(device const float *in, device uchar *out) {
     float d = m / -8.0f;
     float id = d != 0.0f ? 1.0f / d : 0.0f;
     store_half(blk, d);
+    // codes first, packing second: two plain loops the compiler vectorizes
+    int q[KV_Q4_BLOCK];
+    for (int j = 0; j < KV_Q4_BLOCK; ++j) {
+      q[j] = min(15, int(v[j] * id + 8.5f));
+    }
     for (int j = 0; j < KV_Q4_BLOCK / 2; ++j) {
-      float x0 = v[j] * id;
-      float x1 = v[j + KV_Q4_BLOCK / 2] * id;
-      int q0 = min(15, int(x0 + 8.5f));
-      int q1 = min(15, int(x1 + 8.5f));
-      blk[2 + j] = uchar(q0 | (q1 << 4));
+      blk[2 + j] = uchar(q[j] | (q[j + KV_Q4_BLOCK / 2] << 4));
     }
   }
 }
@@ -165,11 +205,7 @@ static inline void encode_int8_record(device const float *in, device uchar *out,
   uint groups = head_dim / KV_INT8_GROUP;
   for (uint g = 0; g < groups; ++g) {
     device const float *v = in + g * KV_INT8_GROUP;
-    float amax = 0.0f;
-    for (int j = 0; j < KV_INT8_GROUP; ++j) {
-      float a = fabs(v[j]);
-      amax = a > amax ? a : amax;
-    }
+    float amax = amax64(v);
     float d = amax / 127.0f;
     device uchar *codes = out + g * KV_INT8_GROUP;
     for (int j = 0; j < KV_INT8_GROUP; ++j) {
