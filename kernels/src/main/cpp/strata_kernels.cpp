@@ -6,8 +6,69 @@
 #include "metal_shim_end.h"
 
 #include <cstdlib>
+#include <cstring>
+
+// The q4_0 fast path (kv_q4_simd.h): 4 lanes at the baseline (SSE4.2 on x86-64-v2, NEON on arm64),
+// and on x86-64 also an 8-lane copy compiled for AVX2, picked at run time when the CPU has it. The
+// pragmas give only these functions the AVX2 target: everything they call that is defined above (the
+// shim's half conversion) is baseline code, inlined into them.
+namespace kvs_base {
+#define KVS_LANES 4
+#include "kv_q4_simd.h"
+#undef KVS_LANES
+}  // namespace kvs_base
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define STRATA_KERNELS_AVX2 1
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#elif defined(__x86_64__) && defined(__clang__)
+#define STRATA_KERNELS_AVX2 1
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#endif
+#ifdef STRATA_KERNELS_AVX2
+namespace kvs_avx2 {
+#define KVS_LANES 8
+#include "kv_q4_simd.h"
+#undef KVS_LANES
+}  // namespace kvs_avx2
+#endif
+#if defined(STRATA_KERNELS_AVX2) && defined(__clang__)
+#pragma clang attribute pop
+#elif defined(STRATA_KERNELS_AVX2)
+#pragma GCC pop_options
+#endif
 
 namespace {
+
+// Which q4_0 code runs: the portable kernel (kv_kernels.metal as C++), the 4-lane vector path, or the
+// 8-lane AVX2 path. All three write the same bytes (checked by `make test`, which runs the parity
+// harness once per path). STRATA_KERNELS_ISA=portable|simd128|avx2 picks one (for the tests and the
+// bench); the default, and a path this CPU cannot run, is the fastest available.
+enum class Isa { kPortable, kSimd128, kAvx2 };
+
+bool cpu_has_avx2() {
+#ifdef STRATA_KERNELS_AVX2
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+
+Isa isa() {
+  static const Isa chosen = [] {
+    const Isa best = cpu_has_avx2() ? Isa::kAvx2 : Isa::kSimd128;
+    const char *s = std::getenv("STRATA_KERNELS_ISA");
+    if (s != nullptr && std::strcmp(s, "portable") == 0) {
+      return Isa::kPortable;
+    }
+    if (s != nullptr && std::strcmp(s, "simd128") == 0) {
+      return Isa::kSimd128;
+    }
+    return best;
+  }();
+  return chosen;
+}
 
 // Grid indices are 32-bit like Metal's thread_position_in_grid: larger requests run in slices.
 constexpr std::size_t kSlice = std::size_t{1} << 24;
@@ -95,6 +156,18 @@ extern "C" int strata_kernels_encode(int format, const float *src, size_t n_vect
   std::size_t rec = strata_kernels_record_bytes(format, head_dim);
   if (format == STRATA_KERNELS_FP16) {
     run(format, src, n_vectors, head_dim, dst, head_dim, rec, kv_encode_f16);
+  } else if (format == STRATA_KERNELS_Q4_0 && isa() == Isa::kSimd128) {
+    run(format, src, n_vectors, head_dim, dst, head_dim, rec,
+        [](const float *s, uint8_t *d, const KvParams &, uint32_t gid) {
+          kvs_base::q4_encode(s + std::size_t{gid} * KV_Q4_DIM, d + std::size_t{gid} * KV_Q4_RECORD_BYTES);
+        });
+#ifdef STRATA_KERNELS_AVX2
+  } else if (format == STRATA_KERNELS_Q4_0 && isa() == Isa::kAvx2) {
+    run(format, src, n_vectors, head_dim, dst, head_dim, rec,
+        [](const float *s, uint8_t *d, const KvParams &, uint32_t gid) {
+          kvs_avx2::q4_encode(s + std::size_t{gid} * KV_Q4_DIM, d + std::size_t{gid} * KV_Q4_RECORD_BYTES);
+        });
+#endif
   } else {
     run(format, src, n_vectors, head_dim, dst, head_dim, rec, kv_encode);
   }
@@ -116,8 +189,31 @@ extern "C" int strata_kernels_decode(int format, const uint8_t *src, size_t n_ve
   std::size_t rec = strata_kernels_record_bytes(format, head_dim);
   if (format == STRATA_KERNELS_FP16) {
     run(format, src, n_vectors, head_dim, dst, rec, head_dim, kv_decode_f16);
+  } else if (format == STRATA_KERNELS_Q4_0 && isa() == Isa::kSimd128) {
+    run(format, src, n_vectors, head_dim, dst, rec, head_dim,
+        [](const uint8_t *s, float *d, const KvParams &, uint32_t gid) {
+          kvs_base::q4_decode(s + std::size_t{gid} * KV_Q4_RECORD_BYTES, d + std::size_t{gid} * KV_Q4_DIM);
+        });
+#ifdef STRATA_KERNELS_AVX2
+  } else if (format == STRATA_KERNELS_Q4_0 && isa() == Isa::kAvx2) {
+    run(format, src, n_vectors, head_dim, dst, rec, head_dim,
+        [](const uint8_t *s, float *d, const KvParams &, uint32_t gid) {
+          kvs_avx2::q4_decode(s + std::size_t{gid} * KV_Q4_RECORD_BYTES, d + std::size_t{gid} * KV_Q4_DIM);
+        });
+#endif
   } else {
     run(format, src, n_vectors, head_dim, dst, rec, head_dim, kv_decode);
   }
   return 0;
+}
+
+extern "C" const char *strata_kernels_isa(void) {
+  switch (isa()) {
+    case Isa::kPortable:
+      return "portable";
+    case Isa::kSimd128:
+      return "simd128";
+    default:
+      return "avx2";
+  }
 }

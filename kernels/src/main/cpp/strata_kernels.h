@@ -37,6 +37,12 @@ int strata_kernels_decode(int format, const uint8_t *src, size_t n_vectors, int 
 /* Bytes of one vector record: fp16 2·hd, int8 hd + 2·hd/64, q4_0 144 (hd 256); 0 when invalid. */
 size_t strata_kernels_record_bytes(int format, int head_dim);
 
+/* The code path q4_0 encode/decode take on this machine: "portable" (the .metal kernel compiled as
+ * C++), "simd128" (4-lane vector path: SSE4.2 / NEON) or "avx2" (8-lane, x86-64 with AVX2, picked at
+ * run time). All write the same bytes. STRATA_KERNELS_ISA=portable|simd128|avx2 (read once) selects
+ * one; the default, or a path the CPU cannot run, is the fastest available. */
+const char *strata_kernels_isa(void);
+
 #ifdef __cplusplus
 }
 #endif
