@@ -191,12 +191,98 @@ static inline __attribute__((always_inline)) void fwht(vf *x) {
   vertical_stages(x);
 }
 
-static inline void q4_encode(const float *in, uint8_t *out) {
-  vf x[kNV];
-  for (int v = 0; v < kNV; ++v) {
-    x[v] = stages_in_vector(loadf(in + v * kL));
+#if KVS_LANES == 8
+// Eight vectors → one: lane b holds the max (min) over the lanes of in[b]. A transpose-and-reduce tree;
+// the inputs go in as 0,2,1,3,4,6,5,7 because the tree's interleaves leave lanes in that order.
+static inline __attribute__((always_inline)) vi reduce8(const vi *in, bool want_max) {
+  auto op = [want_max](vi a, vi b) { return want_max ? vmax(a, b) : vmin(a, b); };
+  const int order[8] = {0, 2, 1, 3, 4, 6, 5, 7};
+  vi t[4];
+  for (int i = 0; i < 4; ++i) {
+    vi a = in[order[2 * i]], b = in[order[2 * i + 1]];
+    t[i] = op(__builtin_shufflevector(a, b, 0, 1, 8, 9, 4, 5, 12, 13),
+              __builtin_shufflevector(a, b, 2, 3, 10, 11, 6, 7, 14, 15));
   }
-  vertical_stages(x);
+  vi u = op(__builtin_shufflevector(t[0], t[1], 0, 8, 2, 10, 4, 12, 6, 14),
+            __builtin_shufflevector(t[0], t[1], 1, 9, 3, 11, 5, 13, 7, 15));
+  vi w = op(__builtin_shufflevector(t[2], t[3], 0, 8, 2, 10, 4, 12, 6, 14),
+            __builtin_shufflevector(t[2], t[3], 1, 9, 3, 11, 5, 13, 7, 15));
+  return op(__builtin_shufflevector(u, w, 0, 1, 2, 3, 8, 9, 10, 11),
+            __builtin_shufflevector(u, w, 4, 5, 6, 7, 12, 13, 14, 15));
+}
+
+static inline __attribute__((always_inline)) vf keys_to_floats(vi k) { return (vf)(k ^ ((k >> 31) & 0x7fffffff)); }
+
+// metal::half::from_float on eight lanes, branch-free, the same cases and rounding (bits in the low
+// 16 bits of each lane).
+static inline __attribute__((always_inline)) vi half_bits(vf f) {
+  const vi x = (vi)f;
+  const vi sign = (x >> 16) & 0x8000;
+  const vi a = x & 0x7fffffff;
+  // inf / NaN (quiet, payload kept where it fits), and ≥ 65520 → inf
+  const vi special = a > 0x7f800000 ? (0x7e00 | ((a >> 13) & 0x3ff)) : 0x7c00;
+  // normal half: drop 13 mantissa bits, round to nearest even (a mask is −1: subtracting it adds 1)
+  vi hn = ((a >> 13) & 0x3ffff) - (112 << 10);
+  const vi rn = a & 0x1fff;
+  hn -= (rn > 0x1000) | ((rn == 0x1000) & ((hn & 1) != 0));
+  // subnormal half: value / 2^-24, rounded to nearest even (shift clamped to 14..24 where unused)
+  vi sh = 126 - ((a >> 23) & 0xff);
+  sh = sh < 14 ? 14 : sh;
+  sh = sh > 24 ? 24 : sh;
+  const vi m = (a & 0x7fffff) | 0x800000;
+  vi hs = m >> sh;
+  const vi rs = m & ((1 << sh) - 1);
+  const vi halfway = 1 << (sh - 1);
+  hs -= (rs > halfway) | ((rs == halfway) & ((hs & 1) != 0));
+  vi h = a < 0x33000000 ? 0 : hs;
+  h = a >= 0x38800000 ? hn : h;
+  h = a >= 0x477ff000 ? 0x7c00 : h;
+  h = a >= 0x7f800000 ? special : h;
+  return sign | h;
+}
+
+// d (as fp16 bits) and 1/d of the 8 blocks at once: the signed max from the key max/min, then
+// d = m / −8 and id = 1/d (0 when d is 0), lane b = block b. An exact ±tie (or NaN) goes the scalar way.
+static inline __attribute__((always_inline)) void block_scales(const vf *x, uint16_t *dbits, float *ids) {
+  vi kmx[8], kmn[8];
+  for (int b = 0; b < 8; ++b) {
+    const vf *xb = x + b * kBV;
+    vi k0 = order_keys(xb[0]), k1 = order_keys(xb[1]), k2 = order_keys(xb[2]), k3 = order_keys(xb[3]);
+    kmx[b] = vmax(vmax(k0, k1), vmax(k2, k3));
+    kmn[b] = vmin(vmin(k0, k1), vmin(k2, k3));
+  }
+  const vi KMX = reduce8(kmx, true);
+  const vi KMN = reduce8(kmn, false);
+  const vf mx = keys_to_floats(KMX);
+  const vf mn = keys_to_floats(KMN);
+  const vf nmn = -mn;
+  const vi gt = mx > nmn;
+  const vi lt = nmn > mx;
+  const vi zero = mx == 0.0f;
+  vf m = gt ? mx : mn;
+  m = (zero & ~(gt | lt)) != 0 ? splat(0.0f) : m;
+  const vi tie = ~(gt | lt | zero);
+  vi any = tie | __builtin_shufflevector(tie, tie, 4, 5, 6, 7, 0, 1, 2, 3);
+  any |= __builtin_shufflevector(any, any, 2, 3, 0, 1, 6, 7, 4, 5);
+  any |= __builtin_shufflevector(any, any, 1, 0, 3, 2, 5, 4, 7, 6);
+  if (__builtin_expect(any[0] != 0, 0)) {
+    for (int b = 0; b < 8; ++b) {
+      if (tie[b] != 0) {
+        m[b] = signed_max(x + b * kBV, KMX[b], KMN[b]);
+      }
+    }
+  }
+  const vf d = m / splat(-8.0f);
+  const vf r = splat(1.0f) / d;  // ±inf where d is 0: not used
+  const vf id = d != 0.0f ? r : splat(0.0f);
+  const vi hb = half_bits(d);
+  for (int b = 0; b < 8; ++b) {
+    dbits[b] = uint16_t(hb[b]);
+  }
+  std::memcpy(ids, &id, sizeof id);
+}
+#else
+static inline void block_scales(const vf *x, uint16_t *dbits, float *ids) {
   for (int b = 0; b < 8; ++b) {
     const vf *xb = x + b * kBV;
     vi kmx = order_keys(xb[0]);
@@ -208,12 +294,27 @@ static inline void q4_encode(const float *in, uint8_t *out) {
     }
     float m = signed_max(xb, hmax(kmx), hmin(kmn));
     float d = m / -8.0f;
-    float id = d != 0.0f ? 1.0f / d : 0.0f;
+    ids[b] = d != 0.0f ? 1.0f / d : 0.0f;
+    dbits[b] = metal::half(d).bits();
+  }
+}
+#endif
+
+static inline void q4_encode(const float *in, uint8_t *out) {
+  vf x[kNV];
+  for (int v = 0; v < kNV; ++v) {
+    x[v] = stages_in_vector(loadf(in + v * kL));
+  }
+  vertical_stages(x);
+  uint16_t dbits[8];
+  float ids[8];
+  block_scales(x, dbits, ids);
+  for (int b = 0; b < 8; ++b) {
+    const vf *xb = x + b * kBV;
     uint8_t *blk = out + b * 18;
-    uint16_t hb = metal::half(d).bits();
-    blk[0] = uint8_t(hb & 0xff);
-    blk[1] = uint8_t(hb >> 8);
-    const vf idv = splat(id);
+    blk[0] = uint8_t(dbits[b] & 0xff);
+    blk[1] = uint8_t(dbits[b] >> 8);
+    const vf idv = splat(ids[b]);
     const vf half8 = splat(8.5f);
     vi q[kBV];
     for (int k = 0; k < kBV; ++k) {
