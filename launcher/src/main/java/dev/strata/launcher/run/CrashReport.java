@@ -50,7 +50,7 @@ public final class CrashReport {
       if (frame == null && line.startsWith("# Problematic frame:") && i + 1 < banner.size()) {
         Matcher f = FRAME.matcher(banner.get(i + 1));
         if (f.find()) {
-          frame = f.group(1).strip();
+          frame = f.group(1).strip().replaceAll("\\s+", " ");
         }
       }
     }

@@ -24,6 +24,9 @@ public final class Supervisor {
   /** How long a cancelled engine may take to return before the launcher exits without it. */
   public static final Duration GRACE = Duration.ofSeconds(3);
 
+  /** How often the cancel is repeated while the engine has not returned. */
+  static final Duration RECANCEL = Duration.ofMillis(100);
+
   private final EngineRunner runner;
   private final LogRouter log;
   private final PrintWriter err;
@@ -117,10 +120,21 @@ public final class Supervisor {
             .name("strata-cancel-watchdog")
             .unstarted(
                 () -> {
-                  try {
-                    Thread.sleep(grace);
-                  } catch (InterruptedException e) {
-                    return;
+                  // The cancel is repeated while waiting: an engine resets its cancel flag when
+                  // strata_engine_main starts, so a signal that lands just before would be lost.
+                  long deadline = System.nanoTime() + grace.toNanos();
+                  while (System.nanoTime() < deadline) {
+                    try {
+                      Thread.sleep(Math.min(RECANCEL.toMillis(), Math.max(1, grace.toMillis())));
+                    } catch (InterruptedException e) {
+                      return;
+                    }
+                    synchronized (lock) {
+                      if (finished) {
+                        return;
+                      }
+                    }
+                    runner.cancel();
                   }
                   synchronized (lock) {
                     if (finished) {
@@ -129,7 +143,7 @@ public final class Supervisor {
                   }
                   err.println(
                       "strata-launch: the engine did not stop within "
-                          + grace.toSeconds()
+                          + grace.toMillis() / 1000.0
                           + " s of the cancel: exiting without it");
                   log.flush();
                   err.flush();

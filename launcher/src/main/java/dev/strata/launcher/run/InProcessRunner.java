@@ -1,0 +1,43 @@
+package dev.strata.launcher.run;
+
+import dev.strata.engine.ffm.NativeEngine;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The engine in this process: the library loaded through FFM ({@link NativeEngine}), its env set
+ * through libc, {@code strata_engine_main} called on the launcher's main thread. The fastest path
+ * and the one that gives a core dump when the engine faults; {@code --isolate} trades that for a
+ * one-line report.
+ */
+public final class InProcessRunner implements EngineRunner {
+  private final NativeEngine engine;
+
+  private InProcessRunner(NativeEngine engine) {
+    this.engine = engine;
+  }
+
+  /**
+   * Loads the library (missing, not a library, ABI mismatch: a one-line error, exit 3) and says
+   * which engine it is on standard error.
+   */
+  public static InProcessRunner load(Path library, PrintWriter err) {
+    NativeEngine engine = NativeEngine.load(library);
+    err.println("strata-launch: engine " + engine.name() + " (ABI " + engine.abiVersion() + ")");
+    err.flush();
+    return new InProcessRunner(engine);
+  }
+
+  @Override
+  public int run(List<String> args, Map<String, String> env, EngineLog log) {
+    env.forEach(engine::setEnv);
+    return engine.run(args, log::line);
+  }
+
+  @Override
+  public void cancel() {
+    engine.cancel();
+  }
+}
