@@ -36,7 +36,11 @@ public final class LaunchCli {
   }
 
   public static CommandLine create(Io io) {
-    CommandLine cl = new CommandLine(new LaunchCommand(io));
+    return configure(new CommandLine(new LaunchCommand(io)), io, "strata-launch");
+  }
+
+  /** The shared settings: writers, one-line errors, suggestions, exit 2 for usage. */
+  static CommandLine configure(CommandLine cl, Io io, String name) {
     cl.setOut(io.out());
     cl.setErr(io.err());
     cl.setCaseInsensitiveEnumValuesAllowed(false);
@@ -45,7 +49,7 @@ public final class LaunchCli {
         (ex, commandLine, parseResult) -> {
           if (ex instanceof StrataException se) {
             io.out().flush();
-            io.err().println("strata-launch: " + se.getMessage());
+            io.err().println(name + ": " + se.getMessage());
             io.err().flush();
             return se.exitCode();
           }
@@ -53,9 +57,9 @@ public final class LaunchCli {
         });
     cl.setParameterExceptionHandler(
         (ex, args) -> {
-          io.err().println("strata-launch: " + ex.getMessage());
+          io.err().println(name + ": " + ex.getMessage());
           CommandLine.UnmatchedArgumentException.printSuggestions(ex, io.err());
-          io.err().println("Try 'strata-launch --help' for more information.");
+          io.err().println("Try '" + name + " --help' for more information.");
           io.err().flush();
           return ExitCodes.USAGE;
         });

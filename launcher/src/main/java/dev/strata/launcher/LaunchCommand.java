@@ -13,6 +13,7 @@ import dev.strata.launcher.run.IsolatedRunner;
 import dev.strata.launcher.run.LogRouter;
 import dev.strata.launcher.run.Supervisor;
 import dev.strata.metal.HostProbe;
+import dev.strata.setup.write.ConfigPaths;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -134,10 +135,7 @@ public final class LaunchCommand implements Callable<Integer> {
     if (isolate && plan) {
       throw usage("--isolate has no effect with --plan: nothing runs");
     }
-    Path configPath =
-        config != null
-            ? config.toAbsolutePath()
-            : ConfigLocation.defaultConfig(io.env(), System.getProperty("os.name"));
+    Path configPath = config != null ? config.toAbsolutePath() : defaultConfig();
     if (!Files.exists(configPath)) {
       throw usage(
           "no config at "
@@ -171,6 +169,15 @@ public final class LaunchCommand implements Callable<Integer> {
             ? new IsolatedRunner(report.library(), log::raw)
             : InProcessRunner.load(report.library(), io.err());
     return new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
+  }
+
+  /** strata-setup's default path: the launcher reads where the wizard writes. */
+  private Path defaultConfig() {
+    try {
+      return ConfigPaths.defaultConfig(io.env(), System.getProperty("os.name"));
+    } catch (StrataException e) {
+      throw usage("no --config given and HOME is not set: pass --config FILE or set STRATA_CONFIG");
+    }
   }
 
   private static StrataException usage(String message) {
