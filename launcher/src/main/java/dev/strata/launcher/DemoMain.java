@@ -127,7 +127,7 @@ public final class DemoMain implements Callable<Integer> {
     GgufModel model = GgufReader.readModel(shards.getFirst());
 
     // 2. The config, from strata-setup's generator: this machine, strata-ref, its sha256 pinned.
-    HostFacts host = HostProbe.probe();
+    HostFacts host = HostProbe.probe().facts();
     List<String> shardPaths = new ArrayList<>();
     shards.forEach(p -> shardPaths.add(p.toString()));
     EngineConfig config =

@@ -145,14 +145,14 @@ public final class LaunchCommand implements Callable<Integer> {
                   : " (the default path): run strata-setup to write one, or pass --config FILE"));
     }
     EngineConfig cfg = ConfigCodec.read(configPath);
-    HostFacts here = hostFile != null ? HostFactsCodec.read(hostFile) : HostProbe.probe();
+    HostFacts here = hostFile != null ? HostFactsCodec.read(hostFile) : HostProbe.probe().facts();
 
     if (plan) {
-      Preflight.Report report = Preflight.forPlan(cfg, configPath, here);
+      Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());
       Reports.printPlan(report, json, io.out(), io.err());
       return ExitCodes.OK;
     }
-    Preflight.Report report = Preflight.full(cfg, configPath, here);
+    Preflight.Report report = Preflight.full(cfg, configPath, here, io.env());
     if (dryRun) {
       Reports.printDryRun(report, isolate, json, io.out(), io.err());
       return report.refused() ? report.refusal().exitCode() : ExitCodes.OK;

@@ -15,8 +15,11 @@ import dev.strata.engine.plan.MemoryPlan;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * Everything {@code strata-launch} checks before it loads anything, in order: config, kv, library,
@@ -28,6 +31,8 @@ import java.util.Map;
  * config's folder, so a config and its model can move together.
  */
 public final class Preflight {
+  /** Environment variables the engines read; inherited ones count like the config's. */
+  public static final String ENGINE_SWITCH_PREFIX = "STRATA_";
 
   /** How a check ended. */
   public enum Status {
@@ -39,7 +44,7 @@ public final class Preflight {
   /**
    * One check's outcome.
    *
-   * @param name config, kv, library, model, host or plan
+   * @param name config, env, kv, library, model, host or plan
    * @param detail one line: what was found, or why it was refused
    */
   public record Check(String name, Status status, String detail) {}
@@ -91,17 +96,24 @@ public final class Preflight {
 
   private Preflight() {}
 
-  /** Every check; the launch and {@code --dry-run}. */
-  public static Report full(EngineConfig config, Path configPath, HostFacts here) {
-    return new Run(config, configPath, here).run(true);
+  /**
+   * Every check; the launch and {@code --dry-run}.
+   *
+   * @param inherited the launcher's own environment: the engine inherits it, so a {@code STRATA_*}
+   *     switch set there (and not overridden by the config) counts for the KV rules and the plan
+   */
+  public static Report full(
+      EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
+    return new Run(config, configPath, here, inherited).run(true);
   }
 
   /**
    * What {@code --plan} needs: config, kv, model, host — not the library, and a plan that does not
    * fit is shown, not refused.
    */
-  public static Report forPlan(EngineConfig config, Path configPath, HostFacts here) {
-    Report r = new Run(config, configPath, here).run(false);
+  public static Report forPlan(
+      EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
+    Report r = new Run(config, configPath, here, inherited).run(false);
     if (r.refused()) {
       throw r.refusal();
     }
@@ -114,6 +126,8 @@ public final class Preflight {
     private final Path configPath;
     private final HostFacts here;
     private final String where;
+    private final Map<String, String> engineEnv;
+    private final Map<String, String> inheritedSwitches;
     private final List<Check> checks = new ArrayList<>();
     private Backend backend;
     private EngineArgs engineArgs;
@@ -122,11 +136,22 @@ public final class Preflight {
     private GgufModel model;
     private MemoryPlan plan;
 
-    Run(EngineConfig config, Path configPath, HostFacts here) {
+    Run(EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
       this.config = config;
       this.configPath = configPath;
       this.here = here;
       this.where = configPath.toString();
+      // What the engine will see: the inherited STRATA_* switches, then the config's env on top.
+      this.inheritedSwitches = new TreeMap<>();
+      inherited.forEach(
+          (k, v) -> {
+            if (k.startsWith(ENGINE_SWITCH_PREFIX) && !config.env().containsKey(k)) {
+              inheritedSwitches.put(k, v);
+            }
+          });
+      Map<String, String> env = new TreeMap<>(inheritedSwitches);
+      env.putAll(config.env());
+      this.engineEnv = Collections.unmodifiableMap(env);
     }
 
     Report run(boolean full) {
@@ -207,7 +232,15 @@ public final class Preflight {
     }
 
     private void checkKv() {
-      KvDecision d = KvRules.decide(backend, engineArgs.kv(), config.env());
+      if (!inheritedSwitches.isEmpty()) {
+        warn(
+            "env",
+            "from your environment, not the config, the engine also gets "
+                + inheritedSwitches.entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue())
+                    .collect(Collectors.joining(" ")));
+      }
+      KvDecision d = KvRules.decide(backend, engineArgs.kv(), engineEnv);
       switch (d) {
         case KvDecision.Refused r -> throw refuse("kv", new PreflightRefused(r.message()));
         case KvDecision.Accepted a -> {
@@ -315,7 +348,7 @@ public final class Preflight {
       try {
         plan =
             MemoryPlan.compute(
-                here, model.geometry(), engineArgs.ctx(), engineArgs.experts(), kv, backend, config.env());
+                here, model.geometry(), engineArgs.ctx(), engineArgs.experts(), kv, backend, engineEnv);
       } catch (IllegalArgumentException e) {
         throw refuse("plan", new PreflightRefused("memory plan: " + e.getMessage(), e));
       }

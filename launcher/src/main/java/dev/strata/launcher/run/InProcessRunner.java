@@ -33,7 +33,23 @@ public final class InProcessRunner implements EngineRunner {
   @Override
   public int run(List<String> args, Map<String, String> env, EngineLog log) {
     env.forEach(engine::setEnv);
-    return engine.run(args, log::line);
+    try {
+      return engine.run(args, log::line);
+    } finally {
+      // Put the process environment back as it started: the launcher exits next, but a JVM that
+      // runs several launches (the end-to-end tests, ./strata demo) must not leak one config's
+      // switches into the next engine.
+      Map<String, String> initial = System.getenv();
+      env.keySet()
+          .forEach(
+              k -> {
+                if (initial.containsKey(k)) {
+                  engine.setEnv(k, initial.get(k));
+                } else {
+                  engine.unsetEnv(k);
+                }
+              });
+    }
   }
 
   @Override
