@@ -34,35 +34,37 @@ import picocli.CommandLine.Option;
           + " engine's lines pass through as they come: information on standard output, warnings"
           + " and errors on standard error (prefixed warn: / error:).",
       "",
-      "Before anything is loaded, preflight checks, and refuses with one line:",
-      "  config   the YAML is valid; args and env fit the config's backend (exit 2 if not)",
-      "  kv       the KV format runs on this backend (--kv k8v4 and STRATA_KV_ROT=1 with --kv"
-          + " int8 are refused on Metal and strata-ref)",
-      "  library  engine.library exists, is a regular file, is not world-writable, nor is its"
-          + " folder, nor a symlink into such a place, and matches engine.sha256 when pinned",
-      "  model    every shard in model.shards is present and the split set is complete;"
-          + " --model is the first shard",
-      "  host     this machine can run the backend; a config made for another machine is"
-          + " a warning",
-      "  plan     the memory plan, computed for this machine, fits",
+      "Before anything is loaded, preflight checks (and refuses with one line):",
+      "  config   the YAML is valid; args and env fit the config's backend (exit 2)",
+      "  kv       the KV format runs on this backend: --kv k8v4, and STRATA_KV_ROT=1",
+      "           with --kv int8, are refused on Metal and strata-ref (exit 3)",
+      "  library  engine.library exists, is a regular file, is not world-writable,",
+      "           nor is its folder, nor is it a symlink into such a place; it matches",
+      "           engine.sha256 when pinned (exit 3)",
+      "  model    every shard of model.shards is there and the split set is complete",
+      "           (exit 3); --model is the first shard (exit 2)",
+      "  host     this machine can run the backend; a config made for another",
+      "           machine is a warning, and the plan is for this one",
+      "  plan     the memory plan fits this machine (exit 3)",
+      "Then the library is loaded: missing, not a library, or another ABI: exit 3.",
       "",
-      "Ctrl-C (SIGINT) stops the engine and exits 130; a second Ctrl-C exits at once. SIGTERM"
-          + " stops it and exits 143.",
+      "Ctrl-C (SIGINT) stops the engine and exits 130; a second Ctrl-C exits at once.",
+      "SIGTERM stops it and exits 143.",
       ""
     },
     footerHeading = "%nExamples:%n",
     footer = {
       "  strata-launch                          the config at the default path",
-      "  strata-launch --config engine.yaml --dry-run   what would run; nothing loaded",
+      "  strata-launch -c engine.yaml --dry-run what would run; nothing loaded",
       "  strata-launch --plan --json            the memory plan as JSON",
-      "  strata-launch --plan --host-file m4-24.json    the plan on another machine",
-      "  strata-launch --isolate                a native crash is one line and exit 70",
+      "  strata-launch --plan --host-file h.json   the plan on another machine",
+      "  strata-launch --isolate                a native crash: one line, exit 70",
       "  source <(strata-launch completion bash)",
       "",
-      "Default config: $STRATA_CONFIG if set; else ~/Library/Application Support/Strata/"
-          + "engine.yaml on macOS, $XDG_CONFIG_HOME/strata/engine.yaml or"
-          + " ~/.config/strata/engine.yaml elsewhere (strata-setup writes it there).",
-      "See docs/LAUNCH.md."
+      "Default config: $STRATA_CONFIG if set; else",
+      "  macOS: ~/Library/Application Support/Strata/engine.yaml",
+      "  elsewhere: $XDG_CONFIG_HOME/strata/engine.yaml or ~/.config/strata/engine.yaml",
+      "(where strata-setup writes it). See docs/LAUNCH.md."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -167,7 +169,7 @@ public final class LaunchCommand implements Callable<Integer> {
     EngineRunner runner =
         isolate
             ? new IsolatedRunner(report.library(), log::raw)
-            : InProcessRunner.load(report.library(), io.err());
+            : InProcessRunner.load(report.library(), io.out());
     return new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
   }
 

@@ -71,7 +71,7 @@ public final class EngineChildMain {
     int code;
     try {
       a.env().forEach(engine::setEnv);
-      code = engine.run(a.engineArgs(), EngineChildMain::log);
+      code = engine.run(a.engineArgs(), (level, text) -> log(InProcessRunner.code(level), text));
     } catch (StrataException e) {
       fail(e.exitCode(), e.getMessage());
       return;

@@ -1,5 +1,6 @@
 package dev.strata.launcher.run;
 
+import dev.strata.engine.ffm.LogLevel;
 import dev.strata.engine.ffm.NativeEngine;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -23,10 +24,10 @@ public final class InProcessRunner implements EngineRunner {
    * Loads the library (missing, not a library, ABI mismatch: a one-line error, exit 3) and says
    * which engine it is on standard error.
    */
-  public static InProcessRunner load(Path library, PrintWriter err) {
+  public static InProcessRunner load(Path library, PrintWriter out) {
     NativeEngine engine = NativeEngine.load(library);
-    err.println("strata-launch: engine " + engine.name() + " (ABI " + engine.abiVersion() + ")");
-    err.flush();
+    out.println("strata-launch: engine " + engine.name() + " (ABI " + engine.abiVersion() + ")");
+    out.flush();
     return new InProcessRunner(engine);
   }
 
@@ -34,7 +35,7 @@ public final class InProcessRunner implements EngineRunner {
   public int run(List<String> args, Map<String, String> env, EngineLog log) {
     env.forEach(engine::setEnv);
     try {
-      return engine.run(args, log::line);
+      return engine.run(args, (level, text) -> log.line(code(level), text));
     } finally {
       // Put the process environment back as it started: the launcher exits next, but a JVM that
       // runs several launches (the end-to-end tests, ./strata demo) must not leak one config's
@@ -49,7 +50,17 @@ public final class InProcessRunner implements EngineRunner {
                   engine.unsetEnv(k);
                 }
               });
+      engine.close();
     }
+  }
+
+  /** The C ABI's level number of a line (0 info, 1 warn, 2 error). */
+  static int code(LogLevel level) {
+    return switch (level) {
+      case INFO -> EngineLog.INFO;
+      case WARN -> EngineLog.WARN;
+      case ERROR -> EngineLog.ERROR;
+    };
   }
 
   @Override

@@ -55,9 +55,13 @@ public final class Supervisor {
 
   /** Installs the SIGINT/SIGTERM handlers, runs the engine, restores the handlers. */
   public int run(List<String> args, Map<String, String> env) {
-    try (SignalTrap.Installed intTrap = SignalTrap.install(SignalTrap.Sig.INT, this::onSignal);
-        SignalTrap.Installed termTrap = SignalTrap.install(SignalTrap.Sig.TERM, this::onSignal)) {
+    SignalTrap.Installed intTrap = SignalTrap.install(SignalTrap.Sig.INT, this::onSignal);
+    SignalTrap.Installed termTrap = SignalTrap.install(SignalTrap.Sig.TERM, this::onSignal);
+    try {
       return runTrapped(args, env);
+    } finally {
+      termTrap.close();
+      intTrap.close();
     }
   }
 
