@@ -33,6 +33,8 @@ import java.util.stream.Stream;
  *       folder is removed after a clean run;
  *   <li>{@code -XX:-CreateCoredumpOnCrash}: no multi-gigabyte core for a crash the launcher already
  *       explains (the message says to rerun without {@code --isolate} for one);
+ *   <li>{@code -Xlog:disable}: HotSpot's unified logging (such as "Loading hsdis library failed"
+ *       while it writes a crash report) is not the engine's and would break the one-line report;
  *   <li>{@code --enable-native-access=ALL-UNNAMED}: the child calls the engine through FFM;
  *   <li>the launcher's own start-up options ({@code -XX:+UseSerialGC -XX:TieredStopAtLevel=1}):
  *       the child is short-lived and must start fast.
@@ -65,6 +67,7 @@ public final class IsolatedRunner implements EngineRunner {
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-Xshare:auto");
     cmd.add("-XX:-CreateCoredumpOnCrash");
+    cmd.add("-Xlog:disable"); // no unified-logging chatter (hsdis, os warnings) on a crash
     cmd.add("-XX:ErrorFile=" + errorDir.resolve("hs_err_pid%p.log"));
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
