@@ -1,5 +1,6 @@
 package dev.strata.engine.ffm;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
+import dev.strata.kernels.KvReference;
+import dev.strata.kernels.RecordFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -308,6 +311,25 @@ class NativeEngineTest {
     assertThrows(IllegalArgumentException.class, () -> engine.encode(KvFormat.K8V4, x, 256));
     assertThrows(
         IllegalArgumentException.class, () -> engine.encode(KvFormat.Q4_0, new float[128], 128));
+  }
+
+  @Test
+  void encodeDecodeThroughFfmEqualTheJavaKernelsReferenceBitForBit() {
+    Random r = new Random(11);
+    float[] x = new float[8 * 256];
+    for (int i = 0; i < x.length; i++) {
+      // heavy tails and exact zeros, where rounding rules show
+      x[i] = i % 97 == 0 ? 0f : (float) (r.nextGaussian() * (i % 13 == 0 ? 20 : 1));
+    }
+    for (RecordFormat rf : RecordFormat.values()) {
+      KvFormat f = KvFormat.fromId(rf.id());
+      byte[] viaFfm = engine.encode(f, x, 256);
+      byte[] reference = KvReference.encode(rf, x, 8, 256);
+      assertArrayEquals(reference, viaFfm, f.flagName() + " records");
+      float[] back = engine.decode(f, reference, 256);
+      float[] refBack = KvReference.decode(rf, reference, 8, 256);
+      assertArrayEquals(refBack, back, f.flagName() + " decoded values");
+    }
   }
 
   @Test
