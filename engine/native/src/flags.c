@@ -1,5 +1,6 @@
-/* flags.c — strata-ref's engine flag parser over the flag list (docs/ENGINE-CONTRACT.md).
- * "--flag value" and "--flag=value"; a flag given twice, an unknown flag, a missing or bad value is an error
+/* flags.c — strata-ref's engine flag parser over src/flags.def, the X-macro list generated from the Java flag
+ * table (dev.strata.engine.flags.EngineFlags), so the two never drift. "--flag value" only, as the table renders
+ * them; a flag given twice, an unknown flag, a flag of another backend, a missing or bad value is an error
  * naming the flag. */
 #include <errno.h>
 #include <stdio.h>
@@ -8,22 +9,26 @@
 
 #include "ref_internal.h"
 
-enum kind { PATH, INT, ENUM, SWITCH };
+enum kind { KIND_PATH, KIND_INT, KIND_ENUM, KIND_SWITCH };
 
 typedef struct {
     const char *flag;
     enum kind kind;
-    const char *def;
     long min, max;
     const char *choices;
-    const char *backends;
+    const char *def;
+    unsigned backends;
 } flag_spec;
 
+#define STRATA_KIND_INT(mn, mx) KIND_INT, (mn), (mx), NULL
+#define STRATA_KIND_ENUM(c) KIND_ENUM, 0, 0, (c)
+#define STRATA_KIND_PATH KIND_PATH, 0, 0, NULL
+#define STRATA_KIND_SWITCH KIND_SWITCH, 0, 0, NULL
+#define STRATA_FLAG(name, kind, def, backends) {(name), kind, (def), (backends)},
 static const flag_spec SPECS[] = {
-#define REF_FLAG(flag, kind, def, min, max, choices, backends) {flag, kind, def, min, max, choices, backends},
-#include "flags_local.def"
-#undef REF_FLAG
+#include "flags.def"
 };
+#undef STRATA_FLAG
 enum { N_SPECS = sizeof SPECS / sizeof SPECS[0] };
 
 /* Index of value in a '|'-separated list, or -1. */
@@ -63,19 +68,19 @@ static int parse_long(const char *s, long *out) {
 static int apply(strata_opts *o, const flag_spec *f, const char *value, char *err, size_t errlen) {
     long v = 0;
     int c = -1;
-    if (f->kind == INT) {
+    if (f->kind == KIND_INT) {
         if (parse_long(value, &v) || v < f->min || v > f->max) {
             snprintf(err, errlen, "flags: %s: bad value '%s' (expected an integer %ld..%ld)", f->flag, value, f->min,
                      f->max);
             return -1;
         }
-    } else if (f->kind == ENUM) {
+    } else if (f->kind == KIND_ENUM) {
         c = choice_index(f->choices, value);
         if (c < 0) {
             snprintf(err, errlen, "flags: %s: bad value '%s' (expected one of %s)", f->flag, value, f->choices);
             return -1;
         }
-    } else if (f->kind == PATH && value[0] == '\0') {
+    } else if (f->kind == KIND_PATH && value[0] == '\0') {
         snprintf(err, errlen, "flags: %s: empty path", f->flag);
         return -1;
     }
@@ -100,7 +105,7 @@ int strata_parse_flags(int argc, const char *const *argv, strata_opts *o, char *
     memset(o, 0, sizeof *o);
     o->kv = KV_NONE;
     for (int i = 0; i < N_SPECS; i++) {
-        if (SPECS[i].def[0] != '\0' && apply(o, &SPECS[i], SPECS[i].def, err, errlen)) {
+        if (SPECS[i].def != NULL && apply(o, &SPECS[i], SPECS[i].def, err, errlen)) {
             return -1; /* a default that does not parse is a build bug; say so rather than run */
         }
     }
@@ -110,18 +115,15 @@ int strata_parse_flags(int argc, const char *const *argv, strata_opts *o, char *
             snprintf(err, errlen, "flags: argument %d is NULL", i);
             return -1;
         }
-        const char *eq = strchr(arg, '=');
-        size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
         int k = -1;
         for (int s = 0; s < N_SPECS; s++) {
-            if (strlen(SPECS[s].flag) == nlen && strncmp(SPECS[s].flag, arg, nlen) == 0) {
+            if (strcmp(SPECS[s].flag, arg) == 0) {
                 k = s;
                 break;
             }
         }
         if (k < 0) {
-            snprintf(err, errlen, "flags: unknown flag '%.*s' (see docs/ENGINE-CONTRACT.md for the engine flags)",
-                     (int)(nlen > 200 ? 200 : nlen), arg);
+            snprintf(err, errlen, "flags: unknown flag '%.200s' (docs/FLAGS.md lists the engine flags)", arg);
             return -1;
         }
         const flag_spec *f = &SPECS[k];
@@ -130,21 +132,16 @@ int strata_parse_flags(int argc, const char *const *argv, strata_opts *o, char *
             return -1;
         }
         seen[k] = 1;
-        if (strcmp(f->backends, "pc") == 0) {
-            snprintf(err, errlen, "flags: %s is a pc-only flag; strata-ref (cpu-reference) does not take it", f->flag);
+        if ((f->backends & STRATA_BACKEND_CPU_REFERENCE) == 0) {
+            snprintf(err, errlen, "flags: %s is not a flag of strata-ref (cpu-reference): %s", f->flag,
+                     f->backends == STRATA_BACKEND_PC ? "pc only" : "other backends only");
             return -1;
         }
-        if (f->kind == SWITCH) {
-            if (eq) {
-                snprintf(err, errlen, "flags: %s is a switch and takes no value", f->flag);
-                return -1;
-            }
+        if (f->kind == KIND_SWITCH) {
             continue;
         }
         const char *value;
-        if (eq) {
-            value = eq + 1;
-        } else if (i + 1 < argc && argv[i + 1] != NULL) {
+        if (i + 1 < argc && argv[i + 1] != NULL) {
             value = argv[++i];
         } else {
             snprintf(err, errlen, "flags: %s needs a value", f->flag);

@@ -75,6 +75,18 @@ static inline void q4codes(const uint8_t *qs, v8f *x0, v8f *x1, v8f *x2, v8f *x3
 static inline float h2f(const uint8_t *p) { return strata_half_to_float(strata_load_u16le(p)); }
 #endif
 
+/* The score pass is the first touch of every cell and reads the pools as one long stream; the hardware
+ * prefetchers stop at 4 KB page boundaries, so the cell PF_CELLS ahead is requested explicitly. */
+enum { PF_CELLS = 6 };
+static inline void prefetch_cell(const uint8_t *cells, size_t cell_bytes, size_t n, size_t t) {
+    if (t + PF_CELLS < n) {
+        const uint8_t *c = cells + (t + PF_CELLS) * cell_bytes;
+        for (size_t off = 0; off < cell_bytes; off += 64) {
+            __builtin_prefetch(c + off, 0, 0);
+        }
+    }
+}
+
 /* ---- int8 records: hd codes, then hd/64 fp16 scales ---- */
 
 static void NAME(score_int8)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd,
@@ -83,6 +95,7 @@ static void NAME(score_int8)(const uint8_t *cells, size_t cell_bytes, size_t n, 
     const int groups = hd / 64;
     for (size_t t = 0; t < n; t++) {
         const uint8_t *cell = cells + t * cell_bytes;
+        prefetch_cell(cells, cell_bytes, n, t);
         for (int h = 0; h < heads; h++) {
             const uint8_t *r = cell + (size_t)h * rec;
             const float *qh = q + (size_t)h * hd;
@@ -155,6 +168,7 @@ static void NAME(score_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, in
     }
     for (size_t t = 0; t < n; t++) {
         const uint8_t *cell = cells + t * cell_bytes;
+        prefetch_cell(cells, cell_bytes, n, t);
         for (int h = 0; h < hh; h++) {
             const uint8_t *r = cell + (size_t)h * REC;
             const float *qh = q + (size_t)h * 256;

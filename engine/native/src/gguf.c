@@ -422,7 +422,7 @@ int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t
         }
         for (uint64_t k = 1; k < count; k++) {
             memcpy(shard, path, plen + 1);
-            char num[32];
+            char num[64];
             snprintf(num, sizeof num, "-%05llu-of-%05llu.gguf", (unsigned long long)k + 1, (unsigned long long)count);
             if (strlen(num) != 20) {
                 fail(&r, "split.count = %llu does not fit the 5-digit shard names", (unsigned long long)count);

@@ -260,9 +260,9 @@ static void test_gguf(int quick) {
 static void test_flags(void) {
     strata_opts o;
     char err[300];
-    const char *ok[] = {"x", "--model", "m.gguf", "--ctx=32768", "--kv", "q4_0", "--threads", "2", "--experts",
+    const char *ok[] = {"x", "--model", "m.gguf", "--ctx", "32768", "--kv", "q4_0", "--threads", "2", "--experts",
                         "resident", "--fault", "abort"};
-    CHECK(strata_parse_flags(12, ok, &o, err, sizeof err) == 0, "good flags: %s", err);
+    CHECK(strata_parse_flags(13, ok, &o, err, sizeof err) == 0, "good flags: %s", err);
     CHECK(o.ctx == 32768 && o.kv == KV_Q4_0 && o.threads == 2 && o.experts_resident && o.fault == 2 &&
               o.prompt_tokens == 512 && o.n_predict == 64,
           "parsed values and defaults");
