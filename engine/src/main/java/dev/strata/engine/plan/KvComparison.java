@@ -48,4 +48,27 @@ public record KvComparison(
     return new KvComparison(
         context, base, basePlan.kv().bytes(), true, q4Plan.kv().bytes(), saved, won);
   }
+
+  /**
+   * One line for the wizard, e.g. {@code 32768: int8 0.39 GiB, q4_0 0.21 GiB; q4_0 saves 0.18 GiB
+   * (189,480,960 B), +241 arena slots}.
+   */
+  public String summary() {
+    String base =
+        context + ": " + defaultFormat.flagName() + " " + Units.gib(defaultKvBytes) + " GiB";
+    if (!q4Available) {
+      return base + "; q4_0 needs head_dim 256";
+    }
+    return base
+        + ", q4_0 "
+        + Units.gib(q4KvBytes)
+        + " GiB; q4_0 saves "
+        + Units.gib(bytesSaved)
+        + " GiB ("
+        + Units.count(bytesSaved)
+        + " B), "
+        + (arenaSlotsWon >= 0 ? "+" : "")
+        + Units.count(arenaSlotsWon)
+        + " arena slots";
+  }
 }

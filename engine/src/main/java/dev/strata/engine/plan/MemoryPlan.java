@@ -217,7 +217,7 @@ public record MemoryPlan(
                   + " GiB the engine may use; short by "
                   + Units.gibUp(shortfall)
                   + " GiB; "
-                  + streamAdvice(memory, budget, dense, kv, stream, tokenBytes, model);
+                  + streamAdvice("use", memory, budget, kv, stream, tokenBytes, model);
       return new MemoryPlan(
           backend,
           experts,
@@ -264,12 +264,11 @@ public record MemoryPlan(
               + Units.gib(SAFETY_MARGIN)
               + " GiB margin) by "
               + Units.gibUp(need - budget)
-              + " GiB; use --experts stream"
+              + " GiB; "
               + (streamFits
-                  ? ""
-                  : " (which at this context also needs: "
-                      + streamAdvice(memory, budget, dense, kv, stream, tokenBytes, model)
-                      + ")");
+                  ? "use --experts stream"
+                  : streamAdvice(
+                      "use --experts stream with", memory, budget, kv, stream, tokenBytes, model));
     }
     return new MemoryPlan(
         backend,
@@ -317,12 +316,14 @@ public record MemoryPlan(
 
   /**
    * What to do when the stream arena cannot hold one token's experts: a smaller context or q4_0
-   * when the KV pools are what crowds it out, else a bigger memory limit.
+   * when the KV pools are what crowds it out, else more memory for the GPU.
+   *
+   * @param lead "use" for a stream plan, "use --experts stream with" for a resident one
    */
   private static String streamAdvice(
+      String lead,
       UsableMemory memory,
       long budget,
-      long dense,
       KvPools kv,
       Stream stream,
       long tokenBytes,
@@ -335,7 +336,12 @@ public record MemoryPlan(
     if (maxContext >= 1) {
       // Round down to whole KiB of tokens when there is room: users type such numbers.
       long suggested = maxContext >= 1024 ? maxContext / 1024 * 1024 : maxContext;
-      return "use a smaller context (--ctx "
+      if (model.trainedContext() > 0) {
+        // never suggest more than the model was trained for
+        suggested = Math.min(suggested, model.trainedContext());
+      }
+      return lead
+          + " a smaller context (--ctx "
           + suggested
           + " fits)"
           + (q4Possible ? " or --kv q4_0" : "");
@@ -345,7 +351,7 @@ public record MemoryPlan(
                 || memory.rule() == UsableMemory.Rule.THREE_QUARTERS
             ? "raise iogpu.wired_limit_mb or use a Mac with more memory"
             : "use a machine with more memory";
-    return "the model does not fit even at the smallest context; " + limit;
+    return "the model does not fit even streamed at the smallest context; " + limit;
   }
 
   private static MemoryPlan refused(

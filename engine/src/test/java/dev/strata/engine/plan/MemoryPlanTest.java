@@ -141,28 +141,40 @@ class MemoryPlanTest {
   void residentRefusalAlsoSaysWhenStreamNeedsASmallerContext() {
     MemoryPlan p = resident(mac(16), seed(), 1_048_576, KvFormat.INT8);
     assertFalse(p.fits());
-    assertTrue(p.refusal().contains("use --experts stream (which at this context also needs:"));
-    assertTrue(p.refusal().contains("--kv q4_0"), p.refusal());
+    assertTrue(
+        p.refusal()
+            .matches(
+                ".*; use --experts stream with a smaller context \\(--ctx \\d+ fits\\) or --kv q4_0"),
+        p.refusal());
   }
 
   @Test
   void streamRefusedWhenKvCrowdsOutTheArenaSaysContextOrQ4() {
-    MemoryPlan p = stream(mac(16), seed(), 1_048_576, KvFormat.INT8);
+    ModelGeometry longTrained = Fixtures.withTrainedContext(4_194_304);
+    MemoryPlan p = stream(mac(16), longTrained, 1_048_576, KvFormat.INT8);
     assertFalse(p.fits());
     // room for KV = budget - dense - stand-by - headroom - one token's experts
     long room = 10_379_504_298L - SEED_DENSE - 576 * SEED_SLOT - 2 * GIB - 480 * SEED_SLOT;
     long maxContext = room / (1_056L * 12) - 128;
     long suggested = maxContext / 1024 * 1024;
+    assertEquals(369_664, suggested);
     assertTrue(
-        p.refusal().endsWith("use a smaller context (--ctx " + suggested + " fits) or --kv q4_0"),
+        p.refusal().endsWith("use a smaller context (--ctx 369664 fits) or --kv q4_0"),
         p.refusal());
     assertTrue(p.refusal().startsWith("stream: the expert arena cannot hold one token's experts"));
-    // the suggested context really fits, and one more KiB of tokens would not
-    assertTrue(stream(mac(16), seed(), suggested, KvFormat.INT8).fits());
-    assertFalse(stream(mac(16), seed(), maxContext + 1, KvFormat.INT8).fits());
-    assertTrue(stream(mac(16), seed(), maxContext, KvFormat.INT8).fits());
+    assertTrue(p.refusal().contains("short by 8.1 GiB"), p.refusal());
+    // the suggested context really fits, and one token more than the exact maximum would not
+    assertTrue(stream(mac(16), longTrained, suggested, KvFormat.INT8).fits());
+    assertTrue(stream(mac(16), longTrained, maxContext, KvFormat.INT8).fits());
+    assertFalse(stream(mac(16), longTrained, maxContext + 1, KvFormat.INT8).fits());
 
-    MemoryPlan q4 = stream(mac(16), seed(), 2_000_000, KvFormat.Q4_0);
+    // never more than the model was trained for
+    MemoryPlan seedModel = stream(mac(16), seed(), 1_048_576, KvFormat.INT8);
+    assertTrue(
+        seedModel.refusal().endsWith("use a smaller context (--ctx 262144 fits) or --kv q4_0"),
+        seedModel.refusal());
+
+    MemoryPlan q4 = stream(mac(16), longTrained, 2_000_000, KvFormat.Q4_0);
     assertFalse(q4.fits());
     assertFalse(q4.refusal().contains("--kv q4_0"), "already q4_0: " + q4.refusal());
   }
@@ -188,7 +200,7 @@ class MemoryPlanTest {
     assertTrue(
         p.refusal()
             .endsWith(
-                "the model does not fit even at the smallest context; raise"
+                "the model does not fit even streamed at the smallest context; raise"
                     + " iogpu.wired_limit_mb or use a Mac with more memory"),
         p.refusal());
   }
