@@ -296,16 +296,20 @@ final class Wizard {
     }
     List<String> notes = new ArrayList<>();
     notes.add("");
+    String slots =
+        cmp.arenaSlotsWon() > 0
+            ? String.format(Locale.ROOT, " and wins %,d resident expert slots", cmp.arenaSlotsWon())
+            : " (the stream arena already holds every expert here: it wins no slots)";
     notes.add(
         st.bold("KV cache format")
             + String.format(
                 Locale.ROOT,
-                " — at %d tokens q4_0 saves %s (%s → %s) and wins %,d resident expert slots.",
+                " — at %,d tokens q4_0 saves %s (%s → %s)%s.",
                 ctx,
                 size(cmp.bytesSaved()),
                 size(cmp.defaultKvBytes()),
                 size(cmp.q4KvBytes()),
-                cmp.arenaSlotsWon()));
+                slots));
     notes.add(Q4_COST);
     long defCell = cmp.defaultFormat().cellBytes(g.kvHeads(), g.headDim());
     long q4Cell = KvFormat.Q4_0.cellBytes(g.kvHeads(), g.headDim());
