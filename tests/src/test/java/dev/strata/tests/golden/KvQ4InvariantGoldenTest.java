@@ -118,15 +118,6 @@ class KvQ4InvariantGoldenTest {
     return Double.parseDouble(m.group(1));
   }
 
-  @ParameterizedTest(name = "{0}: same inputs, same bytes")
-  @MethodSource("cells")
-  void generationIsDeterministic(Cell cell) {
-    for (KvFormat kv : new KvFormat[] {null, KvFormat.Q4_0}) {
-      Outcome again = GoldenMatrix.generate(cell.host(), cell, kv, GoldenMatrix.metalTemplate());
-      assertEquals(GoldenMatrix.generate(cell, kv).text(), again.text());
-    }
-  }
-
   @Test
   void withKvPairInsertsAtTheEndOfArgs() {
     assertEquals(
