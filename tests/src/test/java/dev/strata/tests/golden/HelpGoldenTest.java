@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
@@ -17,14 +18,20 @@ import org.junit.jupiter.api.TestFactory;
 import picocli.CommandLine;
 
 /**
- * Every command's {@code --help}, as a user reads it: {@code strata-setup} and each of its
+ * Every command's {@code --help}, as a user reads it: each command line and each of its
  * subcommands, found from the command tree so a new subcommand cannot go unpinned.
  */
 class HelpGoldenTest {
   private static final GoldenFiles GOLDEN = GoldenFiles.project();
 
+  /** A command line as its product builds it, writing to the given out and err. */
+  private record Cli(String name, BiFunction<StringWriter, StringWriter, CommandLine> factory) {}
+
+  private static final List<Cli> CLIS =
+      List.of(new Cli("strata-setup", (out, err) -> SetupCli.create(setupIo(out, err))));
+
   /** A command path such as {@code [strata-setup, probe]} and its golden name. */
-  record Command(List<String> path) {
+  record Command(Cli cli, List<String> path) {
     String golden() {
       return "help/" + String.join("-", path) + ".txt";
     }
@@ -35,27 +42,29 @@ class HelpGoldenTest {
     }
   }
 
-  static List<Command> setupCommands() {
+  static List<Command> commands() {
     List<Command> out = new ArrayList<>();
-    collect(SetupCli.create(io(new StringWriter(), new StringWriter())), List.of(), out);
+    for (Cli cli : CLIS) {
+      collect(cli, cli.factory().apply(new StringWriter(), new StringWriter()), List.of(), out);
+    }
     return out;
   }
 
-  private static void collect(CommandLine cl, List<String> parent, List<Command> out) {
+  private static void collect(Cli cli, CommandLine cl, List<String> parent, List<Command> out) {
     List<String> path = new ArrayList<>(parent);
     path.add(cl.getCommandName());
-    out.add(new Command(List.copyOf(path)));
+    out.add(new Command(cli, List.copyOf(path)));
     for (Map.Entry<String, CommandLine> sub : cl.getSubcommands().entrySet()) {
       // aliases map to the same CommandLine; pin each command once, under its own name
       if (sub.getKey().equals(sub.getValue().getCommandName())) {
-        collect(sub.getValue(), path, out);
+        collect(cli, sub.getValue(), path, out);
       }
     }
   }
 
   @TestFactory
-  Stream<DynamicTest> setupHelpEqualsGolden() {
-    return setupCommands().stream()
+  Stream<DynamicTest> helpEqualsGolden() {
+    return commands().stream()
         .map(
             c ->
                 DynamicTest.dynamicTest(
@@ -65,7 +74,8 @@ class HelpGoldenTest {
                       StringWriter err = new StringWriter();
                       List<String> argv = new ArrayList<>(c.path().subList(1, c.path().size()));
                       argv.add("--help");
-                      int code = SetupCli.create(io(out, err)).execute(argv.toArray(String[]::new));
+                      int code =
+                          c.cli().factory().apply(out, err).execute(argv.toArray(String[]::new));
                       assertEquals(0, code, c + " exit code; stderr: " + err);
                       assertEquals("", err.toString(), c + " writes help to stdout only");
                       GOLDEN.check(c.golden(), out.toString());
@@ -75,9 +85,11 @@ class HelpGoldenTest {
   @Test
   void everyHelpGoldenBelongsToACommand() {
     TreeSet<String> expected = new TreeSet<>();
-    setupCommands().forEach(c -> expected.add(c.golden()));
+    commands().forEach(c -> expected.add(c.golden()));
     List<String> present =
-        GOLDEN.list("help").stream().filter(n -> n.startsWith("help/strata-setup")).toList();
+        GOLDEN.list("help").stream()
+            .filter(n -> CLIS.stream().anyMatch(cli -> n.startsWith("help/" + cli.name())))
+            .toList();
     List<String> stray = present.stream().filter(n -> !expected.contains(n)).toList();
     stray.forEach(GOLDEN::removeStale);
     if (!GOLDEN.updating()) {
@@ -85,7 +97,7 @@ class HelpGoldenTest {
     }
   }
 
-  private static SetupCli.Io io(StringWriter out, StringWriter err) {
+  private static SetupCli.Io setupIo(StringWriter out, StringWriter err) {
     return new SetupCli.Io(
         new ByteArrayInputStream(new byte[0]),
         new PrintWriter(out, true),
