@@ -17,7 +17,7 @@ import java.util.SequencedMap;
  * The demo model: the seed's geometry (a Qwen3-Next-like MoE) as a GGUF split set of sparse zeros.
  * 48 blocks, full attention (QSA) in every 4th (3, 7, …, 47), Gated-DeltaNet linear attention in
  * the other 36; width 2048, 16 heads, 2 KV heads of 256; 512 experts of FFN 512 in TQ2_0, 10 used
- * per token, one shared expert; vocabulary 151,936; trained context 262,144. About 21.6 GB on
+ * per token, one shared expert; vocabulary 151,936; trained context 262,144. About 22.6 GB on
  * paper. There is no tokenizer: the reference engine runs synthetic tokens.
  */
 public final class DemoModel {

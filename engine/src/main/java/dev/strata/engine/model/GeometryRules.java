@@ -17,6 +17,9 @@ public final class GeometryRules {
   /** Most blocks, experts, heads or head size taken for real; beyond is a damaged file. */
   static final long MAX_SMALL = 1 << 16;
 
+  /** What an architecture name looks like ("qwen3next", "gpt-oss"); it prefixes metadata keys. */
+  private static final Pattern ARCH = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
   private static final Pattern BLOCK = Pattern.compile("blk\\.(\\d{1,9})\\.(.+)");
 
   /** The three tensors of an expert FFN; their last dimension is the expert count. */
@@ -38,11 +41,15 @@ public final class GeometryRules {
               + " model's first shard");
     }
     String arch = f.string("general.architecture");
-    if (arch == null || arch.isBlank()) {
+    if (arch == null || !ARCH.matcher(arch).matches()) {
       throw new GgufException(
           Kind.INCONSISTENT,
           file,
-          "general.architecture is " + GgufFile.describe(archValue) + "; the file is damaged");
+          "general.architecture is "
+              + (arch == null
+                  ? GgufFile.describe(archValue)
+                  : "\"" + GgufException.clip(arch) + "\"")
+              + ", not an architecture name; the file is damaged");
     }
     int blocks = (int) required(f, arch + ".block_count", 1);
     long context = f.unsigned(arch + ".context_length");
@@ -83,7 +90,7 @@ public final class GeometryRules {
                 Kind.INCONSISTENT,
                 shard.file(),
                 "holds tensor "
-                    + t.name()
+                    + GgufException.clip(t.name())
                     + " but "
                     + arch
                     + ".block_count is "
@@ -221,7 +228,7 @@ public final class GeometryRules {
           Kind.INCONSISTENT,
           shard.file(),
           "holds expert tensor "
-              + t.name()
+              + GgufException.clip(t.name())
               + " but has no "
               + arch
               + ".expert_count; the file is damaged");
@@ -231,7 +238,7 @@ public final class GeometryRules {
           Kind.INCONSISTENT,
           shard.file(),
           "tensor "
-              + t.name()
+              + GgufException.clip(t.name())
               + " has shape "
               + t.dims()
               + " but its last dimension must be the expert count "

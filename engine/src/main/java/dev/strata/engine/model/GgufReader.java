@@ -56,6 +56,12 @@ public final class GgufReader {
   /** Arrays up to this length keep their elements; longer ones (vocabularies) are skipped. */
   public static final int KEEP_ARRAY = 4096;
 
+  /**
+   * Most array elements kept in memory per file: past it, arrays are skipped like long ones, so a
+   * file of many short arrays cannot make the reader hold many small objects per byte it has.
+   */
+  public static final long MAX_KEPT_ELEMENTS = 1L << 20;
+
   /** Most string bytes kept in memory per file (keys, values, tensor names): 64 MiB. */
   public static final long MAX_KEPT_BYTES = 64L << 20;
 
@@ -301,31 +307,42 @@ public final class GgufReader {
                 + (no + 1)
                 + "; restore the original file names");
       }
-      if (k > 0) {
-        for (Map.Entry<String, GgufValue> e : f.metadata().entrySet()) {
-          if (e.getKey().equals("split.no")) {
-            continue;
-          }
-          GgufValue mine = first.get(e.getKey());
-          if (mine != null && !mine.equals(e.getValue())) {
-            throw new GgufException(
-                Kind.FOREIGN_SHARD,
-                f.file(),
-                e.getKey()
-                    + " is "
-                    + GgufFile.describe(e.getValue())
-                    + " but the first shard's is "
-                    + GgufFile.describe(mine)
-                    + ": a shard of another model; download shard "
-                    + (k + 1)
-                    + " again");
-          }
+    }
+    // The value most shards hold is the set's: the odd one out is named, even when it is the first.
+    GgufValue common = majority(files, "split.tensors.count");
+    for (int k = 0; k < n && n > 1; k++) {
+      GgufFile f = files.get(k);
+      GgufValue v = f.get("split.tensors.count");
+      if (!Objects.equals(v, common)) {
+        throw new GgufException(
+            Kind.FOREIGN_SHARD,
+            f.file(),
+            "split.tensors.count is "
+                + (v == null ? "absent" : GgufFile.describe(v))
+                + " but the other shards say "
+                + (common == null ? "nothing" : GgufFile.describe(common))
+                + ": a shard of another model; download shard "
+                + (k + 1)
+                + " again");
+      }
+    }
+    for (int k = 1; k < n; k++) {
+      GgufFile f = files.get(k);
+      for (Map.Entry<String, GgufValue> e : f.metadata().entrySet()) {
+        if (e.getKey().equals("split.no")) {
+          continue;
         }
-        if (first.get("split.tensors.count") != null && f.get("split.tensors.count") == null) {
+        GgufValue mine = first.get(e.getKey());
+        if (mine != null && !mine.equals(e.getValue())) {
           throw new GgufException(
               Kind.FOREIGN_SHARD,
               f.file(),
-              "has no split.tensors.count: a shard of another model; download shard "
+              GgufException.clip(e.getKey())
+                  + " is "
+                  + GgufFile.describe(e.getValue())
+                  + " but the first shard's is "
+                  + GgufFile.describe(mine)
+                  + ": a shard of another model; download shard "
                   + (k + 1)
                   + " again");
         }
@@ -342,7 +359,7 @@ public final class GgufReader {
               Kind.INCONSISTENT,
               f.file(),
               "holds tensor "
-                  + t.name()
+                  + GgufException.clip(t.name())
                   + " which "
                   + files.get(prev).file()
                   + " holds too: shards of different splits; download the set again");
@@ -367,6 +384,26 @@ public final class GgufReader {
     }
   }
 
+  private static GgufValue majority(List<GgufFile> files, String key) {
+    Map<GgufValue, Integer> votes = new HashMap<>();
+    GgufValue best = files.getFirst().get(key);
+    int bestVotes = 0;
+    for (GgufFile f : files) {
+      GgufValue v = f.get(key);
+      if (v == null) {
+        continue;
+      }
+      int c = votes.merge(v, 1, Integer::sum);
+      if (c > bestVotes) {
+        best = v;
+        bestVotes = c;
+      }
+    }
+    // a tie keeps the first shard's value
+    GgufValue first = files.getFirst().get(key);
+    return first != null && votes.getOrDefault(first, 0) == bestVotes ? first : best;
+  }
+
   private static long addOrAbsurd(long a, long b, String file) {
     try {
       return Math.addExact(a, b);
@@ -383,20 +420,24 @@ public final class GgufReader {
   private static final class Parser {
     private final SeekableByteChannel ch;
     private final String name;
-    private final ByteBuffer buf = ByteBuffer.allocate(64 * 1024).order(ByteOrder.LITTLE_ENDIAN);
-    private long size;
+    private final ByteBuffer buf;
+    private final long size;
     private long bufStart;
     private long pos;
     private long kept;
+    private long keptElements;
 
-    Parser(SeekableByteChannel ch, String name) {
+    Parser(SeekableByteChannel ch, String name) throws IOException {
       this.ch = ch;
       this.name = name;
+      this.size = ch.size();
+      // headers are read in 64 KiB windows; a smaller file needs no more than itself
+      int capacity = (int) Math.max(8, Math.min(64 * 1024, size));
+      this.buf = ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
       buf.limit(0);
     }
 
     GgufFile parse() throws IOException {
-      size = ch.size();
       int head = (int) Math.min(4, size);
       byte[] magic = new byte[head];
       for (int i = 0; i < head; i++) {
@@ -445,19 +486,20 @@ public final class GgufReader {
       SequencedMap<String, GgufValue> metadata = new LinkedHashMap<>();
       for (long i = 0; i < kvCount; i++) {
         String key = string(true, "a metadata key");
+        String shown = GgufException.clip(key);
         if (key.isEmpty()) {
           throw fail(Kind.MALFORMED, "has an empty metadata key; the file is damaged");
         }
-        long typeId = u32("the type of " + key);
+        long typeId = u32("the type of " + shown);
         GgufValueType type = GgufValueType.fromId(typeId);
         if (type == null) {
           throw fail(
               Kind.MALFORMED,
-              "gives " + key + " value type " + typeId + ", which GGUF does not define");
+              "gives " + shown + " value type " + typeId + ", which GGUF does not define");
         }
-        GgufValue value = value(type, key);
+        GgufValue value = value(type, shown);
         if (metadata.putIfAbsent(key, value) != null) {
-          throw fail(Kind.MALFORMED, "holds metadata key " + key + " twice; the file is damaged");
+          throw fail(Kind.MALFORMED, "holds metadata key " + shown + " twice; the file is damaged");
         }
       }
       int alignment = alignment(metadata.get("general.alignment"));
@@ -474,7 +516,7 @@ public final class GgufReader {
           throw fail(
               Kind.MALFORMED,
               "puts tensor "
-                  + t.name()
+                  + GgufException.clip(t.name())
                   + " at data offset "
                   + Long.toUnsignedString(t.offset())
                   + ", expected "
@@ -485,13 +527,15 @@ public final class GgufReader {
         try {
           end = Math.addExact(dataOffset, Math.addExact(t.offset(), t.bytes()));
         } catch (ArithmeticException e) {
-          throw fail(Kind.ABSURD_COUNT, "tensor " + t.name() + " ends past 2^63 bytes");
+          throw fail(
+              Kind.ABSURD_COUNT,
+              "tensor " + GgufException.clip(t.name()) + " ends past 2^63 bytes");
         }
         if (end > size) {
           throw fail(
               Kind.TRUNCATED,
               "tensor "
-                  + t.name()
+                  + GgufException.clip(t.name())
                   + " ends at byte "
                   + end
                   + " but the file has "
@@ -522,11 +566,12 @@ public final class GgufReader {
     }
 
     private GgufTensor tensorInfo(Set<String> names) throws IOException {
-      String tn = string(true, "a tensor name");
-      if (tn.isEmpty()) {
+      String name = string(true, "a tensor name");
+      String tn = GgufException.clip(name);
+      if (name.isEmpty()) {
         throw fail(Kind.MALFORMED, "has a tensor without a name; the file is damaged");
       }
-      if (!names.add(tn)) {
+      if (!names.add(name)) {
         throw fail(Kind.MALFORMED, "holds tensor " + tn + " twice; the file is damaged");
       }
       long nDims = u32("the dimensions of " + tn);
@@ -568,7 +613,7 @@ public final class GgufReader {
       } catch (ArithmeticException e) {
         throw fail(Kind.ABSURD_COUNT, "tensor " + tn + " " + dims + " overflows 2^63 bytes");
       }
-      return new GgufTensor(tn, type, dims, offset, bytes);
+      return new GgufTensor(name, type, dims, offset, bytes);
     }
 
     private GgufValue value(GgufValueType type, String key) throws IOException {
@@ -607,7 +652,8 @@ public final class GgufReader {
       }
       long n = u64("the length of " + key);
       count(n, MAX_ARRAY, et == GgufValueType.STRING ? 8 : et.size(), "elements in " + key);
-      if (n <= KEEP_ARRAY) {
+      if (n <= KEEP_ARRAY && keptElements + n <= MAX_KEPT_ELEMENTS) {
+        keptElements += n;
         List<GgufValue> elements = new ArrayList<>((int) n);
         for (int i = 0; i < n; i++) {
           elements.add(value(et, key));
