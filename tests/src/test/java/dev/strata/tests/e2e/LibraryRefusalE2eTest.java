@@ -127,7 +127,7 @@ class LibraryRefusalE2eTest {
   @Test
   void aLibraryInAWorldWritableFolder() throws IOException {
     Path lib = copyOfRef(dir.resolve("wwdir"));
-    Files.setPosixFilePermissions(lib.getParent(), PosixFilePermissions.fromString("rwxrwxrwt"));
+    Files.setPosixFilePermissions(lib.getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
     E2e.Result r = launch("wwdir", lib, null);
     assertEquals(3, r.code());
     assertTrue(r.oneLineRefusal().startsWith("folder of the engine library"), r.err());
