@@ -2,7 +2,8 @@
 //
 // The float side of every kernel is MiB floats (default 64 MiB, above the last-level cache): encode reads
 // it, decode writes it. memcpy copies that many bytes between two other buffers of the same size. Each
-// figure is the median of `reps` timed repetitions after one warm-up; ratio = memcpy time / kernel time,
+// repetition times memcpy right before the kernel (paired: a busy machine slows both); figures are
+// medians over `reps` repetitions after one warm-up; ratio = memcpy time / kernel time,
 // so 0.5 means the kernel moves its floats at half memcpy's bandwidth.
 #include "strata_kernels.h"
 
@@ -21,17 +22,9 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-template <class F>
-double median_seconds(int reps, F f) {
-  f();  // warm-up: page faults, caches
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    double t0 = now();
-    f();
-    t.push_back(now() - t0);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
 }
 
 }  // namespace
@@ -53,33 +46,56 @@ int main(int argc, char **argv) {
   std::memcpy(a.data(), x.data(), bytes);
   std::vector<unsigned char> rec(n * strata_kernels_record_bytes(STRATA_KERNELS_FP16, hd));
 
-  std::printf("kv_bench: %zu vectors x %d floats = %zu MiB, median of %d, one thread\n", n, hd,
+  std::printf("kv_bench: %zu vectors x %d floats = %zu MiB, %d repetitions, one thread\n", n, hd,
               bytes >> 20, reps);
-  double t_memcpy = median_seconds(reps, [&] {
+  std::printf("ratio = memcpy time / kernel time over the same %zu MiB of floats; each repetition times\n"
+              "memcpy right before the kernel (paired), figures are medians\n", bytes >> 20);
+  auto copy = [&] {
     std::memcpy(b.data(), a.data(), bytes);
     asm volatile("" ::: "memory");
-  });
-  std::printf("%-14s %8.2f ms  %7.2f GB/s  ratio 1.000\n", "memcpy", t_memcpy * 1e3, bytes / t_memcpy / 1e9);
+  };
   const struct {
     int format;
     const char *name;
   } formats[] = {{STRATA_KERNELS_Q4_0, "q4_0"}, {STRATA_KERNELS_INT8, "int8"}, {STRATA_KERNELS_FP16, "fp16"}};
+  std::printf("%-12s %10s %10s %9s %10s %12s\n", "kernel", "ms", "GB/s", "memcpy ms", "memcpy GB/s", "ratio");
   for (const auto &f : formats) {
     int rc = 0;
-    double te = median_seconds(reps, [&] { rc |= strata_kernels_encode(f.format, x.data(), n, hd, rec.data()); });
-    double td = median_seconds(reps, [&] { rc |= strata_kernels_decode(f.format, rec.data(), n, hd, y.data()); });
-    if (rc != 0) {
-      std::fprintf(stderr, "kv_bench: %s failed: %d\n", f.name, rc);
-      return 1;
+    for (int dir = 0; dir < 2; ++dir) {
+      auto kernel = [&] {
+        if (dir == 0) {
+          rc |= strata_kernels_encode(f.format, x.data(), n, hd, rec.data());
+        } else {
+          rc |= strata_kernels_decode(f.format, rec.data(), n, hd, y.data());
+        }
+      };
+      copy();
+      kernel();  // warm-up: page faults, caches
+      std::vector<double> tk, tm, ratio;
+      for (int r = 0; r < reps; ++r) {
+        double t0 = now();
+        copy();
+        double t1 = now();
+        kernel();
+        double t2 = now();
+        tm.push_back(t1 - t0);
+        tk.push_back(t2 - t1);
+        ratio.push_back((t1 - t0) / (t2 - t1));
+      }
+      if (rc != 0) {
+        std::fprintf(stderr, "kv_bench: %s failed: %d\n", f.name, rc);
+        return 1;
+      }
+      double k = median(tk), m = median(tm);
+      std::printf("%-5s %-6s %10.2f %10.2f %9.2f %10.2f %12.3f\n", f.name, dir == 0 ? "encode" : "decode",
+                  k * 1e3, bytes / k / 1e9, m * 1e3, bytes / m / 1e9, median(ratio));
     }
     double err = 0, ref = 0;
     for (size_t i = 0; i < floats; ++i) {
       err += double(x[i] - y[i]) * double(x[i] - y[i]);
       ref += double(x[i]) * double(x[i]);
     }
-    std::printf("%-5s encode   %8.2f ms  %7.2f GB/s  ratio %.3f\n", f.name, te * 1e3, bytes / te / 1e9, t_memcpy / te);
-    std::printf("%-5s decode   %8.2f ms  %7.2f GB/s  ratio %.3f   (rel. RMS error %.4f)\n", f.name, td * 1e3,
-                bytes / td / 1e9, t_memcpy / td, std::sqrt(err / ref));
+    std::printf("%-5s round trip: relative RMS error %.4f\n", f.name, std::sqrt(err / ref));
   }
   return 0;
 }

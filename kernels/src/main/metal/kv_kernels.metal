@@ -64,21 +64,30 @@ static inline void fwht_pass(thread const float *in, thread float *out, int h, f
 // 128, then the exact scale by 1/16 (folded into the last pass: a power of two changes no rounding
 // outside the subnormal range, and the Java reference multiplies in the same place). The Java
 // reference performs the same operations in the same order.
-static inline void fwht256(thread float *x) {
-  // strides 1 and 2: written out, since a loop of one iteration per group hides the pattern
-  for (int i = 0; i < KV_Q4_DIM; i += 4) {
-    float ab = x[i] + x[i + 1];
-    float amb = x[i] - x[i + 1];
-    float cd = x[i + 2] + x[i + 3];
-    float cmd = x[i + 2] - x[i + 3];
-    x[i] = ab + cd;
-    x[i + 1] = amb + cmd;
-    x[i + 2] = ab - cd;
-    x[i + 3] = amb - cmd;
+// Strides 1 and 2 (written out, since a loop of one iteration per group hides the pattern), reading
+// in — a device or a thread array — and writing the thread array x.
+#define FWHT_FIRST_PASS(in, x)                  \
+  for (int i = 0; i < KV_Q4_DIM; i += 4) {      \
+    float ab = (in)[i] + (in)[i + 1];           \
+    float amb = (in)[i] - (in)[i + 1];          \
+    float cd = (in)[i + 2] + (in)[i + 3];       \
+    float cmd = (in)[i + 2] - (in)[i + 3];      \
+    (x)[i] = ab + cd;                           \
+    (x)[i + 1] = amb + cmd;                     \
+    (x)[i + 2] = ab - cd;                       \
+    (x)[i + 3] = amb - cmd;                     \
   }
+
+// The remaining passes, in place on x.
+static inline void fwht256_rest(thread float *x) {
   fwht_pass(x, x, 4, 1.0f);
   fwht_pass(x, x, 16, 1.0f);
   fwht_pass(x, x, 64, 0.0625f);
+}
+
+static inline void fwht256(thread float *x) {
+  FWHT_FIRST_PASS(x, x)
+  fwht256_rest(x);
 }
 
 static inline void store_half(device uchar *out, float v) {
@@ -92,17 +101,12 @@ static inline float load_half(device const uchar *in) {
   return float(as_type<half>(bits));
 }
 
-// round half away from zero (C roundf), spelled with exact operations so every target agrees.
+// round half away from zero (C roundf), spelled with exact operations and selects (no branches, so
+// the loop around it vectorizes) so every target agrees.
 static inline float round_away(float v) {
   float t = trunc(v);
   float r = v - t;  // exact: t and v share the exponent range
-  if (r >= 0.5f) {
-    t = t + 1.0f;
-  }
-  if (r <= -0.5f) {
-    t = t - 1.0f;
-  }
-  return t;
+  return t + (r >= 0.5f ? 1.0f : 0.0f) - (r <= -0.5f ? 1.0f : 0.0f);
 }
 
 // Floats as ints that compare like the floats (a total order: -0 sorts just below +0). Max and min
@@ -160,10 +164,8 @@ static inline float amax64(device const float *v) {
 
 static inline void encode_q4_record(device const float *in, device uchar *out) {
   float x[KV_Q4_DIM];
-  for (int i = 0; i < KV_Q4_DIM; ++i) {
-    x[i] = in[i];
-  }
-  fwht256(x);
+  FWHT_FIRST_PASS(in, x)  // the load from device memory is the first pass's read
+  fwht256_rest(x);
   for (int b = 0; b < KV_Q4_DIM / KV_Q4_BLOCK; ++b) {
     thread const float *v = x + b * KV_Q4_BLOCK;
     device uchar *blk = out + b * KV_Q4_BLOCK_BYTES;
@@ -207,10 +209,11 @@ static inline void encode_int8_record(device const float *in, device uchar *out,
     device const float *v = in + g * KV_INT8_GROUP;
     float amax = amax64(v);
     float d = amax / 127.0f;
+    // d == 0 only when every value is ±0: dividing by 1 then gives the code 0 all the same
+    float dd = d != 0.0f ? d : 1.0f;
     device uchar *codes = out + g * KV_INT8_GROUP;
     for (int j = 0; j < KV_INT8_GROUP; ++j) {
-      float q = d != 0.0f ? round_away(v[j] / d) : 0.0f;
-      codes[j] = uchar(int(q) & 0xff);  // two's complement byte
+      codes[j] = uchar(int(round_away(v[j] / dd)) & 0xff);  // two's complement byte
     }
     store_half(out + head_dim + 2 * g, d);
   }

@@ -1,7 +1,17 @@
 package dev.strata.setup;
 
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.model.DemoModel;
+import dev.strata.engine.model.GgufModel;
+import dev.strata.engine.model.GgufReader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code strata-setup demo-model}: a GGUF split set with the seed's geometry (issue 6). */
@@ -13,9 +23,44 @@ import picocli.CommandLine.ParentCommand;
 public final class DemoModelCommand implements Callable<Integer> {
   @ParentCommand SetupCommand parent;
 
+  @Option(
+      names = "--out",
+      required = true,
+      paramLabel = "DIR",
+      description = "Folder to write the shards into (created if missing).")
+  Path out;
+
+  @Option(
+      names = "--shards",
+      paramLabel = "N",
+      defaultValue = "4",
+      description = "Number of shards, 1..64 (default: ${DEFAULT-VALUE}).")
+  int shards;
+
   @Override
   public Integer call() {
-    parent.io().err().println("strata-setup demo-model: not built yet (issue 6)");
-    return 2;
+    Path dir = out.toAbsolutePath().normalize();
+    List<Path> paths;
+    try {
+      paths = DemoModel.write(dir, shards);
+    } catch (IOException e) {
+      throw new StrataException(
+          ExitCodes.USAGE, "cannot write the demo model into " + dir + ": " + e.getMessage());
+    }
+    // read back what was written: the summary is what the toolkit will plan with
+    GgufModel model = GgufReader.readModel(paths.getFirst());
+    PrintWriter o = parent.io().out();
+    o.println(
+        "wrote "
+            + paths.getFirst()
+            + (paths.size() > 1 ? " … " + paths.getLast().getFileName() : "")
+            + " ("
+            + paths.size()
+            + (paths.size() == 1 ? " shard, " : " shards, ")
+            + GgufModel.gb(model.tensorBytes())
+            + " on paper, sparse zeros)");
+    o.println(model.summary());
+    o.flush();
+    return ExitCodes.OK;
   }
 }

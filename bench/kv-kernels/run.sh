@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# bench/kv-kernels/run.sh — single-thread throughput of the C++-built KV kernels vs memcpy, same run.
+#
+#   bench/kv-kernels/run.sh [MiB] [reps] [outdir]
+#
+# Builds kernels/target/native/libstrata_kernels.a (the library strata-ref links) and kv_bench with
+# the kernels' own flags, runs it pinned to one core when taskset exists, and writes raw output,
+# command, machine and date to <outdir>/raw.txt (default: bench/results/<today>-kv-kernels).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+mib="${1:-64}"
+reps="${2:-9}"
+out="${3:-$root/bench/results/$(date +%F)-kv-kernels}"
+mkdir -p "$out" "$root/kernels/target/native"
+
+make -s -C "$root/kernels" lib
+flags="$(make -s -C "$root/kernels" print-flags | sed "s|-Isrc|-I$root/kernels/src|g")"
+# shellcheck disable=SC2086
+g++ $flags "$here/kv_bench.cpp" "$root/kernels/target/native/libstrata_kernels.a" -pthread \
+  -o "$root/kernels/target/native/kv_bench"
+
+pin=()
+if command -v taskset >/dev/null; then pin=(taskset -c 0); fi
+cmd=("${pin[@]}" "$root/kernels/target/native/kv_bench" "$mib" "$reps")
+{
+  echo "# date: $(date -u +%FT%TZ)"
+  echo "# command: bench/kv-kernels/run.sh $mib $reps  ->  ${cmd[*]#$root/}"
+  echo "# machine: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cpus, $(uname -sm)"
+  echo "# compiler: $(g++ --version | head -1)"
+  echo "# flags: $flags"
+  echo "# load before run: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a)"
+  "${cmd[@]}"
+} | tee "$out/raw.txt"

@@ -1,0 +1,228 @@
+package dev.strata.engine.model;
+
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SequencedMap;
+
+/**
+ * The demo model: the seed's geometry (a Qwen3-Next-like MoE) as a GGUF split set of sparse zeros.
+ * 48 blocks, full attention (QSA) in every 4th (3, 7, …, 47), Gated-DeltaNet linear attention in
+ * the other 36; width 2048, 16 heads, 2 KV heads of 256; 512 experts of FFN 512 in TQ2_0, 10 used
+ * per token, one shared expert; vocabulary 151,936; trained context 262,144. About 22.6 GB on
+ * paper. There is no tokenizer: the reference engine runs synthetic tokens.
+ */
+public final class DemoModel {
+  /** File name prefix: shards are {@code strata-demo-0000k-of-0000n.gguf}. */
+  public static final String PREFIX = "strata-demo";
+
+  /** general.name of the first shard: how an existing demo model is recognised. */
+  public static final String NAME = "Strata demo (sparse zeros)";
+
+  public static final String ARCHITECTURE = "qwen3next";
+  public static final int BLOCKS = 48;
+  public static final int FULL_ATTENTION_INTERVAL = 4;
+  public static final int WIDTH = 2048;
+  public static final int HEADS = 16;
+  public static final int KV_HEADS = 2;
+  public static final int HEAD_DIM = 256;
+  public static final int EXPERTS = 512;
+  public static final int EXPERTS_USED = 10;
+  public static final int EXPERT_FFN = 512;
+  public static final int SHARED_EXPERT_FFN = 512;
+  public static final int VOCAB = 151_936;
+  public static final int TRAINED_CONTEXT = 262_144;
+
+  /** Most shards {@link #write} accepts. */
+  public static final int MAX_SHARDS = 64;
+
+  // Gated DeltaNet (linear attention) of the 36 other blocks
+  private static final int LIN_K_HEADS = 16;
+  private static final int LIN_V_HEADS = 32;
+  private static final int LIN_HEAD_DIM = 128;
+  private static final int CONV_KERNEL = 4;
+
+  private DemoModel() {}
+
+  /** Whether block n (from 0) is a full-attention (QSA) block. */
+  public static boolean isQsa(int n) {
+    return (n + 1) % FULL_ATTENTION_INTERVAL == 0;
+  }
+
+  /** The metadata, as a converter would write it for this architecture. */
+  public static SequencedMap<String, GgufValue> metadata() {
+    String a = ARCHITECTURE + ".";
+    SequencedMap<String, GgufValue> m = new LinkedHashMap<>();
+    m.put("general.architecture", GgufValue.string(ARCHITECTURE));
+    m.put("general.type", GgufValue.string("model"));
+    m.put("general.name", GgufValue.string(NAME));
+    m.put("general.quantization_version", GgufValue.u32(2));
+    m.put("general.alignment", GgufValue.u32(GgufWriter.DEFAULT_ALIGNMENT));
+    m.put(a + "block_count", GgufValue.u32(BLOCKS));
+    m.put(a + "context_length", GgufValue.u32(TRAINED_CONTEXT));
+    m.put(a + "embedding_length", GgufValue.u32(WIDTH));
+    m.put(a + "attention.head_count", GgufValue.u32(HEADS));
+    m.put(a + "attention.head_count_kv", GgufValue.u32(KV_HEADS));
+    m.put(a + "attention.key_length", GgufValue.u32(HEAD_DIM));
+    m.put(a + "attention.value_length", GgufValue.u32(HEAD_DIM));
+    m.put(a + "attention.layer_norm_rms_epsilon", GgufValue.f32(1e-6f));
+    m.put(a + "rope.freq_base", GgufValue.f32(10_000_000f));
+    m.put(a + "rope.dimension_count", GgufValue.u32(HEAD_DIM / 4));
+    m.put(a + "expert_count", GgufValue.u32(EXPERTS));
+    m.put(a + "expert_used_count", GgufValue.u32(EXPERTS_USED));
+    m.put(a + "expert_feed_forward_length", GgufValue.u32(EXPERT_FFN));
+    m.put(a + "expert_shared_feed_forward_length", GgufValue.u32(SHARED_EXPERT_FFN));
+    m.put(a + "full_attention_interval", GgufValue.u32(FULL_ATTENTION_INTERVAL));
+    m.put(a + "ssm.conv_kernel", GgufValue.u32(CONV_KERNEL));
+    m.put(a + "ssm.state_size", GgufValue.u32(LIN_HEAD_DIM));
+    m.put(a + "ssm.group_count", GgufValue.u32(LIN_K_HEADS));
+    m.put(a + "ssm.time_step_rank", GgufValue.u32(LIN_V_HEADS));
+    m.put(a + "ssm.inner_size", GgufValue.u32(LIN_V_HEADS * LIN_HEAD_DIM));
+    return m;
+  }
+
+  /** Every tensor, in file order (ggml shapes: dims[0] is the row). */
+  public static List<GgufWriter.Tensor> tensors() {
+    List<GgufWriter.Tensor> t = new ArrayList<>();
+    t.add(GgufWriter.Tensor.of("token_embd.weight", GgmlType.Q8_0, WIDTH, VOCAB));
+    int qkvz = 2 * LIN_K_HEADS * LIN_HEAD_DIM + 2 * LIN_V_HEADS * LIN_HEAD_DIM;
+    int conv = 2 * LIN_K_HEADS * LIN_HEAD_DIM + LIN_V_HEADS * LIN_HEAD_DIM;
+    for (int n = 0; n < BLOCKS; n++) {
+      String b = "blk." + n + ".";
+      t.add(GgufWriter.Tensor.of(b + "attn_norm.weight", GgmlType.F32, WIDTH));
+      if (isQsa(n)) {
+        // q carries its output gate: 2 × heads × head_dim
+        t.add(
+            GgufWriter.Tensor.of(b + "attn_q.weight", GgmlType.Q8_0, WIDTH, 2L * HEADS * HEAD_DIM));
+        t.add(GgufWriter.Tensor.of(b + "attn_k.weight", GgmlType.Q8_0, WIDTH, KV_HEADS * HEAD_DIM));
+        t.add(GgufWriter.Tensor.of(b + "attn_v.weight", GgmlType.Q8_0, WIDTH, KV_HEADS * HEAD_DIM));
+        t.add(
+            GgufWriter.Tensor.of(
+                b + "attn_output.weight", GgmlType.Q8_0, (long) HEADS * HEAD_DIM, WIDTH));
+        t.add(GgufWriter.Tensor.of(b + "attn_q_norm.weight", GgmlType.F32, HEAD_DIM));
+        t.add(GgufWriter.Tensor.of(b + "attn_k_norm.weight", GgmlType.F32, HEAD_DIM));
+      } else {
+        t.add(GgufWriter.Tensor.of(b + "ssm_in.weight", GgmlType.Q8_0, WIDTH, qkvz));
+        t.add(GgufWriter.Tensor.of(b + "ssm_ba.weight", GgmlType.Q8_0, WIDTH, 2 * LIN_V_HEADS));
+        t.add(GgufWriter.Tensor.of(b + "ssm_conv1d.weight", GgmlType.F32, CONV_KERNEL, conv));
+        t.add(GgufWriter.Tensor.of(b + "ssm_dt.bias", GgmlType.F32, LIN_V_HEADS));
+        t.add(GgufWriter.Tensor.of(b + "ssm_a", GgmlType.F32, LIN_V_HEADS));
+        t.add(GgufWriter.Tensor.of(b + "ssm_norm.weight", GgmlType.F32, LIN_HEAD_DIM));
+        t.add(
+            GgufWriter.Tensor.of(
+                b + "ssm_out.weight", GgmlType.Q8_0, LIN_V_HEADS * LIN_HEAD_DIM, WIDTH));
+      }
+      t.add(GgufWriter.Tensor.of(b + "post_attention_norm.weight", GgmlType.F32, WIDTH));
+      t.add(GgufWriter.Tensor.of(b + "ffn_gate_inp.weight", GgmlType.F32, WIDTH, EXPERTS));
+      t.add(
+          GgufWriter.Tensor.of(
+              b + "ffn_gate_exps.weight", GgmlType.TQ2_0, WIDTH, EXPERT_FFN, EXPERTS));
+      t.add(
+          GgufWriter.Tensor.of(
+              b + "ffn_up_exps.weight", GgmlType.TQ2_0, WIDTH, EXPERT_FFN, EXPERTS));
+      t.add(
+          GgufWriter.Tensor.of(
+              b + "ffn_down_exps.weight", GgmlType.TQ2_0, EXPERT_FFN, WIDTH, EXPERTS));
+      t.add(GgufWriter.Tensor.of(b + "ffn_gate_inp_shexp.weight", GgmlType.F32, WIDTH));
+      t.add(
+          GgufWriter.Tensor.of(
+              b + "ffn_gate_shexp.weight", GgmlType.Q8_0, WIDTH, SHARED_EXPERT_FFN));
+      t.add(
+          GgufWriter.Tensor.of(b + "ffn_up_shexp.weight", GgmlType.Q8_0, WIDTH, SHARED_EXPERT_FFN));
+      t.add(
+          GgufWriter.Tensor.of(
+              b + "ffn_down_shexp.weight", GgmlType.Q8_0, SHARED_EXPERT_FFN, WIDTH));
+    }
+    t.add(GgufWriter.Tensor.of("output_norm.weight", GgmlType.F32, WIDTH));
+    t.add(GgufWriter.Tensor.of("output.weight", GgmlType.Q8_0, WIDTH, VOCAB));
+    return t;
+  }
+
+  /**
+   * Writes the demo model into {@code dir} (created if missing) as {@code shards} files and returns
+   * their paths. Earlier demo shards in {@code dir} are replaced; any other file in the way of a
+   * shard name is refused, never overwritten.
+   *
+   * @throws StrataException (exit 2) when shards is not 1..64, dir is a file, or a file in the way
+   *     is not a demo shard
+   */
+  public static List<Path> write(Path dir, int shards) throws IOException {
+    if (shards < 1 || shards > MAX_SHARDS) {
+      throw new StrataException(
+          ExitCodes.USAGE, "--shards must be 1.." + MAX_SHARDS + " (got " + shards + ")");
+    }
+    if (Files.exists(dir) && !Files.isDirectory(dir)) {
+      throw new StrataException(
+          ExitCodes.USAGE, dir + " is a file, not a folder; pass a folder for the demo model");
+    }
+    Files.createDirectories(dir);
+    // Everything this run replaces or removes: our target names and earlier demo shards.
+    List<Path> inTheWay = new ArrayList<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, PREFIX + "-*.gguf")) {
+      for (Path p : ds) {
+        ShardName sn = ShardName.parse(p.getFileName().toString());
+        if (sn != null && sn.prefix().equals(PREFIX)) {
+          inTheWay.add(p);
+        }
+      }
+    }
+    for (Path p : inTheWay) {
+      if (!isDemoShard(p)) {
+        throw new StrataException(
+            ExitCodes.USAGE,
+            p
+                + " exists and is not a Strata demo shard; move it away or pick another --out"
+                + " folder");
+      }
+    }
+    List<Path> written = GgufWriter.writeSplit(dir, PREFIX, shards, metadata(), tensors());
+    for (Path p : inTheWay) {
+      if (!written.contains(p)) {
+        Files.deleteIfExists(p); // a demo shard of another shard count
+      }
+    }
+    return written;
+  }
+
+  /**
+   * Whether a file is a shard this class wrote: a GGUF whose tensors all are demo tensors (same
+   * name, type and shape), and whose metadata, if any, names the demo.
+   */
+  public static boolean isDemoShard(Path file) {
+    GgufFile f;
+    try {
+      if (!Files.isRegularFile(file)) {
+        return false;
+      }
+      f = GgufReader.readFile(file);
+    } catch (GgufException e) {
+      return false;
+    }
+    String name = f.string("general.name");
+    if (f.get("general.architecture") != null && !NAME.equals(name)) {
+      return false;
+    }
+    if (f.tensors().isEmpty() && !NAME.equals(name)) {
+      return false;
+    }
+    Map<String, GgufWriter.Tensor> demo = new HashMap<>();
+    for (GgufWriter.Tensor t : tensors()) {
+      demo.put(t.name(), t);
+    }
+    for (GgufTensor t : f.tensors()) {
+      GgufWriter.Tensor d = demo.get(t.name());
+      if (d == null || d.type() != t.type() || !d.dims().equals(t.dims())) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,94 @@
+package dev.strata.engine.model;
+
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+
+/**
+ * A model file that cannot be used: one line naming the file, what is wrong and what to do. Exit
+ * code 2 ({@link ExitCodes#USAGE}): the user passed a bad file, nothing crashed.
+ */
+public final class GgufException extends StrataException {
+  private static final long serialVersionUID = 1L;
+
+  /** What went wrong, so callers and tests can tell the cases apart without parsing text. */
+  public enum Kind {
+    /** The path does not exist. */
+    NOT_FOUND,
+    /** The file does not start with "GGUF". */
+    BAD_MAGIC,
+    /** GGUF v1, a version newer than 3, or a big-endian file. */
+    UNSUPPORTED_VERSION,
+    /** The file ends before the structure it announces (an incomplete download). */
+    TRUNCATED,
+    /** A count, length, dimension or size beyond the reader's limits. */
+    ABSURD_COUNT,
+    /** A structural error: unknown value type, nested array, duplicate key, misplaced data. */
+    MALFORMED,
+    /** A tensor of a ggml type this reader does not know (or one removed from ggml). */
+    UNKNOWN_TYPE,
+    /** A valid GGUF that is not a usable model: no architecture, no blocks, an empty folder. */
+    NOT_A_MODEL,
+    /** A shard of a split set is absent. */
+    MISSING_SHARD,
+    /** A file in the place of a shard belongs to another model or another split. */
+    FOREIGN_SHARD,
+    /**
+     * Metadata and tensors disagree (interval vs attention layers, expert shapes, split numbers).
+     */
+    INCONSISTENT,
+    /** The operating system refused a read. */
+    IO
+  }
+
+  private final Kind kind;
+  private final String file;
+
+  /**
+   * @param kind what went wrong
+   * @param file the file or folder concerned, as the user would recognise it
+   * @param detail what is wrong and what to do, without the file name (it is prefixed)
+   */
+  public GgufException(Kind kind, String file, String detail) {
+    super(ExitCodes.USAGE, oneLine(file + ": " + detail));
+    this.kind = kind;
+    this.file = file;
+  }
+
+  public GgufException(Kind kind, String file, String detail, Throwable cause) {
+    super(ExitCodes.USAGE, oneLine(file + ": " + detail), cause);
+    this.kind = kind;
+    this.file = file;
+  }
+
+  /**
+   * A string read from a file (a key, a tensor name) made fit for a message: at most 80 characters
+   * and no control characters, so a hostile file can neither flood nor restyle the terminal.
+   */
+  public static String clip(String s) {
+    String t = s.length() > 80 ? s.substring(0, 80) + "…" : s;
+    return oneLine(t);
+  }
+
+  private static String oneLine(String s) {
+    StringBuilder sb = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean control = c < 0x20 || (c >= 0x7f && c < 0xa0) || c == '\u2028' || c == '\u2029';
+      if (control) {
+        sb.append(String.format("\\u%04x", (int) c));
+      } else {
+        sb.append(c);
+      }
+    }
+    return sb.toString();
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  /** The file or folder the message names. */
+  public String file() {
+    return file;
+  }
+}

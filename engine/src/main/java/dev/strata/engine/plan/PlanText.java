@@ -1,0 +1,220 @@
+package dev.strata.engine.plan;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Renders a {@link MemoryPlan} as a plain-text table and as JSON. Both are pure and deterministic
+ * (fixed locale, fixed key order, ASCII only), so they can be pinned by golden files.
+ */
+public final class PlanText {
+  private PlanText() {}
+
+  private record Row(String item, long bytes, String detail) {}
+
+  /** The plan as an aligned table: one line per item, then the result and the notes. */
+  public static String table(MemoryPlan p) {
+    List<Row> rows = new ArrayList<>();
+    UsableMemory m = p.memory();
+    rows.add(new Row("host memory", m.totalBytes(), ""));
+    rows.add(new Row("usable by the engine", m.usableBytes(), m.rule().text()));
+    rows.add(
+        new Row("safety margin", p.marginBytes(), "kept free (llama.cpp --fit-target default)"));
+    rows.add(new Row("budget", p.budgetBytes(), "usable - margin"));
+    rows.add(new Row("dense weights", p.denseBytes(), "every non-expert tensor"));
+    KvPools kv = p.kv();
+    rows.add(
+        new Row(
+            "KV pools",
+            kv.bytes(),
+            kv.format().flagName()
+                + ": "
+                + Units.count(kv.cells())
+                + " cells x "
+                + Units.count(kv.cellBytes())
+                + " B x "
+                + kv.layers()
+                + " QSA layers"));
+    ExpertArena a = p.arena();
+    StandbySlots s = p.standby();
+    rows.add(
+        new Row(
+            "prompt-GEMM stand-by",
+            p.standbyBytes(),
+            Units.count(s.slots())
+                + " slots x "
+                + Units.count(a.slotBytes())
+                + " B ("
+                + s.reason()
+                + ")"));
+    rows.add(
+        new Row(
+            "page-cache headroom",
+            p.pageCacheHeadroomBytes(),
+            p.experts() == dev.strata.engine.model.ExpertsMode.STREAM
+                ? "max(2 GiB, memory / 8)"
+                : "resident experts: nothing streams"));
+    rows.add(
+        new Row(
+            "expert arena",
+            a.bytes(),
+            Units.count(a.slots())
+                + " of "
+                + Units.count(a.modelSlots())
+                + " slots x "
+                + Units.count(a.slotBytes())
+                + " B; one token uses "
+                + Units.count(a.tokenSlots())));
+    rows.add(new Row("free", p.freeBytes(), "budget left after everything above"));
+
+    int wItem = "item".length();
+    int wGib = "GiB".length();
+    int wBytes = "bytes".length();
+    for (Row r : rows) {
+      wItem = Math.max(wItem, r.item().length());
+      wGib = Math.max(wGib, Units.gib(r.bytes()).length());
+      wBytes = Math.max(wBytes, Units.count(r.bytes()).length());
+    }
+    String fmt = "  %-" + wItem + "s  %" + wGib + "s  %" + wBytes + "s  %s";
+    StringBuilder out = new StringBuilder();
+    out.append("memory plan: ")
+        .append(p.backend().id())
+        .append(", experts ")
+        .append(p.experts().id())
+        .append(", context ")
+        .append(p.context())
+        .append(", KV ")
+        .append(kv.format().flagName())
+        .append('\n');
+    out.append(String.format(Locale.ROOT, fmt, "item", "GiB", "bytes", "detail").stripTrailing())
+        .append('\n');
+    for (Row r : rows) {
+      out.append(
+              String.format(
+                      Locale.ROOT,
+                      fmt,
+                      r.item(),
+                      Units.gib(r.bytes()),
+                      Units.count(r.bytes()),
+                      r.detail())
+                  .stripTrailing())
+          .append('\n');
+    }
+    if (p.fits()) {
+      out.append("result: fits\n");
+    } else {
+      out.append("result: does not fit: ").append(p.refusal()).append('\n');
+    }
+    if (!p.notes().isEmpty()) {
+      out.append("notes:\n");
+      for (String n : p.notes()) {
+        out.append("  - ").append(n).append('\n');
+      }
+    }
+    return out.toString();
+  }
+
+  /** The plan as JSON: two-space indent, snake_case keys in a fixed order, exact byte counts. */
+  public static String json(MemoryPlan p) {
+    UsableMemory m = p.memory();
+    KvPools kv = p.kv();
+    StandbySlots s = p.standby();
+    ExpertArena a = p.arena();
+    StringBuilder o = new StringBuilder();
+    o.append("{\n");
+    field(o, 1, "backend", str(p.backend().id()));
+    field(o, 1, "experts", str(p.experts().id()));
+    field(o, 1, "context", Long.toString(p.context()));
+    open(o, 1, "memory");
+    field(o, 2, "total_bytes", Long.toString(m.totalBytes()));
+    field(o, 2, "usable_bytes", Long.toString(m.usableBytes()));
+    field(o, 2, "rule", str(m.rule().name().toLowerCase(Locale.ROOT)));
+    last(o, 2, "rule_text", str(m.rule().text()));
+    close(o, 1, false);
+    field(o, 1, "margin_bytes", Long.toString(p.marginBytes()));
+    field(o, 1, "budget_bytes", Long.toString(p.budgetBytes()));
+    field(o, 1, "dense_bytes", Long.toString(p.denseBytes()));
+    open(o, 1, "kv");
+    field(o, 2, "format", str(kv.format().flagName()));
+    field(o, 2, "cells", Long.toString(kv.cells()));
+    field(o, 2, "cell_bytes", Long.toString(kv.cellBytes()));
+    field(o, 2, "layers", Integer.toString(kv.layers()));
+    last(o, 2, "bytes", Long.toString(kv.bytes()));
+    close(o, 1, false);
+    open(o, 1, "standby");
+    field(o, 2, "prompt_gemm", Boolean.toString(s.promptGemm()));
+    field(o, 2, "slots", Integer.toString(s.slots()));
+    field(o, 2, "bytes", Long.toString(p.standbyBytes()));
+    last(o, 2, "reason", str(s.reason()));
+    close(o, 1, false);
+    field(o, 1, "page_cache_headroom_bytes", Long.toString(p.pageCacheHeadroomBytes()));
+    open(o, 1, "arena");
+    field(o, 2, "slot_bytes", Long.toString(a.slotBytes()));
+    field(o, 2, "slots", Long.toString(a.slots()));
+    field(o, 2, "model_slots", Long.toString(a.modelSlots()));
+    field(o, 2, "token_slots", Long.toString(a.tokenSlots()));
+    last(o, 2, "bytes", Long.toString(a.bytes()));
+    close(o, 1, false);
+    field(o, 1, "free_bytes", Long.toString(p.freeBytes()));
+    field(o, 1, "fits", Boolean.toString(p.fits()));
+    field(o, 1, "shortfall_bytes", Long.toString(p.shortfallBytes()));
+    field(o, 1, "refusal", p.refusal() == null ? "null" : str(p.refusal()));
+    indent(o, 1).append("\"notes\": [");
+    if (p.notes().isEmpty()) {
+      o.append("]\n");
+    } else {
+      o.append('\n');
+      for (int i = 0; i < p.notes().size(); i++) {
+        indent(o, 2).append(str(p.notes().get(i)));
+        o.append(i + 1 < p.notes().size() ? ",\n" : "\n");
+      }
+      indent(o, 1).append("]\n");
+    }
+    o.append("}\n");
+    return o.toString();
+  }
+
+  private static StringBuilder indent(StringBuilder o, int level) {
+    return o.append("  ".repeat(level));
+  }
+
+  private static void field(StringBuilder o, int level, String key, String value) {
+    indent(o, level).append('"').append(key).append("\": ").append(value).append(",\n");
+  }
+
+  private static void last(StringBuilder o, int level, String key, String value) {
+    indent(o, level).append('"').append(key).append("\": ").append(value).append('\n');
+  }
+
+  private static void open(StringBuilder o, int level, String key) {
+    indent(o, level).append('"').append(key).append("\": {\n");
+  }
+
+  private static void close(StringBuilder o, int level, boolean lastInParent) {
+    indent(o, level).append(lastInParent ? "}\n" : "},\n");
+  }
+
+  /** A JSON string literal (RFC 8259 escapes; non-ASCII as \\u escapes so output stays ASCII). */
+  static String str(String s) {
+    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        case '\r' -> b.append("\\r");
+        case '\t' -> b.append("\\t");
+        default -> {
+          if (c < 0x20 || c > 0x7e) {
+            b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+          } else {
+            b.append(c);
+          }
+        }
+      }
+    }
+    return b.append('"').toString();
+  }
+}
