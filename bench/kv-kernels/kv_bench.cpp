@@ -46,8 +46,8 @@ int main(int argc, char **argv) {
   std::memcpy(a.data(), x.data(), bytes);
   std::vector<unsigned char> rec(n * strata_kernels_record_bytes(STRATA_KERNELS_FP16, hd));
 
-  std::printf("kv_bench: %zu vectors x %d floats = %zu MiB, %d repetitions, one thread\n", n, hd,
-              bytes >> 20, reps);
+  std::printf("kv_bench: %zu vectors x %d floats = %zu MiB, %d repetitions, one thread, q4_0 path %s\n", n, hd,
+              bytes >> 20, reps, strata_kernels_isa());
   std::printf("ratio = memcpy time / kernel time over the same %zu MiB of floats; each repetition times\n"
               "memcpy right before the kernel (paired), figures are medians\n", bytes >> 20);
   auto copy = [&] {

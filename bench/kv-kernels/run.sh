@@ -5,7 +5,10 @@
 #
 # Builds kernels/target/native/libstrata_kernels.a (the library strata-ref links) and kv_bench with
 # the kernels' own flags, runs it pinned to one core when taskset exists, and writes raw output,
-# command, machine and date to <outdir>/raw.txt (default: bench/results/<today>-kv-kernels).
+# command, machine and date to <outdir>/raw.txt (default: bench/results/<today>-kv-kernels). It runs once
+# per q4_0 code path this CPU has (STRATA_KERNELS_ISA = portable, simd128, avx2; the last is the default
+# the library picks), so the vector paths are measured against the portable kernel in the same session;
+# int8 and fp16 take the same code in every run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -30,5 +33,8 @@ cmd=("${pin[@]}" "$root/kernels/target/native/kv_bench" "$mib" "$reps")
   echo "# compiler: $(g++ --version | head -1)"
   echo "# flags: $flags"
   echo "# load before run: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a)"
-  "${cmd[@]}"
+  for isa in portable simd128 $(grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo avx2); do
+    echo
+    STRATA_KERNELS_ISA=$isa "${cmd[@]}"
+  done
 } | tee "$out/raw.txt"
