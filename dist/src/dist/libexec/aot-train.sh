@@ -17,9 +17,10 @@ set -eu
 self=$0
 while [ -h "$self" ]; do
   link=$(readlink "$self")
-  case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
+  case $link in /*) self=$link ;; *) case $self in */*) self=${self%/*}/$link ;; *) self=$link ;; esac ;; esac
 done
-home=$(cd "$(dirname "$self")/.." && pwd -P)
+case $self in */*) here=${self%/*} ;; *) here=. ;; esac  # dirname without a fork
+home=$(cd "$here/.." && pwd -P)
 . "$home/libexec/find-jdk.sh"
 jdk=$(strata_find_jdk "$home/.jdk-home") || { printf 'aot-train: %s\n' "$STRATA_NO_JDK_MESSAGE" >&2; exit 2; }
 setup_aot=$home/lib/strata-setup.aot

@@ -2,10 +2,17 @@
 # Order: $JAVA_HOME when it is 25+, a cached answer, a JDK under /usr/lib/jvm, /usr/libexec/java_home (macOS).
 # Defines strata_find_jdk [cache-file]; prints the JDK home or returns 1.
 
+# Shell builtins only (no sed, no cat): every command start runs this, and each fork costs a millisecond
+# or more on a loaded machine.
 strata_jdk_ok() {
   _h=$1
   [ -x "$_h/bin/java" ] && [ -f "$_h/release" ] || return 1
-  _v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$_h/release")
+  _v=
+  while IFS= read -r _l || [ -n "$_l" ]; do
+    case $_l in
+      JAVA_VERSION=*) _v=${_l#JAVA_VERSION=\"}; _v=${_v%%[!0-9]*}; break ;;
+    esac
+  done <"$_h/release"
   [ -n "$_v" ] && [ "$_v" -ge 25 ]
 }
 
@@ -13,7 +20,7 @@ strata_find_jdk() {
   _cache=${1:-}
   if [ -n "${JAVA_HOME:-}" ] && strata_jdk_ok "$JAVA_HOME"; then printf '%s\n' "$JAVA_HOME"; return 0; fi
   if [ -n "$_cache" ] && [ -f "$_cache" ]; then
-    _c=$(cat "$_cache")
+    IFS= read -r _c <"$_cache" || true
     if strata_jdk_ok "$_c"; then printf '%s\n' "$_c"; return 0; fi
   fi
   for _d in /usr/lib/jvm/*; do
