@@ -11,9 +11,11 @@
 #   setup          dist bin/strata-setup --host-file H --model M --ctx 32768 --experts stream --engine-lib L --print
 #   setup-noaot    the same from a copy of the distribution without its AOT caches
 #   setup-before   the same from a copy with neither the caches nor the retargeted picocli (main's state)
+#   setup-aotonly  the same from a copy with caches trained on the original picocli (no retargeting)
 #   setup-wrapper  ./strata setup … --print  (the repository wrapper: up-to-date check + cached JDK path)
 #   launch         dist bin/strata-launch --dry-run --config C
-#   launch-noaot   the same without the caches; launch-before: neither caches nor retargeted picocli
+#   launch-noaot   the same without the caches; launch-before: neither caches nor retargeted picocli;
+#                  launch-aotonly: caches, original picocli
 # M is the demo model (first of 4 shards, written to a temporary folder), H templates/hosts/m4-pro-48.json,
 # L a placeholder engine library (its sha256 is pinned), C a config for this machine's backend.
 # Writes raw.csv (every run: wall and CPU seconds), the commands' first stdout, and README.md.
@@ -39,6 +41,9 @@ picocli=$(cd "$dist/lib" && ls picocli-*.jar)
 orig=$(find "${MAVEN_REPO:-$HOME/.m2/repository}/info/picocli/picocli" -name "$picocli" | head -n 1)
 [ -n "$orig" ] || { echo "run.sh: the original $picocli is not in the Maven repository" >&2; exit 2; }
 cp "$orig" "$work/before/lib/$picocli"
+# and one with the AOT caches but the original picocli (what the caches give without the retargeting)
+cp -R "$work/before" "$work/aotonly"
+JAVA_HOME="$jdk" "$work/aotonly/libexec/aot-train.sh" >/dev/null
 
 "$dist/bin/strata-setup" demo-model --out "$work/model" >/dev/null
 model="$work/model/strata-demo-00001-of-00004.gguf"
@@ -59,10 +64,12 @@ cmds=(
   "setup=$(j "$dist/bin/strata-setup" "${setup_args[@]}")"
   "setup-noaot=$(j "$work/noaot/bin/strata-setup" "${setup_args[@]}")"
   "setup-before=$(j "$work/before/bin/strata-setup" "${setup_args[@]}")"
+  "setup-aotonly=$(j "$work/aotonly/bin/strata-setup" "${setup_args[@]}")"
   "setup-wrapper=$(j "$root/strata" setup "${setup_args[@]}")"
   "launch=$(j "$dist/bin/strata-launch" --dry-run --config "$work/config.yaml")"
   "launch-noaot=$(j "$work/noaot/bin/strata-launch" --dry-run --config "$work/config.yaml")"
   "launch-before=$(j "$work/before/bin/strata-launch" --dry-run --config "$work/config.yaml")"
+  "launch-aotonly=$(j "$work/aotonly/bin/strata-launch" --dry-run --config "$work/config.yaml")"
 )
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)
