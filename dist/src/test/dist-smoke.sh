@@ -217,9 +217,14 @@ if command -v script >/dev/null 2>&1 && pty true >/dev/null 2>&1; then
   run pty env NO_COLOR=1 TERM=xterm-256color "$setup" probe --host-file m4-pro-48
   [ $rc = 0 ] && grep -q 'Apple M4 Pro' "$tmp/out" && ! grep -q "$esc\[" "$tmp/out"
   expect "NO_COLOR=1 on a terminal: no colour" $? "$(what)"
-  run pty env NO_COLOR=1 TERM=xterm-256color "$setup" --help
-  [ $rc = 0 ] && grep -q 'Usage:' "$tmp/out" && ! grep -q "$esc\[" "$tmp/out"
-  expect "NO_COLOR=1 on a terminal: help without colour" $? "$(what)"
+  for cmd in strata-setup strata-launch; do
+    run pty env -u NO_COLOR TERM=xterm-256color "$dist/bin/$cmd" --help
+    [ $rc = 0 ] && grep -q "$esc\[" "$tmp/out"
+    expect "$cmd --help coloured on a terminal (so the next check can fail)" $? "$(what)"
+    run pty env NO_COLOR=1 TERM=xterm-256color "$dist/bin/$cmd" --help
+    [ $rc = 0 ] && grep -q 'Usage:' "$tmp/out" && ! grep -q "$esc\[" "$tmp/out"
+    expect "NO_COLOR=1 on a terminal: $cmd --help without colour" $? "$(what)"
+  done
 else
   record skip "colour on a terminal, NO_COLOR" "no script(1) to make a pseudo-terminal"
 fi
