@@ -1,0 +1,543 @@
+package dev.strata.engine.host;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads and writes the host JSON (DESIGN §5) strictly: exactly the eleven fields of {@link
+ * HostFacts}, each of its own JSON type (no string for a number, no float for an integer, no number
+ * for a boolean), each value possible for a real machine. Anything else is a {@link
+ * HostFileException} whose one-line message names the file, the position and the field.
+ *
+ * <p>It walks Jackson's token stream itself rather than binding through databind: that is what lets
+ * every error carry the field name and the {@code line:col} of the offending token, and it refuses
+ * nesting, duplicates and coercions by construction instead of by a list of feature flags.
+ *
+ * <p>Writing is canonical: the record's field order, two-space indent, {@code "key": value}, a
+ * trailing newline; {@code read(write(x)).equals(x)} and {@code write(read(t)).equals(t)} for
+ * canonical text {@code t}.
+ */
+public final class HostFactsCodec {
+  /** A host file larger than this is refused before it is parsed. */
+  public static final int MAX_BYTES = 64 * 1024;
+
+  /** The JSON names in record (and output) order. */
+  public static final List<String> FIELDS =
+      List.of(
+          "os",
+          "chip",
+          "cpu_cores",
+          "perf_cores",
+          "efficiency_cores",
+          "memory_bytes",
+          "gpu_family",
+          "metal4",
+          "k4",
+          "os_version",
+          "wired_limit_mb");
+
+  /** Sanity bound for CPU counts (Linux's usual kernel_max is 8192). */
+  static final int MAX_CPUS = 8192;
+
+  /** Sanity bound for the two free-text fields. */
+  static final int MAX_TEXT = 256;
+
+  private enum Kind {
+    STRING("a string"),
+    INT("an integer"),
+    LONG("an integer"),
+    BOOL("true or false");
+
+    final String expected;
+
+    Kind(String expected) {
+      this.expected = expected;
+    }
+  }
+
+  private static final Map<String, Kind> KINDS =
+      Map.ofEntries(
+          Map.entry("os", Kind.STRING),
+          Map.entry("chip", Kind.STRING),
+          Map.entry("cpu_cores", Kind.INT),
+          Map.entry("perf_cores", Kind.INT),
+          Map.entry("efficiency_cores", Kind.INT),
+          Map.entry("memory_bytes", Kind.LONG),
+          Map.entry("gpu_family", Kind.INT),
+          Map.entry("metal4", Kind.BOOL),
+          Map.entry("k4", Kind.BOOL),
+          Map.entry("os_version", Kind.STRING),
+          Map.entry("wired_limit_mb", Kind.LONG));
+
+  private static final JsonFactory JSON = new JsonFactory();
+
+  private static final DefaultPrettyPrinter PRETTY =
+      new DefaultPrettyPrinter(
+              Separators.createDefaultInstance()
+                  .withObjectFieldValueSpacing(Separators.Spacing.AFTER))
+          .withObjectIndenter(new DefaultIndenter("  ", "\n"));
+
+  private HostFactsCodec() {}
+
+  /**
+   * Reads a host file. The message of every failure starts with {@code file} as given.
+   *
+   * @throws HostFileException when the file is missing, not a regular file, larger than {@link
+   *     #MAX_BYTES}, empty, not JSON, or not a valid host object
+   */
+  public static HostFacts read(Path file) {
+    String source = file.toString();
+    if (Files.isDirectory(file)) {
+      throw new HostFileException(source + ": is a folder, not a host JSON file", null);
+    }
+    if (!Files.exists(file)) {
+      throw new HostFileException(source + ": no such file", null);
+    }
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file)) {
+      throw new HostFileException(source + ": not a regular file", null);
+    }
+    byte[] bytes;
+    try (InputStream in = Files.newInputStream(file)) {
+      // Read one byte past the limit instead of trusting size(): the file may grow meanwhile.
+      bytes = in.readNBytes(MAX_BYTES + 1);
+    } catch (AccessDeniedException e) {
+      throw new HostFileException(source + ": permission denied", null);
+    } catch (NoSuchFileException e) {
+      throw new HostFileException(source + ": no such file", null);
+    } catch (IOException e) {
+      throw new HostFileException(source + ": cannot read: " + oneLine(e.getMessage()), null);
+    }
+    if (bytes.length > MAX_BYTES) {
+      throw new HostFileException(
+          source + ": larger than " + MAX_BYTES + " bytes; a host file is a small JSON object",
+          null);
+    }
+    return parse(bytes, null, source);
+  }
+
+  /**
+   * Reads host JSON from text; {@code source} names it in messages (a file name, "--host-file",
+   * "config host").
+   */
+  public static HostFacts read(String json, String source) {
+    if (json.length() > MAX_BYTES) {
+      throw new HostFileException(
+          source + ": larger than " + MAX_BYTES + " bytes; a host file is a small JSON object",
+          null);
+    }
+    return parse(null, json, source);
+  }
+
+  /** The canonical host JSON of {@code facts}, ending in a newline. */
+  public static String write(HostFacts facts) {
+    StringWriter out = new StringWriter(512);
+    try (JsonGenerator g = JSON.createGenerator(out)) {
+      g.setPrettyPrinter(PRETTY);
+      g.writeStartObject();
+      g.writeStringField("os", facts.os());
+      g.writeStringField("chip", facts.chip());
+      g.writeNumberField("cpu_cores", facts.cpuCores());
+      g.writeNumberField("perf_cores", facts.perfCores());
+      g.writeNumberField("efficiency_cores", facts.efficiencyCores());
+      g.writeNumberField("memory_bytes", facts.memoryBytes());
+      g.writeNumberField("gpu_family", facts.gpuFamily());
+      g.writeBooleanField("metal4", facts.metal4());
+      g.writeBooleanField("k4", facts.k4());
+      g.writeStringField("os_version", facts.osVersion());
+      g.writeNumberField("wired_limit_mb", facts.wiredLimitMb());
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a StringWriter does not fail
+    }
+    return out.append('\n').toString();
+  }
+
+  /**
+   * Checks that {@code facts} could describe a real machine (the value rules of the host JSON):
+   * {@code os} macos or linux; CPU counts from 1, performance + efficiency ≤ CPUs; memory above 0;
+   * {@code gpu_family} 0 or 1001–1010; {@code k4} exactly when the family is Apple10; Metal 4 only
+   * from Apple7 (M1) on; nothing GPU-related on Linux.
+   *
+   * @throws HostFileException naming {@code source} and the field at fault
+   */
+  public static void check(HostFacts facts, String source) {
+    check(facts, source, Map.of());
+  }
+
+  private static HostFacts parse(byte[] bytes, String text, String source) {
+    Map<String, Object> values = new HashMap<>();
+    Map<String, JsonLocation> where = new HashMap<>();
+    try (JsonParser p = bytes != null ? JSON.createParser(bytes) : JSON.createParser(text)) {
+      JsonToken t = p.nextToken();
+      if (t == null) {
+        throw new HostFileException(
+            source + ": is empty; expected a host JSON object (see 'strata-setup probe --json')",
+            null);
+      }
+      if (t != JsonToken.START_OBJECT) {
+        throw fail(source, p.currentTokenLocation(), null, "expected a JSON object, got " + got(p));
+      }
+      while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonLocation at = p.currentTokenLocation();
+        Kind kind = KINDS.get(name);
+        if (kind == null) {
+          throw fail(source, at, name, unknownField(name));
+        }
+        if (values.containsKey(name)) {
+          throw fail(source, at, name, "duplicate field '" + name + "'");
+        }
+        p.nextToken();
+        where.put(name, p.currentTokenLocation());
+        values.put(name, value(p, name, kind, source));
+      }
+      if (p.nextToken() != null) {
+        throw fail(
+            source, p.currentTokenLocation(), null, "unexpected content after the host object");
+      }
+    } catch (HostFileException e) {
+      throw e;
+    } catch (JsonProcessingException e) {
+      throw fail(
+          source, e.getLocation(), null, "not valid JSON: " + oneLine(e.getOriginalMessage()));
+    } catch (IOException e) {
+      throw new HostFileException(source + ": cannot read: " + oneLine(e.getMessage()), null);
+    }
+    List<String> missing = new ArrayList<>();
+    for (String f : FIELDS) {
+      if (!values.containsKey(f)) {
+        missing.add("'" + f + "'");
+      }
+    }
+    if (!missing.isEmpty()) {
+      String first = missing.getFirst().replace("'", "");
+      throw new HostFileException(
+          source
+              + ": missing field"
+              + (missing.size() > 1 ? "s " : " ")
+              + String.join(", ", missing)
+              + " (a host file has all of: "
+              + String.join(", ", FIELDS)
+              + ")",
+          first);
+    }
+    HostFacts facts =
+        new HostFacts(
+            (String) values.get("os"),
+            (String) values.get("chip"),
+            (Integer) values.get("cpu_cores"),
+            (Integer) values.get("perf_cores"),
+            (Integer) values.get("efficiency_cores"),
+            (Long) values.get("memory_bytes"),
+            (Integer) values.get("gpu_family"),
+            (Boolean) values.get("metal4"),
+            (Boolean) values.get("k4"),
+            (String) values.get("os_version"),
+            (Long) values.get("wired_limit_mb"));
+    check(facts, source, where);
+    return facts;
+  }
+
+  private static Object value(JsonParser p, String name, Kind kind, String source)
+      throws IOException {
+    JsonToken t = p.currentToken();
+    JsonLocation at = p.currentTokenLocation();
+    switch (kind) {
+      case STRING -> {
+        if (t == JsonToken.VALUE_STRING) {
+          return p.getText();
+        }
+      }
+      case INT, LONG -> {
+        if (t == JsonToken.VALUE_NUMBER_INT) {
+          JsonParser.NumberType nt = p.getNumberType();
+          if (nt == JsonParser.NumberType.INT) {
+            return kind == Kind.INT ? (Object) p.getIntValue() : (Object) p.getLongValue();
+          }
+          if (nt == JsonParser.NumberType.LONG && kind == Kind.LONG) {
+            return p.getLongValue();
+          }
+          throw fail(
+              source,
+              at,
+              name,
+              "field '"
+                  + name
+                  + "' is out of range: "
+                  + clip(p.getText())
+                  + (kind == Kind.INT ? " (at most 2147483647)" : " (at most 2^63-1)"));
+        }
+      }
+      case BOOL -> {
+        if (t == JsonToken.VALUE_TRUE || t == JsonToken.VALUE_FALSE) {
+          return t == JsonToken.VALUE_TRUE;
+        }
+      }
+    }
+    throw fail(
+        source, at, name, "field '" + name + "' must be " + kind.expected + ", got " + got(p));
+  }
+
+  private static void check(HostFacts f, String source, Map<String, JsonLocation> where) {
+    if (!"macos".equals(f.os()) && !"linux".equals(f.os())) {
+      bad(
+          source,
+          where,
+          "os",
+          "field 'os' must be \"macos\" or \"linux\", got \"" + clip(f.os()) + "\"");
+    }
+    text(source, where, "chip", f.chip());
+    text(source, where, "os_version", f.osVersion());
+    if (f.cpuCores() < 1 || f.cpuCores() > MAX_CPUS) {
+      bad(
+          source,
+          where,
+          "cpu_cores",
+          "field 'cpu_cores' must be 1.." + MAX_CPUS + ", got " + f.cpuCores());
+    }
+    if (f.perfCores() < 1) {
+      bad(
+          source,
+          where,
+          "perf_cores",
+          "field 'perf_cores' must be at least 1, got " + f.perfCores());
+    }
+    if (f.efficiencyCores() < 0) {
+      bad(
+          source,
+          where,
+          "efficiency_cores",
+          "field 'efficiency_cores' must be 0 or more, got " + f.efficiencyCores());
+    }
+    if ((long) f.perfCores() + f.efficiencyCores() > f.cpuCores()) {
+      bad(
+          source,
+          where,
+          "perf_cores",
+          "perf_cores + efficiency_cores ("
+              + f.perfCores()
+              + " + "
+              + f.efficiencyCores()
+              + ") exceed cpu_cores ("
+              + f.cpuCores()
+              + ")");
+    }
+    if (f.memoryBytes() <= 0) {
+      bad(
+          source,
+          where,
+          "memory_bytes",
+          "field 'memory_bytes' must be above 0, got " + f.memoryBytes());
+    }
+    int family = f.gpuFamily();
+    if (family != 0 && (family < 1001 || family > HostFacts.FAMILY_APPLE10)) {
+      bad(
+          source,
+          where,
+          "gpu_family",
+          "field 'gpu_family' must be 0 (no Apple GPU) or an Apple family 1001..1010, got "
+              + family);
+    }
+    if (f.k4() && family != HostFacts.FAMILY_APPLE10) {
+      bad(
+          source,
+          where,
+          "k4",
+          "k4 is true but gpu_family is "
+              + family
+              + ": k4 means the GPU supports Apple10 (gpu_family 1010, M5 class)");
+    }
+    if (!f.k4() && family == HostFacts.FAMILY_APPLE10) {
+      bad(
+          source,
+          where,
+          "k4",
+          "gpu_family is 1010 (Apple10, M5 class) but k4 is false: an Apple10 GPU is k4");
+    }
+    if (f.metal4() && family < 1007) {
+      bad(
+          source,
+          where,
+          "metal4",
+          "metal4 is true but gpu_family is "
+              + family
+              + ": Metal 4 needs an Apple7 (M1) GPU or newer");
+    }
+    if (f.wiredLimitMb() < 0) {
+      bad(
+          source,
+          where,
+          "wired_limit_mb",
+          "field 'wired_limit_mb' must be 0 (OS default) or more, got " + f.wiredLimitMb());
+    }
+    if (f.memoryBytes() > 0 && f.wiredLimitMb() > f.memoryBytes() >> 20) {
+      bad(
+          source,
+          where,
+          "wired_limit_mb",
+          "wired_limit_mb "
+              + f.wiredLimitMb()
+              + " exceeds memory_bytes ("
+              + (f.memoryBytes() >> 20)
+              + " MiB)");
+    }
+    if ("linux".equals(f.os()) && (family != 0 || f.metal4() || f.wiredLimitMb() != 0)) {
+      String field = family != 0 ? "gpu_family" : f.metal4() ? "metal4" : "wired_limit_mb";
+      bad(
+          source,
+          where,
+          field,
+          "os is linux, so gpu_family must be 0, metal4 and k4 false and wired_limit_mb 0");
+    }
+  }
+
+  private static void text(
+      String source, Map<String, JsonLocation> where, String field, String value) {
+    if (value.isBlank()) {
+      bad(source, where, field, "field \'" + field + "\' must not be empty");
+    }
+    if (value.length() > MAX_TEXT) {
+      bad(
+          source,
+          where,
+          field,
+          "field \'" + field + "\' is longer than " + MAX_TEXT + " characters");
+    }
+    // The text is printed to terminals later: no escape sequences or bidi tricks ride along.
+    if (value
+        .codePoints()
+        .anyMatch(c -> Character.isISOControl(c) || Character.getType(c) == Character.FORMAT)) {
+      bad(
+          source,
+          where,
+          field,
+          "field \'" + field + "\' must not contain control or format characters");
+    }
+  }
+
+  private static void bad(
+      String source, Map<String, JsonLocation> where, String field, String what) {
+    throw fail(source, where.get(field), field, what);
+  }
+
+  private static HostFileException fail(
+      String source, JsonLocation at, String field, String message) {
+    String pos = "";
+    if (at != null && at.getLineNr() > 0) {
+      pos = ":" + at.getLineNr() + (at.getColumnNr() > 0 ? ":" + at.getColumnNr() : "");
+    }
+    return new HostFileException(source + pos + ": " + message, field);
+  }
+
+  private static String unknownField(String name) {
+    String hint = suggestion(name);
+    return "unknown field '"
+        + clip(name)
+        + "'"
+        + (hint == null ? "" : " (did you mean '" + hint + "'?)")
+        + " (known: "
+        + String.join(", ", FIELDS)
+        + ")";
+  }
+
+  /** The one known field a typo most likely meant, or null when none or several fit. */
+  static String suggestion(String name) {
+    String lower = name.toLowerCase(java.util.Locale.ROOT).replace('-', '_');
+    String best = null;
+    int bestDistance = 3;
+    boolean tie = false;
+    for (String f : FIELDS) {
+      int d =
+          f.equals(lower) ? 0 : f.startsWith(lower) && lower.length() >= 3 ? 1 : distance(f, lower);
+      if (d < bestDistance) {
+        best = f;
+        bestDistance = d;
+        tie = false;
+      } else if (d == bestDistance) {
+        tie = true;
+      }
+    }
+    return tie ? null : best;
+  }
+
+  private static int distance(String a, String b) {
+    if (Math.abs(a.length() - b.length()) > 3 || b.length() > 64) {
+      return Integer.MAX_VALUE;
+    }
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+      }
+      int[] swap = prev;
+      prev = cur;
+      cur = swap;
+    }
+    return prev[b.length()];
+  }
+
+  private static String got(JsonParser p) throws IOException {
+    JsonToken t = p.currentToken();
+    return switch (t) {
+      case VALUE_STRING -> "a string \"" + clip(p.getText()) + "\"";
+      case VALUE_NUMBER_INT -> "the number " + clip(p.getText());
+      case VALUE_NUMBER_FLOAT -> "the non-integer number " + clip(p.getText());
+      case VALUE_TRUE, VALUE_FALSE -> "the boolean " + p.getText();
+      case VALUE_NULL -> "null";
+      case START_OBJECT -> "an object";
+      case START_ARRAY -> "an array";
+      default -> String.valueOf(t);
+    };
+  }
+
+  /** Quotes user text into a message safely: short, one line, no control characters. */
+  static String clip(String s) {
+    StringBuilder b = new StringBuilder();
+    s.codePoints()
+        .limit(40)
+        .forEach(
+            c ->
+                b.append(
+                    Character.isISOControl(c) ? "\\u%04x".formatted(c) : Character.toString(c)));
+    return s.codePointCount(0, s.length()) > 40 ? b + "…" : b.toString();
+  }
+
+  private static String oneLine(String s) {
+    if (s == null) {
+      return "unknown error";
+    }
+    // Jackson's texts name its own switches ("enable JsonReadFeature..."): those mean nothing to
+    // someone fixing a host file, so they are cut.
+    return s.replaceAll("\\s*\\R\\s*", " ")
+        .replaceAll(
+            "\\s*\\(not recognized as one since Feature '\\w+' not enabled for parser\\)", "")
+        .replaceAll(": enable `JsonReadFeature\\.\\w+` to allow", "")
+        .strip();
+  }
+}

@@ -1,0 +1,296 @@
+package dev.strata.metal;
+
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostFactsCodec;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+
+/**
+ * The Linux probe: reads /proc, /sys and /etc/os-release (no process spawned, no native call).
+ *
+ * <ul>
+ *   <li>{@code cpu_cores}: the CPUs this process may run on ({@code Cpus_allowed_list} of
+ *       /proc/self/status, within /sys/devices/system/cpu/online), which is what {@code nproc}
+ *       counts;
+ *   <li>performance/efficiency: Intel hybrid parts list their P and E CPUs in
+ *       /sys/devices/cpu_core/cpus and /sys/devices/cpu_atom/cpus; arm big.LITTLE parts give each
+ *       CPU a {@code cpu_capacity}, and the lowest class is the efficiency one; otherwise all are
+ *       performance cores;
+ *   <li>{@code memory_bytes}: MemTotal of /proc/meminfo; {@code chip}: {@code model name} of
+ *       /proc/cpuinfo (or {@code Hardware}, or the arm {@code CPU part}); {@code os_version}:
+ *       PRETTY_NAME of /etc/os-release.
+ * </ul>
+ *
+ * The parsers are pure and public to this package so tests feed them recorded file texts; {@link
+ * #probe(Path)} reads a whole tree under any root, so tests also run it on a recorded tree.
+ */
+public final class LinuxProbe {
+  private LinuxProbe() {}
+
+  /** Probes this machine. */
+  public static ProbeResult probe() {
+    return probe(Path.of("/"));
+  }
+
+  /** Probes the /proc, /sys and /etc found under {@code root} (tests pass a recorded tree). */
+  static ProbeResult probe(Path root) {
+    List<String> notes = new ArrayList<>();
+
+    Optional<BitSet> allowed =
+        read(root, "proc/self/status").flatMap(LinuxProbe::allowedCpus).map(LinuxProbe::cpuList);
+    Optional<BitSet> online = read(root, "sys/devices/system/cpu/online").map(LinuxProbe::cpuList);
+    BitSet cpus;
+    if (allowed.isPresent() || online.isPresent()) {
+      cpus = (BitSet) allowed.or(() -> online).orElseThrow().clone();
+      online.ifPresent(cpus::and);
+      if (cpus.isEmpty()) {
+        cpus = (BitSet) online.or(() -> allowed).orElseThrow().clone();
+      }
+    } else {
+      cpus = new BitSet();
+      cpus.set(0, Runtime.getRuntime().availableProcessors());
+      notes.add(
+          "no /proc/self/status or /sys CPU list: using the JVM's count, " + cpus.cardinality());
+    }
+    int cpuCores = Math.min(cpus.cardinality(), 8192);
+
+    int[] split = split(root, cpus);
+
+    long memory =
+        read(root, "proc/meminfo")
+            .map(LinuxProbe::memTotalBytes)
+            .orElse(OptionalLong.empty())
+            .orElse(-1);
+    if (memory <= 0) {
+      memory =
+          ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+              .getTotalMemorySize();
+      notes.add("no MemTotal in /proc/meminfo: using the JVM's total memory, " + memory + " bytes");
+    }
+
+    String chip =
+        read(root, "proc/cpuinfo").flatMap(LinuxProbe::cpuModel).map(ChipName::clean).orElse("");
+    if (chip.isEmpty()) {
+      chip = "unknown";
+      notes.add("no CPU model in /proc/cpuinfo: chip reported as 'unknown'");
+    }
+    String os =
+        read(root, "etc/os-release")
+            .or(() -> read(root, "usr/lib/os-release"))
+            .flatMap(LinuxProbe::prettyName)
+            .map(ChipName::clean)
+            .filter(s -> !s.isEmpty())
+            .orElse("");
+    if (os.isEmpty()) {
+      os = ChipName.clean("Linux " + System.getProperty("os.version", ""));
+      notes.add("no PRETTY_NAME in /etc/os-release: os_version reported as '" + os + "'");
+    }
+
+    HostFacts facts =
+        new HostFacts("linux", chip, cpuCores, split[0], split[1], memory, 0, false, false, os, 0);
+    HostFactsCodec.check(facts, "probe");
+    return new ProbeResult(facts, notes, OptionalLong.empty());
+  }
+
+  /** {performance, efficiency} among {@code cpus}. */
+  private static int[] split(Path root, BitSet cpus) {
+    int n = Math.min(cpus.cardinality(), 8192);
+    Optional<BitSet> core = read(root, "sys/devices/cpu_core/cpus").map(LinuxProbe::cpuList);
+    Optional<BitSet> atom = read(root, "sys/devices/cpu_atom/cpus").map(LinuxProbe::cpuList);
+    if (core.isPresent() && atom.isPresent()) {
+      BitSet p = (BitSet) core.get().clone();
+      p.and(cpus);
+      BitSet e = (BitSet) atom.get().clone();
+      e.and(cpus);
+      if (p.cardinality() >= 1 && p.cardinality() + e.cardinality() <= n) {
+        return new int[] {p.cardinality(), e.cardinality()};
+      }
+    }
+    TreeMap<Integer, Integer> capacity = new TreeMap<>();
+    for (int cpu = cpus.nextSetBit(0); cpu >= 0; cpu = cpus.nextSetBit(cpu + 1)) {
+      Optional<Integer> c =
+          read(root, "sys/devices/system/cpu/cpu" + cpu + "/cpu_capacity")
+              .flatMap(LinuxProbe::integer);
+      if (c.isEmpty()) {
+        capacity.clear();
+        break;
+      }
+      capacity.merge(c.get(), 1, Integer::sum);
+    }
+    return capacitySplit(capacity, n);
+  }
+
+  /**
+   * {performance, efficiency} from a histogram capacity → CPU count: with two or more classes the
+   * lowest is the efficiency one (LITTLE), every higher class performance (big and prime); one
+   * class or none means all performance.
+   */
+  static int[] capacitySplit(TreeMap<Integer, Integer> capacityCounts, int cpus) {
+    if (capacityCounts.size() < 2) {
+      return new int[] {cpus, 0};
+    }
+    int efficiency = capacityCounts.firstEntry().getValue();
+    int total = capacityCounts.values().stream().mapToInt(Integer::intValue).sum();
+    return new int[] {total - efficiency, efficiency};
+  }
+
+  /** A kernel CPU list such as {@code 0-3,8,10-11} (empty or malformed parts are skipped). */
+  static BitSet cpuList(String text) {
+    BitSet set = new BitSet();
+    for (String part : text.strip().split(",")) {
+      part = part.strip();
+      if (part.isEmpty()) {
+        continue;
+      }
+      try {
+        int dash = part.indexOf('-');
+        int lo = Integer.parseInt(dash < 0 ? part : part.substring(0, dash));
+        int hi = dash < 0 ? lo : Integer.parseInt(part.substring(dash + 1));
+        if (lo >= 0 && hi >= lo && hi < 65536) {
+          set.set(lo, hi + 1);
+        }
+      } catch (NumberFormatException e) {
+        // a malformed part contributes nothing
+      }
+    }
+    return set;
+  }
+
+  /** The {@code Cpus_allowed_list:} value of /proc/self/status (the affinity mask nproc counts). */
+  static Optional<String> allowedCpus(String status) {
+    return field(status, "Cpus_allowed_list");
+  }
+
+  /** MemTotal of /proc/meminfo in bytes (the file says kB, meaning KiB). */
+  static OptionalLong memTotalBytes(String meminfo) {
+    Optional<String> v = field(meminfo, "MemTotal");
+    if (v.isEmpty()) {
+      return OptionalLong.empty();
+    }
+    String[] parts = v.get().split("\\s+");
+    try {
+      long kib = Long.parseLong(parts[0]);
+      long unit = parts.length > 1 && parts[1].equalsIgnoreCase("kB") ? 1024 : 1;
+      return kib > 0 && kib <= Long.MAX_VALUE / unit
+          ? OptionalLong.of(kib * unit)
+          : OptionalLong.empty();
+    } catch (NumberFormatException e) {
+      return OptionalLong.empty();
+    }
+  }
+
+  /**
+   * The CPU model from /proc/cpuinfo: {@code model name} (x86 and many arm kernels), else {@code
+   * Hardware} (older arm SoCs), else the arm {@code CPU implementer}/{@code CPU part} pair named
+   * from a short table of common cores.
+   */
+  static Optional<String> cpuModel(String cpuinfo) {
+    Optional<String> model = field(cpuinfo, "model name").filter(s -> !s.isBlank());
+    if (model.isPresent()) {
+      return model;
+    }
+    Optional<String> hardware = field(cpuinfo, "Hardware").filter(s -> !s.isBlank());
+    if (hardware.isPresent()) {
+      return hardware;
+    }
+    return field(cpuinfo, "CPU part")
+        .map(part -> ArmParts.name(field(cpuinfo, "CPU implementer").orElse(""), part));
+  }
+
+  /** PRETTY_NAME of an os-release file, unquoted as the shell would. */
+  static Optional<String> prettyName(String osRelease) {
+    for (String line : osRelease.split("\n")) {
+      line = line.strip();
+      if (!line.startsWith("PRETTY_NAME=")) {
+        continue;
+      }
+      String v = line.substring("PRETTY_NAME=".length());
+      if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
+        v = v.substring(1, v.length() - 1).replaceAll("\\\\([\"\\\\$`])", "$1");
+      } else if (v.length() >= 2 && v.startsWith("'") && v.endsWith("'")) {
+        v = v.substring(1, v.length() - 1);
+      }
+      return Optional.of(v);
+    }
+    return Optional.empty();
+  }
+
+  /** The value of the first {@code key : value} line (spaces or tabs around the colon). */
+  private static Optional<String> field(String text, String key) {
+    for (String line : text.split("\n")) {
+      int colon = line.indexOf(':');
+      if (colon > 0 && line.substring(0, colon).strip().equals(key)) {
+        return Optional.of(line.substring(colon + 1).strip());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<Integer> integer(String s) {
+    try {
+      return Optional.of(Integer.parseInt(s.strip()));
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** A small file's text, or empty when it is missing or unreadable. */
+  private static Optional<String> read(Path root, String relative) {
+    Path file = root.resolve(relative);
+    try {
+      // /proc and /sys files report size 0: read them whole, but never more than 1 MiB.
+      try (var in = Files.newInputStream(file)) {
+        return Optional.of(
+            new String(in.readNBytes(1 << 20), java.nio.charset.StandardCharsets.UTF_8));
+      }
+    } catch (IOException | SecurityException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Names of common arm cores by implementer and part (from the kernel's cputype.h values). */
+  static final class ArmParts {
+    private ArmParts() {}
+
+    static String name(String implementer, String part) {
+      String p = part.strip().toLowerCase(java.util.Locale.ROOT);
+      String i = implementer.strip().toLowerCase(java.util.Locale.ROOT);
+      String core =
+          i.equals("0x41")
+              ? switch (p) {
+                case "0xd03" -> "Cortex-A53";
+                case "0xd04" -> "Cortex-A35";
+                case "0xd05" -> "Cortex-A55";
+                case "0xd07" -> "Cortex-A57";
+                case "0xd08" -> "Cortex-A72";
+                case "0xd09" -> "Cortex-A73";
+                case "0xd0a" -> "Cortex-A75";
+                case "0xd0b" -> "Cortex-A76";
+                case "0xd0c" -> "Neoverse-N1";
+                case "0xd0d" -> "Cortex-A77";
+                case "0xd40" -> "Neoverse-V1";
+                case "0xd41" -> "Cortex-A78";
+                case "0xd44" -> "Cortex-X1";
+                case "0xd46" -> "Cortex-A510";
+                case "0xd47" -> "Cortex-A710";
+                case "0xd48" -> "Cortex-X2";
+                case "0xd49" -> "Neoverse-N2";
+                case "0xd4f" -> "Neoverse-V2";
+                default -> null;
+              }
+              : null;
+      if (core != null) {
+        return "ARM " + core;
+      }
+      return "arm CPU (implementer " + (i.isEmpty() ? "?" : i) + ", part " + p + ")";
+    }
+  }
+}
