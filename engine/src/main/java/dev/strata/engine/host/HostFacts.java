@@ -1,5 +1,6 @@
 package dev.strata.engine.host;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
@@ -52,6 +53,8 @@ public record HostFacts(
   /** MTLGPUFamilyMetal4. */
   public static final int FAMILY_METAL4 = 5002;
 
+  /** Derived, not a key: without @JsonIgnore Jackson would write it as a "mac" field. */
+  @JsonIgnore
   public boolean isMac() {
     return "macos".equals(os);
   }

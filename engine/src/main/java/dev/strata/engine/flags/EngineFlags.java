@@ -1,0 +1,526 @@
+package dev.strata.engine.flags;
+
+import dev.strata.engine.kv.Backend;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.kv.KvRules;
+import dev.strata.engine.model.ExpertsMode;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The engine flag table — every flag the engines take, in the manner of llama.cpp's {@code
+ * common/arg.cpp}: one row per flag, and everything else (validation, argv rendering, the typed
+ * {@link EngineArgs} view, {@code docs/FLAGS.md} through {@link FlagDocs}, strata-ref's {@code
+ * flags.def} through {@link FlagsDef}) comes from it. Also the table of env switches, and the rules
+ * for the environment a config may set.
+ *
+ * <p>Row order is the order argv is rendered in. {@code --kv} is the last row so that opting into
+ * q4_0 appends exactly its pair at the end of a generated config's args (DESIGN §6).
+ */
+public final class EngineFlags {
+  public static final String MODEL = "--model";
+  public static final String CTX = "--ctx";
+  public static final String EXPERTS = "--experts";
+  public static final String THREADS = "--threads";
+  public static final String MEM_BUDGET_MB = "--mem-budget-mb";
+  public static final String SPEC = "--spec";
+  public static final String SUFFIX_DRAFT = "--suffix-draft";
+  public static final String KV_RESIDENT = "--kv-resident";
+  public static final String PROMPT_TOKENS = "--prompt-tokens";
+  public static final String N_PREDICT = "--n-predict";
+  public static final String FAULT = "--fault";
+  public static final String KV = "--kv";
+
+  /** Largest context the engines take: 1 Mi tokens. */
+  public static final int MAX_CTX = 1 << 20;
+
+  /** Largest memory budget: 16 TiB in MiB, far above any Mac, low enough to stay exact in C. */
+  public static final long MAX_MEM_BUDGET_MB = 16L << 20;
+
+  /** Longest env name a config may set. */
+  public static final int MAX_ENV_NAME = 128;
+
+  /** Longest env value a config may set, in UTF-8 bytes. */
+  public static final int MAX_ENV_VALUE_BYTES = 4096;
+
+  /** The namespace of the toolkit's own env switches: an unknown name in it is a typo. */
+  public static final String OWN_PREFIX = "STRATA_";
+
+  /**
+   * Env name prefixes a config may not set, compared without regard to case: the dynamic loaders'
+   * ({@code LD_*} on Linux, {@code DYLD_*} on macOS: preloading and library search paths) and the
+   * allocators' debug switches ({@code MALLOC_*} in glibc, {@code Malloc*} in macOS libmalloc,
+   * which also write log files).
+   */
+  public static final List<String> REFUSED_ENV_PREFIXES = List.of("LD_", "DYLD_", "MALLOC");
+
+  /**
+   * Env names a config may not set, compared without regard to case: glibc's "unsecure" list (the
+   * variables {@code ld.so} strips for setuid programs because they make a process load other code
+   * or files: {@code unsecvars.h}), the JVM's option and class-path variables (they change the code
+   * a Java child runs), and {@code PATH}, {@code BASH_ENV}, {@code ENV} (which program, which shell
+   * start-up file a child runs).
+   */
+  public static final List<String> REFUSED_ENV_NAMES =
+      List.of(
+          "GCONV_PATH",
+          "GETCONF_DIR",
+          "GLIBC_TUNABLES",
+          "HOSTALIASES",
+          "LOCALDOMAIN",
+          "LOCPATH",
+          "NIS_PATH",
+          "NLSPATH",
+          "RESOLV_HOST_CONF",
+          "RES_OPTIONS",
+          "TMPDIR",
+          "TZDIR",
+          "JAVA_TOOL_OPTIONS",
+          "_JAVA_OPTIONS",
+          "JDK_JAVA_OPTIONS",
+          "CLASSPATH",
+          "JAVA_HOME",
+          "PATH",
+          "BASH_ENV",
+          "ENV");
+
+  private static final Set<Backend> ALL = EnumSet.allOf(Backend.class);
+  private static final Set<Backend> PC_ONLY = EnumSet.of(Backend.PC);
+  private static final Set<Backend> REF_ONLY = EnumSet.of(Backend.CPU_REFERENCE);
+
+  private static final List<FlagSpec> FLAGS =
+      List.of(
+          new FlagSpec(
+              MODEL,
+              "PATH",
+              new ValueKind.PathValue(),
+              null,
+              "required",
+              null,
+              "The model: its first shard (NAME-00001-of-0000N.gguf) or its only file.",
+              ALL,
+              true),
+          new FlagSpec(
+              CTX,
+              "N",
+              new ValueKind.IntRange(1, MAX_CTX),
+              "4096",
+              "",
+              null,
+              "Context length in tokens; every KV pool holds N + 128 cells.",
+              ALL,
+              false),
+          new FlagSpec(
+              EXPERTS,
+              "MODE",
+              choices(ExpertsMode.values(), ExpertsMode::id),
+              ExpertsMode.STREAM.id(),
+              "",
+              null,
+              "Where the MoE experts live: stream them from the SSD through an arena of resident"
+                  + " slots, or keep every expert resident in memory.",
+              ALL,
+              false),
+          new FlagSpec(
+              THREADS,
+              "N",
+              new ValueKind.IntRange(0, 1024),
+              "0",
+              "0 = the performance cores",
+              null,
+              "CPU threads the engine runs its host-side work on.",
+              ALL,
+              false),
+          new FlagSpec(
+              MEM_BUDGET_MB,
+              "N",
+              new ValueKind.IntRange(0, MAX_MEM_BUDGET_MB),
+              "0",
+              "0 = the memory plan's",
+              null,
+              "Memory the engine may use, in MiB.",
+              ALL,
+              false),
+          new FlagSpec(
+              SPEC,
+              "N",
+              new ValueKind.IntRange(0, 16),
+              "0",
+              "0 = off",
+              null,
+              "MTP draft tokens per step (speculative decoding).",
+              ALL,
+              false),
+          new FlagSpec(
+              SUFFIX_DRAFT,
+              "N",
+              new ValueKind.IntRange(0, 64),
+              "0",
+              "0 = off",
+              null,
+              "Suffix-match draft tokens per step.",
+              ALL,
+              false),
+          new FlagSpec(
+              KV_RESIDENT,
+              "",
+              new ValueKind.Switch(),
+              null,
+              "off",
+              null,
+              "Keep the KV cache resident while the experts stream (PC engine only).",
+              PC_ONLY,
+              false),
+          new FlagSpec(
+              PROMPT_TOKENS,
+              "N",
+              new ValueKind.IntRange(1, MAX_CTX),
+              "512",
+              "",
+              null,
+              "Tokens of the synthetic prompt strata-ref prefills.",
+              REF_ONLY,
+              false),
+          new FlagSpec(
+              N_PREDICT,
+              "N",
+              new ValueKind.IntRange(0, MAX_CTX),
+              "64",
+              "",
+              null,
+              "Synthetic decode steps strata-ref runs after the prompt.",
+              REF_ONLY,
+              false),
+          new FlagSpec(
+              FAULT,
+              "KIND",
+              choices(EngineArgs.Fault.values(), EngineArgs.Fault::id),
+              null,
+              "none",
+              null,
+              "Make strata-ref crash on purpose (SIGSEGV or SIGABRT), to test strata-launch"
+                  + " --isolate.",
+              REF_ONLY,
+              false),
+          new FlagSpec(
+              KV,
+              "FORMAT",
+              choices(KvFormat.values(), KvFormat::flagName),
+              null,
+              "none: the int8 path on Metal",
+              null,
+              "KV-cache format. On Metal fp16 runs on the int8 pools, q4_0 is the opt-in smaller"
+                  + " format (576 B per cell per QSA layer against 1,056), and k8v4 is refused at"
+                  + " startup.",
+              ALL,
+              false));
+
+  private static final List<EnvSwitch> ENV_SWITCHES =
+      List.of(
+          new EnvSwitch(
+              "STRATA_METAL_PROMPT",
+              List.of("window"),
+              "window: prompts run through decode windows, the slow exact fallback; both prompt"
+                  + " fast paths are off and the arena is planned without the prompt-GEMM"
+                  + " stand-by slots."),
+          new EnvSwitch(
+              "STRATA_METAL_PROMPT_GEMM",
+              List.of("0", "1"),
+              "0: prompts stay off the matrix-unit GEMM chain, and the arena is planned without"
+                  + " its 576 stand-by slots (64 instead)."),
+          new EnvSwitch(
+              KvRules.KV_ROT_ENV,
+              List.of("0", "1"),
+              "1: the PC engine rotates its int8 KV pools (FWHT-256). Refused on Metal and"
+                  + " strata-ref next to --kv int8; a no-op next to fp16, q4_0 or no --kv."));
+
+  private static final Map<String, FlagSpec> BY_NAME = index();
+  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+  private EngineFlags() {}
+
+  private static <E> ValueKind.Choice choices(
+      E[] values, java.util.function.Function<E, String> id) {
+    return new ValueKind.Choice(Arrays.stream(values).map(id).toList());
+  }
+
+  private static Map<String, FlagSpec> index() {
+    Map<String, FlagSpec> m = new LinkedHashMap<>();
+    for (FlagSpec f : FLAGS) {
+      if (m.put(f.name(), f) != null) {
+        throw new ExceptionInInitializerError("duplicate flag " + f.name());
+      }
+    }
+    return m;
+  }
+
+  /** Every flag, in table (= render) order. */
+  public static List<FlagSpec> flags() {
+    return FLAGS;
+  }
+
+  /** Every env switch the engines read. */
+  public static List<EnvSwitch> envSwitches() {
+    return ENV_SWITCHES;
+  }
+
+  /** The row of a flag, or null when there is none. */
+  public static FlagSpec lookup(String name) {
+    return BY_NAME.get(name);
+  }
+
+  /** The env switch of that name, or null. */
+  public static EnvSwitch envSwitch(String name) {
+    for (EnvSwitch s : ENV_SWITCHES) {
+      if (s.name().equals(name)) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Validates an engine argv for a backend and returns its typed view.
+   *
+   * @param argv the engine's arguments (no program name)
+   * @param backend the backend that will run them; null checks the flags against every backend's
+   *     union (for a caller that does not know the backend yet)
+   * @throws FlagException naming the flag and what is allowed: an unknown flag (with a "did you
+   *     mean"), a missing or bad value, a flag this backend does not take, a flag given twice, a
+   *     missing {@code --model}, a stray word
+   */
+  public static EngineArgs parse(List<String> argv, Backend backend) {
+    Map<String, String> values = new HashMap<>();
+    Map<String, Integer> seenAt = new HashMap<>();
+    int i = 0;
+    while (i < argv.size()) {
+      String item = argv.get(i);
+      if (item == null) {
+        throw FlagException.arg(i, "argument " + (i + 1) + " is missing (null)");
+      }
+      FlagSpec spec = BY_NAME.get(item);
+      if (spec == null) {
+        throw unknown(i, item);
+      }
+      Integer first = seenAt.putIfAbsent(item, i);
+      if (first != null) {
+        throw FlagException.arg(
+            i,
+            item + " is given twice (arguments " + (first + 1) + " and " + (i + 1) + "); keep one");
+      }
+      if (backend != null && !spec.acceptedBy(backend)) {
+        throw FlagException.arg(
+            i,
+            item
+                + " is not accepted by the "
+                + backend.id()
+                + " backend (only by "
+                + spec.backendsText()
+                + ")");
+      }
+      if (spec.isSwitch()) {
+        values.put(item, "");
+        i++;
+        continue;
+      }
+      if (i + 1 >= argv.size() || isFlagLike(argv.get(i + 1))) {
+        throw FlagException.arg(i, item + ": missing value (" + spec.kind().describe() + ")");
+      }
+      String value = argv.get(i + 1);
+      String problem = spec.kind().problem(value);
+      if (problem != null) {
+        throw FlagException.arg(i + 1, item + ": " + problem);
+      }
+      values.put(item, value);
+      i += 2;
+    }
+    for (FlagSpec f : FLAGS) {
+      if (f.required() && !values.containsKey(f.name())) {
+        throw FlagException.arg(-1, f.name() + " is required (" + f.help() + ")");
+      }
+    }
+    return typed(values);
+  }
+
+  /** {@link #parse} for its checks only. */
+  public static void validate(List<String> argv, Backend backend) {
+    parse(argv, backend);
+  }
+
+  private static boolean isFlagLike(String s) {
+    // a value never starts with "--": "--ctx --kv q4_0" is a forgotten value, not a context of
+    // "--kv"
+    return s == null || s.startsWith("--");
+  }
+
+  private static FlagException unknown(int index, String item) {
+    if (!item.startsWith("-")) {
+      return FlagException.arg(
+          index,
+          "unexpected argument '" + item + "' (flags start with --, and each takes one value)");
+    }
+    int eq = item.indexOf('=');
+    if (eq > 0 && BY_NAME.containsKey(item.substring(0, eq))) {
+      String name = item.substring(0, eq);
+      return FlagException.arg(
+          index,
+          "write "
+              + name
+              + " and its value as two arguments, not '"
+              + item
+              + "' (a flag takes its value as the next argument)");
+    }
+    String near = Suggest.nearest(item, BY_NAME.keySet());
+    return FlagException.arg(
+        index,
+        "unknown flag '"
+            + item
+            + "'"
+            + (near != null
+                ? " (did you mean " + near + "?)"
+                : " (known: " + String.join(" ", BY_NAME.keySet()) + ")"));
+  }
+
+  private static EngineArgs typed(Map<String, String> v) {
+    return new EngineArgs(
+        Path.of(v.get(MODEL)),
+        Integer.parseInt(value(v, CTX)),
+        ExpertsMode.fromId(value(v, EXPERTS)),
+        Integer.parseInt(value(v, THREADS)),
+        Long.parseLong(value(v, MEM_BUDGET_MB)),
+        v.containsKey(KV) ? KvFormat.fromName(v.get(KV)) : null,
+        Integer.parseInt(value(v, SPEC)),
+        Integer.parseInt(value(v, SUFFIX_DRAFT)),
+        v.containsKey(KV_RESIDENT),
+        Integer.parseInt(value(v, PROMPT_TOKENS)),
+        Integer.parseInt(value(v, N_PREDICT)),
+        v.containsKey(FAULT) ? EngineArgs.Fault.fromId(v.get(FAULT)) : null);
+  }
+
+  private static String value(Map<String, String> v, String flag) {
+    String s = v.get(flag);
+    return s != null ? s : BY_NAME.get(flag).defaultValue();
+  }
+
+  /**
+   * Renders argv from flag values, in table order, after checking them as {@link #parse} does.
+   *
+   * @param values flag name → value; "" for a switch that is on (leave a switch that is off out)
+   * @param backend the backend that will run them, or null for no backend check
+   * @throws FlagException on an unknown flag, a bad value, or a flag the backend does not take
+   */
+  public static List<String> render(Map<String, String> values, Backend backend) {
+    for (String name : values.keySet()) {
+      if (!BY_NAME.containsKey(name)) {
+        throw unknown(-1, name);
+      }
+    }
+    List<String> argv = new ArrayList<>();
+    for (FlagSpec f : FLAGS) {
+      String v = values.get(f.name());
+      if (v == null) {
+        continue;
+      }
+      argv.add(f.name());
+      if (!f.isSwitch()) {
+        argv.add(v);
+      } else if (!v.isEmpty()) {
+        throw FlagException.arg(-1, f.name() + ": takes no value, got '" + v + "'");
+      }
+    }
+    parse(argv, backend);
+    return List.copyOf(argv);
+  }
+
+  /**
+   * Validates the environment a config sets for the engine.
+   *
+   * <ul>
+   *   <li>A name is a valid identifier ({@code [A-Za-z_][A-Za-z0-9_]*}, at most 128 characters).
+   *   <li>Names that change how a process loads code are refused: {@link #REFUSED_ENV_PREFIXES},
+   *       {@link #REFUSED_ENV_NAMES}.
+   *   <li>A {@code STRATA_*} name must be a known switch (an unknown one is a typo), with one of
+   *       its values.
+   *   <li>A value has no NUL or line break and is at most 4096 bytes.
+   * </ul>
+   *
+   * @throws FlagException naming the variable
+   */
+  public static void validateEnv(Map<String, String> env) {
+    for (Map.Entry<String, String> e : env.entrySet()) {
+      String name = e.getKey();
+      String value = e.getValue();
+      checkEnvName(name);
+      if (value == null) {
+        throw FlagException.envValue(name, "env " + name + ": missing value");
+      }
+      String bad = Text.problem(value, MAX_ENV_VALUE_BYTES);
+      if (bad != null) {
+        throw FlagException.envValue(name, "env " + name + ": the value " + bad);
+      }
+      EnvSwitch known = envSwitch(name);
+      if (known != null && !known.values().contains(value)) {
+        String near = Suggest.nearest(value, known.values());
+        throw FlagException.envValue(
+            name,
+            "env "
+                + name
+                + ": '"
+                + value
+                + "' is not one of "
+                + String.join(", ", known.values())
+                + (near == null ? "" : " (did you mean " + near + "?)"));
+      }
+    }
+  }
+
+  private static void checkEnvName(String name) {
+    if (name == null || name.isEmpty()) {
+      throw FlagException.envName("", "env: a variable has an empty name");
+    }
+    if (name.length() > MAX_ENV_NAME || !IDENTIFIER.matcher(name).matches()) {
+      String shown = name.length() > 40 ? name.substring(0, 40) + "…" : name;
+      throw FlagException.envName(
+          name,
+          "env: '"
+              + shown
+              + "' is not a valid variable name (letters, digits and _, not starting with a"
+              + " digit, at most "
+              + MAX_ENV_NAME
+              + " characters)");
+    }
+    String upper = name.toUpperCase(Locale.ROOT);
+    boolean refused = REFUSED_ENV_NAMES.contains(upper);
+    for (String p : REFUSED_ENV_PREFIXES) {
+      refused |= upper.startsWith(p);
+    }
+    if (refused) {
+      throw FlagException.envName(
+          name,
+          "env "
+              + name
+              + " is refused: it changes how the engine process loads code or files; set it"
+              + " outside the config if you really mean it (see docs/FLAGS.md)");
+    }
+    if (name.startsWith(OWN_PREFIX) && envSwitch(name) == null) {
+      List<String> names = ENV_SWITCHES.stream().map(EnvSwitch::name).toList();
+      String near = Suggest.nearest(name, names);
+      throw FlagException.envName(
+          name,
+          "env: unknown switch "
+              + name
+              + (near != null
+                  ? " (did you mean " + near + "?)"
+                  : " (known: " + String.join(", ", names) + ")"));
+    }
+  }
+}

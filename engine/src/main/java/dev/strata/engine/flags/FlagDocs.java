@@ -1,0 +1,113 @@
+package dev.strata.engine.flags;
+
+import dev.strata.engine.kv.Backend;
+
+/**
+ * Renders {@code docs/FLAGS.md} from the flag table, so the docs cannot drift from what the engines
+ * accept. A test compares the committed file with this rendering.
+ */
+public final class FlagDocs {
+  private FlagDocs() {}
+
+  /** The whole of {@code docs/FLAGS.md}. */
+  public static String markdown() {
+    StringBuilder md = new StringBuilder();
+    md.append("# Engine flags\n\n")
+        .append("<!-- Generated from dev.strata.engine.flags.EngineFlags by FlagDocs: do not edit.")
+        .append(" To change a flag, change the table, then run the engine tests with")
+        .append(" -Dgolden.update=true. -->\n\n")
+        .append("Every flag the engines take, from one table (`EngineFlags`): `strata-setup`")
+        .append(" writes them into a config's `args`, `strata-launch` checks them before it loads")
+        .append(" anything, and strata-ref's parser includes the same table as")
+        .append(" `engine/native/src/flags.def`. Each flag takes its value as the next argument")
+        .append(" (`--ctx` `32768`, not `--ctx=32768`); a flag may appear once.\n\n")
+        .append("| flag | value | default | backends |\n")
+        .append("|---|---|---|---|\n");
+    for (FlagSpec f : EngineFlags.flags()) {
+      md.append("| `")
+          .append(f.usage())
+          .append("` | ")
+          .append(escape(f.kind().describe()))
+          .append(" | ")
+          .append(escape(defaultText(f)))
+          .append(" | ")
+          .append(f.backendsText())
+          .append(" |\n");
+    }
+    md.append("\n");
+    for (FlagSpec f : EngineFlags.flags()) {
+      md.append("- `").append(f.usage()).append("`: ").append(f.help());
+      if (f.envVar() != null) {
+        md.append(" Env: `").append(f.envVar()).append("`.");
+      }
+      md.append("\n");
+    }
+    md.append("\nBackends: ");
+    for (Backend b : Backend.values()) {
+      md.append(b == Backend.METAL ? "" : ", ").append('`').append(b.id()).append('`');
+    }
+    md.append(
+            ". A flag a backend does not take is an error (exit 2), not ignored. No flag reads an"
+                + " environment variable in its place.\n\n")
+        .append(
+            "Rules (exit 2, one line naming the flag): an unknown flag gets a \"did you mean\";")
+        .append(" a missing or bad value names the allowed values or range; a flag given twice,")
+        .append(" a stray word, or no `--model` is an error. Numbers are plain decimal digits.")
+        .append(" `--kv k8v4` passes these checks and is refused at startup on Metal and")
+        .append(" strata-ref (preflight, exit 3) with the upstream text.\n\n")
+        .append("Rendering order is the table's; `--kv` is last, so opting into q4_0 appends")
+        .append(" exactly `--kv`, `q4_0` to a generated config's args.\n\n")
+        .append("## Env switches\n\n")
+        .append("| variable | values | what it changes |\n")
+        .append("|---|---|---|\n");
+    for (EnvSwitch s : EngineFlags.envSwitches()) {
+      md.append("| `")
+          .append(s.name())
+          .append("` | ")
+          .append(String.join(", ", s.values().stream().map(v -> "`" + v + "`").toList()))
+          .append(" | ")
+          .append(escape(s.help()))
+          .append(" |\n");
+    }
+    md.append("\n## The environment a config may set\n\n")
+        .append("A config's `env` is checked before anything runs (exit 2, one line naming the")
+        .append(" variable):\n\n")
+        .append("- a name is `[A-Za-z_][A-Za-z0-9_]*`, at most ")
+        .append(EngineFlags.MAX_ENV_NAME)
+        .append(" characters; a value has no NUL or line break and is at most ")
+        .append(EngineFlags.MAX_ENV_VALUE_BYTES)
+        .append(" bytes;\n")
+        .append("- a `")
+        .append(EngineFlags.OWN_PREFIX)
+        .append("*` name must be one of the switches above, with one of its values (an unknown")
+        .append(" one is a typo, and gets a \"did you mean\");\n")
+        .append("- names that change how the engine process loads code or files are refused,")
+        .append(" compared without regard to case. Prefixes: ")
+        .append(codeList(EngineFlags.REFUSED_ENV_PREFIXES, "*"))
+        .append(" (the dynamic loaders' preload and search paths; the allocators' debug switches,")
+        .append(" which also write files). Names: ")
+        .append(codeList(EngineFlags.REFUSED_ENV_NAMES, ""))
+        .append(" (glibc's list of variables `ld.so` strips for setuid programs, the JVM's")
+        .append(" option and class-path variables, and what picks a child's program or shell")
+        .append(" start-up file). Set such a variable outside the config if you really mean it.\n")
+        .append("- any other valid name is passed through unchanged.\n");
+    return md.toString();
+  }
+
+  private static String defaultText(FlagSpec f) {
+    String v = f.defaultValue() == null ? "" : "`" + f.defaultValue() + "`";
+    String note = f.defaultNote();
+    if (v.isEmpty()) {
+      return note.isEmpty() ? "none" : note;
+    }
+    return note.isEmpty() ? v : v + " (" + note + ")";
+  }
+
+  private static String codeList(java.util.List<String> items, String suffix) {
+    return String.join(", ", items.stream().map(s -> "`" + s + suffix + "`").toList());
+  }
+
+  private static String escape(String s) {
+    return s.replace("|", "\\|");
+  }
+}

@@ -1,0 +1,59 @@
+package dev.strata.engine.flags;
+
+import java.util.Collection;
+import java.util.Locale;
+
+/** "Did you mean" suggestions: the nearest known word by edit distance, if it is near enough. */
+public final class Suggest {
+  private Suggest() {}
+
+  /**
+   * The known word nearest to {@code typed}, or null when none is close: at most 2 edits (an
+   * adjacent swap counts as one), or 1 for words of 3 letters or fewer, compared case-blind.
+   */
+  public static String nearest(String typed, Collection<String> known) {
+    String t = typed.toLowerCase(Locale.ROOT);
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String k : known) {
+      int d = distance(t, k.toLowerCase(Locale.ROOT));
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = k;
+      }
+    }
+    if (best == null) {
+      return null;
+    }
+    int allowed = Math.min(typed.length(), best.length()) <= 3 ? 1 : 2;
+    return bestDistance <= allowed ? best : null;
+  }
+
+  /** Optimal-string-alignment distance (Levenshtein plus adjacent transpositions). */
+  static int distance(String a, String b) {
+    if (Math.abs(a.length() - b.length()) > 8) {
+      return Integer.MAX_VALUE / 2; // far apart; skip the quadratic table for long junk input
+    }
+    int[][] d = new int[a.length() + 1][b.length() + 1];
+    for (int i = 0; i <= a.length(); i++) {
+      d[i][0] = i;
+    }
+    for (int j = 0; j <= b.length(); j++) {
+      d[0][j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        int v = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+        if (i > 1
+            && j > 1
+            && a.charAt(i - 1) == b.charAt(j - 2)
+            && a.charAt(i - 2) == b.charAt(j - 1)) {
+          v = Math.min(v, d[i - 2][j - 2] + 1);
+        }
+        d[i][j] = v;
+      }
+    }
+    return d[a.length()][b.length()];
+  }
+}

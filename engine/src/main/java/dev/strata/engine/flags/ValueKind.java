@@ -1,0 +1,106 @@
+package dev.strata.engine.flags;
+
+import java.util.List;
+
+/** What a flag's value may be. Each kind checks a value and says in words what it allows. */
+public sealed interface ValueKind {
+
+  /**
+   * Checks a value.
+   *
+   * @return null when the value is allowed, else what is wrong, phrased to follow "--flag: "
+   */
+  String problem(String value);
+
+  /** What the kind allows, e.g. "a whole number in 1..1048576". */
+  String describe();
+
+  /** A whole number in {@code [min, max]}, written in plain decimal digits. */
+  record IntRange(long min, long max) implements ValueKind {
+    public IntRange {
+      if (min > max || min < 0) {
+        throw new IllegalArgumentException("bad range " + min + ".." + max);
+      }
+    }
+
+    @Override
+    public String problem(String value) {
+      // plain decimal only: the engines parse with strtol base 10, so 0x10 or 1e3 would mean
+      // something else there than a reader of the config expects
+      if (value.isEmpty() || value.length() > 18 || !value.chars().allMatch(Character::isDigit)) {
+        return "'" + value + "' is not " + describe();
+      }
+      long v = Long.parseLong(value);
+      if (v < min || v > max) {
+        return value + " is out of range (" + describe() + ")";
+      }
+      return null;
+    }
+
+    @Override
+    public String describe() {
+      return "a whole number in " + min + ".." + max;
+    }
+  }
+
+  /** One of a closed set of words. */
+  record Choice(List<String> values) implements ValueKind {
+    public Choice {
+      values = List.copyOf(values);
+      if (values.isEmpty()) {
+        throw new IllegalArgumentException("a choice needs values");
+      }
+    }
+
+    @Override
+    public String problem(String value) {
+      if (values.contains(value)) {
+        return null;
+      }
+      String near = Suggest.nearest(value, values);
+      return "'"
+          + value
+          + "' is not "
+          + describe()
+          + (near == null ? "" : " (did you mean " + near + "?)");
+    }
+
+    @Override
+    public String describe() {
+      return "one of " + String.join(", ", values);
+    }
+  }
+
+  /** A file path: any text the OS can take, not checked for existence here (preflight does). */
+  record PathValue() implements ValueKind {
+    /** PATH_MAX on Linux; macOS's is 1024, so any real path fits. */
+    public static final int MAX_BYTES = 4096;
+
+    @Override
+    public String problem(String value) {
+      if (value.isEmpty()) {
+        return "the path is empty";
+      }
+      String bad = Text.problem(value, MAX_BYTES);
+      return bad == null ? null : "the path " + bad;
+    }
+
+    @Override
+    public String describe() {
+      return "a path";
+    }
+  }
+
+  /** A switch: present or absent, no value. */
+  record Switch() implements ValueKind {
+    @Override
+    public String problem(String value) {
+      return value.isEmpty() ? null : "takes no value";
+    }
+
+    @Override
+    public String describe() {
+      return "no value (a switch)";
+    }
+  }
+}

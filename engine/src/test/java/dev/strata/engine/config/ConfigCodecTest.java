@@ -1,0 +1,99 @@
+package dev.strata.engine.config;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ConfigCodecTest {
+
+  @Test
+  void writesTheContractShape() {
+    assertEquals(Configs.METAL_TEXT, ConfigCodec.write(Configs.metal()));
+  }
+
+  @Test
+  void readsWhatItWrites() {
+    EngineConfig c = Configs.metal();
+    assertEquals(c, ConfigCodec.read(Configs.METAL_TEXT, "engine.yaml"));
+  }
+
+  @Test
+  void kvQ4AppendsExactlyItsPairAtTheEnd() {
+    String plain = ConfigCodec.write(Configs.metal());
+    String q4 = ConfigCodec.write(Configs.metal("--kv", "q4_0"));
+    assertEquals(plain.replace("env: {}\n", "- --kv\n- q4_0\nenv: {}\n"), q4);
+  }
+
+  /** Every config of the list: write → read gives it back, and write → read → write is bytes. */
+  @Test
+  void roundTripsByteForByte() {
+    List<EngineConfig> configs = new ArrayList<>();
+    configs.add(Configs.metal());
+    configs.add(Configs.metal("--experts", "resident", "--kv", "q4_0"));
+    List<String> odd =
+        List.of(
+            "/Users/José Ñ/My Models/模型 1/m-00001-of-00002.gguf",
+            "/Volumes/SSD 2/it's # a \"test\": yes/m-00002-of-00002.gguf");
+    configs.add(
+        Configs.withModel(
+            "cpu-reference",
+            odd,
+            Map.of("STRATA_METAL_PROMPT_GEMM", "0", "OMP_NUM_THREADS", "8", "X_EMPTY", "")));
+    for (String s :
+        List.of(
+            "- leading dash.gguf",
+            "-",
+            "yes",
+            "null",
+            "~",
+            "true",
+            "0x1A",
+            "1e3",
+            "017",
+            "12345",
+            ".inf",
+            "---",
+            "...x",
+            "  spaces around  ",
+            "tab\there",
+            "emoji 🦙 and \u00e9\u0301",
+            "a: b",
+            "a #b",
+            "[x]",
+            "{x}",
+            "&anchor",
+            "*alias",
+            "!tag",
+            "%percent",
+            "@at",
+            "`tick`",
+            "back\\slash",
+            "C:\\Models\\m.gguf",
+            "nbsp\u00a0here",
+            "bell\u0007 del\u007f c1\u0090 nel\u0085 ls\u2028 bom\ufeff",
+            "=",
+            "<<",
+            "'quoted'",
+            "\"dq\"",
+            "ünï",
+            "2026-10-15",
+            "1:20",
+            "+1",
+            "0o17")) {
+      List<String> shards = List.of("/m/" + s + "/a.gguf", s);
+      configs.add(Configs.withModel("pc", shards, Map.of("ODD", s)));
+    }
+    for (EngineConfig c : configs) {
+      String once = ConfigCodec.write(c);
+      EngineConfig back = ConfigCodec.read(once, "engine.yaml");
+      assertEquals(c, back, once);
+      assertEquals(once, ConfigCodec.write(back));
+      byte[] bytes = ConfigCodec.writeBytes(c);
+      assertArrayEquals(bytes, ConfigCodec.writeBytes(ConfigCodec.read(bytes, "x")));
+    }
+  }
+}
