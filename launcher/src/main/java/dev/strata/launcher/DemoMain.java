@@ -1,13 +1,200 @@
 package dev.strata.launcher;
 
-/** {@code ./strata demo}: demo model + config for this machine, then launch (issue 4). */
-public final class DemoMain {
-  private DemoMain() {}
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.kv.Backend;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.model.DemoModel;
+import dev.strata.engine.model.GgufModel;
+import dev.strata.engine.model.GgufReader;
+import dev.strata.launcher.preflight.LibraryTrust;
+import dev.strata.metal.HostProbe;
+import dev.strata.setup.gen.Answers;
+import dev.strata.setup.gen.Generator;
+import dev.strata.setup.gen.Templates;
+import dev.strata.setup.write.ConfigWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./strata demo}: the whole flow in one command from a fresh clone — writes the demo model
+ * (4 GGUF shards with the seed's geometry, sparse zero data), generates a config for this machine
+ * and strata-ref with strata-setup's generator, then launches it in this process through FFM,
+ * exactly as {@code strata-launch --config} would.
+ */
+@Command(
+    name = "strata demo",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    sortOptions = false,
+    description = {
+      "Write the demo model and a config for this machine and strata-ref, then launch the engine"
+          + " on it with a short synthetic workload (a 512-token prompt, 64 decode steps).",
+      "",
+      "Files go to ~/.cache/strata/demo ($XDG_CACHE_HOME/strata/demo; ~/Library/Caches/Strata/demo"
+          + " on macOS) unless --dir says otherwise. Your own config is never touched.",
+      ""
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:the demo ran",
+      "2:usage error, or the demo's files could not be written",
+      "3:strata-ref is missing (run ./strata build) or preflight refused",
+      "130:interrupted (Ctrl-C)",
+      "*:the engine's own exit code"
+    })
+public final class DemoMain implements Callable<Integer> {
+  /** The demo's context: the 32K of the seed's pinned figures. */
+  public static final long DEMO_CONTEXT = 32_768;
+
+  /** Shards of the demo model. */
+  public static final int DEMO_SHARDS = 4;
+
+  private final LaunchCli.Io io;
+
+  @Option(
+      names = "--dir",
+      paramLabel = "DIR",
+      description = "Where to write the demo model and config (default: the cache folder above).")
+  Path dir;
+
+  @Option(
+      names = "--kv",
+      paramLabel = "FORMAT",
+      description =
+          "KV-cache format: q4_0 to see the smaller pools (576 instead of 1,056 bytes per cell);"
+              + " default: none, the int8 path.")
+  String kv;
+
+  @Option(
+      names = "--ctx",
+      paramLabel = "N",
+      description = "Context in tokens (default: ${DEFAULT-VALUE}).",
+      defaultValue = "32768")
+  long ctx;
+
+  @Option(names = "--isolate", description = "Run the engine in a child process (see strata-launch --help).")
+  boolean isolate;
+
+  public DemoMain(LaunchCli.Io io) {
+    this.io = io;
+  }
 
   public static void main(String[] args) {
-    System.err.println(
-        "strata demo: not available yet — it needs strata-launch and strata-ref (issue 4) and"
-            + " the demo model writer (issue 6)");
-    System.exit(2);
+    System.exit(create(LaunchCli.Io.system()).execute(args));
+  }
+
+  /** The demo's command line, with the same error handling as strata-launch's. */
+  public static CommandLine create(LaunchCli.Io io) {
+    CommandLine cl = LaunchCli.configure(new CommandLine(new DemoMain(io)), io, "strata demo");
+    return cl;
+  }
+
+  @Override
+  public Integer call() throws IOException {
+    String os = System.getProperty("os.name");
+    Path folder =
+        (dir != null ? dir : DemoPaths.cacheDir(io.env(), os)).toAbsolutePath().normalize();
+    KvFormat format = null;
+    if (kv != null) {
+      format = KvFormat.fromName(kv);
+      if (format == null) {
+        throw new StrataException(ExitCodes.USAGE, "--kv: unknown format '" + kv + "' (fp16, int8, q4_0)");
+      }
+    }
+    Path library =
+        DemoPaths.findRefLibrary(
+            System.getProperty("strata.root"), System.getProperty("strata.home"), os);
+
+    // 1. The model: reused when a complete demo set is already there.
+    Path modelDir = folder.resolve("model");
+    List<Path> shards = existingDemoModel(modelDir);
+    boolean wrote = shards == null;
+    if (wrote) {
+      shards = DemoModel.write(modelDir, DEMO_SHARDS);
+    }
+    GgufModel model = GgufReader.readModel(shards.getFirst());
+
+    // 2. The config, from strata-setup's generator: this machine, strata-ref, its sha256 pinned.
+    HostFacts host = HostProbe.probe().facts();
+    List<String> shardPaths = new ArrayList<>();
+    shards.forEach(p -> shardPaths.add(p.toString()));
+    EngineConfig config =
+        Generator.generate(
+            host,
+            model.geometry(),
+            shardPaths,
+            new Answers(ctx, null, format),
+            new Generator.Library(library.toString(), LibraryTrust.sha256Of(library)),
+            Templates.load(Backend.CPU_REFERENCE));
+    Path configPath = folder.resolve("engine.yaml");
+    ConfigWriter.write(
+        configPath, ConfigCodec.write(config).getBytes(StandardCharsets.UTF_8), true);
+
+    io.out().println("strata demo:");
+    io.out().println(
+        "  model   "
+            + modelDir
+            + (wrote ? " (written: " : " (reused: ")
+            + shards.size()
+            + " GGUF shards with the seed's geometry, sparse zero data)");
+    io.out().println("  engine  " + library + " (strata-ref, the reference CPU engine)");
+    io.out().println(
+        "  config  "
+            + configPath
+            + " (for this machine: "
+            + host.chip()
+            + "; context "
+            + ctx
+            + (format != null ? ", --kv " + format.flagName() : "")
+            + ")");
+    io.out().println(
+        "  launch  strata-launch --config " + Reports.quote(configPath.toString()) + (isolate ? " --isolate" : ""));
+    io.out().println();
+    io.out().flush();
+
+    List<String> launchArgs = new ArrayList<>(List.of("--config", configPath.toString()));
+    if (isolate) {
+      launchArgs.add("--isolate");
+    }
+    int code = LaunchCli.create(io).execute(launchArgs.toArray(String[]::new));
+    io.out().println();
+    io.out().println(
+        "strata demo: "
+            + (code == 0 ? "done" : "the launch ended with exit code " + code)
+            + ". Run it again with: ./strata launch --config "
+            + Reports.quote(configPath.toString()));
+    io.out().flush();
+    return code;
+  }
+
+  private static List<Path> existingDemoModel(Path modelDir) {
+    if (!Files.isDirectory(modelDir)) {
+      return null;
+    }
+    try {
+      GgufModel m = GgufReader.readModel(modelDir);
+      List<Path> paths = new ArrayList<>();
+      for (GgufModel.Shard s : m.shards()) {
+        if (!DemoModel.isDemoShard(s.path())) {
+          return null;
+        }
+        paths.add(s.path());
+      }
+      return paths.size() == DEMO_SHARDS ? paths : null;
+    } catch (StrataException e) {
+      return null; // anything off: write it again
+    }
   }
 }

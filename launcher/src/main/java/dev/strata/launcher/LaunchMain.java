@@ -1,11 +1,10 @@
 package dev.strata.launcher;
 
-/** Entry point of {@code strata-launch} (issue 4). */
+/** Entry point of {@code strata-launch}: builds the command line from {@link LaunchCli}, exits. */
 public final class LaunchMain {
   private LaunchMain() {}
 
   public static void main(String[] args) {
-    System.err.println("strata-launch: not built yet (issue 4)");
-    System.exit(2);
+    System.exit(LaunchCli.create(LaunchCli.Io.system()).execute(args));
   }
 }

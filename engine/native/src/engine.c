@@ -1,0 +1,594 @@
+/* engine.c — strata-ref: the C ABI of strata_engine.h, the startup rules of the Metal engine, and a
+ * synthetic KV workload (prefill + decode attention straight from the pools) on the model's real geometry. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ref_internal.h"
+#include "strata_engine.h"
+#include "strata_kernels.h"
+
+#define API __attribute__((visibility("default")))
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "strata_engine_cancel needs a lock-free atomic int");
+
+/* Set by strata_engine_cancel (any thread, or a signal handler: a lock-free atomic store is
+ * async-signal-safe); cleared when strata_engine_main starts. */
+static atomic_int g_cancel;
+
+static const char *const FORMAT_NAMES[] = {"fp16", "int8", "q4_0", "k8v4"};
+
+/* The refusal texts of dev.strata.engine.kv.KvRules, verbatim (a Java test compares them). */
+static const char K8V4_REFUSAL[] = "metal window: --kv k8v4 is not implemented on Metal (use fp16, int8 or q4_0)";
+static const char KV_ROT_INT8_REFUSAL[] =
+    "metal window: STRATA_KV_ROT=1 with --kv int8 is refused on Metal: the snapshot tag would"
+    " claim a rotation the int8 pools do not have (unset STRATA_KV_ROT, or use --kv q4_0,"
+    " whose rotation is built in)";
+static const char FP16_NOTE[] = "kv: --kv fp16 runs on the int8 pools on Metal (one path: the log says KV int8)";
+
+/* Exit codes (docs/ENGINE-ABI.md). */
+enum { RC_OK = 0, RC_USAGE = 2, RC_REFUSED = 3, RC_NOMEM = 4, RC_CANCELLED = 130 };
+
+API int strata_engine_abi_version(void) { return STRATA_ENGINE_ABI_VERSION; }
+
+API const char *strata_engine_name(void) { return STRATA_REF_NAME; }
+
+API void strata_engine_cancel(void) { atomic_store(&g_cancel, 1); }
+
+static int cancelled(void) { return atomic_load_explicit(&g_cancel, memory_order_relaxed) != 0; }
+
+API size_t strata_kv_cell_bytes(int format, int kv_heads, int head_dim) {
+    if (kv_heads <= 0) {
+        return 0;
+    }
+    int kf = format == KV_K8V4 ? KV_INT8 : format;
+    int vf = format == KV_K8V4 ? KV_Q4_0 : format;
+    if (format < KV_FP16 || format > KV_K8V4) {
+        return 0;
+    }
+    size_t k = strata_kernels_record_bytes(kf, head_dim);
+    size_t v = strata_kernels_record_bytes(vf, head_dim);
+    if (k == 0 || v == 0) {
+        return 0;
+    }
+    return (size_t)kv_heads * (k + v);
+}
+
+API int strata_kv_encode(int format, const float *src, size_t n_vectors, int head_dim, uint8_t *dst) {
+    if (format < KV_FP16 || format > KV_Q4_0) {
+        return -1; /* k8v4 has no single vector record: K and V differ */
+    }
+    return strata_kernels_encode(format, src, n_vectors, head_dim, dst);
+}
+
+API int strata_kv_decode(int format, const uint8_t *src, size_t n_vectors, int head_dim, float *dst) {
+    if (format < KV_FP16 || format > KV_Q4_0) {
+        return -1;
+    }
+    return strata_kernels_decode(format, src, n_vectors, head_dim, dst);
+}
+
+void strata_fwht256(float *x) {
+    for (int h = 1; h < 256; h <<= 1) {
+        for (int i = 0; i < 256; i += h << 1) {
+            for (int j = i; j < i + h; j++) {
+                float a = x[j], b = x[j + h];
+                x[j] = a + b;
+                x[j + h] = a - b;
+            }
+        }
+    }
+    for (int i = 0; i < 256; i++) {
+        x[i] *= 0.0625f;
+    }
+}
+
+/* ---- logging ---- */
+
+typedef struct {
+    strata_log_fn fn;
+    void *user;
+} logger;
+
+__attribute__((format(printf, 3, 4))) static void logf_(const logger *lg, int level, const char *fmt, ...) {
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (lg->fn != NULL) {
+        lg->fn(lg->user, level, line);
+    } else {
+        fprintf(stderr, "%s\n", line);
+    }
+}
+
+/* ---- random numbers: splitmix64 per (stream, layer, position, head), so results do not depend on threads ---- */
+
+static inline uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+typedef struct {
+    uint64_t s;
+} rng;
+
+static inline uint64_t next64(rng *r) { return mix64(r->s += 0x9e3779b97f4a7c15ULL); }
+
+static rng rng_for(uint64_t stream, uint64_t layer, uint64_t pos, uint64_t head) {
+    rng r = {mix64(0x5eed5eedULL ^ stream * 0x100000001b3ULL) ^ mix64(layer * 0x9e3779b97f4a7c15ULL + pos) ^
+             mix64(head + 0x632be59bd9b4e019ULL * (pos + 1))};
+    return r;
+}
+
+/* Approximately standard normal values: Irwin–Hall sum of four 16-bit uniforms, rescaled (cheap enough to fill
+ * 32K-cell pools in the prefill; the workload needs realistic spreads, not exact tails). */
+static void fill_normal(rng *r, float *x, int n) {
+    const float scale = 1.7320508f / 65536.0f; /* var(sum of 4 U(0,1)) = 1/3 */
+    for (int i = 0; i < n; i++) {
+        uint64_t b = next64(r);
+        float s = (float)((b & 0xffff) + ((b >> 16) & 0xffff) + ((b >> 32) & 0xffff) + (b >> 48));
+        x[i] = (s - 131070.0f) * scale;
+    }
+}
+
+/* ---- a small thread pool: items of a job are claimed with an atomic counter; the caller works too ---- */
+
+typedef void (*job_fn)(void *ctx, size_t item);
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t start, done;
+    pthread_t *threads;
+    int n_threads, started, stop;
+    unsigned long generation;
+    int busy;
+    job_fn fn;
+    void *ctx;
+    size_t n_items;
+    atomic_size_t next;
+} pool;
+
+static void drain(pool *p) {
+    for (;;) {
+        size_t i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->n_items) {
+            return;
+        }
+        p->fn(p->ctx, i);
+    }
+}
+
+static void *worker(void *arg) {
+    pool *p = arg;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->stop && p->generation == seen) {
+            pthread_cond_wait(&p->start, &p->mu);
+        }
+        if (p->stop) {
+            break;
+        }
+        seen = p->generation;
+        pthread_mutex_unlock(&p->mu);
+        drain(p);
+        pthread_mutex_lock(&p->mu);
+        if (--p->busy == 0) {
+            pthread_cond_signal(&p->done);
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static int pool_init(pool *p, int n_threads) {
+    memset(p, 0, sizeof *p);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->start, NULL);
+    pthread_cond_init(&p->done, NULL);
+    p->n_threads = n_threads - 1; /* the calling thread is the last worker */
+    if (p->n_threads > 0) {
+        p->threads = calloc((size_t)p->n_threads, sizeof *p->threads);
+        if (p->threads == NULL) {
+            return -1;
+        }
+    }
+    for (int i = 0; i < p->n_threads; i++) {
+        if (pthread_create(&p->threads[i], NULL, worker, p) != 0) {
+            break;
+        }
+        p->started++;
+    }
+    return 0;
+}
+
+static void pool_run(pool *p, size_t n_items, job_fn fn, void *ctx) {
+    pthread_mutex_lock(&p->mu);
+    p->fn = fn;
+    p->ctx = ctx;
+    p->n_items = n_items;
+    atomic_store(&p->next, 0);
+    p->busy = p->started;
+    p->generation++;
+    pthread_cond_broadcast(&p->start);
+    pthread_mutex_unlock(&p->mu);
+    drain(p);
+    pthread_mutex_lock(&p->mu);
+    while (p->busy > 0) {
+        pthread_cond_wait(&p->done, &p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void pool_free(pool *p) {
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->start);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->started; i++) {
+        pthread_join(p->threads[i], NULL);
+    }
+    free(p->threads);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->start);
+    pthread_cond_destroy(&p->done);
+}
+
+/* ---- the workload ---- */
+
+enum { PREFILL_SPAN = 256, SPLIT_CELLS = 2048, CHUNK = 64, MAX_HEADS = 64 };
+
+typedef struct {
+    int format; /* pool format: KV_INT8 or KV_Q4_0 */
+    int layers, heads, hd;
+    size_t cell_bytes, krec, vrec;
+    uint8_t **pools;
+    const strata_fused_ops *ops;
+    /* prefill */
+    size_t prefill_tokens;
+    /* decode step */
+    size_t filled;      /* cells attended this step */
+    size_t splits;      /* ceil(filled / SPLIT_CELLS) */
+    float *queries;     /* layers × heads × hd (rotated for q4_0) */
+    float *partials;    /* layers × splits × heads × (hd + 2): m, l, acc */
+    int failed;
+} work;
+
+static int encode_cell(const work *w, int layer, size_t pos) {
+    float kv[2 * MAX_HEADS * 256];
+    float *x = kv;
+    size_t n = (size_t)w->heads * (size_t)w->hd;
+    if (w->hd > 256) {
+        return -1; /* never: the geometry is checked against the format before */
+    }
+    rng r = rng_for(1, (uint64_t)layer, pos, 0);
+    fill_normal(&r, x, (int)(2 * n));
+    uint8_t *cell = w->pools[layer] + pos * w->cell_bytes;
+    if (strata_kernels_encode(w->format, x, (size_t)w->heads, w->hd, cell) != 0 ||
+        strata_kernels_encode(w->format, x + n, (size_t)w->heads, w->hd, cell + (size_t)w->heads * w->krec) != 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static void prefill_item(void *ctx, size_t item) {
+    work *w = ctx;
+    size_t spans = (w->prefill_tokens + PREFILL_SPAN - 1) / PREFILL_SPAN;
+    int layer = (int)(item / spans);
+    size_t t0 = (item % spans) * PREFILL_SPAN;
+    size_t t1 = t0 + PREFILL_SPAN < w->prefill_tokens ? t0 + PREFILL_SPAN : w->prefill_tokens;
+    for (size_t t = t0; t < t1 && !cancelled(); t++) {
+        if (encode_cell(w, layer, t) != 0) {
+            w->failed = 1;
+            return;
+        }
+    }
+}
+
+/* One (layer, split): flash-decoding style partial attention over cells [s0, s1) — per chunk of CHUNK cells the
+ * scores of every head, a running max, exp, and the weighted V, so each cell's bytes come from memory once. */
+static void decode_item(void *ctx, size_t item) {
+    work *w = ctx;
+    if (cancelled()) {
+        return;
+    }
+    int layer = (int)(item / w->splits);
+    size_t split = item % w->splits;
+    size_t s0 = split * SPLIT_CELLS;
+    size_t s1 = s0 + SPLIT_CELLS < w->filled ? s0 + SPLIT_CELLS : w->filled;
+    const int H = w->heads, D = w->hd;
+    const float *q = w->queries + (size_t)layer * H * D;
+    /* partials of one item: m[H], l[H], then acc[H][D] (contiguous, as the axpy kernels want it) */
+    float *part = w->partials + ((size_t)layer * w->splits + split) * H * (D + 2);
+    float *m = part, *l = part + H, *acc = part + 2 * H;
+    float s[MAX_HEADS * CHUNK];
+    for (int h = 0; h < H; h++) {
+        m[h] = -INFINITY;
+        l[h] = 0.0f;
+    }
+    memset(acc, 0, sizeof(float) * (size_t)H * (size_t)D);
+    const float scale = 1.0f / sqrtf((float)D);
+    const uint8_t *base = w->pools[layer];
+    for (size_t c0 = s0; c0 < s1; c0 += CHUNK) {
+        if (((c0 - s0) & 1023) == 0 && cancelled()) {
+            return;
+        }
+        size_t n = c0 + CHUNK < s1 ? CHUNK : s1 - c0;
+        const uint8_t *cells = base + c0 * w->cell_bytes;
+        if (w->format == KV_Q4_0) {
+            w->ops->score_q4(cells, w->cell_bytes, n, H, D, q, scale, s);
+        } else {
+            w->ops->score_int8(cells, w->cell_bytes, n, H, D, q, scale, s);
+        }
+        for (int h = 0; h < H; h++) {
+            float *sh = s + (size_t)h * n;
+            float cm = m[h];
+            for (size_t t = 0; t < n; t++) {
+                cm = sh[t] > cm ? sh[t] : cm;
+            }
+            if (cm > m[h]) {
+                float f = expf(m[h] - cm); /* 0 on the first chunk */
+                float *ah = acc + (size_t)h * D;
+                for (int i = 0; i < D; i++) {
+                    ah[i] *= f;
+                }
+                l[h] *= f;
+                m[h] = cm;
+            }
+            l[h] += w->ops->expsum(sh, n, m[h]);
+        }
+        if (w->format == KV_Q4_0) {
+            w->ops->axpy_q4(cells, w->cell_bytes, n, H, D, s, acc);
+        } else {
+            w->ops->axpy_int8(cells, w->cell_bytes, n, H, D, s, acc);
+        }
+    }
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of the whole process (all threads): unlike wall time it does not count the time the engine was
+ * waiting for a core, so it stays meaningful on a loaded machine. */
+static double cpu_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int threads_default(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > 1024 ? 1024 : (int)n);
+}
+
+static void inject_fault(int fault) {
+    if (fault == 1) {
+        volatile int *volatile p = NULL;
+        *p = 11; /* a real invalid write, as a native bug would be */
+        raise(SIGSEGV);
+    }
+    abort();
+}
+
+API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log, void *user) {
+    logger lg = {log, user};
+    atomic_store(&g_cancel, 0);
+    char err[STRATA_GGUF_ERR_MAX + 64];
+    strata_opts o;
+    if (argc < 0 || (argc > 0 && argv == NULL)) {
+        logf_(&lg, 2, "flags: bad argv (argc=%d)", argc);
+        return RC_USAGE;
+    }
+    logf_(&lg, 0, "%s: starting", STRATA_REF_NAME);
+    if (strata_parse_flags(argc, argv, &o, err, sizeof err) != 0) {
+        logf_(&lg, 2, "%s", err);
+        return RC_USAGE;
+    }
+
+    /* The Metal engine's startup rules (DESIGN §3), before anything is read or allocated. */
+    const char *rot_env = getenv("STRATA_KV_ROT");
+    int rot_on = rot_env != NULL && atoi(rot_env) != 0;
+    if (o.kv == KV_K8V4) {
+        logf_(&lg, 2, "%s", K8V4_REFUSAL);
+        return RC_REFUSED;
+    }
+    if (o.kv == KV_INT8 && rot_on) {
+        logf_(&lg, 2, "%s", KV_ROT_INT8_REFUSAL);
+        return RC_REFUSED;
+    }
+    int format = o.kv == KV_Q4_0 ? KV_Q4_0 : KV_INT8;
+    if (o.kv == KV_FP16) {
+        logf_(&lg, 0, "%s", FP16_NOTE);
+    }
+
+    strata_geometry g;
+    if (strata_gguf_geometry(o.model, &g, err, sizeof err) != 0) {
+        logf_(&lg, 2, "%s", err);
+        return RC_USAGE;
+    }
+    logf_(&lg, 0, "model: arch=%s blocks=%u qsa_layers=%u kv_heads=%u head_dim=%u shards=%u", g.arch, g.blocks,
+          g.qsa_layers, g.kv_heads, g.head_dim, g.shards);
+    size_t cell_bytes = strata_kv_cell_bytes(format, (int)g.kv_heads, (int)g.head_dim);
+    if (cell_bytes == 0 || g.head_dim > 256) {
+        logf_(&lg, 2, "kv: --kv %s cannot hold head_dim %u (q4_0 needs 256; int8 a multiple of 64, at most 256 in "
+                      "strata-ref)", FORMAT_NAMES[format], g.head_dim);
+        return RC_REFUSED;
+    }
+    size_t cells = (size_t)o.ctx + 128;
+    if ((size_t)o.prompt_tokens + (size_t)o.n_predict > cells) {
+        logf_(&lg, 2, "flags: --prompt-tokens %ld + --n-predict %ld exceed the pool's %zu cells (--ctx %ld + 128)",
+              o.prompt_tokens, o.n_predict, cells, o.ctx);
+        return RC_USAGE;
+    }
+    size_t layer_bytes = cells * cell_bytes;
+    size_t total_bytes = layer_bytes * g.qsa_layers;
+    logf_(&lg, 0, "kv: format=%s cell_bytes=%zu layers=%u cells=%zu bytes=%zu", FORMAT_NAMES[format], cell_bytes,
+          g.qsa_layers, cells, total_bytes);
+    int n_threads = o.threads > 0 ? (int)o.threads : threads_default();
+    const strata_fused_ops *ops = strata_fused_best();
+    logf_(&lg, 0, "engine: threads=%d kernels=%s experts=%s spec=%ld suffix_draft=%ld mem_budget_mb=%ld", n_threads,
+          ops->isa, o.experts_resident ? "resident" : "stream", o.spec, o.suffix_draft, o.mem_budget_mb);
+    if (o.fault != 0) {
+        logf_(&lg, 1, "fault: injecting %s as asked (--fault)", o.fault == 1 ? "segv" : "abort");
+        inject_fault(o.fault);
+    }
+
+    int rc = RC_OK;
+    work w;
+    memset(&w, 0, sizeof w);
+    w.format = format;
+    w.layers = (int)g.qsa_layers;
+    w.heads = (int)g.kv_heads;
+    w.hd = (int)g.head_dim;
+    w.cell_bytes = cell_bytes;
+    w.krec = w.vrec = strata_kernels_record_bytes(format, w.hd);
+    w.ops = ops;
+    size_t max_splits = (cells + SPLIT_CELLS - 1) / SPLIT_CELLS;
+    pool tp;
+    int have_pool = 0;
+    w.pools = calloc((size_t)w.layers, sizeof *w.pools);
+    w.queries = malloc(sizeof(float) * (size_t)w.layers * (size_t)w.heads * (size_t)w.hd);
+    w.partials = malloc(sizeof(float) * (size_t)w.layers * max_splits * (size_t)w.heads * (size_t)(w.hd + 2));
+    float *out = malloc(sizeof(float) * (size_t)w.hd);
+    int oom = w.pools == NULL || w.queries == NULL || w.partials == NULL || out == NULL;
+    for (int i = 0; !oom && i < w.layers; i++) {
+        /* calloc: the kernel hands out zero pages lazily, so untouched cells cost no memory */
+        w.pools[i] = calloc(cells, cell_bytes);
+        oom = w.pools[i] == NULL;
+    }
+    if (oom || pool_init(&tp, n_threads) != 0) {
+        logf_(&lg, 2, "kv: out of memory allocating %zu bytes of pools (lower --ctx, or use --kv q4_0)", total_bytes);
+        rc = RC_NOMEM;
+        goto done;
+    }
+    have_pool = 1;
+
+    /* prefill: --prompt-tokens cells per QSA layer, every KV head's K and V */
+    w.prefill_tokens = (size_t)o.prompt_tokens;
+    double t0 = now_s();
+    if (w.prefill_tokens > 0) {
+        pool_run(&tp, (size_t)w.layers * ((w.prefill_tokens + PREFILL_SPAN - 1) / PREFILL_SPAN), prefill_item, &w);
+    }
+    double t_prefill = now_s() - t0;
+    if (cancelled()) {
+        rc = RC_CANCELLED;
+        goto done;
+    }
+    if (w.failed) {
+        logf_(&lg, 2, "kv: encode failed (format %s, head_dim %d)", FORMAT_NAMES[format], w.hd);
+        rc = RC_REFUSED;
+        goto done;
+    }
+    logf_(&lg, 0, "prefill: tokens=%zu seconds=%.3f tok_s=%.1f", w.prefill_tokens, t_prefill,
+          t_prefill > 0 ? (double)w.prefill_tokens / t_prefill : 0.0);
+
+    /* decode: append one cell per layer, then attention of a rotated query over every filled cell */
+    uint64_t fnv = 0xcbf29ce484222325ULL;
+    double sum = 0.0;
+    size_t steps = (size_t)o.n_predict;
+    t0 = now_s();
+    double c0 = cpu_s();
+    for (size_t step = 0; step < steps; step++) {
+        size_t pos = w.prefill_tokens + step;
+        for (int layer = 0; layer < w.layers; layer++) {
+            if (encode_cell(&w, layer, pos) != 0) {
+                w.failed = 1;
+            }
+            for (int h = 0; h < w.heads; h++) {
+                float *q = w.queries + ((size_t)layer * w.heads + h) * w.hd;
+                rng r = rng_for(2, (uint64_t)layer, pos, (uint64_t)h);
+                fill_normal(&r, q, w.hd);
+                if (format == KV_Q4_0) {
+                    strata_fwht256(q); /* dot(Rq, Rk) = dot(q, k): K stays rotated */
+                }
+            }
+        }
+        w.filled = pos + 1;
+        w.splits = (w.filled + SPLIT_CELLS - 1) / SPLIT_CELLS;
+        pool_run(&tp, (size_t)w.layers * w.splits, decode_item, &w);
+        if (cancelled()) {
+            rc = RC_CANCELLED;
+            goto done;
+        }
+        /* combine the splits in a fixed order, so the outputs do not depend on --threads */
+        const int H = w.heads, D = w.hd;
+        for (int layer = 0; layer < w.layers; layer++) {
+            for (int h = 0; h < H; h++) {
+                float mmax = -INFINITY;
+                for (size_t sp = 0; sp < w.splits; sp++) {
+                    float *part = w.partials + ((size_t)layer * w.splits + sp) * H * (D + 2);
+                    mmax = part[h] > mmax ? part[h] : mmax;
+                }
+                double lsum = 0.0;
+                memset(out, 0, sizeof(float) * (size_t)D);
+                for (size_t sp = 0; sp < w.splits; sp++) {
+                    float *part = w.partials + ((size_t)layer * w.splits + sp) * H * (D + 2);
+                    float f = expf(part[h] - mmax);
+                    lsum += (double)(part[H + h] * f);
+                    const float *acc = part + 2 * H + (size_t)h * D;
+                    for (int i = 0; i < D; i++) {
+                        out[i] += f * acc[i];
+                    }
+                }
+                float inv = (float)(1.0 / lsum);
+                for (int i = 0; i < D; i++) {
+                    out[i] *= inv;
+                }
+                if (format == KV_Q4_0) {
+                    strata_fwht256(out); /* the weighted V back out of the rotated domain, once per head */
+                }
+                for (int i = 0; i < D; i++) {
+                    uint32_t bits;
+                    memcpy(&bits, &out[i], sizeof bits);
+                    fnv = (fnv ^ bits) * 0x100000001b3ULL;
+                    sum += out[i];
+                }
+            }
+        }
+    }
+    double t_decode = now_s() - t0;
+    double c_decode = cpu_s() - c0;
+    if (w.failed) {
+        logf_(&lg, 2, "kv: encode failed (format %s, head_dim %d)", FORMAT_NAMES[format], w.hd);
+        rc = RC_REFUSED;
+        goto done;
+    }
+    logf_(&lg, 0, "decode: tokens=%zu seconds=%.3f tok_s=%.1f", steps, t_decode,
+          t_decode > 0 ? (double)steps / t_decode : 0.0);
+    logf_(&lg, 0, "decode-cpu: seconds=%.3f ms_per_token=%.2f cells_attended=%zu", c_decode,
+          steps > 0 ? 1000.0 * c_decode / (double)steps : 0.0,
+          steps > 0 ? (size_t)w.layers * (w.prefill_tokens * steps + steps * (steps + 1) / 2) : (size_t)0);
+    logf_(&lg, 0, "checksum: fnv1a64=%016llx sum=%.6e", (unsigned long long)fnv, sum);
+
+done:
+    if (rc == RC_CANCELLED) {
+        logf_(&lg, 1, "cancelled: stopping (exit 130)");
+    }
+    if (have_pool) {
+        pool_free(&tp);
+    }
+    if (w.pools != NULL) {
+        for (int i = 0; i < w.layers; i++) {
+            free(w.pools[i]);
+        }
+    }
+    free(w.pools);
+    free(w.queries);
+    free(w.partials);
+    free(out);
+    return rc;
+}

@@ -1,0 +1,319 @@
+/* selftest.c — strata-ref's internals tested directly: the fused attention kernels of every compiled variant
+ * against the kernels' decode of the same records, the exp, the FWHT, the cell sizes, the GGUF reader on good,
+ * truncated and mutated files, and the flag parser. `ref_selftest [--quick]`; exit 0 when all pass. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gguf_write.h"
+#include "half.h"
+#include "ref_internal.h"
+#include "strata_engine.h"
+#include "strata_kernels.h"
+
+static int fails = 0, checks = 0;
+#define CHECK(cond, ...)                                                                                              \
+    do {                                                                                                              \
+        checks++;                                                                                                     \
+        if (!(cond)) {                                                                                                \
+            fails++;                                                                                                  \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
+            fprintf(stderr, __VA_ARGS__);                                                                             \
+            fputc('\n', stderr);                                                                                      \
+        }                                                                                                             \
+    } while (0)
+
+static uint64_t rs = 0x1234567;
+static double urand(void) {
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return (double)(rs >> 11) / 9007199254740992.0;
+}
+static float nrand(void) {
+    double u = urand() + 1e-12, v = urand();
+    return (float)(sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v));
+}
+
+static void test_half(void) {
+    const float vals[] = {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f, 0.333251953125f};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        float back = strata_half_to_float(strata_float_to_half(vals[i]));
+        CHECK(back == vals[i], "half round trip of %g gave %g", vals[i], back);
+    }
+    CHECK(strata_float_to_half(1e6f) == 0x7c00, "overflow to infinity");
+    CHECK(strata_float_to_half(1.0f + 1.0f / 2048.0f) == 0x3c00, "ties to even (down)");
+    CHECK(strata_float_to_half(1.0f + 3.0f / 2048.0f) == 0x3c02, "ties to even (up)");
+}
+
+static void test_fwht(void) {
+    float x[256], y[256];
+    for (int i = 0; i < 256; i++) {
+        x[i] = y[i] = nrand();
+    }
+    strata_fwht256(y);
+    double n0 = 0, n1 = 0;
+    for (int i = 0; i < 256; i++) {
+        n0 += (double)x[i] * x[i];
+        n1 += (double)y[i] * y[i];
+    }
+    CHECK(fabs(n0 - n1) < 1e-3 * n0, "FWHT-256 is orthonormal (%g vs %g)", n0, n1);
+    strata_fwht256(y);
+    float md = 0;
+    for (int i = 0; i < 256; i++) {
+        md = fmaxf(md, fabsf(x[i] - y[i]));
+    }
+    CHECK(md < 1e-5f, "FWHT-256 is its own inverse (max diff %g)", md);
+}
+
+static void test_abi_sizes(void) {
+    CHECK(strata_kv_cell_bytes(0, 2, 256) == 2048, "fp16 cell");
+    CHECK(strata_kv_cell_bytes(1, 2, 256) == 1056, "int8 cell");
+    CHECK(strata_kv_cell_bytes(2, 2, 256) == 576, "q4_0 cell");
+    CHECK(strata_kv_cell_bytes(3, 2, 256) == 816, "k8v4 cell");
+    CHECK(strata_kv_cell_bytes(4, 2, 256) == 0 && strata_kv_cell_bytes(2, 2, 128) == 0 &&
+              strata_kv_cell_bytes(1, 2, 100) == 0 && strata_kv_cell_bytes(1, 0, 256) == 0,
+          "bad format / head_dim / heads → 0");
+    float x[256] = {0};
+    uint8_t rec[600];
+    CHECK(strata_kv_encode(3, x, 1, 256, rec) < 0, "k8v4 encode refused");
+    CHECK(strata_kv_decode(3, rec, 1, 256, x) < 0, "k8v4 decode refused");
+    CHECK(strata_kv_encode(2, x, 1, 128, rec) < 0, "q4_0 with head_dim 128 refused");
+    CHECK(strata_kv_encode(-1, x, 1, 256, rec) < 0, "format -1 refused");
+}
+
+/* The fused kernels against decode-then-float-math on the same records. */
+static void test_fused(const strata_fused_ops *ops, int format) {
+    enum { H = 2, D = 256, N = 37 };
+    size_t rec = strata_kernels_record_bytes(format, D);
+    size_t cb = 2 * H * rec;
+    uint8_t *cells = calloc(N, cb);
+    float kv[2 * H * D], q[H * D], qr[H * D], s[H * N], p[H * N], acc[H * D], ref[H * D], dec[D];
+    for (int t = 0; t < N; t++) {
+        for (int i = 0; i < 2 * H * D; i++) {
+            kv[i] = nrand() * (i % 17 == 0 ? 4.0f : 1.0f);
+        }
+        strata_kernels_encode(format, kv, 2 * H, D, cells + t * cb);
+    }
+    for (int i = 0; i < H * D; i++) {
+        q[i] = qr[i] = nrand();
+    }
+    if (format == KV_Q4_0) {
+        strata_fwht256(qr);
+        strata_fwht256(qr + D);
+    }
+    const float scale = 0.0625f;
+    if (format == KV_Q4_0) {
+        ops->score_q4(cells, cb, N, H, D, qr, scale, s);
+    } else {
+        ops->score_int8(cells, cb, N, H, D, qr, scale, s);
+    }
+    for (int t = 0; t < N; t++) {
+        for (int h = 0; h < H; h++) {
+            strata_kernels_decode(format, cells + t * cb + h * rec, 1, D, dec);
+            double r = 0;
+            for (int i = 0; i < D; i++) {
+                r += (double)q[h * D + i] * dec[i];
+            }
+            r *= scale;
+            CHECK(fabs(r - s[h * N + t]) < 1e-3 + 1e-4 * fabs(r), "%s %s score t=%d h=%d: %g vs %g", ops->isa,
+                  format == KV_Q4_0 ? "q4_0" : "int8", t, h, r, s[h * N + t]);
+            p[h * N + t] = (float)urand();
+        }
+    }
+    memset(acc, 0, sizeof acc);
+    memset(ref, 0, sizeof ref);
+    if (format == KV_Q4_0) {
+        ops->axpy_q4(cells, cb, N, H, D, p, acc);
+        strata_fwht256(acc);
+        strata_fwht256(acc + D);
+    } else {
+        ops->axpy_int8(cells, cb, N, H, D, p, acc);
+    }
+    for (int t = 0; t < N; t++) {
+        for (int h = 0; h < H; h++) {
+            strata_kernels_decode(format, cells + t * cb + (H + h) * rec, 1, D, dec);
+            for (int i = 0; i < D; i++) {
+                ref[h * D + i] += p[h * N + t] * dec[i];
+            }
+        }
+    }
+    float md = 0;
+    for (int i = 0; i < H * D; i++) {
+        md = fmaxf(md, fabsf(ref[i] - acc[i]));
+    }
+    CHECK(md < 2e-4f, "%s %s weighted V: max diff %g", ops->isa, format == KV_Q4_0 ? "q4_0" : "int8", md);
+    /* exp */
+    float x[100], xs[100];
+    for (int i = 0; i < 100; i++) {
+        x[i] = xs[i] = -(float)i * 0.37f;
+    }
+    float sum = ops->expsum(x, 100, 0.0f);
+    double want = 0;
+    float worst = 0;
+    for (int i = 0; i < 100; i++) {
+        double e = exp((double)xs[i]);
+        want += e;
+        worst = fmaxf(worst, (float)(fabs(e - x[i]) / e));
+    }
+    CHECK(worst < 1e-6f && fabs(sum - want) < 1e-5 * want, "%s expsum: worst relative error %g", ops->isa, worst);
+    free(cells);
+}
+
+static char tmpdir[256];
+
+static int read_file(const char *path, uint8_t **buf, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *buf = malloc(*len);
+    size_t got = fread(*buf, 1, *len, f);
+    fclose(f);
+    return got == *len ? 0 : -1;
+}
+
+static int write_file(const char *path, const uint8_t *buf, size_t len) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    fwrite(buf, 1, len, f);
+    return fclose(f);
+}
+
+static void test_gguf(int quick) {
+    char first[1024], one[1024], err[600];
+    gguf_model m = gguf_seed_model(4);
+    gguf_model m1 = gguf_seed_model(1);
+    CHECK(gguf_write_model(tmpdir, "seed", &m, first, sizeof first) == 0, "write 4 shards");
+    CHECK(gguf_write_model(tmpdir, "one", &m1, one, sizeof one) == 0, "write 1 shard");
+    strata_geometry g;
+    int rc = strata_gguf_geometry(first, &g, err, sizeof err);
+    CHECK(rc == 0, "seed model reads: %s", rc ? err : "");
+    CHECK(g.qsa_layers == 12 && g.blocks == 48 && g.kv_heads == 2 && g.head_dim == 256 && g.shards == 4 &&
+              strcmp(g.arch, "qwen3next") == 0,
+          "seed geometry: %u qsa, %u blocks, %u heads, %u head_dim, %u shards", g.qsa_layers, g.blocks, g.kv_heads,
+          g.head_dim, g.shards);
+    CHECK(strata_gguf_geometry(one, &g, err, sizeof err) == 0 && g.qsa_layers == 12 && g.shards == 1, "one shard");
+    gguf_model bad = gguf_seed_model(1);
+    bad.interval = 3;
+    CHECK(gguf_write_model(tmpdir, "badint", &bad, first, sizeof first) == 0 &&
+              strata_gguf_geometry(first, &g, err, sizeof err) != 0 && strstr(err, "full_attention_interval"),
+          "interval disagreeing with the tensors: %s", err);
+
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    CHECK(read_file(one, &buf, &len) == 0, "read back");
+    char path[512];
+    snprintf(path, sizeof path, "%s/mut.gguf", tmpdir);
+    /* every truncation fails cleanly */
+    /* every byte of the header and the first keys, then a stride through the tensor infos */
+    for (size_t cut = 0; cut < len; cut += cut < 512 ? (quick ? 7 : 1) : (quick ? 211 : 13)) {
+        write_file(path, buf, cut);
+        CHECK(strata_gguf_geometry(path, &g, err, sizeof err) != 0 && strncmp(err, "model: ", 7) == 0,
+              "truncated at %zu accepted", cut);
+    }
+    /* seeded mutations: any outcome but a crash, a hang or an unbounded allocation; errors are one line */
+    int n_mut = quick ? 300 : 3000, rejected = 0;
+    uint8_t *mut = malloc(len);
+    for (int i = 0; i < n_mut; i++) {
+        memcpy(mut, buf, len);
+        int edits = 1 + (int)(urand() * 4);
+        for (int e = 0; e < edits; e++) {
+            size_t at = (size_t)(urand() * (double)len);
+            int kind = (int)(urand() * 3);
+            mut[at] = kind == 0 ? (uint8_t)(urand() * 256) : kind == 1 ? 0xff : 0x00;
+        }
+        write_file(path, mut, len);
+        if (strata_gguf_geometry(path, &g, err, sizeof err) != 0) {
+            rejected++;
+            CHECK(strchr(err, '\n') == NULL && strncmp(err, "model: ", 7) == 0, "mutation %d: bad message %s", i, err);
+        } else {
+            CHECK(g.qsa_layers >= 1 && g.qsa_layers <= g.blocks && g.kv_heads >= 1 && g.kv_heads <= 64,
+                  "mutation %d accepted with an impossible geometry", i);
+        }
+    }
+    CHECK(rejected > 0, "mutations rejected: %d of %d", rejected, n_mut);
+    /* absurd counts and lengths */
+    memcpy(mut, buf, len);
+    mut[4] = 2;
+    write_file(path, mut, len);
+    CHECK(strata_gguf_geometry(path, &g, err, sizeof err) != 0 && strstr(err, "version 2"), "version 2: %s", err);
+    memcpy(mut, buf, len);
+    memset(mut + 8, 0xff, 7); /* tensor count ~2^56 */
+    write_file(path, mut, len);
+    CHECK(strata_gguf_geometry(path, &g, err, sizeof err) != 0 && strstr(err, "tensor count"), "huge tensor count: %s",
+          err);
+    memcpy(mut, buf, len);
+    memset(mut + 24, 0xff, 8); /* first key length 2^64-1 */
+    write_file(path, mut, len);
+    CHECK(strata_gguf_geometry(path, &g, err, sizeof err) != 0 && strstr(err, "truncated"), "huge key length: %s", err);
+    CHECK(strata_gguf_geometry(tmpdir, &g, err, sizeof err) != 0 && strstr(err, "not a regular file"), "folder: %s",
+          err);
+    free(mut);
+    free(buf);
+}
+
+static void test_flags(void) {
+    strata_opts o;
+    char err[300];
+    const char *ok[] = {"x", "--model", "m.gguf", "--ctx", "32768", "--kv", "q4_0", "--threads", "2", "--experts",
+                        "resident", "--fault", "abort"};
+    CHECK(strata_parse_flags(13, ok, &o, err, sizeof err) == 0, "good flags: %s", err);
+    CHECK(o.ctx == 32768 && o.kv == KV_Q4_0 && o.threads == 2 && o.experts_resident && o.fault == 2 &&
+              o.prompt_tokens == 512 && o.n_predict == 64,
+          "parsed values and defaults");
+    struct {
+        int argc;
+        const char *argv[5];
+        const char *names;
+    } bad[] = {
+        {3, {"x", "--ctx", "4096"}, "--model"},
+        {4, {"x", "--model", "m", "--ctx"}, "--ctx"},
+        {5, {"x", "--model", "m", "--ctx", "1048577"}, "--ctx"},
+        {5, {"x", "--model", "m", "--spec", "17"}, "--spec"},
+        {5, {"x", "--model", "m", "--kv", "Q4_0"}, "--kv"},
+        {4, {"x", "--model", "m", "--nope"}, "--nope"},
+        {5, {"x", "--model", "m", "--model", "n"}, "--model"},
+        {5, {"x", "--model", "m", "--threads", "-1"}, "--threads"},
+        {5, {"x", "--model", "m", "--ctx", " 12"}, "--ctx"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = strata_parse_flags(bad[i].argc, bad[i].argv, &o, err, sizeof err);
+        CHECK(rc != 0 && strstr(err, bad[i].names) != NULL, "bad flags case %zu: %s", i, rc ? err : "accepted");
+    }
+}
+
+int main(int argc, char **argv) {
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/strata-ref-selftest-%ld", (long)getpid());
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", tmpdir);
+    if (system(cmd) != 0) {
+        return 2;
+    }
+    test_half();
+    test_fwht();
+    test_abi_sizes();
+    test_fused(&strata_fused_base, KV_INT8);
+    test_fused(&strata_fused_base, KV_Q4_0);
+#if defined(__x86_64__)
+    if (strata_fused_best() == &strata_fused_avx2) {
+        test_fused(&strata_fused_avx2, KV_INT8);
+        test_fused(&strata_fused_avx2, KV_Q4_0);
+    } else {
+        printf("selftest: no AVX2+FMA on this CPU: the avx2 variant is not tested\n");
+    }
+#endif
+    test_gguf(quick);
+    test_flags();
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    }
+    printf("selftest: %d checks, %d failed (fused kernels: %s)\n", checks, fails, strata_fused_best()->isa);
+    return fails == 0 ? 0 : 1;
+}

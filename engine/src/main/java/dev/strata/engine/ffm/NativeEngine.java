@@ -1,0 +1,562 @@
+package dev.strata.engine.ffm;
+
+import dev.strata.engine.kv.KvFormat;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A Strata engine library (the Metal engine, or strata-ref) bound through {@code
+ * java.lang.foreign}: the C ABI of {@code engine/native/include/strata_engine.h}
+ * (docs/ENGINE-ABI.md) behind a small Java API. Every method handle is resolved once, in {@link
+ * #load}; the library, the log upcall stub and the handles live in this object's own shared arena,
+ * released by {@link #close()}.
+ *
+ * <p>Threading: {@link #run} runs the engine on the calling thread, one run at a time per process
+ * (the engines keep process-wide state such as the cancel flag); {@link #cancel()} may be called
+ * from any thread, including a signal-handling thread, while a run is in progress. The {@link
+ * LogSink} is called from engine threads; see its contract.
+ */
+@SuppressWarnings("restricted") // this class is the FFM binding: it exists to call native code
+public final class NativeEngine implements AutoCloseable {
+
+  /** The ABI version this binding speaks ({@code STRATA_ENGINE_ABI_VERSION}). */
+  public static final int ABI_VERSION = 1;
+
+  /** The symbols of the ABI, in the header's order. */
+  public static final List<String> SYMBOLS =
+      List.of(
+          "strata_engine_abi_version",
+          "strata_engine_name",
+          "strata_engine_main",
+          "strata_engine_cancel",
+          "strata_kv_cell_bytes",
+          "strata_kv_encode",
+          "strata_kv_decode");
+
+  private static final Linker LINKER = Linker.nativeLinker();
+  private static final ValueLayout SIZE_T = sizeT();
+  private static final FunctionDescriptor LOG_FN =
+      FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS);
+
+  /** Only one engine run per process: the ABI's cancel flag and the engines' state are global. */
+  private static final AtomicBoolean RUNNING = new AtomicBoolean();
+
+  private final Path path;
+  private final Arena arena;
+  private final MethodHandle abiVersion;
+  private final MethodHandle name;
+  private final MethodHandle main;
+  private final MethodHandle cancel;
+  private final MethodHandle cellBytes;
+  private final MethodHandle encode;
+  private final MethodHandle decode;
+  private final MemorySegment logStub;
+  private volatile RunState current;
+  private volatile Throwable lastSinkFailure;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** The sink of the run in progress and the first exception it threw. */
+  private record RunState(LogSink sink, AtomicReference<Throwable> failure) {}
+
+  private NativeEngine(Path path, Arena arena, SymbolLookup lookup) {
+    this.path = path;
+    this.arena = arena;
+    // The version first: a library of another ABI may lack (or redefine) the other symbols, and
+    // "ABI 2, launcher speaks 1" is the message that helps there.
+    this.abiVersion = downcall(lookup, "strata_engine_abi_version", ValueLayout.JAVA_INT);
+    int version;
+    try {
+      version = (int) abiVersion.invokeExact();
+    } catch (Throwable t) {
+      throw new EngineLoadException(
+          "engine library " + path + ": strata_engine_abi_version failed: " + t, t);
+    }
+    if (version != ABI_VERSION) {
+      throw new EngineLoadException(
+          "engine library "
+              + path
+              + " has ABI version "
+              + version
+              + ", this launcher speaks ABI version "
+              + ABI_VERSION
+              + " (use an engine and a launcher from the same release)");
+    }
+    this.name = downcall(lookup, "strata_engine_name", ValueLayout.ADDRESS);
+    this.main =
+        downcall(
+            lookup,
+            "strata_engine_main",
+            ValueLayout.JAVA_INT,
+            ValueLayout.JAVA_INT,
+            ValueLayout.ADDRESS,
+            ValueLayout.ADDRESS,
+            ValueLayout.ADDRESS);
+    this.cancel = downcallVoid(lookup, "strata_engine_cancel");
+    this.cellBytes =
+        downcall(
+            lookup,
+            "strata_kv_cell_bytes",
+            SIZE_T,
+            ValueLayout.JAVA_INT,
+            ValueLayout.JAVA_INT,
+            ValueLayout.JAVA_INT);
+    this.encode =
+        downcall(
+            lookup,
+            "strata_kv_encode",
+            ValueLayout.JAVA_INT,
+            ValueLayout.JAVA_INT,
+            ValueLayout.ADDRESS,
+            SIZE_T,
+            ValueLayout.JAVA_INT,
+            ValueLayout.ADDRESS);
+    this.decode =
+        downcall(
+            lookup,
+            "strata_kv_decode",
+            ValueLayout.JAVA_INT,
+            ValueLayout.JAVA_INT,
+            ValueLayout.ADDRESS,
+            SIZE_T,
+            ValueLayout.JAVA_INT,
+            ValueLayout.ADDRESS);
+    try {
+      MethodHandle onLog =
+          MethodHandles.lookup()
+              .findVirtual(
+                  NativeEngine.class,
+                  "onLog",
+                  MethodType.methodType(
+                      void.class, MemorySegment.class, int.class, MemorySegment.class))
+              .bindTo(this);
+      // In the engine's arena: it outlives every run, so an engine thread that logs late still
+      // finds a live stub.
+      this.logStub = LINKER.upcallStub(onLog, LOG_FN, arena);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("NativeEngine.onLog is missing", e);
+    }
+  }
+
+  /**
+   * Loads and checks an engine library.
+   *
+   * @throws EngineLoadException (exit 3) for a missing file, a file that is not a shared library, a
+   *     library the system cannot load, a missing ABI symbol, or another ABI version
+   */
+  public static NativeEngine load(Path library) {
+    Objects.requireNonNull(library, "library");
+    Path p = library.toAbsolutePath().normalize();
+    if (!Files.exists(p)) {
+      throw new EngineLoadException(
+          "engine library not found: " + p + " (build it, or fix engine.library in the config)");
+    }
+    if (!Files.isRegularFile(p)) {
+      throw new EngineLoadException("engine library " + p + " is not a regular file");
+    }
+    String problem;
+    try {
+      problem = LibraryFile.problem(p);
+    } catch (IOException e) {
+      throw new EngineLoadException(
+          "engine library " + p + " cannot be read: " + e.getMessage(), e);
+    }
+    if (problem != null) {
+      throw new EngineLoadException("engine library " + p + " " + problem);
+    }
+    Arena arena = Arena.ofShared();
+    try {
+      SymbolLookup lookup;
+      try {
+        lookup = SymbolLookup.libraryLookup(p, arena);
+      } catch (IllegalArgumentException e) {
+        throw new EngineLoadException(
+            "engine library " + p + " cannot be loaded: " + dlerrorFor(p), e);
+      }
+      return new NativeEngine(p, arena, lookup);
+    } catch (RuntimeException e) {
+      arena.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Where the build puts strata-ref under a checkout: {@code
+   * <root>/engine/target/native/libstrata_ref.so} ({@code .dylib} on macOS). Not checked for
+   * existence: {@link #load} says what is wrong.
+   */
+  public static Path defaultLibrary(Path root) {
+    boolean mac = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("mac");
+    return root.resolve("engine/target/native/libstrata_ref." + (mac ? "dylib" : "so"));
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  /** {@code strata_engine_abi_version()}: always {@link #ABI_VERSION} once loaded. */
+  public int abiVersion() {
+    try {
+      return (int) abiVersion.invokeExact();
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** {@code strata_engine_name()}, e.g. "strata-ref 0.1.0 (cpu)". */
+  public String name() {
+    try {
+      MemorySegment s = (MemorySegment) name.invokeExact();
+      if (s.equals(MemorySegment.NULL)) {
+        return "";
+      }
+      return s.reinterpret(4096).getString(0);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /**
+   * Sets a variable in the process environment through libc {@code setenv}, where the engine reads
+   * it ({@code System.getenv} of this JVM does not see the change).
+   *
+   * @throws IllegalArgumentException for an empty name, or a name or value with '=' (name only) or
+   *     NUL
+   */
+  public void setEnv(String name, String value) {
+    checkEnvName(name);
+    Objects.requireNonNull(value, "value");
+    if (value.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("env value for " + name + " contains NUL");
+    }
+    try (Arena a = Arena.ofConfined()) {
+      int rc = (int) Libc.SETENV.invokeExact(a.allocateFrom(name), a.allocateFrom(value), 1);
+      if (rc != 0) {
+        throw new IllegalStateException("setenv(" + name + ") failed");
+      }
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** Removes a variable from the process environment through libc {@code unsetenv}. */
+  public void unsetEnv(String name) {
+    checkEnvName(name);
+    try (Arena a = Arena.ofConfined()) {
+      int rc = (int) Libc.UNSETENV.invokeExact(a.allocateFrom(name));
+      if (rc != 0) {
+        throw new IllegalStateException("unsetenv(" + name + ") failed");
+      }
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  private static void checkEnvName(String name) {
+    Objects.requireNonNull(name, "name");
+    if (name.isEmpty() || name.indexOf('=') >= 0 || name.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException(
+          "not a valid environment variable name: '" + name.replace("\0", "\\0") + "'");
+    }
+  }
+
+  /**
+   * Runs {@code strata_engine_main} on the calling thread with {@code argv = [library file name,
+   * args...]} and returns its exit code (0 ok, 2 usage, 3 refused, 130 cancelled, else the
+   * engine's). Lines go to {@code sink} as they come, possibly from engine threads.
+   *
+   * @throws IllegalStateException when another run is in progress in this process
+   * @throws IllegalArgumentException when an argument contains NUL
+   */
+  public int run(List<String> args, LogSink sink) {
+    Objects.requireNonNull(sink, "sink");
+    List<String> argv = new ArrayList<>(args.size() + 1);
+    argv.add(path.getFileName().toString());
+    for (String a : args) {
+      if (Objects.requireNonNull(a, "argument").indexOf('\0') >= 0) {
+        throw new IllegalArgumentException(
+            "engine argument contains NUL: " + a.replace("\0", "\\0"));
+      }
+      argv.add(a);
+    }
+    if (closed.get()) {
+      throw new IllegalStateException("engine library " + path + " is closed");
+    }
+    if (!RUNNING.compareAndSet(false, true)) {
+      throw new IllegalStateException("an engine run is already in progress in this process");
+    }
+    RunState state = new RunState(sink, new AtomicReference<>());
+    current = state;
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment array = a.allocate(ValueLayout.ADDRESS, argv.size() + 1L);
+      for (int i = 0; i < argv.size(); i++) {
+        array.setAtIndex(ValueLayout.ADDRESS, i, a.allocateFrom(argv.get(i)));
+      }
+      array.setAtIndex(ValueLayout.ADDRESS, argv.size(), MemorySegment.NULL);
+      int rc = (int) main.invokeExact(argv.size(), array, logStub, MemorySegment.NULL);
+      lastSinkFailure = state.failure().get();
+      return rc;
+    } catch (Throwable t) {
+      throw rethrow(t);
+    } finally {
+      current = null;
+      RUNNING.set(false);
+    }
+  }
+
+  /** The first exception the sink threw during the last {@link #run}, if any. */
+  public Optional<Throwable> lastSinkFailure() {
+    return Optional.ofNullable(lastSinkFailure);
+  }
+
+  /**
+   * {@code strata_engine_cancel()}: the run in progress returns 130 soon after. Safe from any
+   * thread; a no-op when nothing runs.
+   */
+  public void cancel() {
+    try {
+      cancel.invokeExact();
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** Bytes of one cell: K and V records of every KV head of one layer (DESIGN §3). */
+  public long cellBytes(KvFormat format, int kvHeads, int headDim) {
+    long n;
+    try {
+      n = (long) cellBytes.invokeExact(format.id(), kvHeads, headDim);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+    if (n == 0) {
+      throw new IllegalArgumentException(
+          "the engine has no "
+              + format.flagName()
+              + " cell for "
+              + kvHeads
+              + " heads of "
+              + headDim);
+    }
+    return n;
+  }
+
+  /**
+   * Encodes {@code src.length / headDim} head vectors into vector records ({@code
+   * strata_kv_encode}).
+   */
+  public byte[] encode(KvFormat format, float[] src, int headDim) {
+    long rec = recordBytes(format, headDim);
+    if (src.length % headDim != 0) {
+      throw new IllegalArgumentException(
+          src.length + " values are not a whole number of " + headDim + "-value vectors");
+    }
+    long n = src.length / headDim;
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment in = a.allocateFrom(ValueLayout.JAVA_FLOAT, src);
+      MemorySegment out = a.allocate(Math.max(1, n * rec));
+      int rc = (int) encode.invokeExact(format.id(), in, n, headDim, out);
+      check(rc, "strata_kv_encode", format, headDim);
+      return out.asSlice(0, n * rec).toArray(ValueLayout.JAVA_BYTE);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  /** Decodes whole vector records back to floats ({@code strata_kv_decode}). */
+  public float[] decode(KvFormat format, byte[] src, int headDim) {
+    long rec = recordBytes(format, headDim);
+    if (src.length % rec != 0) {
+      throw new IllegalArgumentException(
+          src.length + " bytes are not a whole number of " + rec + "-byte records");
+    }
+    long n = src.length / rec;
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment in = a.allocateFrom(ValueLayout.JAVA_BYTE, src);
+      MemorySegment out = a.allocate(ValueLayout.JAVA_FLOAT, Math.max(1, n * headDim));
+      int rc = (int) decode.invokeExact(format.id(), in, n, headDim, out);
+      check(rc, "strata_kv_decode", format, headDim);
+      return out.asSlice(0, n * headDim * Float.BYTES).toArray(ValueLayout.JAVA_FLOAT);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+  }
+
+  private static long recordBytes(KvFormat format, int headDim) {
+    if (format == KvFormat.K8V4) {
+      throw new IllegalArgumentException("k8v4 has no single vector record (K is int8, V q4_0)");
+    }
+    return format.kRecordBytes(headDim);
+  }
+
+  private static void check(int rc, String fn, KvFormat format, int headDim) {
+    if (rc != 0) {
+      throw new IllegalArgumentException(
+          fn
+              + " refused "
+              + format.flagName()
+              + " with head_dim "
+              + headDim
+              + " (error "
+              + rc
+              + ")");
+    }
+  }
+
+  /**
+   * Releases the library and the upcall stub.
+   *
+   * @throws IllegalStateException while a run of this engine is in progress
+   */
+  @Override
+  public void close() {
+    if (current != null) {
+      throw new IllegalStateException("cannot close " + path + " while it runs");
+    }
+    if (closed.compareAndSet(false, true)) {
+      arena.close();
+    }
+  }
+
+  /**
+   * The log upcall. Never throws: an exception reaching native code would take the process down.
+   * The first failure is kept and later lines of that run are dropped.
+   */
+  @SuppressWarnings("unused") // called from native code through the upcall stub
+  private void onLog(MemorySegment user, int level, MemorySegment line) {
+    try {
+      RunState s = current;
+      if (s == null || s.failure().get() != null) {
+        return;
+      }
+      String text =
+          line.equals(MemorySegment.NULL) ? "" : line.reinterpret(Integer.MAX_VALUE).getString(0);
+      s.sink().line(LogLevel.fromCode(level), text);
+    } catch (Throwable t) {
+      try {
+        RunState s = current;
+        if (s != null) {
+          s.failure().compareAndSet(null, t);
+        }
+      } catch (Throwable ignored) {
+        // nothing may escape into native code
+      }
+    }
+  }
+
+  private MethodHandle downcall(
+      SymbolLookup lookup, String symbol, MemoryLayout result, MemoryLayout... args) {
+    return LINKER.downcallHandle(find(lookup, symbol), FunctionDescriptor.of(result, args));
+  }
+
+  private MethodHandle downcallVoid(SymbolLookup lookup, String symbol) {
+    return LINKER.downcallHandle(find(lookup, symbol), FunctionDescriptor.ofVoid());
+  }
+
+  private MemorySegment find(SymbolLookup lookup, String symbol) {
+    return lookup
+        .find(symbol)
+        .orElseThrow(
+            () ->
+                new EngineLoadException(
+                    "engine library "
+                        + path
+                        + " lacks the symbol "
+                        + symbol
+                        + " of the Strata engine ABI (not a Strata engine, or an incomplete"
+                        + " build)"));
+  }
+
+  /** Asks the dynamic loader why a library does not load, for the one-line error. */
+  private static String dlerrorFor(Path p) {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment h = (MemorySegment) Libc.DLOPEN.invokeExact(a.allocateFrom(p.toString()), 2);
+      if (!h.equals(MemorySegment.NULL)) {
+        int ignored = (int) Libc.DLCLOSE.invokeExact(h);
+        return "the system loads it, but the JVM could not";
+      }
+      MemorySegment msg = (MemorySegment) Libc.DLERROR.invokeExact();
+      return msg.equals(MemorySegment.NULL)
+          ? "the dynamic loader refused it"
+          : msg.reinterpret(4096).getString(0);
+    } catch (Throwable t) {
+      return "the dynamic loader refused it (truncated, or built for another platform?)";
+    }
+  }
+
+  private static ValueLayout sizeT() {
+    MemoryLayout l = LINKER.canonicalLayouts().get("size_t");
+    if (!(l instanceof ValueLayout.OfLong v)) {
+      throw new IllegalStateException("strata needs a 64-bit platform (size_t is " + l + ")");
+    }
+    return v;
+  }
+
+  private static RuntimeException rethrow(Throwable t) {
+    if (t instanceof RuntimeException r) {
+      return r;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+    return new IllegalStateException(t);
+  }
+
+  /** libc functions, resolved on first use. */
+  private static final class Libc {
+    static final MethodHandle SETENV =
+        LINKER.downcallHandle(
+            libc("setenv"),
+            FunctionDescriptor.of(
+                ValueLayout.JAVA_INT,
+                ValueLayout.ADDRESS,
+                ValueLayout.ADDRESS,
+                ValueLayout.JAVA_INT));
+    static final MethodHandle UNSETENV =
+        LINKER.downcallHandle(
+            libc("unsetenv"), FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+    static final MethodHandle DLOPEN =
+        LINKER.downcallHandle(
+            libc("dlopen"),
+            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+    static final MethodHandle DLCLOSE =
+        LINKER.downcallHandle(
+            libc("dlclose"), FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+    static final MethodHandle DLERROR =
+        LINKER.downcallHandle(libc("dlerror"), FunctionDescriptor.of(ValueLayout.ADDRESS));
+
+    private static MemorySegment libc(String fn) {
+      return LINKER
+          .defaultLookup()
+          .find(fn)
+          .orElseThrow(() -> new IllegalStateException("libc lacks " + fn));
+    }
+
+    private Libc() {}
+  }
+}

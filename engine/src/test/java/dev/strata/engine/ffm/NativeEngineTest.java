@@ -1,0 +1,406 @@
+package dev.strata.engine.ffm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.kv.KvRules;
+import dev.strata.kernels.KvReference;
+import dev.strata.kernels.RecordFormat;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** strata-ref through the real library and NativeEngine (no mocks). */
+class NativeEngineTest {
+  static final Path ROOT = Path.of(System.getProperty("strata.root", "..")).toAbsolutePath();
+  static final Path NATIVE = ROOT.resolve("engine/target/native");
+
+  @TempDir static Path dir;
+  static NativeEngine engine;
+  static Path model;
+
+  @BeforeAll
+  static void load() throws IOException {
+    engine = NativeEngine.load(NativeEngine.defaultLibrary(ROOT));
+    model = TinyGguf.seedModel(dir, "seed", 4);
+  }
+
+  @AfterAll
+  static void close() {
+    engine.close();
+  }
+
+  /** A thread-safe sink that keeps every line. */
+  static final class Lines implements LogSink {
+    final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+    final List<LogLevel> levels = Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public void line(LogLevel level, String line) {
+      lines.add(line);
+      levels.add(level);
+    }
+
+    boolean has(String line) {
+      return lines.contains(line);
+    }
+
+    String startingWith(String prefix) {
+      synchronized (lines) {
+        return lines.stream().filter(l -> l.startsWith(prefix)).findFirst().orElse("(none)");
+      }
+    }
+  }
+
+  private static int run(Lines sink, String... args) {
+    return engine.run(List.of(args), sink);
+  }
+
+  @Test
+  void nameAndAbi() {
+    assertEquals("strata-ref 0.1.0 (cpu)", engine.name());
+    assertEquals(1, engine.abiVersion());
+    assertEquals(NativeEngine.ABI_VERSION, engine.abiVersion());
+  }
+
+  @Test
+  void poolsAt32kHaveThePinnedSizes() {
+    Lines int8 = new Lines();
+    String m = model.toString();
+    assertEquals(
+        0, run(int8, "--model", m, "--ctx", "32768", "--prompt-tokens", "8", "--n-predict", "1"));
+    assertTrue(
+        int8.has("kv: format=int8 cell_bytes=1056 layers=12 cells=32896 bytes=416858112"),
+        int8.lines::toString);
+    Lines q4 = new Lines();
+    assertEquals(
+        0,
+        run(
+            q4,
+            "--model",
+            m,
+            "--ctx",
+            "32768",
+            "--kv",
+            "q4_0",
+            "--prompt-tokens",
+            "8",
+            "--n-predict",
+            "1"));
+    assertTrue(
+        q4.has("kv: format=q4_0 cell_bytes=576 layers=12 cells=32896 bytes=227377152"),
+        q4.lines::toString);
+    assertTrue(
+        q4.startingWith("decode: tokens=1 seconds=")
+            .matches("decode: tokens=1 seconds=\\d+\\.\\d{3} tok_s=\\d+\\.\\d"));
+    assertTrue(q4.startingWith("checksum: ").startsWith("checksum: fnv1a64="));
+    // the same workload on other pools must give other outputs
+    assertTrue(!int8.startingWith("checksum: ").equals(q4.startingWith("checksum: ")));
+  }
+
+  @Test
+  void sameOutputsWhateverTheThreadCount() {
+    String m = model.toString();
+    Lines one = new Lines();
+    Lines two = new Lines();
+    String[] base = {
+      "--model", m, "--ctx", "4096", "--kv", "q4_0", "--prompt-tokens", "3000", "--n-predict", "2"
+    };
+    List<String> a1 = new ArrayList<>(List.of(base));
+    a1.addAll(List.of("--threads", "1"));
+    List<String> a2 = new ArrayList<>(List.of(base));
+    a2.addAll(List.of("--threads", "3"));
+    assertEquals(0, engine.run(a1, one));
+    assertEquals(0, engine.run(a2, two));
+    assertEquals(one.startingWith("checksum: "), two.startingWith("checksum: "));
+  }
+
+  @Test
+  void fp16RunsOnTheInt8PoolsAndSaysSo() {
+    Lines l = new Lines();
+    assertEquals(
+        0,
+        run(
+            l,
+            "--model",
+            model.toString(),
+            "--ctx",
+            "32768",
+            "--kv",
+            "fp16",
+            "--prompt-tokens",
+            "4",
+            "--n-predict",
+            "1"));
+    assertTrue(l.has(KvRules.FP16_ON_METAL_NOTE), l.lines::toString);
+    assertTrue(l.has("kv: format=int8 cell_bytes=1056 layers=12 cells=32896 bytes=416858112"));
+  }
+
+  @Test
+  void k8v4IsRefusedWithTheUpstreamText() {
+    Lines l = new Lines();
+    assertEquals(ExitCodes.PREFLIGHT, run(l, "--model", model.toString(), "--kv", "k8v4"));
+    assertTrue(l.has(KvRules.K8V4_REFUSAL), l.lines::toString);
+    assertEquals(LogLevel.ERROR, l.levels.get(l.lines.indexOf(KvRules.K8V4_REFUSAL)));
+  }
+
+  @Test
+  void kvRotWithInt8IsRefusedAndANoOpWithQ4() {
+    engine.setEnv(KvRules.KV_ROT_ENV, "1");
+    try {
+      Lines l = new Lines();
+      assertEquals(ExitCodes.PREFLIGHT, run(l, "--model", model.toString(), "--kv", "int8"));
+      assertTrue(l.has(KvRules.KV_ROT_INT8_REFUSAL), l.lines::toString);
+      Lines q = new Lines();
+      assertEquals(
+          0,
+          run(
+              q,
+              "--model",
+              model.toString(),
+              "--kv",
+              "q4_0",
+              "--ctx",
+              "512",
+              "--prompt-tokens",
+              "4",
+              "--n-predict",
+              "1"));
+    } finally {
+      engine.unsetEnv(KvRules.KV_ROT_ENV);
+    }
+    Lines after = new Lines();
+    assertEquals(
+        0,
+        run(
+            after,
+            "--model",
+            model.toString(),
+            "--kv",
+            "int8",
+            "--ctx",
+            "512",
+            "--prompt-tokens",
+            "4",
+            "--n-predict",
+            "1"));
+  }
+
+  @Test
+  void badFlagsAndModelsAreOneErrorLineAndExit2() throws IOException {
+    Lines l = new Lines();
+    assertEquals(ExitCodes.USAGE, run(l, "--model", model.toString(), "--ctx", "lots"));
+    assertTrue(l.startingWith("flags: --ctx: bad value 'lots'").length() > 10, l.lines::toString);
+    Lines u = new Lines();
+    assertEquals(ExitCodes.USAGE, run(u, "--model", model.toString(), "--turbo"));
+    assertTrue(u.startingWith("flags: unknown flag '--turbo'").length() > 10, u.lines::toString);
+    Path text = Files.writeString(dir.resolve("readme.gguf"), "not a model\n");
+    Lines t = new Lines();
+    assertEquals(ExitCodes.USAGE, run(t, "--model", text.toString()));
+    assertTrue(
+        t.startingWith("model: " + text + ": not a GGUF file").length() > 10, t.lines::toString);
+  }
+
+  @Test
+  void cancelFromAnotherThreadReturns130() throws Exception {
+    Lines lines = new Lines();
+    CountDownLatch started = new CountDownLatch(1);
+    LogSink sink =
+        (level, line) -> {
+          lines.line(level, line);
+          if (line.startsWith("kv: format=")) {
+            started.countDown();
+          }
+        };
+    AtomicInteger rc = new AtomicInteger(-1);
+    Thread t =
+        Thread.ofPlatform()
+            .start(
+                () ->
+                    rc.set(
+                        engine.run(
+                            List.of(
+                                "--model",
+                                model.toString(),
+                                "--ctx",
+                                "262144",
+                                "--prompt-tokens",
+                                "262144",
+                                "--n-predict",
+                                "128",
+                                "--threads",
+                                "2"),
+                            sink)));
+    assertTrue(started.await(60, TimeUnit.SECONDS), lines.lines::toString);
+    engine.cancel();
+    t.join();
+    assertEquals(ExitCodes.INTERRUPTED, rc.get(), lines.lines::toString);
+    assertTrue(lines.has("cancelled: stopping (exit 130)"));
+  }
+
+  @Test
+  void aThrowingSinkNeverReachesNativeCode() {
+    AtomicInteger calls = new AtomicInteger();
+    LogSink bad =
+        (level, line) -> {
+          calls.incrementAndGet();
+          throw new IllegalStateException("sink broke");
+        };
+    int rc =
+        engine.run(
+            List.of(
+                "--model",
+                model.toString(),
+                "--ctx",
+                "512",
+                "--prompt-tokens",
+                "4",
+                "--n-predict",
+                "1"),
+            bad);
+    assertEquals(0, rc);
+    assertEquals(1, calls.get(), "later lines of the run are dropped after the first failure");
+    assertEquals("sink broke", engine.lastSinkFailure().orElseThrow().getMessage());
+  }
+
+  @Test
+  void cellBytesFollowKvFormat() {
+    for (KvFormat f : KvFormat.values()) {
+      assertEquals(f.cellBytes(2, 256), engine.cellBytes(f, 2, 256), f.flagName());
+    }
+    assertEquals(816, engine.cellBytes(KvFormat.K8V4, 2, 256));
+    assertThrows(IllegalArgumentException.class, () -> engine.cellBytes(KvFormat.Q4_0, 2, 128));
+  }
+
+  @Test
+  void encodeDecodeRoundTripsWithinEachFormatsError() {
+    Random r = new Random(7);
+    float[] x = new float[4 * 256];
+    for (int i = 0; i < x.length; i++) {
+      x[i] = (float) r.nextGaussian();
+    }
+    for (KvFormat f : List.of(KvFormat.FP16, KvFormat.INT8, KvFormat.Q4_0)) {
+      byte[] rec = engine.encode(f, x, 256);
+      assertEquals(4 * f.kRecordBytes(256), rec.length, f.flagName());
+      float[] y = engine.decode(f, rec, 256);
+      double err = 0;
+      double norm = 0;
+      for (int i = 0; i < x.length; i++) {
+        err += (x[i] - y[i]) * (double) (x[i] - y[i]);
+        norm += x[i] * (double) x[i];
+      }
+      double rel = Math.sqrt(err / norm);
+      double bound = f == KvFormat.FP16 ? 1e-3 : f == KvFormat.INT8 ? 0.02 : 0.15;
+      assertTrue(rel < bound, f.flagName() + " relative error " + rel);
+    }
+    assertThrows(IllegalArgumentException.class, () -> engine.encode(KvFormat.K8V4, x, 256));
+    assertThrows(
+        IllegalArgumentException.class, () -> engine.encode(KvFormat.Q4_0, new float[128], 128));
+  }
+
+  @Test
+  void encodeDecodeThroughFfmEqualTheJavaKernelsReferenceBitForBit() {
+    Random r = new Random(11);
+    float[] x = new float[8 * 256];
+    for (int i = 0; i < x.length; i++) {
+      // heavy tails and exact zeros, where rounding rules show
+      x[i] = i % 97 == 0 ? 0f : (float) (r.nextGaussian() * (i % 13 == 0 ? 20 : 1));
+    }
+    for (RecordFormat rf : RecordFormat.values()) {
+      KvFormat f = KvFormat.fromId(rf.id());
+      byte[] viaFfm = engine.encode(f, x, 256);
+      byte[] reference = KvReference.encode(rf, x, 8, 256);
+      assertArrayEquals(reference, viaFfm, f.flagName() + " records");
+      float[] back = engine.decode(f, reference, 256);
+      float[] refBack = KvReference.decode(rf, reference, 8, 256);
+      assertArrayEquals(refBack, back, f.flagName() + " decoded values");
+    }
+  }
+
+  @Test
+  void setEnvRefusesBadNames() {
+    assertThrows(IllegalArgumentException.class, () -> engine.setEnv("A=B", "1"));
+    assertThrows(IllegalArgumentException.class, () -> engine.setEnv("A\0B", "1"));
+    assertThrows(IllegalArgumentException.class, () -> engine.setEnv("", "1"));
+    assertThrows(IllegalArgumentException.class, () -> engine.setEnv("OK", "a\0b"));
+    assertThrows(IllegalArgumentException.class, () -> engine.unsetEnv("A=B"));
+  }
+
+  @Test
+  void aMissingLibraryIsExit3() {
+    Path missing = dir.resolve("libnothing.so");
+    EngineLoadException e =
+        assertThrows(EngineLoadException.class, () -> NativeEngine.load(missing));
+    assertEquals(ExitCodes.PREFLIGHT, e.exitCode());
+    assertTrue(e.getMessage().startsWith("engine library not found: " + missing), e.getMessage());
+  }
+
+  @Test
+  void aTextFileIsNotALibrary() throws IOException {
+    Path text = Files.writeString(dir.resolve("libtext.so"), "hello\n");
+    EngineLoadException e = assertThrows(EngineLoadException.class, () -> NativeEngine.load(text));
+    assertEquals(ExitCodes.PREFLIGHT, e.exitCode());
+    assertTrue(e.getMessage().contains("is not a shared library"), e.getMessage());
+    Path elfNoise = dir.resolve("libnoise.so");
+    byte[] noise = new byte[4096];
+    new Random(1).nextBytes(noise);
+    System.arraycopy(new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1}, 0, noise, 0, 7);
+    Files.write(elfNoise, noise);
+    EngineLoadException n =
+        assertThrows(EngineLoadException.class, () -> NativeEngine.load(elfNoise));
+    assertEquals(ExitCodes.PREFLIGHT, n.exitCode());
+    EngineLoadException d = assertThrows(EngineLoadException.class, () -> NativeEngine.load(dir));
+    assertTrue(d.getMessage().contains("is not a regular file"), d.getMessage());
+  }
+
+  @Test
+  void aTruncatedLibraryCannotBeLoaded() throws IOException {
+    byte[] whole = Files.readAllBytes(engine.path());
+    Path cut = dir.resolve("libtruncated.so");
+    Files.write(cut, java.util.Arrays.copyOf(whole, 600));
+    EngineLoadException e = assertThrows(EngineLoadException.class, () -> NativeEngine.load(cut));
+    assertEquals(ExitCodes.PREFLIGHT, e.exitCode());
+    // checked before dlopen: glibc's loader dies of SIGBUS on a truncated ELF
+    assertTrue(
+        e.getMessage().startsWith("engine library " + cut + " is truncated or damaged: "),
+        e.getMessage());
+    assertTrue(!e.getMessage().contains("\n"));
+  }
+
+  @Test
+  void anotherAbiVersionNamesBothVersions() {
+    Path lib =
+        NATIVE.resolve(
+            engine.path().getFileName().toString().replace("strata_ref", "strata_abi_mismatch"));
+    EngineLoadException e = assertThrows(EngineLoadException.class, () -> NativeEngine.load(lib));
+    assertEquals(ExitCodes.PREFLIGHT, e.exitCode());
+    assertTrue(
+        e.getMessage().contains("has ABI version 999, this launcher speaks ABI version 1"),
+        e.getMessage());
+  }
+
+  @Test
+  void aMissingSymbolIsNamed() {
+    Path lib =
+        NATIVE.resolve(
+            engine.path().getFileName().toString().replace("strata_ref", "strata_missing_symbol"));
+    EngineLoadException e = assertThrows(EngineLoadException.class, () -> NativeEngine.load(lib));
+    assertEquals(ExitCodes.PREFLIGHT, e.exitCode());
+    assertTrue(e.getMessage().contains("lacks the symbol strata_kv_decode"), e.getMessage());
+  }
+}

@@ -1,0 +1,188 @@
+package dev.strata.launcher;
+
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostFactsCodec;
+import dev.strata.launcher.preflight.Preflight;
+import dev.strata.launcher.run.EngineRunner;
+import dev.strata.launcher.run.InProcessRunner;
+import dev.strata.launcher.run.IsolatedRunner;
+import dev.strata.launcher.run.LogRouter;
+import dev.strata.launcher.run.Supervisor;
+import dev.strata.metal.HostProbe;
+import dev.strata.setup.write.ConfigPaths;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code strata-launch}: check a config against this machine, then start the engine on it. */
+@Command(
+    name = "strata-launch",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    subcommands = {CompletionCommand.class},
+    description = {
+      "Check an engine config against this machine, then load the engine library into this"
+          + " process (Java FFM) and run it with the config's arguments and environment. The"
+          + " engine's lines pass through as they come: information on standard output, warnings"
+          + " and errors on standard error (prefixed warn: / error:).",
+      "",
+      "Before anything is loaded, preflight checks (and refuses with one line):",
+      "  config   the YAML is valid; args and env fit the config's backend (exit 2)",
+      "  kv       the KV format runs on this backend: --kv k8v4, and STRATA_KV_ROT=1",
+      "           with --kv int8, are refused on Metal and strata-ref (exit 3)",
+      "  library  engine.library exists, is a regular file, is not world-writable,",
+      "           nor is its folder, nor is it a symlink into such a place; it matches",
+      "           engine.sha256 when pinned (exit 3)",
+      "  model    every shard of model.shards is there and the split set is complete",
+      "           (exit 3); --model is the first shard (exit 2)",
+      "  host     this machine can run the backend; a config made for another",
+      "           machine is a warning, and the plan is for this one",
+      "  plan     the memory plan fits this machine (exit 3)",
+      "Then the library is loaded: missing, not a library, or another ABI: exit 3.",
+      "",
+      "Ctrl-C (SIGINT) stops the engine and exits 130; a second Ctrl-C exits at once.",
+      "SIGTERM stops it and exits 143.",
+      ""
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  strata-launch                          the config at the default path",
+      "  strata-launch -c engine.yaml --dry-run what would run; nothing loaded",
+      "  strata-launch --plan --json            the memory plan as JSON",
+      "  strata-launch --plan --host-file h.json   the plan on another machine",
+      "  strata-launch --isolate                a native crash: one line, exit 70",
+      "  source <(strata-launch completion bash)",
+      "",
+      "Default config: $STRATA_CONFIG if set; else",
+      "  macOS: ~/Library/Application Support/Strata/engine.yaml",
+      "  elsewhere: $XDG_CONFIG_HOME/strata/engine.yaml or ~/.config/strata/engine.yaml",
+      "(where strata-setup writes it). See docs/LAUNCH.md."
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:success (the engine returned 0)",
+      "2:usage or config error (bad flag, bad YAML, bad args/env in the config)",
+      "3:preflight refused (library, model, KV format, memory), or the library could not be"
+          + " loaded (missing, not a library, ABI mismatch)",
+      "70:the engine crashed (--isolate)",
+      "130:interrupted (SIGINT / Ctrl-C)",
+      "143:terminated (SIGTERM)",
+      "*:otherwise the engine's own exit code"
+    })
+public final class LaunchCommand implements Callable<Integer> {
+  private final LaunchCli.Io io;
+
+  @Option(
+      names = {"-c", "--config"},
+      paramLabel = "FILE",
+      description = "The engine config (default: see below; STRATA_CONFIG overrides the default).")
+  Path config;
+
+  @Option(
+      names = "--dry-run",
+      description =
+          "Run every preflight check and print the engine's arguments, environment, the checks and"
+              + " the plan; load nothing. Exits 0 when the launch would start, 3 when refused.")
+  boolean dryRun;
+
+  @Option(
+      names = "--plan",
+      description =
+          "Print the memory plan only (for this machine, or for --host-file), whether or not it"
+              + " fits; exits 0.")
+  boolean plan;
+
+  @Option(names = "--json", description = "With --plan or --dry-run: one JSON document on stdout.")
+  boolean json;
+
+  @Option(
+      names = "--isolate",
+      description =
+          "Run the engine in a child process: a native crash is reported as one line (exit 70)"
+              + " instead of a JVM crash report.")
+  boolean isolate;
+
+  @Option(
+      names = "--host-file",
+      paramLabel = "FILE",
+      description =
+          "With --plan or --dry-run: check against this host JSON (strata-setup probe --json)"
+              + " instead of this machine. A launch always checks this machine.")
+  Path hostFile;
+
+  public LaunchCommand(LaunchCli.Io io) {
+    this.io = io;
+  }
+
+  @Override
+  public Integer call() {
+    if (plan && dryRun) {
+      throw usage("--plan and --dry-run exclude each other: --dry-run already prints the plan");
+    }
+    if (json && !plan && !dryRun) {
+      throw usage("--json goes with --plan or --dry-run");
+    }
+    if (hostFile != null && !plan && !dryRun) {
+      throw usage(
+          "--host-file goes with --plan or --dry-run: a launch always checks this machine");
+    }
+    if (isolate && plan) {
+      throw usage("--isolate has no effect with --plan: nothing runs");
+    }
+    Path configPath = config != null ? config.toAbsolutePath() : defaultConfig();
+    if (!Files.exists(configPath)) {
+      throw usage(
+          "no config at "
+              + configPath
+              + (config != null
+                  ? ""
+                  : " (the default path): run strata-setup to write one, or pass --config FILE"));
+    }
+    EngineConfig cfg = ConfigCodec.read(configPath);
+    HostFacts here = hostFile != null ? HostFactsCodec.read(hostFile) : HostProbe.probe().facts();
+
+    if (plan) {
+      Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());
+      Reports.printPlan(report, json, io.out(), io.err());
+      return ExitCodes.OK;
+    }
+    Preflight.Report report = Preflight.full(cfg, configPath, here, io.env());
+    if (dryRun) {
+      Reports.printDryRun(report, isolate, json, io.out(), io.err());
+      return report.refused() ? report.refusal().exitCode() : ExitCodes.OK;
+    }
+    if (report.refused()) {
+      Reports.printWarnings(report, io.err());
+      throw report.refusal();
+    }
+    Reports.printWarnings(report, io.err());
+    Reports.printStart(report, isolate, io.out());
+    LogRouter log = new LogRouter(io.out(), io.err());
+    EngineRunner runner =
+        isolate
+            ? new IsolatedRunner(report.library(), log::raw)
+            : InProcessRunner.load(report.library(), io.out());
+    return new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
+  }
+
+  /** strata-setup's default path: the launcher reads where the wizard writes. */
+  private Path defaultConfig() {
+    try {
+      return ConfigPaths.defaultConfig(io.env(), System.getProperty("os.name"));
+    } catch (StrataException e) {
+      throw usage("no --config given and HOME is not set: pass --config FILE or set STRATA_CONFIG");
+    }
+  }
+
+  private static StrataException usage(String message) {
+    return new StrataException(ExitCodes.USAGE, message);
+  }
+}

@@ -1,0 +1,163 @@
+package dev.strata.launcher;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.strata.engine.plan.PlanText;
+import dev.strata.launcher.preflight.Preflight;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/** What {@code strata-launch} prints: the plan, the dry run, warnings, the start line. */
+final class Reports {
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9_./:=@%+,-]+");
+
+  private Reports() {}
+
+  static void printWarnings(Preflight.Report r, PrintWriter err) {
+    for (Preflight.Check c : r.warnings()) {
+      err.println("strata-launch: warning: " + c.detail());
+    }
+    err.flush();
+  }
+
+  /** {@code --plan}: the table (warnings on stderr), or the plan's JSON. */
+  static void printPlan(Preflight.Report r, boolean json, PrintWriter out, PrintWriter err) {
+    if (json) {
+      out.println(PlanText.json(r.plan()).strip());
+    } else {
+      printWarnings(r, err);
+      out.print(ensureNewline(PlanText.table(r.plan())));
+    }
+    out.flush();
+  }
+
+  /** {@code --dry-run}: argv, env, the checks, the plan; nothing loaded. */
+  static void printDryRun(
+      Preflight.Report r, boolean isolate, boolean json, PrintWriter out, PrintWriter err) {
+    if (json) {
+      out.println(dryRunJson(r, isolate));
+      out.flush();
+      return;
+    }
+    out.println("config:  " + r.configPath());
+    out.println(
+        "engine:  "
+            + (r.library() != null ? r.library() : r.config().engine().library())
+            + " ("
+            + r.backend().id()
+            + (isolate ? ", isolated in a child process" : ", in this process")
+            + ")");
+    out.println("args:    " + shellLine(r.args()));
+    out.println("env:     " + (r.env().isEmpty() ? "(none)" : envLine(r.env())));
+    out.println("checks:");
+    for (Preflight.Check c : r.checks()) {
+      out.printf(
+          Locale.ROOT, "  %-8s %-8s %s%n", c.status().name().toLowerCase(Locale.ROOT), c.name(), c.detail());
+    }
+    if (r.plan() != null) {
+      out.println();
+      out.print(ensureNewline(PlanText.table(r.plan())));
+    }
+    out.println();
+    out.println(
+        r.refused()
+            ? "dry run: the launch would be refused (exit " + r.refusal().exitCode() + "); nothing loaded"
+            : "dry run: the launch would start; nothing loaded");
+    out.flush();
+    if (r.refused()) {
+      err.println("strata-launch: " + r.refusal().getMessage());
+      err.flush();
+    }
+  }
+
+  /** The line printed before the engine starts, then the plan. */
+  static void printStart(Preflight.Report r, boolean isolate, PrintWriter out) {
+    out.println(
+        "strata-launch: "
+            + r.configPath()
+            + " → "
+            + r.library()
+            + (isolate ? " (isolated: child process)" : ""));
+    out.print(ensureNewline(PlanText.table(r.plan())));
+    out.flush();
+  }
+
+  static String dryRunJson(Preflight.Report r, boolean isolate) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("config", r.configPath().toString());
+    root.put("backend", r.backend().id());
+    root.put(
+        "library",
+        r.library() != null ? r.library().toString() : r.config().engine().library());
+    root.put("isolate", isolate);
+    ArrayNode args = root.putArray("args");
+    r.args().forEach(args::add);
+    ObjectNode env = root.putObject("env");
+    r.env().forEach(env::put);
+    ArrayNode checks = root.putArray("checks");
+    for (Preflight.Check c : r.checks()) {
+      ObjectNode n = checks.addObject();
+      n.put("check", c.name());
+      n.put("status", c.status().name().toLowerCase(Locale.ROOT));
+      n.put("detail", c.detail());
+    }
+    try {
+      if (r.plan() != null) {
+        root.set("plan", JSON.readTree(PlanText.json(r.plan())));
+      } else {
+        root.putNull("plan");
+      }
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("PlanText.json wrote invalid JSON", e);
+    }
+    root.put("would_start", !r.refused());
+    root.put("exit_code", r.refused() ? r.refusal().exitCode() : 0);
+    if (r.refused()) {
+      root.put("refusal", r.refusal().getMessage());
+    } else {
+      root.putNull("refusal");
+    }
+    try {
+      return JSON.writeValueAsString(root);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The args as one line a POSIX shell reads back the same. */
+  static String shellLine(List<String> args) {
+    StringBuilder s = new StringBuilder();
+    for (String a : args) {
+      if (!s.isEmpty()) {
+        s.append(' ');
+      }
+      s.append(quote(a));
+    }
+    return s.toString();
+  }
+
+  private static String envLine(Map<String, String> env) {
+    StringBuilder s = new StringBuilder();
+    env.forEach((k, v) -> s.append(s.isEmpty() ? "" : " ").append(k).append('=').append(quote(v)));
+    return s.toString();
+  }
+
+  static String quote(String a) {
+    if (!a.isEmpty() && SAFE.matcher(a).matches()) {
+      return a;
+    }
+    return "'" + a.replace("'", "'\\''") + "'";
+  }
+
+  private static String ensureNewline(String s) {
+    return s.endsWith("\n") ? s : s + "\n";
+  }
+}

@@ -1,0 +1,61 @@
+package dev.strata.launcher.preflight;
+
+import dev.strata.engine.host.HostFacts;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * How the machine a config was made for differs from this one, in the facts the plan and the engine
+ * depend on: OS, chip, cores, memory, GPU family and k4. The OS version and the wired limit change
+ * with updates and settings, so they are not a different machine.
+ */
+public final class HostDiff {
+  private HostDiff() {}
+
+  /** One line listing the differences, or null when the two are the same machine for the plan. */
+  public static String describe(HostFacts config, HostFacts here) {
+    if (config == null) {
+      return "the config has no host";
+    }
+    List<String> d = new ArrayList<>();
+    if (!config.os().equals(here.os())) {
+      d.add("os " + config.os() + " → " + here.os());
+    }
+    if (!config.chip().equals(here.chip())) {
+      d.add("chip " + config.chip() + " → " + here.chip());
+    }
+    if (config.memoryBytes() != here.memoryBytes()) {
+      d.add(
+          "memory "
+              + gib(config.memoryBytes())
+              + " → "
+              + gib(here.memoryBytes())
+              + (here.memoryBytes() < config.memoryBytes() ? " (less)" : ""));
+    }
+    if (config.perfCores() != here.perfCores()
+        || config.efficiencyCores() != here.efficiencyCores()) {
+      d.add(
+          "cores "
+              + config.perfCores()
+              + "P+"
+              + config.efficiencyCores()
+              + "E → "
+              + here.perfCores()
+              + "P+"
+              + here.efficiencyCores()
+              + "E");
+    }
+    if (config.gpuFamily() != here.gpuFamily()) {
+      d.add("GPU family " + config.gpuFamily() + " → " + here.gpuFamily());
+    }
+    if (config.k4() != here.k4()) {
+      d.add("k4 " + config.k4() + " → " + here.k4());
+    }
+    return d.isEmpty() ? null : String.join(", ", d);
+  }
+
+  private static String gib(long bytes) {
+    return String.format(Locale.ROOT, "%.1f GiB", bytes / (double) (1L << 30));
+  }
+}

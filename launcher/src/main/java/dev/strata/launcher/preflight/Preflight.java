@@ -1,0 +1,382 @@
+package dev.strata.launcher.preflight;
+
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.flags.EngineArgs;
+import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.kv.Backend;
+import dev.strata.engine.kv.KvDecision;
+import dev.strata.engine.kv.KvRules;
+import dev.strata.engine.model.GgufModel;
+import dev.strata.engine.model.GgufReader;
+import dev.strata.engine.plan.MemoryPlan;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Everything {@code strata-launch} checks before it loads anything, in order: config, kv, library,
+ * model, host, plan. A config error is thrown at once (exit 2); a refusal (exit 3) ends the checks
+ * and is kept in the {@link Report}, so {@code --dry-run} can show how far it got. The launch
+ * itself throws {@link Report#refusal()}.
+ *
+ * <p>Relative paths in a config (engine.library, model.shards, --model) are taken relative to the
+ * config's folder, so a config and its model can move together.
+ */
+public final class Preflight {
+  /** Environment variables the engines read; inherited ones count like the config's. */
+  public static final String ENGINE_SWITCH_PREFIX = "STRATA_";
+
+  /** How a check ended. */
+  public enum Status {
+    OK,
+    WARN,
+    REFUSED
+  }
+
+  /**
+   * One check's outcome.
+   *
+   * @param name config, env, kv, library, model, host or plan
+   * @param detail one line: what was found, or why it was refused
+   */
+  public record Check(String name, Status status, String detail) {}
+
+  /**
+   * What preflight found. Fields after a refusal are null (the checks stopped there).
+   *
+   * @param configPath the config file
+   * @param config the config as read
+   * @param backend the config's backend
+   * @param args the config's args, validated for the backend (the engine's argv without argv[0])
+   * @param engineArgs their typed view
+   * @param env the config's env, validated
+   * @param kv the KV decision (the pools the engine will allocate)
+   * @param library the engine library's real path, checked (null for {@code --plan})
+   * @param model the model read from its shards
+   * @param here the machine the plan is for
+   * @param plan the memory plan for {@code here}
+   * @param checks every check run, in order
+   * @param refusal the refusal that stopped the checks, or null
+   */
+  public record Report(
+      Path configPath,
+      EngineConfig config,
+      Backend backend,
+      List<String> args,
+      EngineArgs engineArgs,
+      Map<String, String> env,
+      KvDecision.Accepted kv,
+      Path library,
+      GgufModel model,
+      HostFacts here,
+      MemoryPlan plan,
+      List<Check> checks,
+      StrataException refusal) {
+    public Report {
+      checks = List.copyOf(checks);
+    }
+
+    public boolean refused() {
+      return refusal != null;
+    }
+
+    /** Warnings to show even when the launch goes ahead. */
+    public List<Check> warnings() {
+      return checks.stream().filter(c -> c.status() == Status.WARN).toList();
+    }
+  }
+
+  private Preflight() {}
+
+  /**
+   * Every check; the launch and {@code --dry-run}.
+   *
+   * @param inherited the launcher's own environment: the engine inherits it, so a {@code STRATA_*}
+   *     switch set there (and not overridden by the config) counts for the KV rules and the plan
+   */
+  public static Report full(
+      EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
+    return new Run(config, configPath, here, inherited).run(true);
+  }
+
+  /**
+   * What {@code --plan} needs: config, kv, model, host — not the library, and a plan that does not
+   * fit is shown, not refused.
+   */
+  public static Report forPlan(
+      EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
+    Report r = new Run(config, configPath, here, inherited).run(false);
+    if (r.refused()) {
+      throw r.refusal();
+    }
+    return r;
+  }
+
+  /** One preflight run: fills the report's fields step by step. */
+  private static final class Run {
+    private final EngineConfig config;
+    private final Path configPath;
+    private final HostFacts here;
+    private final String where;
+    private final Map<String, String> engineEnv;
+    private final Map<String, String> inheritedSwitches;
+    private final List<Check> checks = new ArrayList<>();
+    private Backend backend;
+    private EngineArgs engineArgs;
+    private KvDecision.Accepted kv;
+    private Path library;
+    private GgufModel model;
+    private MemoryPlan plan;
+
+    Run(EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
+      this.config = config;
+      this.configPath = configPath;
+      this.here = here;
+      this.where = configPath.toString();
+      // What the engine will see: the inherited STRATA_* switches, then the config's env on top.
+      this.inheritedSwitches = new TreeMap<>();
+      inherited.forEach(
+          (k, v) -> {
+            if (k.startsWith(ENGINE_SWITCH_PREFIX) && !config.env().containsKey(k)) {
+              inheritedSwitches.put(k, v);
+            }
+          });
+      Map<String, String> env = new TreeMap<>(inheritedSwitches);
+      env.putAll(config.env());
+      this.engineEnv = Collections.unmodifiableMap(env);
+    }
+
+    Report run(boolean full) {
+      checkConfig(); // config errors are thrown: exit 2 in every mode
+      try {
+        checkKv();
+        if (full) {
+          checkLibrary();
+        }
+        checkModel();
+        checkHost();
+        checkPlan(full);
+        return report(null);
+      } catch (PreflightRefused r) {
+        return report(r);
+      }
+    }
+
+    private Report report(StrataException refusal) {
+      return new Report(
+          configPath,
+          config,
+          backend,
+          config.args(),
+          engineArgs,
+          config.env(),
+          kv,
+          library,
+          model,
+          here,
+          plan,
+          checks,
+          refusal);
+    }
+
+    private void ok(String name, String detail) {
+      checks.add(new Check(name, Status.OK, detail));
+    }
+
+    private void warn(String name, String detail) {
+      checks.add(new Check(name, Status.WARN, detail));
+    }
+
+    private PreflightRefused refuse(String name, PreflightRefused r) {
+      checks.add(new Check(name, Status.REFUSED, r.getMessage()));
+      return r;
+    }
+
+    private void checkConfig() {
+      backend = Backend.fromId(config.engine().backend());
+      if (backend == null) {
+        throw configError("engine.backend: unknown backend '" + config.engine().backend() + "'");
+      }
+      try {
+        engineArgs = EngineFlags.parse(config.args(), backend);
+        EngineFlags.validateEnv(config.env());
+      } catch (StrataException e) {
+        throw configError(e.getMessage());
+      }
+      List<String> shards = config.model().shards();
+      if (shards.isEmpty()) {
+        throw configError("model.shards is empty: list the model's shards, first shard first");
+      }
+      Path argModel = resolve(engineArgs.model().toString());
+      Path firstShard = resolve(shards.getFirst());
+      if (!argModel.equals(firstShard)) {
+        throw configError(
+            "args --model "
+                + engineArgs.model()
+                + " is not the first of model.shards ("
+                + shards.getFirst()
+                + "): make them agree, or rerun strata-setup");
+      }
+      ok(
+          "config",
+          backend.id() + " backend; " + config.args().size() + " args, " + config.env().size()
+              + " env");
+    }
+
+    private void checkKv() {
+      if (!inheritedSwitches.isEmpty()) {
+        warn(
+            "env",
+            "from your environment, not the config, the engine also gets "
+                + inheritedSwitches.entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue())
+                    .collect(Collectors.joining(" ")));
+      }
+      KvDecision d = KvRules.decide(backend, engineArgs.kv(), engineEnv);
+      switch (d) {
+        case KvDecision.Refused r -> throw refuse("kv", new PreflightRefused(r.message()));
+        case KvDecision.Accepted a -> {
+          kv = a;
+          ok(
+              "kv",
+              a.pools().flagName()
+                  + " pools"
+                  + (a.requested() == null ? " (default: no --kv)" : " (--kv " + a.requested().flagName() + ")"));
+        }
+      }
+    }
+
+    private void checkLibrary() {
+      try {
+        library = LibraryTrust.check(resolve(config.engine().library()), config.engine().sha256(), where);
+      } catch (PreflightRefused r) {
+        throw refuse("library", r);
+      }
+      boolean pinned = config.engine().sha256() != null && !config.engine().sha256().isBlank();
+      ok("library", library + (pinned ? " (sha256 matches the pin)" : " (sha256 not pinned)"));
+    }
+
+    private void checkModel() {
+      List<String> listed = config.model().shards();
+      List<Path> paths = new ArrayList<>();
+      for (int i = 0; i < listed.size(); i++) {
+        Path p = resolve(listed.get(i));
+        if (!Files.exists(p)) {
+          throw refuse(
+              "model",
+              new PreflightRefused(
+                  "model shard missing: "
+                      + p
+                      + " (model.shards["
+                      + i
+                      + "] in "
+                      + where
+                      + "): restore it, or rerun strata-setup --model for the shards you have"));
+        }
+        if (!Files.isRegularFile(p)) {
+          throw refuse(
+              "model",
+              new PreflightRefused("model shard " + p + " is not a regular file (model.shards[" + i + "] in " + where + ")"));
+        }
+        paths.add(p);
+      }
+      try {
+        model = GgufReader.readModel(paths.getFirst());
+      } catch (StrataException e) {
+        throw refuse("model", new PreflightRefused(e.getMessage(), e));
+      }
+      List<Path> found = new ArrayList<>();
+      for (GgufModel.Shard s : model.shards()) {
+        found.add(real(s.path()));
+      }
+      List<Path> wanted = paths.stream().map(Preflight::real).toList();
+      if (!found.equals(wanted)) {
+        throw refuse(
+            "model",
+            new PreflightRefused(
+                "model.shards in "
+                    + where
+                    + " lists "
+                    + wanted.size()
+                    + " shard(s) but the model's split set is "
+                    + found.size()
+                    + " ("
+                    + found.getFirst().getFileName()
+                    + " …): rerun strata-setup --model for this model"));
+      }
+      ok(
+          "model",
+          model.geometry().architecture()
+              + ", "
+              + found.size()
+              + " shard(s), "
+              + model.geometry().qsaLayerCount()
+              + " QSA layers, "
+              + model.geometry().kvHeads()
+              + " KV heads × "
+              + model.geometry().headDim());
+    }
+
+    private void checkHost() {
+      if (backend == Backend.METAL && !here.isMac()) {
+        throw refuse(
+            "host",
+            new PreflightRefused(
+                "the config targets the metal backend but this machine is "
+                    + here.os()
+                    + " ("
+                    + here.chip()
+                    + "): use a cpu-reference config here (strata-setup --engine-lib with strata-ref)"));
+      }
+      String diff = HostDiff.describe(config.host(), here);
+      if (diff == null) {
+        ok("host", "this machine is the config's host (" + here.chip() + ")");
+      } else {
+        warn("host", "the config was made for another machine: " + diff + "; the plan is for this one");
+      }
+    }
+
+    private void checkPlan(boolean refuseWhenShort) {
+      try {
+        plan =
+            MemoryPlan.compute(
+                here, model.geometry(), engineArgs.ctx(), engineArgs.experts(), kv, backend, engineEnv);
+      } catch (IllegalArgumentException e) {
+        throw refuse("plan", new PreflightRefused("memory plan: " + e.getMessage(), e));
+      }
+      if (plan.fits()) {
+        ok("plan", "fits this machine");
+      } else if (refuseWhenShort) {
+        throw refuse("plan", new PreflightRefused(plan.refusal() + " (on this machine: " + here.chip() + ")"));
+      } else {
+        warn("plan", plan.refusal());
+      }
+    }
+
+    private Path resolve(String path) {
+      Path p = Path.of(path);
+      Path base = configPath.toAbsolutePath().getParent();
+      return (p.isAbsolute() || base == null ? p : base.resolve(p)).toAbsolutePath().normalize();
+    }
+
+    private StrataException configError(String message) {
+      return new StrataException(ExitCodes.USAGE, where + ": " + message);
+    }
+  }
+
+  private static Path real(Path p) {
+    try {
+      return p.toRealPath();
+    } catch (java.io.IOException e) {
+      return p.toAbsolutePath().normalize();
+    }
+  }
+}

@@ -1,0 +1,103 @@
+package dev.strata.launcher.run;
+
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.ffm.NativeEngine;
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+/**
+ * The {@code --isolate} child: loads the engine, runs it, reports through {@link ChildProtocol}.
+ * Not a user command; {@link IsolatedRunner} starts it with the launcher's own java and class path.
+ */
+public final class EngineChildMain {
+  private static final PrintStream OUT =
+      new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+
+  private EngineChildMain() {}
+
+  public static void main(String[] argv) {
+    ChildProtocol.ChildArgs a;
+    try {
+      a = ChildProtocol.ChildArgs.decode(java.util.List.of(argv));
+    } catch (IllegalArgumentException e) {
+      fail(ExitCodes.USAGE, "internal: bad --isolate child arguments: " + e.getMessage());
+      return;
+    }
+    NativeEngine engine;
+    try {
+      engine = NativeEngine.load(Path.of(a.library()));
+    } catch (StrataException e) {
+      fail(e.exitCode(), e.getMessage());
+      return;
+    }
+    // The launcher forwards its SIGINT/SIGTERM as "cancel" on our stdin; a Ctrl-C typed in a
+    // terminal reaches this process group too, so handle it here the same way (cancel once).
+    SignalTrap.install(SignalTrap.Sig.INT, n -> engine.cancel());
+    SignalTrap.install(SignalTrap.Sig.TERM, n -> engine.cancel());
+    Thread.ofPlatform()
+        .daemon()
+        .name("strata-child-stdin")
+        .start(
+            () -> {
+              try (BufferedReader in =
+                  new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                  if (line.strip().equals(ChildProtocol.CANCEL)) {
+                    engine.cancel();
+                  }
+                }
+              } catch (IOException e) {
+                // treated as end of input below
+              }
+              // The launcher is gone: do not run on without it. Repeated, because a cancel that
+              // lands before strata_engine_main has started is reset by it.
+              while (true) {
+                engine.cancel();
+                try {
+                  Thread.sleep(100);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            });
+    int code;
+    try {
+      a.env().forEach(engine::setEnv);
+      code = engine.run(a.engineArgs(), (level, text) -> log(InProcessRunner.code(level), text));
+    } catch (StrataException e) {
+      fail(e.exitCode(), e.getMessage());
+      return;
+    }
+    synchronized (OUT) {
+      OUT.print(ChildProtocol.EXIT + code + "\n");
+      OUT.flush();
+    }
+    System.exit(code);
+  }
+
+  private static void log(int level, String text) {
+    synchronized (OUT) {
+      for (String record : ChildProtocol.logRecords(level, text)) {
+        OUT.print(record);
+        OUT.print('\n');
+      }
+      OUT.flush();
+    }
+  }
+
+  private static void fail(int code, String message) {
+    synchronized (OUT) {
+      OUT.print(ChildProtocol.FAIL + code + ":" + ChildProtocol.oneLine(message) + "\n");
+      OUT.flush();
+    }
+    System.exit(code);
+  }
+}

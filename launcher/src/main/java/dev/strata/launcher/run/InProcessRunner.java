@@ -1,0 +1,70 @@
+package dev.strata.launcher.run;
+
+import dev.strata.engine.ffm.LogLevel;
+import dev.strata.engine.ffm.NativeEngine;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The engine in this process: the library loaded through FFM ({@link NativeEngine}), its env set
+ * through libc, {@code strata_engine_main} called on the launcher's main thread. The fastest path
+ * and the one that gives a core dump when the engine faults; {@code --isolate} trades that for a
+ * one-line report.
+ */
+public final class InProcessRunner implements EngineRunner {
+  private final NativeEngine engine;
+
+  private InProcessRunner(NativeEngine engine) {
+    this.engine = engine;
+  }
+
+  /**
+   * Loads the library (missing, not a library, ABI mismatch: a one-line error, exit 3) and says
+   * which engine it is on standard error.
+   */
+  public static InProcessRunner load(Path library, PrintWriter out) {
+    NativeEngine engine = NativeEngine.load(library);
+    out.println("strata-launch: engine " + engine.name() + " (ABI " + engine.abiVersion() + ")");
+    out.flush();
+    return new InProcessRunner(engine);
+  }
+
+  @Override
+  public int run(List<String> args, Map<String, String> env, EngineLog log) {
+    env.forEach(engine::setEnv);
+    try {
+      return engine.run(args, (level, text) -> log.line(code(level), text));
+    } finally {
+      // Put the process environment back as it started: the launcher exits next, but a JVM that
+      // runs several launches (the end-to-end tests, ./strata demo) must not leak one config's
+      // switches into the next engine.
+      Map<String, String> initial = System.getenv();
+      env.keySet()
+          .forEach(
+              k -> {
+                if (initial.containsKey(k)) {
+                  engine.setEnv(k, initial.get(k));
+                } else {
+                  engine.unsetEnv(k);
+                }
+              });
+      engine.close();
+    }
+  }
+
+  /** The C ABI's level number of a line (0 info, 1 warn, 2 error). */
+  static int code(LogLevel level) {
+    return switch (level) {
+      case INFO -> EngineLog.INFO;
+      case WARN -> EngineLog.WARN;
+      case ERROR -> EngineLog.ERROR;
+    };
+  }
+
+  @Override
+  public void cancel() {
+    engine.cancel();
+  }
+}

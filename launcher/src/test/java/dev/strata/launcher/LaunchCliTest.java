@@ -1,0 +1,144 @@
+package dev.strata.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line itself: help, version, usage errors, completion. No engine is loaded. */
+class LaunchCliTest {
+  @TempDir Path tmp;
+
+  record Result(int code, String out, String err) {}
+
+  private Result run(Map<String, String> env, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    LaunchCli.Io io =
+        new LaunchCli.Io(
+            new PrintWriter(out, true),
+            new PrintWriter(err, true),
+            env,
+            code -> {
+              throw new AssertionError("halt(" + code + ") in a CLI test");
+            });
+    int code = LaunchCli.create(io).execute(args);
+    return new Result(code, out.toString(), err.toString());
+  }
+
+  private Result run(String... args) {
+    return run(Map.of("HOME", tmp.toString()), args);
+  }
+
+  @Test
+  void helpTeachesChecksExamplesAndExitCodes() {
+    Result r = run("--help");
+    assertEquals(0, r.code());
+    for (String s :
+        new String[] {
+          "Usage: strata-launch",
+          "--config",
+          "--dry-run",
+          "--plan",
+          "--json",
+          "--isolate",
+          "--kv k8v4",
+          "world-writable",
+          "engine.sha256",
+          "Examples:",
+          "Exit codes:",
+          "130",
+          "143",
+          "70",
+          "STRATA_CONFIG",
+          "completion"
+        }) {
+      assertTrue(r.out().contains(s), "help mentions " + s + ":\n" + r.out());
+    }
+  }
+
+  @Test
+  void versionComesFromTheBuild() {
+    Result r = run("--version");
+    assertEquals(0, r.code());
+    assertTrue(r.out().startsWith("strata-launch 0.1.0"), r.out());
+  }
+
+  @Test
+  void aMistypedFlagSuggestsTheRightOneAndExits2() {
+    Result r = run("--dryrun");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("Unknown option: '--dryrun'"), r.err());
+    assertTrue(r.err().contains("--dry-run"), "suggests --dry-run: " + r.err());
+    assertTrue(!r.err().contains("\tat "), "no stack trace");
+  }
+
+  @Test
+  void jsonWithoutPlanOrDryRunIsAUsageError() {
+    Result r = run("--json");
+    assertEquals(2, r.code());
+    assertEquals("strata-launch: --json goes with --plan or --dry-run\n", r.err());
+  }
+
+  @Test
+  void hostFileIsOnlyForPlanning() {
+    Result r = run("--host-file", "h.json");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("a launch always checks this machine"), r.err());
+  }
+
+  @Test
+  void aMissingConfigAtTheDefaultPathSaysWhereAndWhatToDo() {
+    Result r = run(Map.of("HOME", tmp.toString()));
+    assertEquals(2, r.code());
+    assertEquals(
+        "strata-launch: no config at "
+            + tmp.resolve(".config/strata/engine.yaml")
+            + " (the default path): run strata-setup to write one, or pass --config FILE\n",
+        r.err());
+  }
+
+  @Test
+  void strataConfigOverridesTheDefaultPath() {
+    Path cfg = tmp.resolve("elsewhere.yaml");
+    Result r = run(Map.of("HOME", tmp.toString(), "STRATA_CONFIG", cfg.toString()));
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("no config at " + cfg), r.err());
+  }
+
+  @Test
+  @EnabledOnOs({OS.LINUX, OS.MAC})
+  void theBashCompletionScriptIsValidAndRegistersTheCommand()
+      throws IOException, InterruptedException {
+    Result r = run("completion", "bash");
+    assertEquals(0, r.code());
+    Path script = tmp.resolve("strata-launch.bash");
+    Files.writeString(script, r.out(), StandardCharsets.UTF_8);
+    Process p =
+        new ProcessBuilder("bash", "-c", "source \"$1\" && complete -p strata-launch", "_", script.toString())
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+    assertEquals(0, p.exitValue(), output);
+    assertTrue(output.contains("strata-launch"), output);
+  }
+
+  @Test
+  void completionNeedsAKnownShell() {
+    Result r = run("completion", "fish");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("bash, zsh"), r.err());
+  }
+}

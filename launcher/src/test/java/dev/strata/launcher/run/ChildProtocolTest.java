@@ -1,0 +1,54 @@
+package dev.strata.launcher.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ChildProtocolTest {
+  @Test
+  void argsRoundTripIncludingValuesWithEqualsSignsAndArgsThatLookLikeNumbers() {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("STRATA_METAL_PROMPT_GEMM", "0");
+    env.put("STRATA_X", "a=b");
+    ChildProtocol.ChildArgs a =
+        new ChildProtocol.ChildArgs("/lib/libstrata_ref.so", env, List.of("--ctx", "2", "3"));
+    assertEquals(
+        List.of(
+            "/lib/libstrata_ref.so",
+            "2",
+            "STRATA_METAL_PROMPT_GEMM=0",
+            "STRATA_X=a=b",
+            "--ctx",
+            "2",
+            "3"),
+        a.encode());
+    assertEquals(a, ChildProtocol.ChildArgs.decode(a.encode()));
+  }
+
+  @Test
+  void malformedArgvIsRefused() {
+    assertThrows(IllegalArgumentException.class, () -> ChildProtocol.ChildArgs.decode(List.of("x")));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> ChildProtocol.ChildArgs.decode(List.of("x", "2", "A=1")));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> ChildProtocol.ChildArgs.decode(List.of("x", "1", "=1")));
+  }
+
+  @Test
+  void aMultiLineEngineLineBecomesOneRecordPerLine() {
+    assertEquals(
+        List.of("@strata:log:1:a", "@strata:log:1:b"), ChildProtocol.logRecords(1, "a\nb\n"));
+    assertEquals(List.of("@strata:log:0:"), ChildProtocol.logRecords(0, ""));
+  }
+
+  @Test
+  void failMessagesAreOneLine() {
+    assertEquals("a b", ChildProtocol.oneLine("a\n  b\n"));
+  }
+}

@@ -1,0 +1,66 @@
+package dev.strata.tests.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.config.EngineConfig;
+import dev.strata.launcher.DemoMain;
+import dev.strata.launcher.LaunchCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code ./strata demo}: model, config and launch in one command, through the real engine. */
+class DemoE2eTest {
+  @TempDir Path dir;
+
+  @Test
+  void theDemoWritesItsFilesSaysWhereAndRunsTheEngine() throws Exception {
+    E2e.refLibrary(); // built
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    LaunchCli.Io io =
+        new LaunchCli.Io(
+            new PrintWriter(out, true),
+            new PrintWriter(err, true),
+            Map.of("HOME", dir.toString()),
+            code -> {
+              throw new AssertionError("halt(" + code + ")");
+            });
+    int code = DemoMain.create(io).execute("--dir", dir.resolve("demo").toString());
+    assertEquals(0, code, out + "\n" + err);
+
+    Path config = dir.resolve("demo/engine.yaml");
+    EngineConfig c = ConfigCodec.read(config);
+    assertEquals("cpu-reference", c.engine().backend());
+    assertEquals(4, c.model().shards().size());
+    assertTrue(c.engine().sha256() != null, "the demo pins strata-ref's sha256");
+    for (String s : c.model().shards()) {
+      assertTrue(Files.isRegularFile(Path.of(s)), s);
+    }
+    String o = out.toString();
+    assertTrue(o.contains("  model   " + dir.resolve("demo/model")), o);
+    assertTrue(o.contains("  config  " + config), o);
+    assertTrue(
+        o.lines()
+            .anyMatch("kv: format=int8 cell_bytes=1056 layers=12 cells=32896 bytes=416858112"::equals),
+        o);
+    assertTrue(o.lines().anyMatch(l -> l.startsWith("decode: tokens=")), o);
+    assertTrue(o.contains("strata demo: done."), o);
+
+    // A second run reuses the model and gives the same config, byte for byte.
+    byte[] first = Files.readAllBytes(config);
+    StringWriter out2 = new StringWriter();
+    LaunchCli.Io io2 =
+        new LaunchCli.Io(
+            new PrintWriter(out2, true), new PrintWriter(new StringWriter(), true), io.env(), io.halt());
+    assertEquals(0, DemoMain.create(io2).execute("--dir", dir.resolve("demo").toString()));
+    assertTrue(out2.toString().contains("(reused: 4 GGUF shards"), out2.toString());
+    assertTrue(java.util.Arrays.equals(first, Files.readAllBytes(config)));
+  }
+}

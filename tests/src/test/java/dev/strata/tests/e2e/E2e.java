@@ -1,0 +1,157 @@
+package dev.strata.tests.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.model.DemoModel;
+import dev.strata.launcher.LaunchCli;
+import dev.strata.metal.HostProbe;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * End-to-end support: the real strata-ref library, the demo model, configs written with the real
+ * codec, strata-launch run in this JVM through {@link LaunchCli} (the same factory as {@code
+ * LaunchMain}) or as a child JVM. Nothing here stands in for the engine.
+ */
+final class E2e {
+  private E2e() {}
+
+  /** The repository root (Surefire sets strata.root). */
+  static Path root() {
+    String r = System.getProperty("strata.root");
+    assertTrue(r != null && !r.isBlank(), "strata.root is set by the build");
+    return Path.of(r);
+  }
+
+  static boolean mac() {
+    return System.getProperty("os.name").toLowerCase(Locale.ROOT).startsWith("mac");
+  }
+
+  /** strata-ref as the engine module built it. */
+  static Path refLibrary() {
+    Path lib =
+        root()
+            .resolve("engine/target/native")
+            .resolve(mac() ? "libstrata_ref.dylib" : "libstrata_ref.so");
+    assertTrue(Files.isRegularFile(lib), "strata-ref is built at " + lib);
+    return lib;
+  }
+
+  /** This machine, as the launcher's preflight sees it. */
+  static HostFacts here() {
+    return HostProbe.probe().facts();
+  }
+
+  /** The demo model (4 shards, the seed's geometry) in {@code dir}/model. */
+  static List<Path> demoModel(Path dir) throws IOException {
+    return DemoModel.write(dir.resolve("model"), 4);
+  }
+
+  /** A private folder (not world-writable), as a library's folder must be. */
+  static Path privateDir(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    return dir;
+  }
+
+  /**
+   * Writes a cpu-reference config.
+   *
+   * @param extraArgs engine args after {@code --model first --ctx N}
+   */
+  static Path config(
+      Path file,
+      Path library,
+      String sha256,
+      List<Path> shards,
+      long ctx,
+      List<String> extraArgs,
+      Map<String, String> env)
+      throws IOException {
+    List<String> args = new ArrayList<>();
+    args.add("--model");
+    args.add(shards.getFirst().toString());
+    args.add("--ctx");
+    args.add(Long.toString(ctx));
+    args.addAll(extraArgs);
+    EngineConfig c =
+        new EngineConfig(
+            EngineConfig.SCHEMA,
+            new EngineConfig.Engine("cpu-reference", library.toString(), sha256),
+            new EngineConfig.Model(shards.stream().map(Path::toString).toList()),
+            here(),
+            args,
+            env);
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, ConfigCodec.write(c), StandardCharsets.UTF_8);
+    return file;
+  }
+
+  /** What a launch printed and returned. */
+  record Result(int code, String out, String err) {
+    List<String> errLines() {
+      return err.lines().toList();
+    }
+
+    /** The launcher's refusal: exactly one stderr line, prefixed. */
+    String oneLineRefusal() {
+      List<String> lines = errLines();
+      assertEquals(1, lines.size(), "one line on stderr, got:\n" + err);
+      assertTrue(lines.getFirst().startsWith("strata-launch: "), lines.getFirst());
+      assertTrue(!err.contains("\tat "), "no stack trace");
+      return lines.getFirst().substring("strata-launch: ".length());
+    }
+  }
+
+  /** strata-launch in this JVM; a halt (second Ctrl-C) fails the test. */
+  static Result launch(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    LaunchCli.Io io =
+        new LaunchCli.Io(
+            new PrintWriter(out, true),
+            new PrintWriter(err, true),
+            Map.of("HOME", System.getProperty("java.io.tmpdir")),
+            code -> {
+              throw new AssertionError("halt(" + code + ")");
+            });
+    int code = LaunchCli.create(io).execute(args);
+    return new Result(code, out.toString(), err.toString());
+  }
+
+  /**
+   * strata-launch as its own JVM, the way bin/strata-launch starts it, with this JVM's class path.
+   * SIGINT is reset to its default first ({@code env --default-signal}, GNU coreutils): a process
+   * started from a background job inherits SIGINT ignored, and the JVM keeps an ignored SIGINT
+   * ignored — which is right for the launcher, and would make the test meaningless.
+   */
+  static ProcessBuilder launcherProcess(List<String> launcherArgs) {
+    List<String> cmd = new ArrayList<>();
+    if (!mac() && Files.isExecutable(Path.of("/usr/bin/env"))) {
+      cmd.add("/usr/bin/env");
+      cmd.add("--default-signal=INT");
+    }
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("--enable-native-access=ALL-UNNAMED");
+    cmd.add("-XX:+UseSerialGC");
+    cmd.add("-XX:TieredStopAtLevel=1");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add("dev.strata.launcher.LaunchMain");
+    cmd.addAll(launcherArgs);
+    return new ProcessBuilder(cmd);
+  }
+}

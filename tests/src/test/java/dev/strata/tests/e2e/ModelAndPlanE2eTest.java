@@ -1,0 +1,138 @@
+package dev.strata.tests.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostFactsCodec;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Shards, the memory plan, --plan and --dry-run (which load nothing) against the demo model. */
+class ModelAndPlanE2eTest {
+  @TempDir static Path dir;
+  static List<Path> shards;
+  static Path lib;
+  static final List<String> SHORT = List.of("--prompt-tokens", "8", "--n-predict", "2");
+
+  @BeforeAll
+  static void model() throws IOException {
+    shards = E2e.demoModel(dir);
+    lib = E2e.refLibrary();
+  }
+
+  @Test
+  void aMissingShardIsRefusedNamingItAndTheConfigKey() throws IOException {
+    Path d = dir.resolve("missing");
+    List<Path> copy = new ArrayList<>();
+    for (Path s : shards) {
+      copy.add(Files.copy(s, Files.createDirectories(d).resolve(s.getFileName())));
+    }
+    Path cfg = E2e.config(d.resolve("c.yaml"), lib, null, copy, 1024, SHORT, Map.of());
+    Files.delete(copy.get(2));
+    E2e.Result r = E2e.launch("--config", cfg.toString());
+    assertEquals(3, r.code());
+    String line = r.oneLineRefusal();
+    assertTrue(line.startsWith("model shard missing: " + copy.get(2)), line);
+    assertTrue(line.contains("model.shards[2] in " + cfg), line);
+    assertFalse(r.out().contains("kv: format="), r.out());
+  }
+
+  @Test
+  void aConfigListingFewerShardsThanTheSplitSetIsRefused() throws IOException {
+    Path cfg =
+        E2e.config(dir.resolve("three.yaml"), lib, null, shards.subList(0, 3), 1024, SHORT, Map.of());
+    E2e.Result r = E2e.launch("--config", cfg.toString());
+    assertEquals(3, r.code());
+    assertTrue(r.oneLineRefusal().contains("lists 3 shard(s) but the model's split set is 4"), r.err());
+  }
+
+  @Test
+  void aPlanThatCannotFitThisMachineIsRefusedAndAnotherHostIsAWarning() throws IOException {
+    // Resident experts of the demo model (every expert held in memory) on an 8 GiB machine.
+    HostFacts here = E2e.here();
+    HostFacts small =
+        new HostFacts(
+            here.os(), "Small test machine", 4, 4, 0, 8L << 30, 0, false, false, here.osVersion(), 0);
+    Path hostFile = dir.resolve("small.json");
+    Files.writeString(hostFile, HostFactsCodec.write(small), StandardCharsets.UTF_8);
+    List<String> resident = new ArrayList<>(SHORT);
+    resident.addAll(List.of("--experts", "resident"));
+    Path cfg = E2e.config(dir.resolve("resident.yaml"), lib, null, shards, 32_768, resident, Map.of());
+
+    E2e.Result r = E2e.launch("--config", cfg.toString(), "--dry-run", "--host-file", hostFile.toString());
+    assertEquals(3, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("warn     host"), r.out());
+    assertTrue(r.out().contains("refused  plan"), r.out());
+    assertTrue(r.out().contains("dry run: the launch would be refused (exit 3); nothing loaded"));
+
+    // --plan shows the same plan and exits 0: it is information, not a launch.
+    E2e.Result p = E2e.launch("--config", cfg.toString(), "--plan", "--host-file", hostFile.toString());
+    assertEquals(0, p.code(), p.err());
+    assertTrue(p.err().contains("warning: the config was made for another machine"), p.err());
+  }
+
+  @Test
+  void dryRunJsonShowsArgsEnvChecksAndPlanAndLoadsNothing() throws IOException {
+    Path cfg =
+        E2e.config(
+            dir.resolve("dry.yaml"),
+            lib,
+            null,
+            shards,
+            32_768,
+            List.of("--prompt-tokens", "8", "--n-predict", "2", "--kv", "q4_0"),
+            Map.of("STRATA_METAL_PROMPT_GEMM", "0"));
+    E2e.Result r = E2e.launch("--config", cfg.toString(), "--dry-run", "--json");
+    assertEquals(0, r.code(), r.err());
+    JsonNode j = new ObjectMapper().readTree(r.out());
+    assertEquals("cpu-reference", j.get("backend").asText());
+    assertEquals("--model", j.get("args").get(0).asText());
+    assertEquals("q4_0", j.get("args").get(j.get("args").size() - 1).asText());
+    assertEquals("0", j.get("env").get("STRATA_METAL_PROMPT_GEMM").asText());
+    assertTrue(j.get("would_start").asBoolean());
+    assertEquals(0, j.get("exit_code").asInt());
+    List<String> checks = new ArrayList<>();
+    j.get("checks").forEach(c -> checks.add(c.get("check").asText()));
+    assertEquals(List.of("config", "kv", "library", "model", "host", "plan"), checks);
+    assertTrue(j.get("plan").isObject());
+    assertTrue(r.out().contains("227377152"), "the plan holds the q4_0 pool bytes:\n" + r.out());
+    assertFalse(r.out().contains("kv: format="), "nothing ran");
+  }
+
+  @Test
+  void planJsonIsTheMemoryPlan() throws IOException {
+    Path cfg = E2e.config(dir.resolve("plan.yaml"), lib, null, shards, 32_768, SHORT, Map.of());
+    E2e.Result r = E2e.launch("--config", cfg.toString(), "--plan", "--json");
+    assertEquals(0, r.code(), r.err());
+    JsonNode j = new ObjectMapper().readTree(r.out());
+    assertTrue(j.isObject());
+    assertTrue(r.out().contains("416858112"), r.out());
+  }
+
+  @Test
+  void argsModelThatIsNotTheFirstShardIsAConfigError() throws IOException {
+    Path cfg = E2e.config(dir.resolve("other.yaml"), lib, null, shards, 1024, SHORT, Map.of());
+    String text = Files.readString(cfg);
+    // point --model at the second shard, keep model.shards as it is
+    String first = shards.get(0).toString();
+    String second = shards.get(1).toString();
+    int argsAt = text.indexOf("args:");
+    String edited = text.substring(0, argsAt) + text.substring(argsAt).replace(first, second);
+    Files.writeString(cfg, edited);
+    E2e.Result r = E2e.launch("--config", cfg.toString());
+    assertEquals(2, r.code(), r.err());
+    assertTrue(r.oneLineRefusal().startsWith(cfg.toString()), r.err());
+  }
+}

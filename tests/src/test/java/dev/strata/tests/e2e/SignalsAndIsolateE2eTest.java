@@ -1,0 +1,169 @@
+package dev.strata.tests.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * strata-launch as its own process: SIGINT and SIGTERM during a long run, and {@code --isolate}
+ * with strata-ref's injected faults. The codes are asserted, never the time (the run is long
+ * enough that only a working cancel ends it within the test's generous timeout).
+ */
+@DisabledOnOs(OS.WINDOWS)
+class SignalsAndIsolateE2eTest {
+  @TempDir static Path dir;
+  static List<Path> shards;
+  static Path lib;
+
+  /** Minutes of decode work for strata-ref: ended only by the signal. */
+  static final List<String> LONG = List.of("--prompt-tokens", "4096", "--n-predict", "60000");
+
+  @BeforeAll
+  static void model() throws IOException {
+    shards = E2e.demoModel(dir);
+    lib = E2e.refLibrary();
+  }
+
+  /** A running launcher, its output collected; {@link #started} opens on the engine's kv line. */
+  static final class Running {
+    final Process process;
+    final CountDownLatch started = new CountDownLatch(1);
+    final StringBuffer out = new StringBuffer();
+    final StringBuffer err = new StringBuffer();
+    private final Thread outPump;
+    private final Thread errPump;
+
+    Running(List<String> args) throws IOException {
+      process = E2e.launcherProcess(args).start();
+      process.getOutputStream().close();
+      outPump = pump(process.getInputStream(), out, true);
+      errPump = pump(process.getErrorStream(), err, false);
+    }
+
+    private Thread pump(java.io.InputStream in, StringBuffer into, boolean watch) {
+      return Thread.ofPlatform()
+          .daemon()
+          .start(
+              () -> {
+                try (BufferedReader r =
+                    new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                  String line;
+                  while ((line = r.readLine()) != null) {
+                    into.append(line).append('\n');
+                    if (watch && line.startsWith("kv: format=")) {
+                      started.countDown();
+                    }
+                  }
+                } catch (IOException e) {
+                  // the process closed its end
+                }
+              });
+    }
+
+    int waitFor() throws InterruptedException {
+      if (!process.waitFor(120, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        throw new AssertionError("the launcher did not end:\n" + out + err);
+      }
+      outPump.join();
+      errPump.join();
+      return process.exitValue();
+    }
+  }
+
+  private static void kill(String signal, long pid) throws IOException, InterruptedException {
+    Process k = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();
+    assertTrue(k.waitFor(30, TimeUnit.SECONDS));
+    assertEquals(0, k.exitValue());
+  }
+
+  private static Path config(String name, List<String> extra) throws IOException {
+    return E2e.config(dir.resolve(name), lib, null, shards, 65_536, extra, Map.of());
+  }
+
+  @Test
+  void sigintDuringALongRunExits130() throws Exception {
+    Running r = new Running(List.of("--config", config("long.yaml", LONG).toString()));
+    assertTrue(r.started.await(120, TimeUnit.SECONDS), "the engine started:\n" + r.err);
+    kill("INT", r.process.pid());
+    assertEquals(130, r.waitFor(), r.err.toString());
+    assertTrue(r.err.toString().contains("strata-launch: interrupted: stopping the engine"), r.err.toString());
+  }
+
+  @Test
+  void sigtermDuringALongRunExits143() throws Exception {
+    Running r = new Running(List.of("--config", config("long-term.yaml", LONG).toString()));
+    assertTrue(r.started.await(120, TimeUnit.SECONDS), "the engine started:\n" + r.err);
+    kill("TERM", r.process.pid());
+    assertEquals(143, r.waitFor(), r.err.toString());
+  }
+
+  @Test
+  void sigintIsForwardedToAnIsolatedEngine() throws Exception {
+    Running r =
+        new Running(List.of("--config", config("long-iso.yaml", LONG).toString(), "--isolate"));
+    assertTrue(r.started.await(120, TimeUnit.SECONDS), "the engine started:\n" + r.err);
+    kill("INT", r.process.pid());
+    assertEquals(130, r.waitFor(), r.err.toString());
+  }
+
+  private static List<String> faultArgs(String fault) {
+    List<String> a = new ArrayList<>(List.of("--prompt-tokens", "8", "--n-predict", "2"));
+    a.addAll(List.of("--fault", fault));
+    return a;
+  }
+
+  @Test
+  void anIsolatedSegfaultIsOneLineAndExit70() throws Exception {
+    Running r =
+        new Running(
+            List.of("--config", config("segv.yaml", faultArgs("segv")).toString(), "--isolate"));
+    assertEquals(70, r.waitFor(), r.out + "\n" + r.err);
+    List<String> crash =
+        r.err.toString().lines().filter(l -> l.startsWith("strata-launch: engine crashed")).toList();
+    assertEquals(1, crash.size(), r.err.toString());
+    assertTrue(crash.getFirst().contains("signal 11 (SIGSEGV)"), crash.getFirst());
+    assertTrue(!r.out.toString().contains("A fatal error has been detected"), r.out.toString());
+    assertTrue(!r.err.toString().contains("A fatal error has been detected"), r.err.toString());
+    assertTrue(!r.err.toString().contains("\tat "), "no stack trace");
+    // what the engine said before it faulted still came through, as it came
+    assertTrue(r.err.toString().contains("warn: fault: injecting segv"), r.err.toString());
+  }
+
+  @Test
+  void anIsolatedAbortIsOneLineAndExit70() throws Exception {
+    Running r =
+        new Running(
+            List.of("--config", config("abort.yaml", faultArgs("abort")).toString(), "--isolate"));
+    assertEquals(70, r.waitFor(), r.out + "\n" + r.err);
+    assertTrue(r.err.toString().contains("strata-launch: engine crashed: signal 6 (SIGABRT)"), r.err.toString());
+  }
+
+  @Test
+  void anIsolatedRunPassesTheEngineLinesAndCodeThrough() throws Exception {
+    Running r =
+        new Running(
+            List.of(
+                "--config",
+                config("iso.yaml", List.of("--prompt-tokens", "8", "--n-predict", "2")).toString(),
+                "--isolate"));
+    assertEquals(0, r.waitFor(), r.err.toString());
+    assertTrue(r.out.toString().contains("kv: format=int8 cell_bytes=1056 layers=12 cells=65664"), r.out.toString());
+    assertTrue(r.out.toString().contains("decode: tokens=2 "), r.out.toString());
+  }
+}
