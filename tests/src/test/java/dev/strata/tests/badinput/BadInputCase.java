@@ -19,11 +19,13 @@ import java.util.regex.Pattern;
  * @param command {@code setup} or {@code launch}
  * @param prepare operations that build generated inputs ({@link Prepare}), {@code ;}-separated
  * @param args the command's arguments, space-separated, {@code {tmp}} standing for the case's
- *     temporary folder
+ *     temporary folder and {@code {lib}} for strata-ref as built
  * @param exit the expected exit code
  * @param stderr the expected first stderr line: exact, or a regex after {@code re:}
  * @param hints how many documented hint lines may follow it (picocli's "Did you mean" / "Try
  *     --help" lines for flag errors)
+ * @param stdout whether the case may print on stdout (written {@code N+stdout} in the hints
+ *     column): a --dry-run prints its report, and a launch prints its plan before loading
  */
 record BadInputCase(
     String name,
@@ -33,7 +35,8 @@ record BadInputCase(
     String args,
     int exit,
     String stderr,
-    int hints) {
+    int hints,
+    boolean stdout) {
 
   static final String TABLE = "/badinput/cases.tsv";
   private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
@@ -44,17 +47,21 @@ record BadInputCase(
       return new String[0];
     }
     return Arrays.stream(args.trim().split(" +"))
-        .map(a -> a.replace("{tmp}", tmp.toString()))
+        .map(a -> Prepare.expand(a, tmp))
         .toArray(String[]::new);
   }
 
   /** Whether {@code line} is the expected first stderr line (after {@code {tmp}} replacement). */
   boolean matches(String line, Path tmp) {
     if (stderr.startsWith("re:")) {
-      String re = stderr.substring(3).replace("{tmp}", Pattern.quote(tmp.toString()));
+      String re =
+          stderr
+              .substring(3)
+              .replace("{tmp}", Pattern.quote(tmp.toString()))
+              .replace("{lib}", Pattern.quote(Prepare.refLibrary().toString()));
       return Pattern.compile(re).matcher(line).matches();
     }
-    return line.equals(stderr.replace("{tmp}", tmp.toString()));
+    return line.equals(Prepare.expand(stderr, tmp));
   }
 
   /** Reads the table: tab-separated, one case a line; {@code #} lines and blank lines skipped. */
@@ -89,7 +96,8 @@ record BadInputCase(
               f[4],
               Integer.parseInt(f[5]),
               f[6],
-              Integer.parseInt(f[7])));
+              Integer.parseInt(f[7].replace("+stdout", "")),
+              f[7].endsWith("+stdout")));
     }
     return List.copyOf(cases);
   }

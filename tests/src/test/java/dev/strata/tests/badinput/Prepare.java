@@ -1,6 +1,9 @@
 package dev.strata.tests.badinput;
 
+import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.model.DemoModel;
+import dev.strata.metal.HostProbe;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -30,6 +33,13 @@ import java.util.stream.Stream;
  *   <li>{@code huge PATH BYTES}: a file of BYTES bytes of YAML comment lines
  *   <li>{@code chmod PATH rwxrwxrwx}
  *   <li>{@code env NAME=VALUE}: a variable in the command's environment
+ *   <li>{@code config FILE}: a good cpu-reference config for this machine, written by the real
+ *       codec: the library is strata-ref as built ({@code {lib}}), the model the shards in {@code
+ *       model/} (a {@code demo model N} before it)
+ *   <li>{@code lib PATH}: a copy of strata-ref at PATH
+ *   <li>{@code ln TARGET LINK}: a symbolic link
+ *   <li>{@code edit FILE|OLD|NEW}: replace the first OLD by NEW ({@code \t}, {@code \n} escapes),
+ *       which must be there
  * </ul>
  *
  * Paths are relative to the temporary folder.
@@ -38,6 +48,22 @@ final class Prepare {
   private static final List<String> TEXT = List.of(".yaml", ".yml", ".json", ".txt");
 
   private Prepare() {}
+
+  /** strata-ref as the engine module built it. */
+  static Path refLibrary() {
+    String root = System.getProperty("strata.root");
+    if (root == null || root.isBlank()) {
+      throw new IllegalStateException("strata.root is set by the build");
+    }
+    boolean mac =
+        System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT).startsWith("mac");
+    return Path.of(root, "engine/target/native", mac ? "libstrata_ref.dylib" : "libstrata_ref.so");
+  }
+
+  /** {@code {tmp}} and {@code {lib}} in a case's text. */
+  static String expand(String text, Path tmp) {
+    return text.replace("{tmp}", tmp.toString()).replace("{lib}", refLibrary().toString());
+  }
 
   static void copyCaseFiles(Path from, Path tmp) throws IOException {
     if (!Files.isDirectory(from)) {
@@ -50,7 +76,7 @@ final class Prepare {
           Files.createDirectories(to);
         } else if (TEXT.stream().anyMatch(p.getFileName().toString()::endsWith)) {
           String text = Files.readString(p, StandardCharsets.UTF_8);
-          Files.writeString(to, text.replace("{tmp}", tmp.toString()), StandardCharsets.UTF_8);
+          Files.writeString(to, expand(text, tmp), StandardCharsets.UTF_8);
         } else {
           Files.copy(p, to, StandardCopyOption.REPLACE_EXISTING);
         }
@@ -63,6 +89,10 @@ final class Prepare {
       return;
     }
     for (String op : ops.split(";")) {
+      if (op.trim().startsWith("edit ")) {
+        edit(op.trim().substring(5), tmp);
+        continue;
+      }
       String[] w = op.trim().split(" +");
       switch (w[0]) {
         case "demo" -> DemoModel.write(tmp.resolve(w[1]), Integer.parseInt(w[2]));
@@ -86,9 +116,50 @@ final class Prepare {
         case "huge" -> huge(tmp.resolve(w[1]), Long.parseLong(w[2]));
         case "chmod" ->
             Files.setPosixFilePermissions(tmp.resolve(w[1]), PosixFilePermissions.fromString(w[2]));
+        case "config" -> config(tmp.resolve(w[1]), tmp);
+        case "lib" -> Files.copy(refLibrary(), tmp.resolve(w[1]));
+        case "ln" -> Files.createSymbolicLink(tmp.resolve(w[2]), Path.of(expand(w[1], tmp)));
         default -> throw new IllegalArgumentException("unknown prepare operation: " + op);
       }
     }
+  }
+
+  private static void edit(String spec, Path tmp) throws IOException {
+    String[] p = spec.split("\\|", -1);
+    if (p.length != 3) {
+      throw new IllegalArgumentException("edit FILE|OLD|NEW, got: " + spec);
+    }
+    Path file = tmp.resolve(p[0].trim());
+    String text = Files.readString(file, StandardCharsets.UTF_8);
+    String old = expand(unescape(p[1]), tmp);
+    int at = text.indexOf(old);
+    if (at < 0) {
+      throw new IllegalArgumentException(file + " has no '" + old + "' to edit");
+    }
+    String now =
+        text.substring(0, at) + expand(unescape(p[2]), tmp) + text.substring(at + old.length());
+    Files.writeString(file, now, StandardCharsets.UTF_8);
+  }
+
+  private static String unescape(String s) {
+    return s.replace("\\t", "\t").replace("\\n", "\n");
+  }
+
+  /** A config the launcher accepts on this machine: the control every config case departs from. */
+  private static void config(Path file, Path tmp) throws IOException {
+    List<String> shards;
+    try (Stream<Path> s = Files.list(tmp.resolve("model"))) {
+      shards = s.map(Path::toString).filter(n -> n.endsWith(".gguf")).sorted().toList();
+    }
+    EngineConfig c =
+        new EngineConfig(
+            EngineConfig.SCHEMA,
+            new EngineConfig.Engine("cpu-reference", refLibrary().toString(), null),
+            new EngineConfig.Model(shards),
+            HostProbe.probe().facts(),
+            List.of("--model", shards.getFirst(), "--ctx", "4096", "--n-predict", "2"),
+            java.util.Map.of());
+    Files.writeString(file, ConfigCodec.write(c), StandardCharsets.UTF_8);
   }
 
   private static void huge(Path file, long bytes) {
