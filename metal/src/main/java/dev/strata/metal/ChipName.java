@@ -5,7 +5,11 @@ import java.util.regex.Pattern;
 
 /** Turns a CPU brand or model string into the host JSON's {@code chip}. Pure. */
 final class ChipName {
-  private static final Pattern APPLE = Pattern.compile("Apple M\\d+(?: (?:Pro|Max|Ultra))?");
+  /** In a holder: the Linux probe uses only {@link #clean} and should not compile it. */
+  private static final class Apple {
+    static final Pattern NAME = Pattern.compile("Apple M\\d+(?: (?:Pro|Max|Ultra))?");
+  }
+
   static final int MAX = 128;
 
   private ChipName() {}
@@ -17,7 +21,7 @@ final class ChipName {
    */
   static String of(String brand) {
     String clean = clean(brand);
-    Matcher m = APPLE.matcher(clean);
+    Matcher m = Apple.NAME.matcher(clean);
     if (m.find()) {
       return m.group();
     }
@@ -26,11 +30,24 @@ final class ChipName {
 
   /** Collapses whitespace, drops control and format characters, clips to {@value #MAX}. */
   static String clean(String s) {
-    StringBuilder b = new StringBuilder();
-    s.codePoints()
-        .map(c -> Character.isISOControl(c) || Character.getType(c) == Character.FORMAT ? ' ' : c)
-        .forEach(b::appendCodePoint);
-    String out = b.toString().strip().replaceAll("\\s+", " ");
-    return out.length() > MAX ? out.substring(0, MAX).strip() : out;
+    // A plain loop rather than streams and regexes: this runs on every probe, in a fresh JVM.
+    StringBuilder b = new StringBuilder(Math.min(s.length(), MAX));
+    boolean space = false;
+    for (int i = 0, c; i < s.length() && b.length() < MAX; i += Character.charCount(c)) {
+      c = s.codePointAt(i);
+      if (Character.isWhitespace(c)
+          || Character.isISOControl(c)
+          || Character.getType(c) == Character.FORMAT
+          || Character.isSpaceChar(c)) {
+        space = b.length() > 0;
+        continue;
+      }
+      if (space) {
+        b.append(' ');
+        space = false;
+      }
+      b.appendCodePoint(c);
+    }
+    return b.length() > MAX ? b.substring(0, MAX).strip() : b.toString();
   }
 }

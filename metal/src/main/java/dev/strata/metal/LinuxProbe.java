@@ -1,10 +1,12 @@
 package dev.strata.metal;
 
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.host.HostFactsCodec;
+import dev.strata.engine.host.HostFactsRules;
+import java.io.File;
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -37,38 +39,49 @@ public final class LinuxProbe {
 
   /** Probes this machine. */
   public static ProbeResult probe() {
-    return probe(Path.of("/"));
+    return probe(new File("/"));
   }
 
-  /** Probes the /proc, /sys and /etc found under {@code root} (tests pass a recorded tree). */
+  /**
+   * Probes the /proc, /sys and /etc found under {@code root} (tests pass a recorded tree). Written
+   * without lambdas, streams or regexes: in a fresh JVM their first use costs more than the probe.
+   */
   static ProbeResult probe(Path root) {
+    return probe(root.toFile());
+  }
+
+  /**
+   * java.io rather than java.nio.file: the JVM has java.io set up before main, while the first use
+   * of NIO's file system costs tens of milliseconds in a fresh JVM.
+   */
+  private static ProbeResult probe(File root) {
     List<String> notes = new ArrayList<>();
 
-    Optional<BitSet> allowed =
-        read(root, "proc/self/status").flatMap(LinuxProbe::allowedCpus).map(LinuxProbe::cpuList);
-    Optional<BitSet> online = read(root, "sys/devices/system/cpu/online").map(LinuxProbe::cpuList);
-    BitSet cpus;
-    if (allowed.isPresent() || online.isPresent()) {
-      cpus = (BitSet) allowed.or(() -> online).orElseThrow().clone();
-      online.ifPresent(cpus::and);
-      if (cpus.isEmpty()) {
-        cpus = (BitSet) online.or(() -> allowed).orElseThrow().clone();
+    String status = read(root, "proc/self/status");
+    String allowedList = status == null ? null : allowedCpus(status).orElse(null);
+    BitSet allowed = allowedList == null ? null : cpuList(allowedList);
+    String onlineList = read(root, "sys/devices/system/cpu/online");
+    BitSet online = onlineList == null ? null : cpuList(onlineList);
+    BitSet cpus = new BitSet();
+    if (allowed != null) {
+      cpus.or(allowed);
+      if (online != null) {
+        cpus.and(online);
       }
-    } else {
-      cpus = new BitSet();
+    }
+    if (cpus.isEmpty() && online != null) {
+      cpus.or(online);
+    }
+    if (cpus.isEmpty()) {
       cpus.set(0, Runtime.getRuntime().availableProcessors());
       notes.add(
           "no /proc/self/status or /sys CPU list: using the JVM's count, " + cpus.cardinality());
     }
     int cpuCores = Math.min(cpus.cardinality(), 8192);
+    int[] split = split(root, cpus, cpuCores);
 
-    int[] split = split(root, cpus);
-
-    long memory =
-        read(root, "proc/meminfo")
-            .map(LinuxProbe::memTotalBytes)
-            .orElse(OptionalLong.empty())
-            .orElse(-1);
+    String meminfo = read(root, "proc/meminfo");
+    long memory = meminfo == null ? -1 : memTotalBytes(meminfo).orElse(-1);
     if (memory <= 0) {
       memory =
           ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
@@ -76,19 +89,17 @@ public final class LinuxProbe {
       notes.add("no MemTotal in /proc/meminfo: using the JVM's total memory, " + memory + " bytes");
     }
 
-    String chip =
-        read(root, "proc/cpuinfo").flatMap(LinuxProbe::cpuModel).map(ChipName::clean).orElse("");
+    String cpuinfo = read(root, "proc/cpuinfo");
+    String chip = cpuinfo == null ? "" : ChipName.clean(cpuModel(cpuinfo).orElse(""));
     if (chip.isEmpty()) {
       chip = "unknown";
       notes.add("no CPU model in /proc/cpuinfo: chip reported as 'unknown'");
     }
-    String os =
-        read(root, "etc/os-release")
-            .or(() -> read(root, "usr/lib/os-release"))
-            .flatMap(LinuxProbe::prettyName)
-            .map(ChipName::clean)
-            .filter(s -> !s.isEmpty())
-            .orElse("");
+    String osRelease = read(root, "etc/os-release");
+    if (osRelease == null) {
+      osRelease = read(root, "usr/lib/os-release");
+    }
+    String os = osRelease == null ? "" : ChipName.clean(prettyName(osRelease).orElse(""));
     if (os.isEmpty()) {
       os = ChipName.clean("Linux " + System.getProperty("os.version", ""));
       notes.add("no PRETTY_NAME in /etc/os-release: os_version reported as '" + os + "'");
@@ -96,19 +107,18 @@ public final class LinuxProbe {
 
     HostFacts facts =
         new HostFacts("linux", chip, cpuCores, split[0], split[1], memory, 0, false, false, os, 0);
-    HostFactsCodec.check(facts, "probe");
+    HostFactsRules.check(facts, "probe");
     return new ProbeResult(facts, notes, OptionalLong.empty());
   }
 
   /** {performance, efficiency} among {@code cpus}. */
-  private static int[] split(Path root, BitSet cpus) {
-    int n = Math.min(cpus.cardinality(), 8192);
-    Optional<BitSet> core = read(root, "sys/devices/cpu_core/cpus").map(LinuxProbe::cpuList);
-    Optional<BitSet> atom = read(root, "sys/devices/cpu_atom/cpus").map(LinuxProbe::cpuList);
-    if (core.isPresent() && atom.isPresent()) {
-      BitSet p = (BitSet) core.get().clone();
+  private static int[] split(File root, BitSet cpus, int n) {
+    String coreList = read(root, "sys/devices/cpu_core/cpus");
+    String atomList = read(root, "sys/devices/cpu_atom/cpus");
+    if (coreList != null && atomList != null) {
+      BitSet p = cpuList(coreList);
       p.and(cpus);
-      BitSet e = (BitSet) atom.get().clone();
+      BitSet e = cpuList(atomList);
       e.and(cpus);
       if (p.cardinality() >= 1 && p.cardinality() + e.cardinality() <= n) {
         return new int[] {p.cardinality(), e.cardinality()};
@@ -116,14 +126,20 @@ public final class LinuxProbe {
     }
     TreeMap<Integer, Integer> capacity = new TreeMap<>();
     for (int cpu = cpus.nextSetBit(0); cpu >= 0; cpu = cpus.nextSetBit(cpu + 1)) {
-      Optional<Integer> c =
-          read(root, "sys/devices/system/cpu/cpu" + cpu + "/cpu_capacity")
-              .flatMap(LinuxProbe::integer);
-      if (c.isEmpty()) {
+      // StringBuilder, not +: the first indy string concatenation in a JVM costs milliseconds.
+      String path =
+          new StringBuilder("sys/devices/system/cpu/cpu")
+              .append(cpu)
+              .append("/cpu_capacity")
+              .toString();
+      String text = read(root, path);
+      Integer c = text == null ? null : integer(text);
+      if (c == null) {
         capacity.clear();
         break;
       }
-      capacity.merge(c.get(), 1, Integer::sum);
+      Integer seen = capacity.get(c);
+      capacity.put(c, seen == null ? 1 : seen + 1);
     }
     return capacitySplit(capacity, n);
   }
@@ -138,7 +154,10 @@ public final class LinuxProbe {
       return new int[] {cpus, 0};
     }
     int efficiency = capacityCounts.firstEntry().getValue();
-    int total = capacityCounts.values().stream().mapToInt(Integer::intValue).sum();
+    int total = 0;
+    for (int count : capacityCounts.values()) {
+      total += count;
+    }
     return new int[] {total - efficiency, efficiency};
   }
 
@@ -175,10 +194,13 @@ public final class LinuxProbe {
     if (v.isEmpty()) {
       return OptionalLong.empty();
     }
-    String[] parts = v.get().split("\\s+");
+    String value = v.get();
+    int space = value.indexOf(' ');
+    String number = space < 0 ? value : value.substring(0, space);
+    String suffix = space < 0 ? "" : value.substring(space + 1).strip();
     try {
-      long kib = Long.parseLong(parts[0]);
-      long unit = parts.length > 1 && parts[1].equalsIgnoreCase("kB") ? 1024 : 1;
+      long kib = Long.parseLong(number);
+      long unit = suffix.equalsIgnoreCase("kB") ? 1024 : 1;
       return kib > 0 && kib <= Long.MAX_VALUE / unit
           ? OptionalLong.of(kib * unit)
           : OptionalLong.empty();
@@ -193,16 +215,18 @@ public final class LinuxProbe {
    * from a short table of common cores.
    */
   static Optional<String> cpuModel(String cpuinfo) {
-    Optional<String> model = field(cpuinfo, "model name").filter(s -> !s.isBlank());
-    if (model.isPresent()) {
+    Optional<String> model = field(cpuinfo, "model name");
+    if (model.isPresent() && !model.get().isBlank()) {
       return model;
     }
-    Optional<String> hardware = field(cpuinfo, "Hardware").filter(s -> !s.isBlank());
-    if (hardware.isPresent()) {
+    Optional<String> hardware = field(cpuinfo, "Hardware");
+    if (hardware.isPresent() && !hardware.get().isBlank()) {
       return hardware;
     }
-    return field(cpuinfo, "CPU part")
-        .map(part -> ArmParts.name(field(cpuinfo, "CPU implementer").orElse(""), part));
+    Optional<String> part = field(cpuinfo, "CPU part");
+    return part.isEmpty()
+        ? Optional.empty()
+        : Optional.of(ArmParts.name(field(cpuinfo, "CPU implementer").orElse(""), part.get()));
   }
 
   /** PRETTY_NAME of an os-release file, unquoted as the shell would. */
@@ -214,13 +238,26 @@ public final class LinuxProbe {
       }
       String v = line.substring("PRETTY_NAME=".length());
       if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
-        v = v.substring(1, v.length() - 1).replaceAll("\\\\([\"\\\\$`])", "$1");
+        v = unescape(v.substring(1, v.length() - 1));
       } else if (v.length() >= 2 && v.startsWith("'") && v.endsWith("'")) {
         v = v.substring(1, v.length() - 1);
       }
       return Optional.of(v);
     }
     return Optional.empty();
+  }
+
+  /** Undoes the shell's backslash escapes inside double quotes: \\", \\\\, \\$ and \\`. */
+  private static String unescape(String v) {
+    StringBuilder b = new StringBuilder(v.length());
+    for (int i = 0; i < v.length(); i++) {
+      char c = v.charAt(i);
+      if (c == '\\' && i + 1 < v.length() && "\"\\$`".indexOf(v.charAt(i + 1)) >= 0) {
+        c = v.charAt(++i);
+      }
+      b.append(c);
+    }
+    return b.toString();
   }
 
   /** The value of the first {@code key : value} line (spaces or tabs around the colon). */
@@ -234,25 +271,21 @@ public final class LinuxProbe {
     return Optional.empty();
   }
 
-  private static Optional<Integer> integer(String s) {
+  private static Integer integer(String s) {
     try {
-      return Optional.of(Integer.parseInt(s.strip()));
+      return Integer.parseInt(s.strip());
     } catch (NumberFormatException e) {
-      return Optional.empty();
+      return null;
     }
   }
 
-  /** A small file's text, or empty when it is missing or unreadable. */
-  private static Optional<String> read(Path root, String relative) {
-    Path file = root.resolve(relative);
-    try {
-      // /proc and /sys files report size 0: read them whole, but never more than 1 MiB.
-      try (var in = Files.newInputStream(file)) {
-        return Optional.of(
-            new String(in.readNBytes(1 << 20), java.nio.charset.StandardCharsets.UTF_8));
-      }
+  /** A small file's text, or null when it is missing or unreadable. */
+  private static String read(File root, String relative) {
+    // /proc and /sys files report size 0: read them whole, but never more than 1 MiB.
+    try (FileInputStream in = new FileInputStream(new File(root, relative))) {
+      return new String(in.readNBytes(1 << 20), StandardCharsets.UTF_8);
     } catch (IOException | SecurityException e) {
-      return Optional.empty();
+      return null;
     }
   }
 

@@ -1,7 +1,7 @@
 package dev.strata.metal;
 
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.host.HostFactsCodec;
+import dev.strata.engine.host.HostFactsRules;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -156,7 +156,7 @@ public final class MacProbe {
             gpu.k4() && gpu.family() == HostFacts.FAMILY_APPLE10,
             osVersion,
             wired);
-    HostFactsCodec.check(facts, "probe"); // the repairs above make this hold; a slip shows in tests
+    HostFactsRules.check(facts, "probe"); // the repairs above make this hold; a slip shows in tests
     return new ProbeResult(facts, notes, gpu.recommendedMaxWorkingSet());
   }
 

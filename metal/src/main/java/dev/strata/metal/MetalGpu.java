@@ -38,20 +38,31 @@ final class MetalGpu {
 
   private MetalGpu() {}
 
+  /** Resolved once per process, on the first query. */
+  private static final class Native {
+    static final ObjC OBJC = ObjC.runtime();
+    static final MethodHandle CREATE_DEVICE = createDevice();
+
+    private static MethodHandle createDevice() {
+      ObjC.framework(CORE_GRAPHICS);
+      SymbolLookup metal = ObjC.framework(METAL);
+      return Linker.nativeLinker()
+          .downcallHandle(
+              ObjC.find(metal, "MTLCreateSystemDefaultDevice"), FunctionDescriptor.of(ADDRESS));
+    }
+  }
+
   /** Asks the default Metal device; any failure becomes {@link GpuReport#none}. */
   static GpuReport query() {
     ObjC objc;
     MethodHandle create;
     try {
-      objc = ObjC.runtime();
-      ObjC.framework(CORE_GRAPHICS);
-      SymbolLookup metal = ObjC.framework(METAL);
-      create =
-          Linker.nativeLinker()
-              .downcallHandle(
-                  ObjC.find(metal, "MTLCreateSystemDefaultDevice"), FunctionDescriptor.of(ADDRESS));
+      objc = Native.OBJC;
+      create = Native.CREATE_DEVICE;
     } catch (RuntimeException | LinkageError e) {
-      return GpuReport.none("cannot load Metal (" + e.getMessage() + ")");
+      Throwable cause =
+          e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
+      return GpuReport.none("cannot load Metal (" + cause.getMessage() + ")");
     }
     MemorySegment pool = objc.pushPool();
     MemorySegment device = MemorySegment.NULL;

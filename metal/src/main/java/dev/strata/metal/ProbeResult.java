@@ -7,7 +7,7 @@ import java.util.OptionalLong;
 /**
  * What a probe found.
  *
- * @param facts the host JSON facts, always valid ({@code HostFactsCodec.check} passes)
+ * @param facts the host JSON facts, always valid ({@code HostFactsRules.check} passes)
  * @param notes one line per thing the probe could not read or had to assume; empty when all went
  *     well. A probe never fails on a missing value: it says so here.
  * @param recommendedMaxWorkingSet Metal's {@code recommendedMaxWorkingSetSize} in bytes (how much

@@ -168,6 +168,20 @@ class MacProbeTest {
   }
 
   @Test
+  @org.junit.jupiter.api.condition.DisabledOnOs(org.junit.jupiter.api.condition.OS.MAC)
+  void offTheMacTheRealNativeCallsFailIntoNotes() {
+    // The real Sysctl and MetalGpu, where libSystem's sysctlbyname and libobjc do not exist: the
+    // probe must still return valid facts, with the failures as notes.
+    ProbeResult r = MacProbe.assemble(Sysctl::read, MetalGpu::query, MacProbe.Fallback.jvm());
+    assertEquals(Runtime.getRuntime().availableProcessors(), r.facts().cpuCores());
+    assertEquals(0, r.facts().gpuFamily());
+    assertTrue(
+        r.notes().stream().anyMatch(n -> n.startsWith("Metal: cannot load Metal")),
+        r.notes().toString());
+    assertTrue(r.notes().stream().anyMatch(n -> n.startsWith("hw.ncpu")), r.notes().toString());
+  }
+
+  @Test
   void readsOnlyTheDocumentedNames() {
     java.util.Set<String> asked = new java.util.TreeSet<>();
     MacProbe.assemble(

@@ -2,10 +2,17 @@ package dev.strata.setup;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.setup.prompt.JLinePrompter;
+import dev.strata.setup.prompt.Prompter;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 
 /**
@@ -41,8 +48,68 @@ public final class SetupCli {
     }
   }
 
+  /** Opens the wizard's prompter; the command closes it in a {@code finally}. */
+  @FunctionalInterface
+  public interface PrompterFactory {
+    Prompter open(Io io) throws IOException;
+  }
+
+  /**
+   * What the command knows of the machine it runs on, beyond its streams: injected so tests stay
+   * hermetic.
+   *
+   * @param osName the {@code os.name} property (config path rule, library suffix)
+   * @param workingDir where relative paths start
+   * @param strataHome the distribution's root ({@code -Dstrata.home}), or null
+   * @param strataRoot the source tree's root ({@code -Dstrata.root}), or null
+   * @param probe the live host probe (used when no {@code --host-file} is given)
+   * @param prompter opens the terminal prompter of the wizard
+   */
+  public record Machine(
+      String osName,
+      Path workingDir,
+      Path strataHome,
+      Path strataRoot,
+      Supplier<HostFacts> probe,
+      PrompterFactory prompter) {
+
+    /** This process's machine: system properties, the live probe, the system terminal. */
+    public static Machine system() {
+      return new Machine(
+          System.getProperty("os.name"),
+          Path.of("").toAbsolutePath(),
+          pathProp("strata.home"),
+          pathProp("strata.root"),
+          SetupCli::liveProbe,
+          io -> JLinePrompter.system(io.env()));
+    }
+
+    public Machine withProbe(Supplier<HostFacts> p) {
+      return new Machine(osName, workingDir, strataHome, strataRoot, p, prompter);
+    }
+
+    public Machine withPrompter(PrompterFactory f) {
+      return new Machine(osName, workingDir, strataHome, strataRoot, probe, f);
+    }
+
+    private static Path pathProp(String name) {
+      String v = System.getProperty(name);
+      return v == null || v.isBlank() ? null : Path.of(v);
+    }
+  }
+
+  private static HostFacts liveProbe() {
+    throw new StrataException(
+        ExitCodes.USAGE,
+        "the live host probe is not wired in yet: pass --host-file FILE or a profile name");
+  }
+
   public static CommandLine create(Io io) {
-    CommandLine cl = new CommandLine(new SetupCommand(io));
+    return create(io, Machine.system());
+  }
+
+  public static CommandLine create(Io io, Machine machine) {
+    CommandLine cl = new CommandLine(new SetupCommand(io, machine));
     cl.setOut(io.out());
     cl.setErr(io.err());
     cl.setCaseInsensitiveEnumValuesAllowed(false);
@@ -58,7 +125,12 @@ public final class SetupCli {
     cl.setParameterExceptionHandler(
         (ex, args) -> {
           io.err().println("strata-setup: " + ex.getMessage());
-          CommandLine.UnmatchedArgumentException.printSuggestions(ex, io.err());
+          if (ex instanceof CommandLine.UnmatchedArgumentException u) {
+            List<String> s = u.getSuggestions();
+            if (!s.isEmpty()) {
+              io.err().println("strata-setup: did you mean " + String.join(" or ", s) + "?");
+            }
+          }
           io.err().println("Try 'strata-setup --help' for more information.");
           io.err().flush();
           return ExitCodes.USAGE;

@@ -1,30 +1,446 @@
 package dev.strata.setup;
 
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.kv.Backend;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.model.ExpertsMode;
+import dev.strata.engine.model.GgufModel;
+import dev.strata.engine.model.GgufReader;
+import dev.strata.engine.plan.MemoryPlan;
+import dev.strata.engine.plan.PlanText;
+import dev.strata.setup.gen.Answers;
+import dev.strata.setup.gen.AnswersFile;
+import dev.strata.setup.gen.EngineLibraries;
+import dev.strata.setup.gen.Generator;
+import dev.strata.setup.gen.Given;
+import dev.strata.setup.gen.Template;
+import dev.strata.setup.gen.Templates;
+import dev.strata.setup.prompt.Prompter;
+import dev.strata.setup.write.ConfigPaths;
+import dev.strata.setup.write.ConfigWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
 
 /** {@code strata-setup}: generate an engine config (the wizard asks what the flags do not say). */
 @Command(
     name = "strata-setup",
     mixinStandardHelpOptions = true,
-    version = "strata-setup 0.1.0",
-    description = "Probe this Mac, read the model's GGUF shards and write one engine config.",
-    subcommands = {ProbeCommand.class, DemoModelCommand.class})
+    versionProvider = SetupCommand.Version.class,
+    showDefaultValues = true,
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    description = {
+      "Probe this Mac, read the model's GGUF shards, ask what the flags do not say, show the"
+          + " memory plan and write one engine config.",
+      "",
+      "On a terminal the missing answers are asked (Enter accepts each default; Ctrl-C or"
+          + " Ctrl-D stops and writes nothing). Without a terminal, --model, --ctx and --experts"
+          + " are needed, or --yes to take the planned defaults.",
+      ""
+    },
+    subcommands = {
+      ProbeCommand.class,
+      DemoModelCommand.class,
+      CompletionCommand.class,
+      CommandLine.HelpCommand.class
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  # the wizard, on a terminal",
+      "  strata-setup",
+      "  # the planned defaults, no questions",
+      "  strata-setup --model ~/models/m-00001-of-00004.gguf --yes",
+      "  # print the config, write nothing",
+      "  strata-setup --model M --ctx 32768 --experts stream --print",
+      "  # the same config with exactly '--kv q4_0' appended",
+      "  strata-setup --model M --ctx 32768 --experts stream --kv q4_0 --print",
+      "  # a config for another Mac (a host profile), in a file of its own",
+      "  strata-setup --host-file m4-pro-48 --model M --yes --out m4.yaml",
+      "",
+      "The config goes to $STRATA_CONFIG, else ~/Library/Application Support/Strata/engine.yaml"
+          + " (macOS) or $${XDG_CONFIG_HOME:-~/.config}/strata/engine.yaml. The previous one is"
+          + " kept as engine.yaml.bak; one edited by hand is kept unless --force. See"
+          + " docs/SETUP.md."
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:config written (or printed)",
+      "2:usage or input error: a bad flag, a missing answer without a terminal, a bad model,"
+          + " host or answers file, a hand-edited config kept without --force",
+      "3:the memory plan does not fit this host (the message says by how much and what to do)",
+      "130:cancelled (Ctrl-C, Ctrl-D or no at the confirmation): nothing written"
+    })
 public final class SetupCommand implements Callable<Integer> {
   private final SetupCli.Io io;
+  private final SetupCli.Machine machine;
+
+  @Option(
+      names = "--model",
+      paramLabel = "PATH",
+      description = "The model: its first shard, or the folder holding its shards.")
+  Path model;
+
+  @Option(
+      names = "--ctx",
+      paramLabel = "N",
+      description = "Context in tokens (1..1048576). Default: the largest standard size that fits.")
+  Long ctx;
+
+  @Option(
+      names = "--experts",
+      paramLabel = "MODE",
+      converter = ExpertsConverter.class,
+      completionCandidates = ExpertsCandidates.class,
+      description =
+          "stream (experts on the SSD, an arena keeps the hot ones) or resident (all in memory)."
+              + " Default: resident when it fits with margin.")
+  ExpertsMode experts;
+
+  @Option(
+      names = "--kv",
+      paramLabel = "FORMAT",
+      converter = KvConverter.class,
+      completionCandidates = KvCandidates.class,
+      description =
+          "KV cache format, opt-in: q4_0 stores 576 instead of 1,056 B per cell per layer"
+              + " (upstream: +1.7%% perplexity on 1K-token segments, more at longer context)."
+              + " Without it no --kv is written: the engine's default path.")
+  KvFormat kv;
+
+  @Option(
+      names = "--engine-lib",
+      paramLabel = "PATH",
+      description = "The engine library; its sha256 is pinned in the config when it exists.")
+  Path engineLib;
+
+  @Option(
+      names = "--backend",
+      paramLabel = "NAME",
+      converter = BackendConverter.class,
+      completionCandidates = BackendCandidates.class,
+      description =
+          "metal, cpu-reference or pc. Default: metal on a Mac, cpu-reference elsewhere or for"
+              + " strata-ref.")
+  Backend backend;
+
+  @Option(
+      names = "--host-file",
+      paramLabel = "FILE",
+      description = "A host JSON or a host profile name (e.g. m4-pro-48) instead of probing.")
+  String hostFile;
+
+  static final class Target {
+    @Option(names = "--out", paramLabel = "FILE", description = "Write the config here.")
+    Path out;
+
+    @Option(names = "--print", description = "Print the config to stdout; write nothing.")
+    boolean print;
+  }
+
+  @ArgGroup(exclusive = true, multiplicity = "0..1")
+  Target target;
+
+  @Option(names = "--yes", description = "Ask nothing: take the planned defaults and write.")
+  boolean yes;
+
+  @Option(names = "--force", description = "Replace a config that was edited by hand.")
+  boolean force;
+
+  @Option(
+      names = "--answers",
+      paramLabel = "FILE",
+      description =
+          "YAML answers (model, ctx, experts, kv, engine-lib, backend, host-file); flags win.")
+  Path answers;
 
   public SetupCommand(SetupCli.Io io) {
+    this(io, SetupCli.Machine.system());
+  }
+
+  public SetupCommand(SetupCli.Io io, SetupCli.Machine machine) {
     this.io = io;
+    this.machine = machine;
   }
 
   public SetupCli.Io io() {
     return io;
   }
 
+  public SetupCli.Machine machine() {
+    return machine;
+  }
+
   @Override
   public Integer call() {
-    // The generator and the wizard land with issue 6.
-    io.err().println("strata-setup: config generation is not built yet (issue 6)");
-    return 2;
+    Given flags = new Given(model, ctx, experts, kv, engineLib, backend, hostFile);
+    Given given = answers == null ? flags : flags.over(AnswersFile.read(answers));
+    if (given.model() != null) {
+      given =
+          new Given(
+              machine.workingDir().resolve(given.model()).normalize(),
+              given.context(),
+              given.experts(),
+              given.kv(),
+              given.engineLib() == null
+                  ? null
+                  : machine.workingDir().resolve(given.engineLib()).normalize(),
+              given.backend(),
+              given.hostFile());
+    } else if (given.engineLib() != null) {
+      given =
+          new Given(
+              null,
+              given.context(),
+              given.experts(),
+              given.kv(),
+              machine.workingDir().resolve(given.engineLib()).normalize(),
+              given.backend(),
+              given.hostFile());
+    }
+    if (given.context() != null
+        && (given.context() < 1 || given.context() > Generator.MAX_CONTEXT)) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          "--ctx " + given.context() + " is out of range: between 1 and " + Generator.MAX_CONTEXT);
+    }
+    boolean print = target != null && target.print;
+    Path out =
+        target != null && target.out != null ? machine.workingDir().resolve(target.out) : null;
+
+    boolean wizard = io.interactive() && !yes;
+    if (!wizard) {
+      requireAnswers(given);
+    }
+    HostProfiles.Loaded host = loadHost(given.hostFile());
+    Path dest =
+        print ? null : (out != null ? out : ConfigPaths.defaultConfig(io.env(), machine.osName()));
+
+    if (wizard) {
+      return runWizard(host, given, print, dest);
+    }
+    GgufModel gguf = GgufReader.readModel(given.model());
+    Path lib = library(host.facts(), given);
+    Backend b = EngineLibraries.backend(host.facts(), lib, given.backend());
+    Template template = Templates.load(b);
+    Answers a = new Answers(given.context(), given.experts(), given.kv());
+    Generator.Generated g =
+        Generator.plan(
+            host.facts(),
+            gguf.geometry(),
+            Wizard.shardPaths(gguf),
+            a,
+            EngineLibraries.describe(lib),
+            template);
+    if (!g.plan().fits()) {
+      throw new StrataException(ExitCodes.PREFLIGHT, g.plan().refusal());
+    }
+    String yaml = ConfigCodec.write(g.config());
+    if (print) {
+      io.out().print(yaml);
+      io.out().flush();
+      return ExitCodes.OK;
+    }
+    return write(dest, yaml, g.plan());
+  }
+
+  private int runWizard(HostProfiles.Loaded host, Given given, boolean print, Path dest) {
+    Prompter prompter;
+    try {
+      prompter = machine.prompter().open(io);
+    } catch (IOException e) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          "cannot open the terminal ("
+              + e.getMessage()
+              + "): pass the answers as flags (--model, --ctx, --experts) or --yes");
+    }
+    try {
+      Path home = homeOf();
+      Wizard w = new Wizard(prompter, machine, home);
+      Wizard.Result r = w.run(host.facts(), host.source(), given);
+      String yaml = ConfigCodec.write(r.generated().config());
+      if (print) {
+        prompter.close();
+        io.out().print(yaml);
+        io.out().flush();
+        return ExitCodes.OK;
+      }
+      ConfigWriter.Existing existing = ConfigWriter.inspect(dest);
+      boolean ok =
+          w.confirm(dest, existing.text(), existing.exists(), existing.owned(), yaml, force);
+      if (!ok) {
+        throw new dev.strata.setup.prompt.WizardCancelled("declined");
+      }
+      prompter.close();
+      // The user saw the diff and said yes: that is the wizard's --force.
+      return write(dest, yaml, r.generated().plan(), true, false);
+    } finally {
+      prompter.close();
+    }
+  }
+
+  private int write(Path dest, String yaml, MemoryPlan plan) {
+    return write(dest, yaml, plan, force, true);
+  }
+
+  private int write(Path dest, String yaml, MemoryPlan plan, boolean force, boolean showPlan) {
+    ConfigWriter.Result r;
+    try {
+      r = ConfigWriter.write(dest, yaml.getBytes(StandardCharsets.UTF_8), force);
+    } catch (ConfigWriter.KeptException e) {
+      io.err().println("strata-setup: " + e.getMessage());
+      io.err().print(e.diff());
+      io.err().flush();
+      return e.exitCode();
+    }
+    if (showPlan) {
+      io.out().print(PlanText.table(plan));
+    }
+    switch (r.outcome()) {
+      case CREATED -> io.out().println("wrote " + r.path());
+      case REPLACED ->
+          io.out().println("wrote " + r.path() + " (the previous config is " + r.backup() + ")");
+      case UNCHANGED -> io.out().println(r.path() + " already holds this config: unchanged");
+    }
+    io.out().flush();
+    return ExitCodes.OK;
+  }
+
+  /** Without a terminal every answer must be given; one message names all that are missing. */
+  private void requireAnswers(Given given) {
+    List<String> missing = new ArrayList<>();
+    if (given.model() == null) {
+      missing.add("--model PATH");
+    }
+    if (!yes) {
+      if (given.context() == null) {
+        missing.add("--ctx N");
+      }
+      if (given.experts() == null) {
+        missing.add("--experts stream|resident");
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          (io.interactive() ? "" : "no terminal to ask on, and ")
+              + "missing: "
+              + String.join(", ", missing)
+              + (yes
+                  ? ""
+                  : " (pass them, or --answers FILE, or --yes to take the planned defaults for"
+                      + " --ctx and --experts)"));
+    }
+  }
+
+  private Path library(HostFacts host, Given given) {
+    if (given.engineLib() != null) {
+      return given.engineLib();
+    }
+    Backend b = EngineLibraries.backend(host, null, given.backend());
+    return EngineLibraries.discover(b, machine.strataHome(), machine.strataRoot(), machine.osName())
+        .orElseThrow(
+            () ->
+                new StrataException(
+                    ExitCodes.USAGE,
+                    "missing: --engine-lib PATH (no "
+                        + b.id()
+                        + " engine library found"
+                        + (b == Backend.CPU_REFERENCE
+                            ? "; build strata-ref with ./strata build"
+                            : "")
+                        + ")"));
+  }
+
+  private HostProfiles.Loaded loadHost(String hostFileOrName) {
+    if (hostFileOrName != null) {
+      String arg = hostFileOrName;
+      if (arg.contains("/") || arg.endsWith(".json")) {
+        arg = machine.workingDir().resolve(arg).toString();
+      }
+      return HostProfiles.open(arg);
+    }
+    return new HostProfiles.Loaded(machine.probe().get(), "probed");
+  }
+
+  private Path homeOf() {
+    String h = io.env().get("HOME");
+    return h == null || h.isBlank() ? null : Path.of(h);
+  }
+
+  /** {@code --version}: the build's version (the jar manifest), else the source tree's. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = SetupCommand.class.getPackage().getImplementationVersion();
+      return new String[] {"strata-setup " + (v != null ? v : "0.1.0")};
+    }
+  }
+
+  static final class ExpertsConverter implements ITypeConverter<ExpertsMode> {
+    @Override
+    public ExpertsMode convert(String value) {
+      ExpertsMode m = ExpertsMode.fromId(value);
+      if (m == null) {
+        throw new CommandLine.TypeConversionException(
+            "'" + value + "' is not an experts mode: use stream or resident");
+      }
+      return m;
+    }
+  }
+
+  static final class ExpertsCandidates extends ArrayList<String> {
+    ExpertsCandidates() {
+      super(List.of("stream", "resident"));
+    }
+  }
+
+  static final class KvConverter implements ITypeConverter<KvFormat> {
+    @Override
+    public KvFormat convert(String value) {
+      KvFormat f = KvFormat.fromName(value);
+      if (f == null) {
+        throw new CommandLine.TypeConversionException(
+            "'" + value + "' is not a KV format: use q4_0 (or fp16, int8)");
+      }
+      return f;
+    }
+  }
+
+  static final class KvCandidates extends ArrayList<String> {
+    KvCandidates() {
+      super(List.of("q4_0", "int8", "fp16"));
+    }
+  }
+
+  static final class BackendConverter implements ITypeConverter<Backend> {
+    @Override
+    public Backend convert(String value) {
+      Backend b = Backend.fromId(value);
+      if (b == null) {
+        throw new CommandLine.TypeConversionException(
+            "'" + value + "' is not a backend: use metal, cpu-reference or pc");
+      }
+      return b;
+    }
+  }
+
+  static final class BackendCandidates extends ArrayList<String> {
+    BackendCandidates() {
+      super(List.of("metal", "cpu-reference", "pc"));
+    }
   }
 }

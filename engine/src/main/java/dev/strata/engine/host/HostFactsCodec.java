@@ -56,12 +56,6 @@ public final class HostFactsCodec {
           "os_version",
           "wired_limit_mb");
 
-  /** Sanity bound for CPU counts (Linux's usual kernel_max is 8192). */
-  static final int MAX_CPUS = 8192;
-
-  /** Sanity bound for the two free-text fields. */
-  static final int MAX_TEXT = 256;
-
   private enum Kind {
     STRING("a string"),
     INT("an integer"),
@@ -89,13 +83,19 @@ public final class HostFactsCodec {
           Map.entry("os_version", Kind.STRING),
           Map.entry("wired_limit_mb", Kind.LONG));
 
-  private static final JsonFactory JSON = new JsonFactory();
+  /**
+   * Jackson is set up on first read or write only: the probe calls {@link #check} on every run, and
+   * a command that only checks should not pay for Jackson's start-up.
+   */
+  private static final class Jackson {
+    static final JsonFactory JSON = new JsonFactory();
 
-  private static final DefaultPrettyPrinter PRETTY =
-      new DefaultPrettyPrinter(
-              Separators.createDefaultInstance()
-                  .withObjectFieldValueSpacing(Separators.Spacing.AFTER))
-          .withObjectIndenter(new DefaultIndenter("  ", "\n"));
+    static final DefaultPrettyPrinter PRETTY =
+        new DefaultPrettyPrinter(
+                Separators.createDefaultInstance()
+                    .withObjectFieldValueSpacing(Separators.Spacing.AFTER))
+            .withObjectIndenter(new DefaultIndenter("  ", "\n"));
+  }
 
   private HostFactsCodec() {}
 
@@ -151,8 +151,8 @@ public final class HostFactsCodec {
   /** The canonical host JSON of {@code facts}, ending in a newline. */
   public static String write(HostFacts facts) {
     StringWriter out = new StringWriter(512);
-    try (JsonGenerator g = JSON.createGenerator(out)) {
-      g.setPrettyPrinter(PRETTY);
+    try (JsonGenerator g = Jackson.JSON.createGenerator(out)) {
+      g.setPrettyPrinter(Jackson.PRETTY);
       g.writeStartObject();
       g.writeStringField("os", facts.os());
       g.writeStringField("chip", facts.chip());
@@ -181,13 +181,14 @@ public final class HostFactsCodec {
    * @throws HostFileException naming {@code source} and the field at fault
    */
   public static void check(HostFacts facts, String source) {
-    check(facts, source, Map.of());
+    HostFactsRules.check(facts, source, Map.of());
   }
 
   private static HostFacts parse(byte[] bytes, String text, String source) {
     Map<String, Object> values = new HashMap<>();
-    Map<String, JsonLocation> where = new HashMap<>();
-    try (JsonParser p = bytes != null ? JSON.createParser(bytes) : JSON.createParser(text)) {
+    Map<String, String> where = new HashMap<>();
+    try (JsonParser p =
+        bytes != null ? Jackson.JSON.createParser(bytes) : Jackson.JSON.createParser(text)) {
       JsonToken t = p.nextToken();
       if (t == null) {
         throw new HostFileException(
@@ -208,7 +209,7 @@ public final class HostFactsCodec {
           throw fail(source, at, name, "duplicate field '" + name + "'");
         }
         p.nextToken();
-        where.put(name, p.currentTokenLocation());
+        where.put(name, position(p.currentTokenLocation()));
         values.put(name, value(p, name, kind, source));
       }
       if (p.nextToken() != null) {
@@ -254,7 +255,7 @@ public final class HostFactsCodec {
             (Boolean) values.get("k4"),
             (String) values.get("os_version"),
             (Long) values.get("wired_limit_mb"));
-    check(facts, source, where);
+    HostFactsRules.check(facts, source, where);
     return facts;
   }
 
@@ -284,7 +285,7 @@ public final class HostFactsCodec {
               "field '"
                   + name
                   + "' is out of range: "
-                  + clip(p.getText())
+                  + HostFactsRules.clip(p.getText())
                   + (kind == Kind.INT ? " (at most 2147483647)" : " (at most 2^63-1)"));
         }
       }
@@ -298,161 +299,23 @@ public final class HostFactsCodec {
         source, at, name, "field '" + name + "' must be " + kind.expected + ", got " + got(p));
   }
 
-  private static void check(HostFacts f, String source, Map<String, JsonLocation> where) {
-    if (!"macos".equals(f.os()) && !"linux".equals(f.os())) {
-      bad(
-          source,
-          where,
-          "os",
-          "field 'os' must be \"macos\" or \"linux\", got \"" + clip(f.os()) + "\"");
-    }
-    text(source, where, "chip", f.chip());
-    text(source, where, "os_version", f.osVersion());
-    if (f.cpuCores() < 1 || f.cpuCores() > MAX_CPUS) {
-      bad(
-          source,
-          where,
-          "cpu_cores",
-          "field 'cpu_cores' must be 1.." + MAX_CPUS + ", got " + f.cpuCores());
-    }
-    if (f.perfCores() < 1) {
-      bad(
-          source,
-          where,
-          "perf_cores",
-          "field 'perf_cores' must be at least 1, got " + f.perfCores());
-    }
-    if (f.efficiencyCores() < 0) {
-      bad(
-          source,
-          where,
-          "efficiency_cores",
-          "field 'efficiency_cores' must be 0 or more, got " + f.efficiencyCores());
-    }
-    if ((long) f.perfCores() + f.efficiencyCores() > f.cpuCores()) {
-      bad(
-          source,
-          where,
-          "perf_cores",
-          "perf_cores + efficiency_cores ("
-              + f.perfCores()
-              + " + "
-              + f.efficiencyCores()
-              + ") exceed cpu_cores ("
-              + f.cpuCores()
-              + ")");
-    }
-    if (f.memoryBytes() <= 0) {
-      bad(
-          source,
-          where,
-          "memory_bytes",
-          "field 'memory_bytes' must be above 0, got " + f.memoryBytes());
-    }
-    int family = f.gpuFamily();
-    if (family != 0 && (family < 1001 || family > HostFacts.FAMILY_APPLE10)) {
-      bad(
-          source,
-          where,
-          "gpu_family",
-          "field 'gpu_family' must be 0 (no Apple GPU) or an Apple family 1001..1010, got "
-              + family);
-    }
-    if (f.k4() && family != HostFacts.FAMILY_APPLE10) {
-      bad(
-          source,
-          where,
-          "k4",
-          "k4 is true but gpu_family is "
-              + family
-              + ": k4 means the GPU supports Apple10 (gpu_family 1010, M5 class)");
-    }
-    if (!f.k4() && family == HostFacts.FAMILY_APPLE10) {
-      bad(
-          source,
-          where,
-          "k4",
-          "gpu_family is 1010 (Apple10, M5 class) but k4 is false: an Apple10 GPU is k4");
-    }
-    if (f.metal4() && family < 1007) {
-      bad(
-          source,
-          where,
-          "metal4",
-          "metal4 is true but gpu_family is "
-              + family
-              + ": Metal 4 needs an Apple7 (M1) GPU or newer");
-    }
-    if (f.wiredLimitMb() < 0) {
-      bad(
-          source,
-          where,
-          "wired_limit_mb",
-          "field 'wired_limit_mb' must be 0 (OS default) or more, got " + f.wiredLimitMb());
-    }
-    if (f.memoryBytes() > 0 && f.wiredLimitMb() > f.memoryBytes() >> 20) {
-      bad(
-          source,
-          where,
-          "wired_limit_mb",
-          "wired_limit_mb "
-              + f.wiredLimitMb()
-              + " exceeds memory_bytes ("
-              + (f.memoryBytes() >> 20)
-              + " MiB)");
-    }
-    if ("linux".equals(f.os()) && (family != 0 || f.metal4() || f.wiredLimitMb() != 0)) {
-      String field = family != 0 ? "gpu_family" : f.metal4() ? "metal4" : "wired_limit_mb";
-      bad(
-          source,
-          where,
-          field,
-          "os is linux, so gpu_family must be 0, metal4 and k4 false and wired_limit_mb 0");
-    }
-  }
-
-  private static void text(
-      String source, Map<String, JsonLocation> where, String field, String value) {
-    if (value.isBlank()) {
-      bad(source, where, field, "field \'" + field + "\' must not be empty");
-    }
-    if (value.length() > MAX_TEXT) {
-      bad(
-          source,
-          where,
-          field,
-          "field \'" + field + "\' is longer than " + MAX_TEXT + " characters");
-    }
-    // The text is printed to terminals later: no escape sequences or bidi tricks ride along.
-    if (value
-        .codePoints()
-        .anyMatch(c -> Character.isISOControl(c) || Character.getType(c) == Character.FORMAT)) {
-      bad(
-          source,
-          where,
-          field,
-          "field \'" + field + "\' must not contain control or format characters");
-    }
-  }
-
-  private static void bad(
-      String source, Map<String, JsonLocation> where, String field, String what) {
-    throw fail(source, where.get(field), field, what);
-  }
-
   private static HostFileException fail(
       String source, JsonLocation at, String field, String message) {
-    String pos = "";
-    if (at != null && at.getLineNr() > 0) {
-      pos = ":" + at.getLineNr() + (at.getColumnNr() > 0 ? ":" + at.getColumnNr() : "");
+    return new HostFileException(source + position(at) + ": " + message, field);
+  }
+
+  /** ":line:col" (or ":line"), or "" when the parser does not know. */
+  private static String position(JsonLocation at) {
+    if (at == null || at.getLineNr() <= 0) {
+      return "";
     }
-    return new HostFileException(source + pos + ": " + message, field);
+    return ":" + at.getLineNr() + (at.getColumnNr() > 0 ? ":" + at.getColumnNr() : "");
   }
 
   private static String unknownField(String name) {
     String hint = suggestion(name);
     return "unknown field '"
-        + clip(name)
+        + HostFactsRules.clip(name)
         + "'"
         + (hint == null ? "" : " (did you mean '" + hint + "'?)")
         + " (known: "
@@ -505,27 +368,15 @@ public final class HostFactsCodec {
   private static String got(JsonParser p) throws IOException {
     JsonToken t = p.currentToken();
     return switch (t) {
-      case VALUE_STRING -> "a string \"" + clip(p.getText()) + "\"";
-      case VALUE_NUMBER_INT -> "the number " + clip(p.getText());
-      case VALUE_NUMBER_FLOAT -> "the non-integer number " + clip(p.getText());
+      case VALUE_STRING -> "a string \"" + HostFactsRules.clip(p.getText()) + "\"";
+      case VALUE_NUMBER_INT -> "the number " + HostFactsRules.clip(p.getText());
+      case VALUE_NUMBER_FLOAT -> "the non-integer number " + HostFactsRules.clip(p.getText());
       case VALUE_TRUE, VALUE_FALSE -> "the boolean " + p.getText();
       case VALUE_NULL -> "null";
       case START_OBJECT -> "an object";
       case START_ARRAY -> "an array";
       default -> String.valueOf(t);
     };
-  }
-
-  /** Quotes user text into a message safely: short, one line, no control characters. */
-  static String clip(String s) {
-    StringBuilder b = new StringBuilder();
-    s.codePoints()
-        .limit(40)
-        .forEach(
-            c ->
-                b.append(
-                    Character.isISOControl(c) ? "\\u%04x".formatted(c) : Character.toString(c)));
-    return s.codePointCount(0, s.length()) > 40 ? b + "…" : b.toString();
   }
 
   private static String oneLine(String s) {

@@ -2,6 +2,7 @@ package dev.strata.engine.config;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,24 @@ class ConfigCodecTest {
     String plain = ConfigCodec.write(Configs.metal());
     String q4 = ConfigCodec.write(Configs.metal("--kv", "q4_0"));
     assertEquals(plain.replace("env: {}\n", "- --kv\n- q4_0\nenv: {}\n"), q4);
+  }
+
+  @Test
+  void quotesOnlyWhenNeeded() {
+    String path = "/Users/José Ñ/My Models/模型 1/m-00001-of-00001.gguf";
+    String y =
+        ConfigCodec.write(
+            Configs.withModel(
+                "pc",
+                List.of(path),
+                Map.of("STRATA_METAL_PROMPT_GEMM", "0", "A", "yes", "B", "a: b", "C", "tab\tx")));
+    assertTrue(y.contains("\n  - " + path + "\n"), y);
+    assertTrue(y.contains("\n- " + path + "\n"), y);
+    assertTrue(y.contains("\n- --ctx\n- '8192'\n"), y);
+    assertTrue(y.contains("\n  STRATA_METAL_PROMPT_GEMM: '0'\n"), y);
+    assertTrue(y.contains("\n  A: 'yes'\n  B: 'a: b'\n  C: \"tab\\tx\"\n"), y);
+    assertTrue(y.contains("\n  sha256: abab"), y);
+    assertTrue(y.contains("\n  chip: 'AMD EPYC 7B13: 64-Core # \"Processor\"'\n"), y);
   }
 
   /** Every config of the list: write → read gives it back, and write → read → write is bytes. */

@@ -198,6 +198,72 @@ class HostFactsCodecTest {
         assertThrows(HostFileException.class, () -> HostFactsCodec.read(link)).getMessage());
   }
 
+  @Test
+  void tenThousandMutatedFilesRaiseOnlyHostFileExceptions() {
+    // A seeded mutator over a canonical file: byte flips, deletions, insertions of JSON-significant
+    // characters, duplicated slices. Every result is either valid facts or one typed, one-line
+    // error.
+    java.util.Random random = new java.util.Random(20261129L);
+    byte[] seed = M4_PRO_JSON.getBytes(StandardCharsets.UTF_8);
+    byte[] alphabet =
+        "{}[]\",:-.0123456789eEtrufalsn \n\\\u00ff".getBytes(StandardCharsets.ISO_8859_1);
+    int accepted = 0;
+    for (int i = 0; i < 10_000; i++) {
+      byte[] b = seed.clone();
+      int edits = 1 + random.nextInt(4);
+      for (int e = 0; e < edits; e++) {
+        int at = random.nextInt(b.length);
+        switch (random.nextInt(4)) {
+          case 0 -> b[at] = (byte) random.nextInt(256);
+          case 1 ->
+              b =
+                  concat(
+                      Arrays.copyOf(b, at),
+                      Arrays.copyOfRange(
+                          b, Math.min(b.length, at + 1 + random.nextInt(8)), b.length));
+          case 2 ->
+              b =
+                  concat(
+                      Arrays.copyOf(b, at),
+                      new byte[] {alphabet[random.nextInt(alphabet.length)]},
+                      Arrays.copyOfRange(b, at, b.length));
+          default -> {
+            int len = random.nextInt(Math.max(1, b.length - at));
+            b = concat(Arrays.copyOf(b, at + len), Arrays.copyOfRange(b, at, b.length));
+          }
+        }
+        if (b.length == 0) {
+          b = new byte[] {'{'};
+        }
+      }
+      String text = new String(b, StandardCharsets.ISO_8859_1);
+      try {
+        HostFacts f = HostFactsCodec.read(text, "fuzz.json");
+        HostFactsCodec.check(f, "fuzz.json");
+        assertEquals(f, HostFactsCodec.read(HostFactsCodec.write(f), "again"));
+        accepted++;
+      } catch (HostFileException e) {
+        assertTrue(e.getMessage().startsWith("fuzz.json"), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), e.getMessage());
+      }
+    }
+    assertTrue(accepted < 10_000, "the mutator must produce refusals");
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    int n = 0;
+    for (byte[] p : parts) {
+      n += p.length;
+    }
+    byte[] out = new byte[n];
+    int at = 0;
+    for (byte[] p : parts) {
+      System.arraycopy(p, 0, out, at, p.length);
+      at += p.length;
+    }
+    return out;
+  }
+
   static Path corpusDir() {
     return Path.of("src/test/resources/host-corpus/bad");
   }

@@ -30,6 +30,7 @@ public final class JLinePrompter implements Prompter {
   private final Style style;
   private final Completer pathCompleter;
   private Completer current = NO_COMPLETION;
+  private boolean closed;
 
   private static final Completer NO_COMPLETION = (r, line, candidates) -> {};
 
@@ -115,6 +116,10 @@ public final class JLinePrompter implements Prompter {
 
   @Override
   public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     try {
       terminal.writer().flush();
       terminal.close();

@@ -1,0 +1,83 @@
+package dev.strata.setup.gen;
+
+import dev.strata.engine.kv.Backend;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.model.ExpertsMode;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code --answers FILE}: the wizard's answers as YAML, for scripts. Keys are the flag names
+ * without dashes; unknown and duplicate keys are refused with {@code file:line}. Relative paths are
+ * taken from the file's folder, so an answers file can sit beside its model.
+ *
+ * <pre>
+ * model: models/m-00001-of-00004.gguf
+ * ctx: 32768
+ * experts: stream
+ * kv: q4_0            # optional: no --kv unless asked
+ * engine-lib: /opt/strata/lib/libstrata.dylib
+ * backend: metal      # optional
+ * host-file: m4-pro-48  # optional: a host JSON or a profile name
+ * </pre>
+ */
+public final class AnswersFile {
+  public static final Set<String> KEYS =
+      new LinkedHashSet<>(
+          List.of("model", "ctx", "experts", "kv", "engine-lib", "backend", "host-file"));
+
+  private AnswersFile() {}
+
+  public static Given read(Path file) {
+    StrictYaml y = StrictYaml.read(file, KEYS);
+    Path base = file.toAbsolutePath().getParent();
+    Long ctx = y.number("ctx");
+    if (ctx != null && (ctx < 1 || ctx > Generator.MAX_CONTEXT)) {
+      throw StrictYaml.error(
+          y.source(),
+          y.lineOf("ctx"),
+          "ctx: " + ctx + " is out of range: between 1 and " + Generator.MAX_CONTEXT);
+    }
+    String e = y.string("experts");
+    ExpertsMode experts = e == null ? null : ExpertsMode.fromId(e);
+    if (e != null && experts == null) {
+      throw StrictYaml.error(
+          y.source(), y.lineOf("experts"), "experts: must be stream or resident, got '" + e + "'");
+    }
+    String k = y.string("kv");
+    KvFormat kv = k == null ? null : KvFormat.fromName(k);
+    if (k != null && kv == null) {
+      throw StrictYaml.error(
+          y.source(), y.lineOf("kv"), "kv: must be q4_0 (or fp16, int8), got '" + k + "'");
+    }
+    String b = y.string("backend");
+    Backend backend = b == null ? null : Backend.fromId(b);
+    if (b != null && backend == null) {
+      throw StrictYaml.error(
+          y.source(),
+          y.lineOf("backend"),
+          "backend: must be metal, cpu-reference or pc, got '" + b + "'");
+    }
+    String host = y.string("host-file");
+    if (host != null && (host.contains("/") || host.endsWith(".json"))) {
+      host = path(base, host).toString();
+    }
+    return new Given(
+        path(base, y.string("model")),
+        ctx,
+        experts,
+        kv,
+        path(base, y.string("engine-lib")),
+        backend,
+        host);
+  }
+
+  private static Path path(Path base, String s) {
+    if (s == null) {
+      return null;
+    }
+    return base.resolve(s).normalize();
+  }
+}

@@ -1,0 +1,68 @@
+package dev.strata.setup.gen;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.strata.engine.StrataException;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.model.ExpertsMode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AnswersFileTest {
+  @Test
+  void readsAnswersWithPathsFromTheFilesFolder(@TempDir Path dir) throws IOException {
+    Path f = dir.resolve("answers.yaml");
+    Files.writeString(
+        f, "model: models/m.gguf\nctx: 32768\nexperts: stream\nkv: q4_0\nengine-lib: /l.so\n");
+    Given g = AnswersFile.read(f);
+    assertEquals(dir.resolve("models/m.gguf"), g.model());
+    assertEquals(32_768L, g.context());
+    assertEquals(ExpertsMode.STREAM, g.experts());
+    assertEquals(KvFormat.Q4_0, g.kv());
+    assertEquals(Path.of("/l.so"), g.engineLib());
+    assertNull(g.backend());
+  }
+
+  @Test
+  void flagsWinOverTheFile() {
+    Given file = new Given(Path.of("/a"), 8192L, ExpertsMode.STREAM, null, null, null, null);
+    Given flags = new Given(null, 4096L, null, null, null, null, null);
+    Given g = flags.over(file);
+    assertEquals(4096L, g.context());
+    assertEquals(Path.of("/a"), g.model());
+  }
+
+  private static String refusal(Path dir, String yaml) throws IOException {
+    Path f = dir.resolve("a.yaml");
+    Files.writeString(f, yaml);
+    StrataException e = assertThrows(StrataException.class, () -> AnswersFile.read(f));
+    assertEquals(2, e.exitCode());
+    return e.getMessage().substring(dir.toString().length() + 1);
+  }
+
+  @Test
+  void strictAboutKeysAndValues(@TempDir Path dir) throws IOException {
+    assertEquals(
+        "a.yaml:2: unknown key 'ctz' (known: model, ctx, experts, kv, engine-lib, backend,"
+            + " host-file)",
+        refusal(dir, "model: m\nctz: 8192\n"));
+    assertEquals(
+        "a.yaml:1: experts: must be stream or resident, got 'streaming'",
+        refusal(dir, "experts: streaming\n"));
+    assertEquals("a.yaml:1: 'ctx' must be a whole number, got '32k'", refusal(dir, "ctx: 32k\n"));
+    assertEquals(
+        "a.yaml:1: ctx: 0 is out of range: between 1 and 1048576", refusal(dir, "ctx: 0\n"));
+    assertEquals("a.yaml:1: must be a mapping of keys to values", refusal(dir, "- a\n- b\n"));
+  }
+
+  @Test
+  void aFolderIsNotAnAnswersFile(@TempDir Path dir) {
+    StrataException e = assertThrows(StrataException.class, () -> AnswersFile.read(dir));
+    assertEquals(dir + ": is a folder, not a YAML file", e.getMessage());
+  }
+}
