@@ -15,8 +15,10 @@ import org.jline.reader.LineReaderBuilder;
 import org.jline.reader.ParsedLine;
 import org.jline.reader.UserInterruptException;
 import org.jline.reader.impl.DefaultParser;
+import org.jline.terminal.Attributes;
 import org.jline.terminal.Terminal;
 import org.jline.terminal.TerminalBuilder;
+import org.jline.terminal.impl.DumbTerminal;
 
 /**
  * The terminal prompter: a JLine {@link LineReader} (line editing, history within the session, tab
@@ -74,17 +76,24 @@ public final class JLinePrompter implements Prompter {
     return new JLinePrompter(t, env);
   }
 
-  /** A dumb terminal over streams: what tests drive, as JLine's own tests do. */
+  /**
+   * A dumb terminal over streams: what tests drive, as JLine's own tests do. It gets a real tty's
+   * signal characters (ISIG, ^C = VINTR, ^D = VEOF), so a ^C byte in the input is Ctrl-C, as on a
+   * terminal.
+   */
   public static JLinePrompter dumb(InputStream in, OutputStream out, Map<String, String> env)
       throws IOException {
-    Terminal t =
-        TerminalBuilder.builder()
-            .system(false)
-            .streams(in, out)
-            .dumb(true)
-            .type(Terminal.TYPE_DUMB)
-            .encoding(StandardCharsets.UTF_8)
-            .build();
+    DumbTerminal t = new DumbTerminal(in, out);
+    Attributes a = t.getAttributes();
+    a.setLocalFlag(Attributes.LocalFlag.ISIG, true);
+    a.setControlChar(Attributes.ControlChar.VINTR, 3);
+    a.setControlChar(Attributes.ControlChar.VEOF, 4);
+    // Every signal character a tty has: an unset one reads as -1, which is also end of input,
+    // and the terminal would then take EOF for ^Z and wait forever.
+    a.setControlChar(Attributes.ControlChar.VQUIT, 28);
+    a.setControlChar(Attributes.ControlChar.VSUSP, 26);
+    a.setControlChar(Attributes.ControlChar.VSTATUS, 20);
+    t.setAttributes(a);
     return new JLinePrompter(t, env);
   }
 

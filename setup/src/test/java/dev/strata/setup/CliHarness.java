@@ -1,0 +1,88 @@
+package dev.strata.setup;
+
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.model.DemoModel;
+import dev.strata.setup.prompt.JLinePrompter;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Runs strata-setup in-process with captured streams, an injected env and a dumb terminal; the
+ * working folder is the demo model's folder (so the wizard finds it).
+ */
+final class CliHarness {
+  final Path dir;
+  final Path model;
+  final Path lib;
+  final Path config;
+  final Map<String, String> env = new HashMap<>();
+
+  record Run(int code, String out, String err, String terminal) {}
+
+  CliHarness(Path dir) throws IOException {
+    this(dir, DemoModel.write(dir.resolve("model"), 4).getFirst().getParent());
+  }
+
+  /** Another harness (own config, library, home) over an already written model. */
+  CliHarness(Path dir, Path model) throws IOException {
+    this.dir = dir;
+    this.model = model;
+    this.lib = dir.resolve("libstrata_ref.so");
+    Files.writeString(lib, "not really a library, but a file with a hash\n");
+    this.config = dir.resolve("cfg/engine.yaml");
+    env.put("HOME", dir.resolve("home").toString());
+    env.put("STRATA_CONFIG", config.toString());
+  }
+
+  static HostFacts m4() {
+    return HostProfiles.profile("m4-pro-48").orElseThrow();
+  }
+
+  SetupCli.Machine machine(ByteArrayOutputStream terminalOut, String typed) {
+    return new SetupCli.Machine(
+        "Linux",
+        model,
+        null,
+        null,
+        CliHarness::m4,
+        io ->
+            JLinePrompter.dumb(
+                new ByteArrayInputStream(typed.getBytes(StandardCharsets.UTF_8)),
+                terminalOut,
+                io.env()));
+  }
+
+  /** Without a terminal. */
+  Run run(String... args) {
+    return exec(false, "", args);
+  }
+
+  /** On a (dumb) terminal, typing {@code typed}. */
+  Run wizard(String typed, String... args) {
+    return exec(true, typed, args);
+  }
+
+  private Run exec(boolean interactive, String typed, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    ByteArrayOutputStream term = new ByteArrayOutputStream();
+    SetupCli.Io io =
+        new SetupCli.Io(
+            new ByteArrayInputStream(new byte[0]),
+            new PrintWriter(out, true),
+            new PrintWriter(err, true),
+            env,
+            interactive);
+    int code = SetupCli.create(io, machine(term, typed)).execute(args);
+    return new Run(code, out.toString(), err.toString(), term.toString(StandardCharsets.UTF_8));
+  }
+}

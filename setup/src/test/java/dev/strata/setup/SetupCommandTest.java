@@ -1,0 +1,224 @@
+package dev.strata.setup;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.config.EngineConfig;
+import dev.strata.setup.write.ConfigWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** strata-setup without a terminal: flags, --answers, --print, writing, refusals. */
+class SetupCommandTest {
+  @TempDir static Path shared;
+  static CliHarness h;
+
+  @BeforeAll
+  static void model() throws IOException {
+    h = new CliHarness(shared);
+  }
+
+  private String[] base(String... more) {
+    String[] b = {
+      "--model", h.model.toString(), "--engine-lib", h.lib.toString(), "--host-file", "m4-pro-48"
+    };
+    String[] all = new String[b.length + more.length];
+    System.arraycopy(b, 0, all, 0, b.length);
+    System.arraycopy(more, 0, all, b.length, more.length);
+    return all;
+  }
+
+  @Test
+  void printWritesTheConfigToStdoutOnly() {
+    CliHarness.Run r = h.run(base("--ctx", "32768", "--experts", "stream", "--print"));
+    assertEquals(0, r.code(), r.err());
+    assertEquals("", r.err());
+    EngineConfig c = ConfigCodec.read(r.out(), "stdout");
+    assertEquals("cpu-reference", c.engine().backend(), "strata-ref by the library's name");
+    assertEquals(
+        ConfigWriter.sha256(bytes(h.lib)), c.engine().sha256(), "the library's hash pinned");
+    assertEquals(4, c.model().shards().size());
+    assertTrue(c.args().contains("32768"));
+    assertFalse(Files.exists(h.config), "--print writes nothing");
+  }
+
+  @Test
+  void kvQ4AppendsExactlyThePairAndChangesNoOtherByte() {
+    String plain = h.run(base("--ctx", "32768", "--experts", "stream", "--print")).out();
+    String q4 =
+        h.run(base("--ctx", "32768", "--experts", "stream", "--kv", "q4_0", "--print")).out();
+    assertEquals(plain.replace("\nenv:", "\n- --kv\n- q4_0\nenv:"), q4);
+  }
+
+  @Test
+  void missingAnswersWithoutATerminalAreAllNamedInOneMessage() {
+    CliHarness.Run r = h.run("--host-file", "m4-pro-48");
+    assertEquals(2, r.code());
+    assertEquals(
+        "strata-setup: no terminal to ask on, and missing: --model PATH, --ctx N, --experts"
+            + " stream|resident (pass them, or --answers FILE, or --yes to take the planned"
+            + " defaults for --ctx and --experts)\n",
+        r.err());
+    assertFalse(Files.exists(h.config));
+  }
+
+  @Test
+  void yesTakesThePlannedDefaultsWritesAndShowsThePlan(@TempDir Path d) throws IOException {
+    Path out = d.resolve("e.yaml");
+    CliHarness.Run r = h.run(base("--yes", "--out", out.toString()));
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().startsWith("memory plan: cpu-reference"), r.out());
+    assertTrue(r.out().endsWith("wrote " + out + "\n"), r.out());
+    EngineConfig c = ConfigCodec.read(out);
+    assertEquals(h.model.resolve("strata-demo-00001-of-00004.gguf").toString(), c.args().get(1));
+  }
+
+  @Test
+  void rewriteKeepsBakAndHandEditIsKeptWithoutForce(@TempDir Path d) throws IOException {
+    Path out = d.resolve("e.yaml");
+    assertEquals(
+        0, h.run(base("--ctx", "8192", "--experts", "stream", "--out", out.toString())).code());
+    String first = Files.readString(out);
+    CliHarness.Run again =
+        h.run(base("--ctx", "16384", "--experts", "stream", "--out", out.toString()));
+    assertEquals(0, again.code(), again.err());
+    assertEquals(first, Files.readString(ConfigWriter.backupOf(out)), "previous config kept");
+
+    String edited = Files.readString(out).replace("'16384'", "'12345'");
+    Files.writeString(out, edited);
+    CliHarness.Run kept =
+        h.run(base("--ctx", "32768", "--experts", "stream", "--out", out.toString()));
+    assertEquals(2, kept.code());
+    assertTrue(kept.err().contains("edited by hand") && kept.err().contains("--force"), kept.err());
+    assertTrue(kept.err().contains("-- '12345'\n+- '32768'\n"), kept.err());
+    assertEquals(edited, Files.readString(out), "the hand edit is untouched");
+
+    CliHarness.Run forced =
+        h.run(base("--ctx", "32768", "--experts", "stream", "--force", "--out", out.toString()));
+    assertEquals(0, forced.code(), forced.err());
+    assertEquals(edited, Files.readString(ConfigWriter.backupOf(out)));
+  }
+
+  @Test
+  void answersFileStandsInForFlagsAndFlagsWin(@TempDir Path d) throws IOException {
+    Path answers = d.resolve("answers.yaml");
+    Files.writeString(
+        answers,
+        "model: "
+            + h.model
+            + "\nctx: 8192\nexperts: stream\nengine-lib: "
+            + h.lib
+            + "\nhost-file: m4-pro-48\n");
+    CliHarness.Run r = h.run("--answers", answers.toString(), "--ctx", "4096", "--print");
+    assertEquals(0, r.code(), r.err());
+    EngineConfig c = ConfigCodec.read(r.out(), "stdout");
+    assertEquals("4096", c.args().get(c.args().indexOf("--ctx") + 1));
+
+    Files.writeString(answers, "model: m\nctz: 8192\n");
+    CliHarness.Run bad = h.run("--answers", answers.toString(), "--print");
+    assertEquals(2, bad.code());
+    assertTrue(
+        bad.err().startsWith("strata-setup: " + answers + ":2: unknown key 'ctz'"), bad.err());
+  }
+
+  @Test
+  void aPlanThatCannotFitIsRefusedWithExit3() {
+    CliHarness.Run r =
+        h.run(
+            "--model",
+            h.model.toString(),
+            "--engine-lib",
+            h.lib.toString(),
+            "--host-file",
+            "m1-8",
+            "--ctx",
+            "65536",
+            "--experts",
+            "resident",
+            "--print");
+    assertEquals(3, r.code());
+    assertTrue(r.err().startsWith("strata-setup: resident: "), r.err());
+    assertEquals("", r.out());
+  }
+
+  @Test
+  void badInputsAreOneLineUsageErrors() {
+    CliHarness.Run notModel = h.run(base("--ctx", "8192", "--experts", "stream", "--print"));
+    assertEquals(0, notModel.code());
+    CliHarness.Run badFolder =
+        h.run(
+            "--model",
+            h.dir.resolve("nope").toString(),
+            "--engine-lib",
+            h.lib.toString(),
+            "--host-file",
+            "m4-pro-48",
+            "--yes",
+            "--print");
+    assertEquals(2, badFolder.code());
+    assertEquals(1, badFolder.err().lines().count(), badFolder.err());
+    CliHarness.Run badHost = h.run(base("--host-file", "m9-ultra", "--yes", "--print"));
+    assertEquals(2, badHost.code());
+    CliHarness.Run badMode = h.run(base("--experts", "streaming", "--ctx", "1", "--print"));
+    assertEquals(2, badMode.code());
+    assertTrue(badMode.err().contains("use stream or resident"), badMode.err());
+    CliHarness.Run k8 =
+        h.run(base("--ctx", "8192", "--experts", "stream", "--kv", "k8v4", "--print"));
+    assertEquals(2, k8.code());
+    assertEquals(
+        "strata-setup: metal window: --kv k8v4 is not implemented on Metal (use fp16, int8 or"
+            + " q4_0)\n",
+        k8.err());
+    CliHarness.Run ctx = h.run(base("--ctx", "0", "--experts", "stream", "--print"));
+    assertEquals(2, ctx.code());
+  }
+
+  @Test
+  void mistypedFlagSuggestsTheRightOne() {
+    CliHarness.Run r = h.run("--ctz", "8192");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("did you mean --ctx?"), r.err());
+  }
+
+  @Test
+  void helpTeachesAndVersionAnswers() {
+    CliHarness.Run help = h.run("--help");
+    assertEquals(0, help.code());
+    for (String s : new String[] {"--kv=FORMAT", "q4_0", "Exit codes:", "130", "Examples:"}) {
+      assertTrue(help.out().contains(s), s + " in\n" + help.out());
+    }
+    CliHarness.Run v = h.run("--version");
+    assertEquals("strata-setup 0.1.0\n", v.out());
+  }
+
+  @Test
+  void completionScriptIsValidBash(@TempDir Path d) throws Exception {
+    CliHarness.Run r = h.run("completion", "bash");
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("complete -F"), "registers a completion function");
+    assertTrue(r.out().contains("--experts"));
+    Path script = d.resolve("c.bash");
+    Files.writeString(script, r.out());
+    Process p =
+        new ProcessBuilder("bash", "-n", script.toString()).redirectErrorStream(true).start();
+    String msg = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.waitFor(), msg);
+    CliHarness.Run zsh = h.run("completion", "zsh");
+    assertTrue(zsh.out().startsWith("autoload -U +X compinit"), zsh.out());
+  }
+
+  private static byte[] bytes(Path p) {
+    try {
+      return Files.readAllBytes(p);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+}
