@@ -84,7 +84,9 @@ public final class DemoMain implements Callable<Integer> {
       defaultValue = "32768")
   long ctx;
 
-  @Option(names = "--isolate", description = "Run the engine in a child process (see strata-launch --help).")
+  @Option(
+      names = "--isolate",
+      description = "Run the engine in a child process (see strata-launch --help).")
   boolean isolate;
 
   public DemoMain(LaunchCli.Io io) {
@@ -110,7 +112,8 @@ public final class DemoMain implements Callable<Integer> {
     if (kv != null) {
       format = KvFormat.fromName(kv);
       if (format == null) {
-        throw new StrataException(ExitCodes.USAGE, "--kv: unknown format '" + kv + "' (fp16, int8, q4_0)");
+        throw new StrataException(
+            ExitCodes.USAGE, "--kv: unknown format '" + kv + "' (fp16, int8, q4_0)");
       }
     }
     Path library =
@@ -143,24 +146,29 @@ public final class DemoMain implements Callable<Integer> {
         configPath, ConfigCodec.write(config).getBytes(StandardCharsets.UTF_8), true);
 
     io.out().println("strata demo:");
-    io.out().println(
-        "  model   "
-            + modelDir
-            + (wrote ? " (written: " : " (reused: ")
-            + shards.size()
-            + " GGUF shards with the seed's geometry, sparse zero data)");
+    io.out()
+        .println(
+            "  model   "
+                + modelDir
+                + (wrote ? " (written: " : " (reused: ")
+                + shards.size()
+                + " GGUF shards with the seed's geometry, sparse zero data)");
     io.out().println("  engine  " + library + " (strata-ref, the reference CPU engine)");
-    io.out().println(
-        "  config  "
-            + configPath
-            + " (for this machine: "
-            + host.chip()
-            + "; context "
-            + ctx
-            + (format != null ? ", --kv " + format.flagName() : "")
-            + ")");
-    io.out().println(
-        "  launch  strata-launch --config " + Reports.quote(configPath.toString()) + (isolate ? " --isolate" : ""));
+    io.out()
+        .println(
+            "  config  "
+                + configPath
+                + " (for this machine: "
+                + host.chip()
+                + "; context "
+                + ctx
+                + (format != null ? ", --kv " + format.flagName() : "")
+                + ")");
+    io.out()
+        .println(
+            "  launch  strata-launch --config "
+                + Reports.quote(configPath.toString())
+                + (isolate ? " --isolate" : ""));
     io.out().println();
     io.out().flush();
 
@@ -170,11 +178,12 @@ public final class DemoMain implements Callable<Integer> {
     }
     int code = LaunchCli.create(io).execute(launchArgs.toArray(String[]::new));
     io.out().println();
-    io.out().println(
-        "strata demo: "
-            + (code == 0 ? "done" : "the launch ended with exit code " + code)
-            + ". Run it again with: ./strata launch --config "
-            + Reports.quote(configPath.toString()));
+    io.out()
+        .println(
+            "strata demo: "
+                + (code == 0 ? "done" : "the launch ended with exit code " + code)
+                + ". Run it again with: ./strata launch --config "
+                + Reports.quote(configPath.toString()));
     io.out().flush();
     return code;
   }

@@ -131,8 +131,7 @@ public final class LaunchCommand implements Callable<Integer> {
       throw usage("--json goes with --plan or --dry-run");
     }
     if (hostFile != null && !plan && !dryRun) {
-      throw usage(
-          "--host-file goes with --plan or --dry-run: a launch always checks this machine");
+      throw usage("--host-file goes with --plan or --dry-run: a launch always checks this machine");
     }
     if (isolate && plan) {
       throw usage("--isolate has no effect with --plan: nothing runs");

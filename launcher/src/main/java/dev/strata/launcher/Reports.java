@@ -60,7 +60,11 @@ final class Reports {
     out.println("checks:");
     for (Preflight.Check c : r.checks()) {
       out.printf(
-          Locale.ROOT, "  %-8s %-8s %s%n", c.status().name().toLowerCase(Locale.ROOT), c.name(), c.detail());
+          Locale.ROOT,
+          "  %-8s %-8s %s%n",
+          c.status().name().toLowerCase(Locale.ROOT),
+          c.name(),
+          c.detail());
     }
     if (r.plan() != null) {
       out.println();
@@ -69,7 +73,9 @@ final class Reports {
     out.println();
     out.println(
         r.refused()
-            ? "dry run: the launch would be refused (exit " + r.refusal().exitCode() + "); nothing loaded"
+            ? "dry run: the launch would be refused (exit "
+                + r.refusal().exitCode()
+                + "); nothing loaded"
             : "dry run: the launch would start; nothing loaded");
     out.flush();
     if (r.refused()) {
@@ -95,8 +101,7 @@ final class Reports {
     root.put("config", r.configPath().toString());
     root.put("backend", r.backend().id());
     root.put(
-        "library",
-        r.library() != null ? r.library().toString() : r.config().engine().library());
+        "library", r.library() != null ? r.library().toString() : r.config().engine().library());
     root.put("isolate", isolate);
     ArrayNode args = root.putArray("args");
     r.args().forEach(args::add);

@@ -126,7 +126,8 @@ class LaunchCliTest {
     Path script = tmp.resolve("strata-launch.bash");
     Files.writeString(script, r.out(), StandardCharsets.UTF_8);
     Process p =
-        new ProcessBuilder("bash", "-c", "source \"$1\" && complete -p strata-launch", "_", script.toString())
+        new ProcessBuilder(
+                "bash", "-c", "source \"$1\" && complete -p strata-launch", "_", script.toString())
             .redirectErrorStream(true)
             .start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

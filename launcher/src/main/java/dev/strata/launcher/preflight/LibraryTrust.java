@@ -9,8 +9,8 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Set;
 
@@ -20,8 +20,8 @@ import java.util.Set;
  *
  * <ul>
  *   <li>a missing path, or one that is not a regular file (a folder, a device, a fifo);
- *   <li>a world-writable file, or a file in a world-writable folder (anyone may swap it — even
- *       with the sticky bit, the folder's other users may plant the name first);
+ *   <li>a world-writable file, or a file in a world-writable folder (anyone may swap it — even with
+ *       the sticky bit, the folder's other users may plant the name first);
  *   <li>a symlink, at any hop of its chain, that lives in or points into a world-writable folder;
  *   <li>a file whose SHA-256 differs from {@code engine.sha256} when the config pins one.
  * </ul>
@@ -79,7 +79,8 @@ public final class LibraryTrust {
     try {
       real = hop.toRealPath();
     } catch (IOException e) {
-      throw new PreflightRefused("cannot resolve the engine library " + abs + ": " + e.getMessage());
+      throw new PreflightRefused(
+          "cannot resolve the engine library " + abs + ": " + e.getMessage());
     }
     if (!Files.isRegularFile(real)) {
       throw new PreflightRefused(

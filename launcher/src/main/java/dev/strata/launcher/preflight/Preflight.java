@@ -227,7 +227,11 @@ public final class Preflight {
       }
       ok(
           "config",
-          backend.id() + " backend; " + config.args().size() + " args, " + config.env().size()
+          backend.id()
+              + " backend; "
+              + config.args().size()
+              + " args, "
+              + config.env().size()
               + " env");
     }
 
@@ -249,14 +253,17 @@ public final class Preflight {
               "kv",
               a.pools().flagName()
                   + " pools"
-                  + (a.requested() == null ? " (default: no --kv)" : " (--kv " + a.requested().flagName() + ")"));
+                  + (a.requested() == null
+                      ? " (default: no --kv)"
+                      : " (--kv " + a.requested().flagName() + ")"));
         }
       }
     }
 
     private void checkLibrary() {
       try {
-        library = LibraryTrust.check(resolve(config.engine().library()), config.engine().sha256(), where);
+        library =
+            LibraryTrust.check(resolve(config.engine().library()), config.engine().sha256(), where);
       } catch (PreflightRefused r) {
         throw refuse("library", r);
       }
@@ -284,7 +291,14 @@ public final class Preflight {
         if (!Files.isRegularFile(p)) {
           throw refuse(
               "model",
-              new PreflightRefused("model shard " + p + " is not a regular file (model.shards[" + i + "] in " + where + ")"));
+              new PreflightRefused(
+                  "model shard "
+                      + p
+                      + " is not a regular file (model.shards["
+                      + i
+                      + "] in "
+                      + where
+                      + ")"));
         }
         paths.add(p);
       }
@@ -340,7 +354,9 @@ public final class Preflight {
       if (diff == null) {
         ok("host", "this machine is the config's host (" + here.chip() + ")");
       } else {
-        warn("host", "the config was made for another machine: " + diff + "; the plan is for this one");
+        warn(
+            "host",
+            "the config was made for another machine: " + diff + "; the plan is for this one");
       }
     }
 
@@ -348,14 +364,22 @@ public final class Preflight {
       try {
         plan =
             MemoryPlan.compute(
-                here, model.geometry(), engineArgs.ctx(), engineArgs.experts(), kv, backend, engineEnv);
+                here,
+                model.geometry(),
+                engineArgs.ctx(),
+                engineArgs.experts(),
+                kv,
+                backend,
+                engineEnv);
       } catch (IllegalArgumentException e) {
         throw refuse("plan", new PreflightRefused("memory plan: " + e.getMessage(), e));
       }
       if (plan.fits()) {
         ok("plan", "fits this machine");
       } else if (refuseWhenShort) {
-        throw refuse("plan", new PreflightRefused(plan.refusal() + " (on this machine: " + here.chip() + ")"));
+        throw refuse(
+            "plan",
+            new PreflightRefused(plan.refusal() + " (on this machine: " + here.chip() + ")"));
       } else {
         warn("plan", plan.refusal());
       }

@@ -10,11 +10,11 @@ import java.util.regex.Pattern;
  * Turns a dead {@code --isolate} child into one line for the user.
  *
  * <p>A fault in native code inside a JVM does not kill the process with that signal: HotSpot's own
- * handler catches SIGSEGV/SIGBUS/SIGFPE/SIGILL, prints its fatal-error banner and writes an
- * hs_err report, then aborts — so the child's exit status says SIGABRT (134) while the fault was a
- * SIGSEGV. The banner's {@code #  SIGSEGV (0xb) at pc=…} line names the real signal and the
- * {@code # Problematic frame:} line the faulting library, so they win over the exit status; a
- * plain {@code abort()} in the engine (no banner) is reported from the status.
+ * handler catches SIGSEGV/SIGBUS/SIGFPE/SIGILL, prints its fatal-error banner and writes an hs_err
+ * report, then aborts — so the child's exit status says SIGABRT (134) while the fault was a
+ * SIGSEGV. The banner's {@code # SIGSEGV (0xb) at pc=…} line names the real signal and the {@code #
+ * Problematic frame:} line the faulting library, so they win over the exit status; a plain {@code
+ * abort()} in the engine (no banner) is reported from the status.
  */
 public final class CrashReport {
   private static final Pattern BANNER_SIGNAL =
@@ -31,8 +31,8 @@ public final class CrashReport {
   /**
    * The one line (without the {@code strata-launch: } prefix).
    *
-   * @param exitValue the child's exit status as {@link Process#exitValue()} reports it (128 + n
-   *     for a signal on Unix)
+   * @param exitValue the child's exit status as {@link Process#exitValue()} reports it (128 + n for
+   *     a signal on Unix)
    * @param banner the child's output lines starting with {@code #}
    * @param errorFile where the child's hs_err report was written, or null when there is none
    */

@@ -23,8 +23,8 @@ public interface EngineRunner {
   void cancel();
 
   /**
-   * Called when the launcher gives up waiting and halts: an isolated child is killed so it does
-   * not outlive the launcher. In-process there is nothing left to do.
+   * Called when the launcher gives up waiting and halts: an isolated child is killed so it does not
+   * outlive the launcher. In-process there is nothing left to do.
    */
   default void abandon() {}
 }

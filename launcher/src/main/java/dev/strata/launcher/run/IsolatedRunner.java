@@ -36,8 +36,8 @@ import java.util.stream.Stream;
  *   <li>{@code -Xlog:disable}: HotSpot's unified logging (such as "Loading hsdis library failed"
  *       while it writes a crash report) is not the engine's and would break the one-line report;
  *   <li>{@code --enable-native-access=ALL-UNNAMED}: the child calls the engine through FFM;
- *   <li>the launcher's own start-up options ({@code -XX:+UseSerialGC -XX:TieredStopAtLevel=1}):
- *       the child is short-lived and must start fast.
+ *   <li>the launcher's own start-up options ({@code -XX:+UseSerialGC -XX:TieredStopAtLevel=1}): the
+ *       child is short-lived and must start fast.
  * </ul>
  *
  * The banner HotSpot prints on a crash ({@code #} lines) is read for the signal and never shown.
@@ -87,8 +87,7 @@ public final class IsolatedRunner implements EngineRunner {
           "cannot create a temporary folder for --isolate: " + e.getMessage(),
           e);
     }
-    List<String> childArgs =
-        new ChildProtocol.ChildArgs(library.toString(), env, args).encode();
+    List<String> childArgs = new ChildProtocol.ChildArgs(library.toString(), env, args).encode();
     ProcessBuilder pb = new ProcessBuilder(command(errorDir, childArgs));
     Process p;
     try {
@@ -220,7 +219,10 @@ public final class IsolatedRunner implements EngineRunner {
 
   private static Path findReport(Path dir) {
     try (Stream<Path> files = Files.list(dir)) {
-      return files.filter(f -> f.getFileName().toString().startsWith("hs_err")).findFirst().orElse(null);
+      return files
+          .filter(f -> f.getFileName().toString().startsWith("hs_err"))
+          .findFirst()
+          .orElse(null);
     } catch (IOException e) {
       return null;
     }

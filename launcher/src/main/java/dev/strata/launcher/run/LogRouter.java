@@ -5,8 +5,8 @@ import java.io.PrintWriter;
 /**
  * Passes the engine's lines through as they come: info (level 0) to standard output as it is;
  * warnings and errors to standard error, prefixed {@code warn: } / {@code error: } so they stay
- * recognisable when both streams share a terminal. Every line is flushed at once (a user watching
- * a long run sees each line when the engine logs it), and one lock orders lines from several engine
+ * recognisable when both streams share a terminal. Every line is flushed at once (a user watching a
+ * long run sees each line when the engine logs it), and one lock orders lines from several engine
  * threads: each appears whole, never interleaved with another.
  */
 public final class LogRouter implements EngineLog {
@@ -34,8 +34,8 @@ public final class LogRouter implements EngineLog {
   }
 
   /**
-   * A line that is not the engine's (the --isolate child JVM's own warnings): standard error, as
-   * it is.
+   * A line that is not the engine's (the --isolate child JVM's own warnings): standard error, as it
+   * is.
    */
   public void raw(String text) {
     synchronized (lock) {

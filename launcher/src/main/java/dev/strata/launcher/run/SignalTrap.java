@@ -22,8 +22,8 @@ import java.util.function.IntConsumer;
  * direct reference as "internal proprietary API" — a warning no {@code @SuppressWarnings} removes,
  * and the build runs with {@code -Werror}. The whole dependency is this one class.
  *
- * <p>When a signal is ignored on entry (a background job of a non-interactive shell has SIGINT
- * set to SIG_IGN, and {@code nohup} ignores SIGHUP), HotSpot keeps it ignored: we respect that, as
+ * <p>When a signal is ignored on entry (a background job of a non-interactive shell has SIGINT set
+ * to SIG_IGN, and {@code nohup} ignores SIGHUP), HotSpot keeps it ignored: we respect that, as
  * every Unix program does; {@link #install} reports it.
  */
 public final class SignalTrap {

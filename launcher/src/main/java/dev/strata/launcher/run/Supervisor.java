@@ -113,9 +113,9 @@ public final class Supervisor {
       return; // a SIGTERM after the first signal: already stopping
     }
     err.println(
-        "strata-launch: "
-            + (signal == SignalTrap.Sig.TERM.number() ? "SIGTERM" : "interrupted")
-            + ": stopping the engine (Ctrl-C again exits at once)");
+        signal == SignalTrap.Sig.TERM.number()
+            ? "strata-launch: SIGTERM: stopping the engine"
+            : "strata-launch: interrupted: stopping the engine (Ctrl-C again exits at once)");
     err.flush();
     runner.cancel();
     Thread watchdog =

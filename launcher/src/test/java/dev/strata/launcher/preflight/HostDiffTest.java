@@ -13,7 +13,8 @@ class HostDiffTest {
   @Test
   void theSameMachineAfterAnOsUpdateIsTheSame() {
     HostFacts updated =
-        new HostFacts("macos", "Apple M4 Pro", 14, 10, 4, 48L << 30, 1009, true, false, "27.0.1", 0);
+        new HostFacts(
+            "macos", "Apple M4 Pro", 14, 10, 4, 48L << 30, 1009, true, false, "27.0.1", 0);
     assertNull(HostDiff.describe(M4_PRO_48, updated));
   }
 

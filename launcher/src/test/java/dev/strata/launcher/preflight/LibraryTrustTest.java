@@ -28,6 +28,17 @@ class LibraryTrustTest {
     return f;
   }
 
+  /** chmod 1777: NIO cannot set the sticky bit. */
+  private static void sticky(Path dir) throws IOException {
+    try {
+      Process p = new ProcessBuilder("chmod", "1777", dir.toString()).inheritIO().start();
+      assertEquals(0, p.waitFor());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
+  }
+
   private static PreflightRefused refused(Path p, String sha) {
     PreflightRefused r =
         assertThrows(PreflightRefused.class, () -> LibraryTrust.check(p, sha, "cfg.yaml"));
@@ -73,7 +84,7 @@ class LibraryTrustTest {
   @Test
   void refusesASymlinkIntoAWorldWritablePlace() throws IOException {
     Path target = lib(tmp.resolve("open"), "libx.so");
-    Files.setPosixFilePermissions(target.getParent(), PosixFilePermissions.fromString("rwxrwxrwt"));
+    sticky(target.getParent()); // like /tmp: world-writable with the sticky bit
     Path safe = Files.createDirectories(tmp.resolve("safe"));
     Files.setPosixFilePermissions(safe, PosixFilePermissions.fromString("rwxr-xr-x"));
     Path link = Files.createSymbolicLink(safe.resolve("libx.so"), target);

@@ -31,7 +31,8 @@ class ChildProtocolTest {
 
   @Test
   void malformedArgvIsRefused() {
-    assertThrows(IllegalArgumentException.class, () -> ChildProtocol.ChildArgs.decode(List.of("x")));
+    assertThrows(
+        IllegalArgumentException.class, () -> ChildProtocol.ChildArgs.decode(List.of("x")));
     assertThrows(
         IllegalArgumentException.class,
         () -> ChildProtocol.ChildArgs.decode(List.of("x", "2", "A=1")));

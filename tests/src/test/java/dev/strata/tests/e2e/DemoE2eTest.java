@@ -48,7 +48,8 @@ class DemoE2eTest {
     assertTrue(o.contains("  config  " + config), o);
     assertTrue(
         o.lines()
-            .anyMatch("kv: format=int8 cell_bytes=1056 layers=12 cells=32896 bytes=416858112"::equals),
+            .anyMatch(
+                "kv: format=int8 cell_bytes=1056 layers=12 cells=32896 bytes=416858112"::equals),
         o);
     assertTrue(o.lines().anyMatch(l -> l.startsWith("decode: tokens=")), o);
     assertTrue(o.contains("strata demo: done."), o);
@@ -58,7 +59,10 @@ class DemoE2eTest {
     StringWriter out2 = new StringWriter();
     LaunchCli.Io io2 =
         new LaunchCli.Io(
-            new PrintWriter(out2, true), new PrintWriter(new StringWriter(), true), io.env(), io.halt());
+            new PrintWriter(out2, true),
+            new PrintWriter(new StringWriter(), true),
+            io.env(),
+            io.halt());
     assertEquals(0, DemoMain.create(io2).execute("--dir", dir.resolve("demo").toString()));
     assertTrue(out2.toString().contains("(reused: 4 GGUF shards"), out2.toString());
     assertTrue(java.util.Arrays.equals(first, Files.readAllBytes(config)));

@@ -59,7 +59,8 @@ class LibraryRefusalE2eTest {
 
   @Test
   void aMissingLibrary() throws IOException {
-    E2e.Result r = launch("missing", E2e.privateDir(dir.resolve("none")).resolve("libnope.so"), null);
+    E2e.Result r =
+        launch("missing", E2e.privateDir(dir.resolve("none")).resolve("libnope.so"), null);
     assertEquals(3, r.code());
     assertTrue(r.oneLineRefusal().startsWith("engine library not found: "), r.err());
     assertEngineNeverRan(r);
@@ -126,7 +127,7 @@ class LibraryRefusalE2eTest {
   @Test
   void aLibraryInAWorldWritableFolder() throws IOException {
     Path lib = copyOfRef(dir.resolve("wwdir"));
-    Files.setPosixFilePermissions(lib.getParent(), PosixFilePermissions.fromString("rwxrwxrwt"));
+    Files.setPosixFilePermissions(lib.getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
     E2e.Result r = launch("wwdir", lib, null);
     assertEquals(3, r.code());
     assertTrue(r.oneLineRefusal().startsWith("folder of the engine library"), r.err());

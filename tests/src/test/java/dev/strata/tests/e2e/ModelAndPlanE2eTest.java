@@ -34,11 +34,9 @@ class ModelAndPlanE2eTest {
 
   @Test
   void aMissingShardIsRefusedNamingItAndTheConfigKey() throws IOException {
+    // A set of its own (the shards are sparse: writing one is cheap, copying one is not).
     Path d = dir.resolve("missing");
-    List<Path> copy = new ArrayList<>();
-    for (Path s : shards) {
-      copy.add(Files.copy(s, Files.createDirectories(d).resolve(s.getFileName())));
-    }
+    List<Path> copy = E2e.demoModel(d);
     Path cfg = E2e.config(d.resolve("c.yaml"), lib, null, copy, 1024, SHORT, Map.of());
     Files.delete(copy.get(2));
     E2e.Result r = E2e.launch("--config", cfg.toString());
@@ -52,10 +50,12 @@ class ModelAndPlanE2eTest {
   @Test
   void aConfigListingFewerShardsThanTheSplitSetIsRefused() throws IOException {
     Path cfg =
-        E2e.config(dir.resolve("three.yaml"), lib, null, shards.subList(0, 3), 1024, SHORT, Map.of());
+        E2e.config(
+            dir.resolve("three.yaml"), lib, null, shards.subList(0, 3), 1024, SHORT, Map.of());
     E2e.Result r = E2e.launch("--config", cfg.toString());
     assertEquals(3, r.code());
-    assertTrue(r.oneLineRefusal().contains("lists 3 shard(s) but the model's split set is 4"), r.err());
+    assertTrue(
+        r.oneLineRefusal().contains("lists 3 shard(s) but the model's split set is 4"), r.err());
   }
 
   @Test
@@ -64,21 +64,34 @@ class ModelAndPlanE2eTest {
     HostFacts here = E2e.here();
     HostFacts small =
         new HostFacts(
-            here.os(), "Small test machine", 4, 4, 0, 8L << 30, 0, false, false, here.osVersion(), 0);
+            here.os(),
+            "Small test machine",
+            4,
+            4,
+            0,
+            8L << 30,
+            0,
+            false,
+            false,
+            here.osVersion(),
+            0);
     Path hostFile = dir.resolve("small.json");
     Files.writeString(hostFile, HostFactsCodec.write(small), StandardCharsets.UTF_8);
     List<String> resident = new ArrayList<>(SHORT);
     resident.addAll(List.of("--experts", "resident"));
-    Path cfg = E2e.config(dir.resolve("resident.yaml"), lib, null, shards, 32_768, resident, Map.of());
+    Path cfg =
+        E2e.config(dir.resolve("resident.yaml"), lib, null, shards, 32_768, resident, Map.of());
 
-    E2e.Result r = E2e.launch("--config", cfg.toString(), "--dry-run", "--host-file", hostFile.toString());
+    E2e.Result r =
+        E2e.launch("--config", cfg.toString(), "--dry-run", "--host-file", hostFile.toString());
     assertEquals(3, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("warn     host"), r.out());
     assertTrue(r.out().contains("refused  plan"), r.out());
     assertTrue(r.out().contains("dry run: the launch would be refused (exit 3); nothing loaded"));
 
     // --plan shows the same plan and exits 0: it is information, not a launch.
-    E2e.Result p = E2e.launch("--config", cfg.toString(), "--plan", "--host-file", hostFile.toString());
+    E2e.Result p =
+        E2e.launch("--config", cfg.toString(), "--plan", "--host-file", hostFile.toString());
     assertEquals(0, p.code(), p.err());
     assertTrue(p.err().contains("warning: the config was made for another machine"), p.err());
   }

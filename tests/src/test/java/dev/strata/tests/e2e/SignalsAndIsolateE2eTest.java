@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * strata-launch as its own process: SIGINT and SIGTERM during a long run, and {@code --isolate}
- * with strata-ref's injected faults. The codes are asserted, never the time (the run is long
- * enough that only a working cancel ends it within the test's generous timeout).
+ * with strata-ref's injected faults. The codes are asserted, never the time (the run is long enough
+ * that only a working cancel ends it within the test's generous timeout).
  */
 @DisabledOnOs(OS.WINDOWS)
 class SignalsAndIsolateE2eTest {
@@ -102,7 +102,9 @@ class SignalsAndIsolateE2eTest {
     assertTrue(r.started.await(120, TimeUnit.SECONDS), "the engine started:\n" + r.err);
     kill("INT", r.process.pid());
     assertEquals(130, r.waitFor(), r.err.toString());
-    assertTrue(r.err.toString().contains("strata-launch: interrupted: stopping the engine"), r.err.toString());
+    assertTrue(
+        r.err.toString().contains("strata-launch: interrupted: stopping the engine"),
+        r.err.toString());
   }
 
   @Test
@@ -135,7 +137,11 @@ class SignalsAndIsolateE2eTest {
             List.of("--config", config("segv.yaml", faultArgs("segv")).toString(), "--isolate"));
     assertEquals(70, r.waitFor(), r.out + "\n" + r.err);
     List<String> crash =
-        r.err.toString().lines().filter(l -> l.startsWith("strata-launch: engine crashed")).toList();
+        r.err
+            .toString()
+            .lines()
+            .filter(l -> l.startsWith("strata-launch: engine crashed"))
+            .toList();
     assertEquals(1, crash.size(), r.err.toString());
     assertTrue(crash.getFirst().contains("signal 11 (SIGSEGV)"), crash.getFirst());
     assertTrue(!r.out.toString().contains("A fatal error has been detected"), r.out.toString());
@@ -151,7 +157,9 @@ class SignalsAndIsolateE2eTest {
         new Running(
             List.of("--config", config("abort.yaml", faultArgs("abort")).toString(), "--isolate"));
     assertEquals(70, r.waitFor(), r.out + "\n" + r.err);
-    assertTrue(r.err.toString().contains("strata-launch: engine crashed: signal 6 (SIGABRT)"), r.err.toString());
+    assertTrue(
+        r.err.toString().contains("strata-launch: engine crashed: signal 6 (SIGABRT)"),
+        r.err.toString());
   }
 
   @Test
@@ -163,7 +171,9 @@ class SignalsAndIsolateE2eTest {
                 config("iso.yaml", List.of("--prompt-tokens", "8", "--n-predict", "2")).toString(),
                 "--isolate"));
     assertEquals(0, r.waitFor(), r.err.toString());
-    assertTrue(r.out.toString().contains("kv: format=int8 cell_bytes=1056 layers=12 cells=65664"), r.out.toString());
+    assertTrue(
+        r.out.toString().contains("kv: format=int8 cell_bytes=1056 layers=12 cells=65664"),
+        r.out.toString());
     assertTrue(r.out.toString().contains("decode: tokens=2 "), r.out.toString());
   }
 }
