@@ -45,6 +45,7 @@ final class CorpusRunner {
   private static final Pattern HINT =
       Pattern.compile(
           "Try 'strata-(setup|launch)( [a-z-]+)? --help' for more information\\.|Did you mean: .*|"
+              + "strata-(setup|launch): did you mean .*\\?|"
               + "Possible solutions: .*|\\s+--?[a-z0-9-]+");
 
   /** Lines strata-ref logs once it runs (ENGINE-CONTRACT); none may appear for a refused input. */
