@@ -105,6 +105,8 @@ L.append(f"| CPU ms per token | {c8:.2f} | {cq:.2f} | **{c8 / cq:.2f}×** |")
 b8 = next(int(r[4]) for r in rows if r[0] == "int8"); bq = next(int(r[4]) for r in rows if r[0] == "q4_0")
 L.append(f"| pool bytes (12 layers, all cells) | {b8:,} | {bq:,} | byte ratio 1,056 / 576 = 1.83× (the limit) |")
 L.append("")
+met = "met" if min(w8 / wq, c8 / cq) >= 1.5 else "NOT met"
+L.append(f"Target (issue 9): q4_0 ≥ 1.5× int8 — **{met}** by this run ({w8 / wq:.2f}× wall, {c8 / cq:.2f}× CPU).\n")
 srows = [l.split() for l in open(scal) if l.strip()]
 if srows:
     L.append("## Scaling with context (one run each, 8 decode steps, prompt = context)\n")

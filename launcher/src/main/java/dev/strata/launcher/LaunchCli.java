@@ -43,6 +43,11 @@ public final class LaunchCli {
   static CommandLine configure(CommandLine cl, Io io, String name) {
     cl.setOut(io.out());
     cl.setErr(io.err());
+    // Help is coloured only on a terminal (picocli's AUTO), and never when NO_COLOR is set.
+    boolean noColor = io.env().containsKey("NO_COLOR");
+    cl.setColorScheme(
+        CommandLine.Help.defaultColorScheme(
+            noColor ? CommandLine.Help.Ansi.OFF : CommandLine.Help.Ansi.AUTO));
     cl.setCaseInsensitiveEnumValuesAllowed(false);
     cl.setAbbreviatedOptionsAllowed(false);
     cl.setExecutionExceptionHandler(

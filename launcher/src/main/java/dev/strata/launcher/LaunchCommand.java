@@ -5,7 +5,7 @@ import dev.strata.engine.StrataException;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.host.HostFactsCodec;
+import dev.strata.engine.host.HostProfiles;
 import dev.strata.launcher.preflight.Preflight;
 import dev.strata.launcher.run.EngineRunner;
 import dev.strata.launcher.run.InProcessRunner;
@@ -17,6 +17,7 @@ import dev.strata.setup.write.ConfigPaths;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -27,7 +28,7 @@ import picocli.CommandLine.Option;
     versionProvider = VersionProvider.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
-    subcommands = {CompletionCommand.class},
+    subcommands = {CompletionCommand.class, CommandLine.HelpCommand.class},
     description = {
       "Check an engine config against this machine, then load the engine library into this"
           + " process (Java FFM) and run it with the config's arguments and environment. The"
@@ -57,7 +58,7 @@ import picocli.CommandLine.Option;
       "  strata-launch                          the config at the default path",
       "  strata-launch -c engine.yaml --dry-run what would run; nothing loaded",
       "  strata-launch --plan --json            the memory plan as JSON",
-      "  strata-launch --plan --host-file h.json   the plan on another machine",
+      "  strata-launch --plan --host-file m4-24   the plan on another Mac",
       "  strata-launch --isolate                a native crash: one line, exit 70",
       "  source <(strata-launch completion bash)",
       "",
@@ -114,9 +115,10 @@ public final class LaunchCommand implements Callable<Integer> {
       names = "--host-file",
       paramLabel = "FILE",
       description =
-          "With --plan or --dry-run: check against this host JSON (strata-setup probe --json)"
-              + " instead of this machine. A launch always checks this machine.")
-  Path hostFile;
+          "With --plan or --dry-run: plan for this host JSON (strata-setup probe --json) or host"
+              + " profile name (strata-setup probe --list-hosts) instead of this machine. A launch"
+              + " always checks this machine.")
+  String hostFile;
 
   public LaunchCommand(LaunchCli.Io io) {
     this.io = io;
@@ -146,7 +148,7 @@ public final class LaunchCommand implements Callable<Integer> {
                   : " (the default path): run strata-setup to write one, or pass --config FILE"));
     }
     EngineConfig cfg = ConfigCodec.read(configPath);
-    HostFacts here = hostFile != null ? HostFactsCodec.read(hostFile) : HostProbe.probe().facts();
+    HostFacts here = hostFile != null ? HostProfiles.load(hostFile) : HostProbe.probe().facts();
 
     if (plan) {
       Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());

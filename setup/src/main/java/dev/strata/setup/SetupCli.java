@@ -2,7 +2,8 @@ package dev.strata.setup;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.host.HostFacts;
+import dev.strata.metal.HostProbe;
+import dev.strata.metal.ProbeResult;
 import dev.strata.setup.prompt.JLinePrompter;
 import dev.strata.setup.prompt.Prompter;
 import java.io.IOException;
@@ -70,7 +71,7 @@ public final class SetupCli {
       Path workingDir,
       Path strataHome,
       Path strataRoot,
-      Supplier<HostFacts> probe,
+      Supplier<ProbeResult> probe,
       PrompterFactory prompter) {
 
     /** This process's machine: system properties, the live probe, the system terminal. */
@@ -80,11 +81,11 @@ public final class SetupCli {
           Path.of("").toAbsolutePath(),
           pathProp("strata.home"),
           pathProp("strata.root"),
-          SetupCli::liveProbe,
+          HostProbe::probe,
           io -> JLinePrompter.system(io.env()));
     }
 
-    public Machine withProbe(Supplier<HostFacts> p) {
+    public Machine withProbe(Supplier<ProbeResult> p) {
       return new Machine(osName, workingDir, strataHome, strataRoot, p, prompter);
     }
 
@@ -96,12 +97,6 @@ public final class SetupCli {
       String v = System.getProperty(name);
       return v == null || v.isBlank() ? null : Path.of(v);
     }
-  }
-
-  private static HostFacts liveProbe() {
-    throw new StrataException(
-        ExitCodes.USAGE,
-        "the live host probe is not wired in yet: pass --host-file FILE or a profile name");
   }
 
   public static CommandLine create(Io io) {

@@ -12,6 +12,7 @@ import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanText;
+import dev.strata.metal.ProbeResult;
 import dev.strata.setup.gen.Answers;
 import dev.strata.setup.gen.AnswersFile;
 import dev.strata.setup.gen.EngineLibraries;
@@ -373,7 +374,12 @@ public final class SetupCommand implements Callable<Integer> {
       }
       return HostProfiles.open(arg);
     }
-    return new HostProfiles.Loaded(machine.probe().get(), "probed");
+    ProbeResult probed = machine.probe().get();
+    for (String note : probed.notes()) {
+      io.err().println("strata-setup: probe: " + note);
+    }
+    io.err().flush();
+    return new HostProfiles.Loaded(probed.facts(), "probed");
   }
 
   private Path homeOf() {
@@ -381,12 +387,17 @@ public final class SetupCommand implements Callable<Integer> {
     return h == null || h.isBlank() ? null : Path.of(h);
   }
 
-  /** {@code --version}: the build's version (the jar manifest), else the source tree's. */
+  /** {@code --version}: the build's version, filtered into a resource by Maven. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
-    public String[] getVersion() {
-      String v = SetupCommand.class.getPackage().getImplementationVersion();
-      return new String[] {"strata-setup " + (v != null ? v : "0.1.0")};
+    public String[] getVersion() throws IOException {
+      java.util.Properties p = new java.util.Properties();
+      try (java.io.InputStream in = SetupCommand.class.getResourceAsStream("version.properties")) {
+        if (in != null) {
+          p.load(in);
+        }
+      }
+      return new String[] {"strata-setup " + p.getProperty("version", "(unknown build)")};
     }
   }
 

@@ -3,6 +3,7 @@ package dev.strata.setup;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.model.DemoModel;
+import dev.strata.metal.ProbeResult;
 import dev.strata.setup.prompt.JLinePrompter;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -53,7 +54,7 @@ final class CliHarness {
         model,
         null,
         null,
-        CliHarness::m4,
+        () -> new ProbeResult(m4(), java.util.List.of(), java.util.OptionalLong.empty()),
         io ->
             JLinePrompter.dumb(
                 new ByteArrayInputStream(typed.getBytes(StandardCharsets.UTF_8)),

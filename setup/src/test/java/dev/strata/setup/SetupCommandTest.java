@@ -58,6 +58,14 @@ class SetupCommandTest {
   }
 
   @Test
+  void withoutHostFileTheMachineIsProbed() {
+    CliHarness.Run r =
+        h.run("--model", h.model.toString(), "--engine-lib", h.lib.toString(), "--yes", "--print");
+    assertEquals(0, r.code(), r.err());
+    assertEquals(CliHarness.m4(), ConfigCodec.read(r.out(), "stdout").host());
+  }
+
+  @Test
   void missingAnswersWithoutATerminalAreAllNamedInOneMessage() {
     CliHarness.Run r = h.run("--host-file", "m4-pro-48");
     assertEquals(2, r.code());

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
+import dev.strata.engine.model.DemoModel;
 import dev.strata.kernels.KvReference;
 import dev.strata.kernels.RecordFormat;
 import java.io.IOException;
@@ -111,6 +112,33 @@ class NativeEngineTest {
     assertTrue(q4.startingWith("checksum: ").startsWith("checksum: fnv1a64="));
     // the same workload on other pools must give other outputs
     assertTrue(!int8.startingWith("checksum: ").equals(q4.startingWith("checksum: ")));
+  }
+
+  @Test
+  void readsTheDemoModelTheJavaWriterWrites() throws IOException {
+    for (int shards : new int[] {1, 4}) {
+      Path d = Files.createDirectories(dir.resolve("demo" + shards));
+      List<Path> files = DemoModel.write(d, shards);
+      Lines l = new Lines();
+      int rc =
+          run(
+              l,
+              "--model",
+              files.get(0).toString(),
+              "--ctx",
+              "32768",
+              "--kv",
+              "q4_0",
+              "--prompt-tokens",
+              "4",
+              "--n-predict",
+              "1");
+      assertEquals(0, rc, l.lines::toString);
+      assertTrue(
+          l.has("kv: format=q4_0 cell_bytes=576 layers=12 cells=32896 bytes=227377152"),
+          l.lines::toString);
+      assertTrue(l.startingWith("model: ").endsWith("shards=" + shards), l.lines::toString);
+    }
   }
 
   @Test

@@ -121,6 +121,18 @@ class ConfigWriterTest {
 
   @Test
   @DisabledOnOs(OS.WINDOWS)
+  void aSymlinkedConfigStaysALink(@TempDir Path dir) throws IOException {
+    Path real = dir.resolve("dotfiles/engine.yaml");
+    ConfigWriter.write(real, bytes("1\n"), false);
+    Path link = dir.resolve("engine.yaml");
+    Files.createSymbolicLink(link, real);
+    ConfigWriter.write(link, bytes("2\n"), false);
+    assertTrue(Files.isSymbolicLink(link));
+    assertEquals("2\n", Files.readString(real));
+  }
+
+  @Test
+  @DisabledOnOs(OS.WINDOWS)
   void keepsTheModeOfTheReplacedFile(@TempDir Path dir) throws IOException {
     Path cfg = dir.resolve("engine.yaml");
     ConfigWriter.write(cfg, bytes("1\n"), false);

@@ -79,6 +79,18 @@ class LibraryRefusalE2eTest {
   }
 
   @Test
+  void aFileThatIsNotALibraryUnderIsolateIsTheSameOneLine() throws IOException {
+    Path folder = E2e.privateDir(dir.resolve("text-iso"));
+    Path lib = folder.resolve("libstrata_text.so");
+    Files.writeString(lib, "this is a text file, not a shared library\n", StandardCharsets.UTF_8);
+    Path cfg = E2e.config(dir.resolve("text-iso.yaml"), lib, null, shards, 1024, SHORT, Map.of());
+    E2e.Result r = E2e.launch("--config", cfg.toString(), "--isolate");
+    assertEquals(3, r.code(), r.err());
+    assertTrue(r.oneLineRefusal().contains(lib.toString()), r.err());
+    assertEngineNeverRan(r);
+  }
+
+  @Test
   void anAbiMismatch() throws IOException, InterruptedException {
     // A real shared library exporting the whole ABI but answering version 999.
     Path folder = E2e.privateDir(dir.resolve("abi"));
