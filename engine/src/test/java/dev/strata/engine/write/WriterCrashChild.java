@@ -1,4 +1,4 @@
-package dev.strata.setup.write;
+package dev.strata.engine.write;
 
 import java.nio.file.Path;
 

@@ -1,4 +1,4 @@
-package dev.strata.setup.write;
+package dev.strata.engine.write;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

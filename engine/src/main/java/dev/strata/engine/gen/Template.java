@@ -1,4 +1,4 @@
-package dev.strata.setup.gen;
+package dev.strata.engine.gen;
 
 import dev.strata.engine.kv.Backend;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.strata.setup.gen;
+package dev.strata.engine.gen;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
@@ -32,15 +32,15 @@ import org.yaml.snakeyaml.nodes.Tag;
  * composes nodes — nothing is ever constructed from a tag — and reads a top-level mapping of known
  * keys. Every error is one line {@code file:line: what is wrong}, exit 2.
  */
-final class StrictYaml {
+public final class StrictYaml {
   /** The setup's own files are a few lines; anything larger is not one of them. */
-  static final int MAX_CHARS = 64 * 1024;
+  public static final int MAX_CHARS = 64 * 1024;
 
   private static final Set<Tag> PLAIN_TAGS =
       Set.of(Tag.STR, Tag.INT, Tag.BOOL, Tag.NULL, Tag.MAP, Tag.SEQ, Tag.FLOAT);
 
   /** One value of the top-level mapping, with the line it is on (1-based). */
-  record Entry(String key, Node value, int line) {}
+  public record Entry(String key, Node value, int line) {}
 
   private final String source;
   private final Map<String, Entry> entries;
@@ -51,7 +51,7 @@ final class StrictYaml {
   }
 
   /** Reads a file: size-checked, UTF-8 checked. */
-  static StrictYaml read(Path file, Set<String> knownKeys) {
+  public static StrictYaml read(Path file, Set<String> knownKeys) {
     String src = file.toString();
     if (Files.isDirectory(file)) {
       throw error(src, 0, "is a folder, not a YAML file");
@@ -80,7 +80,7 @@ final class StrictYaml {
   }
 
   /** Parses text as a mapping of {@code knownKeys}. */
-  static StrictYaml parse(String text, String source, Set<String> knownKeys) {
+  public static StrictYaml parse(String text, String source, Set<String> knownKeys) {
     if (text.length() > MAX_CHARS) {
       throw error(source, 0, "larger than " + MAX_CHARS + " characters");
     }
@@ -153,12 +153,12 @@ final class StrictYaml {
     }
   }
 
-  boolean has(String key) {
+  public boolean has(String key) {
     return entries.containsKey(key) && !isNull(entries.get(key).value());
   }
 
   /** A scalar as text (numbers too: "2" and 2 both read "2"); null when absent or null. */
-  String string(String key) {
+  public String string(String key) {
     Entry e = entries.get(key);
     if (e == null || isNull(e.value())) {
       return null;
@@ -170,7 +170,7 @@ final class StrictYaml {
   }
 
   /** A whole number; null when absent. */
-  Long number(String key) {
+  public Long number(String key) {
     String s = string(key);
     if (s == null) {
       return null;
@@ -187,7 +187,7 @@ final class StrictYaml {
   }
 
   /** A list of scalars; empty when absent. */
-  List<String> strings(String key) {
+  public List<String> strings(String key) {
     Entry e = entries.get(key);
     List<String> out = new ArrayList<>();
     if (e == null || isNull(e.value())) {
@@ -206,7 +206,7 @@ final class StrictYaml {
   }
 
   /** A mapping of names to scalars; empty when absent. */
-  Map<String, String> stringMap(String key) {
+  public Map<String, String> stringMap(String key) {
     Entry e = entries.get(key);
     Map<String, String> out = new LinkedHashMap<>();
     if (e == null || isNull(e.value())) {
@@ -228,12 +228,12 @@ final class StrictYaml {
   }
 
   /** The line of a key, for errors about its value. */
-  int lineOf(String key) {
+  public int lineOf(String key) {
     Entry e = entries.get(key);
     return e == null ? 0 : e.line();
   }
 
-  String source() {
+  public String source() {
     return source;
   }
 
@@ -250,7 +250,7 @@ final class StrictYaml {
   }
 
   /** {@code file:line: message} (or {@code file: message} when no line applies), exit 2. */
-  static StrataException error(String source, int line, String message) {
+  public static StrataException error(String source, int line, String message) {
     return new StrataException(
         ExitCodes.USAGE, source + (line > 0 ? ":" + line : "") + ": " + message);
   }

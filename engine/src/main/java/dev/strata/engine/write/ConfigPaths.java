@@ -1,4 +1,4 @@
-package dev.strata.setup.write;
+package dev.strata.engine.write;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;

@@ -1,4 +1,4 @@
-package dev.strata.setup.gen;
+package dev.strata.engine.gen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

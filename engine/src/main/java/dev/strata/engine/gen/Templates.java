@@ -1,4 +1,4 @@
-package dev.strata.setup.gen;
+package dev.strata.engine.gen;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
