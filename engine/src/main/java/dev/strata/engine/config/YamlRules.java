@@ -74,24 +74,49 @@ public final class YamlRules {
 
   /**
    * A hint for SnakeYAML's structure errors that a wrong indent causes (a key indented one space
-   * off, a value continued at the wrong depth), or "" when the problem is not one of them.
+   * off, a key indented under a plain value so it reads as that value's continuation), or "" when
+   * the problem is not one of them.
    *
    * @param problem SnakeYAML's problem text
-   * @param line the 1-based line it points at
+   * @param text the whole file
+   * @param line the 1-based line the problem points at
+   * @param column the 1-based column it points at
    */
-  public static String indentHint(String problem, int line) {
+  public static String indentHint(String problem, String text, int line, int column) {
     if (problem == null || line <= 0) {
       return "";
     }
-    boolean indent =
-        problem.contains("<block end>")
-            || problem.contains("mapping values are not allowed here")
-            || problem.contains("could not find expected ':'")
-            || problem.contains("did not find expected key")
-            || problem.contains("did not find expected '-' indicator");
+    boolean indent;
+    if (problem.contains("mapping values are not allowed here")) {
+      // "a: b: c" is a colon in a value, not an indent: only when no key precedes on the line
+      String before = lineText(text, line);
+      before = before.substring(0, Math.min(before.length(), Math.max(0, column - 1)));
+      indent = !before.contains(": ");
+    } else {
+      // "expected <block end>, but found '?'" is a list item followed by a mapping key (a stray
+      // "- "), not an indent: no hint there
+      indent =
+          (problem.contains("<block end>") && !problem.contains("found '?'"))
+              || problem.contains("could not find expected ':'")
+              || problem.contains("did not find expected key")
+              || problem.contains("did not find expected '-' indicator");
+    }
     return indent
         ? "; check the indentation at line " + line + ": YAML uses spaces, two per level"
         : "";
+  }
+
+  private static String lineText(String text, int line) {
+    int at = 0;
+    for (int n = 1; n < line && at >= 0; n++) {
+      at = text.indexOf('\n', at);
+      at = at < 0 ? -1 : at + 1;
+    }
+    if (at < 0) {
+      return "";
+    }
+    int end = text.indexOf('\n', at);
+    return text.substring(at, end < 0 ? text.length() : end);
   }
 
   private static String plainOnly(String holder) {

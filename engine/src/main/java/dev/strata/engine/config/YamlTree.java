@@ -264,7 +264,10 @@ final class YamlTree {
           detail =
               "YAML syntax error: "
                   + detail
-                  + YamlRules.indentHint(problem, mark == null ? 0 : mark.getLine() + 1);
+                  + (mark == null
+                      ? ""
+                      : YamlRules.indentHint(
+                          problem, text, mark.getLine() + 1, mark.getColumn() + 1));
         }
         return mark == null
             ? error(0, 0, detail)

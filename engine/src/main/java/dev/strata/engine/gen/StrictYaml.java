@@ -116,10 +116,8 @@ public final class StrictYaml {
       Mark m = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
       String problem = e.getProblem() != null ? e.getProblem() : e.getContext();
       int line = m == null ? 0 : m.getLine() + 1;
-      throw error(
-          source,
-          line,
-          "not valid YAML: " + oneLine(problem) + YamlRules.indentHint(problem, line));
+      String hint = m == null ? "" : YamlRules.indentHint(problem, text, line, m.getColumn() + 1);
+      throw error(source, line, "not valid YAML: " + oneLine(problem) + hint);
     } catch (YAMLException e) {
       // SnakeYAML's limits (nesting) carry no mark: the event it had just read is where it was
       int line = parser == null ? 0 : parser.line();
