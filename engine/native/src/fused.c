@@ -1,10 +1,11 @@
-/* fused.c — the attention hot loops of strata-ref: dequantize-and-dot (scores) and dequantize-and-axpy
- * (weighted V) straight from int8 / q4_0 pool records, never materializing a float copy of the cache.
+/* fused.c — the attention hot loops of strata-ref, straight from int8 / q4_0 pool records, never materializing
+ * a float copy of the cache: integer K·q scores against the query quantized to 8 bits per block (both
+ * formats), the weighted V in integers for q4_0 (16-bit weights, paired cells) and in float for int8.
  *
- * Written with GCC/Clang vector extensions (8 x float), so the same source vectorizes to SSE/AVX2 on x86-64
- * and NEON on arm64. The Makefile compiles it twice on x86-64: FUSED_VARIANT=base (baseline ISA) and
- * FUSED_VARIANT=avx2 (-mavx2 -mfma); strata_fused_best() picks at run time. The self test checks every
- * variant against the kernels' decode of the same records. */
+ * Compiled twice on x86-64: FUSED_VARIANT=base (baseline ISA: portable C and GCC/Clang vector extensions,
+ * which clang lowers to NEON on arm64) and FUSED_VARIANT=avx2 (-mavx2 -mfma -mf16c, intrinsics);
+ * strata_fused_best() picks at run time. The self test checks every variant against the kernels' decode of the
+ * same records plus float math, within the stated bounds of the integer paths (docs/ENGINE-ABI.md). */
 #include <math.h>
 #include <string.h>
 
@@ -394,8 +395,7 @@ static void NAME(axpy_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int
             axpy_q4_run(cells + t0 * cell_bytes, cell_bytes, m, voff, p + (size_t)h * n + t0, acc + (size_t)h * 256);
         }
     }
-    return;
-#endif
+#else
     for (int h = 0; h < heads; h++) {
         const size_t voff = (size_t)heads * REC + (size_t)h * REC;
         const float *ph = p + (size_t)h * n;
@@ -430,6 +430,7 @@ static void NAME(axpy_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int
             st8f(a + 32, a4 - o1), st8f(a + 40, a5 - o1), st8f(a + 48, a6 - o1), st8f(a + 56, a7 - o1);
         }
     }
+#endif
 }
 
 /* exp(x - m) for x - m in [-inf, 0]: Cody–Waite range reduction and a degree-6 polynomial (relative error
