@@ -2,7 +2,9 @@ package dev.strata.engine.gen;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.config.YamlRules;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -14,27 +16,36 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.composer.Composer;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.events.Event;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
 import org.yaml.snakeyaml.nodes.ScalarNode;
 import org.yaml.snakeyaml.nodes.SequenceNode;
 import org.yaml.snakeyaml.nodes.Tag;
+import org.yaml.snakeyaml.parser.Parser;
+import org.yaml.snakeyaml.parser.ParserImpl;
+import org.yaml.snakeyaml.reader.StreamReader;
+import org.yaml.snakeyaml.resolver.Resolver;
 
 /**
  * The small, strict YAML reader of the setup's own files (engine templates, {@code --answers}): a
- * SnakeYAML {@link SafeConstructor} composer with limits (size, nesting, aliases), that only
- * composes nodes — nothing is ever constructed from a tag — and reads a top-level mapping of known
- * keys. Every error is one line {@code file:line: what is wrong}, exit 2.
+ * SnakeYAML composer with limits (size, nesting), that only composes nodes — nothing is ever
+ * constructed from a tag — and reads a top-level mapping of known keys. Anchors, aliases, tags
+ * other than the standard scalar ones and directives are refused by the engine config's own rule
+ * ({@link YamlRules}), before anything is composed. Every error is one line {@code file:line: what
+ * is wrong}, exit 2.
  */
 public final class StrictYaml {
   /** The setup's own files are a few lines; anything larger is not one of them. */
   public static final int MAX_CHARS = 64 * 1024;
+
+  /** Deepest nesting of mappings and lists (the setup's files need 2). */
+  public static final int MAX_DEPTH = 8;
 
   private static final Set<Tag> PLAIN_TAGS =
       Set.of(Tag.STR, Tag.INT, Tag.BOOL, Tag.NULL, Tag.MAP, Tag.SEQ, Tag.FLOAT);
@@ -86,20 +97,37 @@ public final class StrictYaml {
     }
     LoaderOptions opts = new LoaderOptions();
     opts.setAllowDuplicateKeys(false);
-    opts.setMaxAliasesForCollections(0);
+    opts.setMaxAliasesForCollections(0); // defence in depth: the rule below refuses every alias
     opts.setAllowRecursiveKeys(false);
-    opts.setNestingDepthLimit(8);
+    opts.setNestingDepthLimit(MAX_DEPTH);
     opts.setCodePointLimit(MAX_CHARS);
-    Yaml yaml = new Yaml(new SafeConstructor(opts));
+    opts.setTagInspector(tag -> false); // no global tag may ever name a class
+    LastMark parser = null;
     Node root;
     try {
-      root = yaml.compose(new java.io.StringReader(text));
+      // the same rule as the engine config: plain values only, refused at the first & * ! or %
+      YamlRules.Refusal r = YamlRules.firstRefused(text, "this file", opts);
+      if (r != null) {
+        throw error(source, r.line(), r.message());
+      }
+      parser = new LastMark(new ParserImpl(new StreamReader(new StringReader(text)), opts));
+      root = new Composer(parser, new Resolver(), opts).getSingleNode();
     } catch (MarkedYAMLException e) {
       Mark m = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
       String problem = e.getProblem() != null ? e.getProblem() : e.getContext();
-      throw error(source, m == null ? 0 : m.getLine() + 1, "not valid YAML: " + oneLine(problem));
+      int line = m == null ? 0 : m.getLine() + 1;
+      String hint = m == null ? "" : YamlRules.indentHint(problem, text, line, m.getColumn() + 1);
+      throw error(source, line, "not valid YAML: " + oneLine(problem) + hint);
     } catch (YAMLException e) {
-      throw error(source, 0, "not valid YAML: " + oneLine(e.getMessage()));
+      // SnakeYAML's limits (nesting) carry no mark: the event it had just read is where it was
+      int line = parser == null ? 0 : parser.line();
+      String msg = oneLine(e.getMessage());
+      if (msg.startsWith("Nesting Depth exceeded")) {
+        msg = "nesting deeper than " + MAX_DEPTH + " levels; a strata-setup file needs 2";
+      } else {
+        msg = "not valid YAML: " + msg;
+      }
+      throw error(source, line, msg);
     }
     if (root == null) {
       throw error(source, 0, "is empty");
@@ -239,6 +267,39 @@ public final class StrictYaml {
 
   private static boolean isNull(Node n) {
     return n.getTag().equals(Tag.NULL);
+  }
+
+  /** The parser, remembering where the last event it handed out started. */
+  private static final class LastMark implements Parser {
+    private final Parser parser;
+    private Mark last;
+
+    LastMark(Parser parser) {
+      this.parser = parser;
+    }
+
+    @Override
+    public boolean checkEvent(Event.ID choice) {
+      return parser.checkEvent(choice);
+    }
+
+    @Override
+    public Event peekEvent() {
+      return parser.peekEvent();
+    }
+
+    @Override
+    public Event getEvent() {
+      Event e = parser.getEvent();
+      if (e != null && e.getStartMark() != null) {
+        last = e.getStartMark();
+      }
+      return e;
+    }
+
+    int line() {
+      return last == null ? 0 : last.getLine() + 1;
+    }
   }
 
   private static int line(Node n) {
