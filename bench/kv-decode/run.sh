@@ -35,7 +35,7 @@ MODEL="$("$RUN" gguf "$TMP/model" 4)"
 mkdir -p "$OUT"
 RAW="$OUT/raw.txt"
 : > "$RAW"
-LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
+LOAD_START="$(uptime | sed 's/^ *//')"
 
 one() { # format ctx npred → appends to RAW, prints "format ctx wall_s cpu_ms_per_token bytes"
   local fmt="$1" ctx="$2" np="$3"
@@ -66,7 +66,7 @@ if [ "$SCALING" -eq 1 ]; then
     for f in int8 q4_0; do one "$f" "$ctx" 8 | tee -a "$SCAL" >&2; done
   done
 fi
-LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
+LOAD_END="$(uptime | sed 's/^ *//')"
 
 python3 - "$RESULTS" "$SCAL" "$OUT/README.md" "$RAW" "$REPS" "$THREADS" "$NPRED" "$CTX" "$LOAD_START" "$LOAD_END" <<'PY'
 import platform, statistics, subprocess, sys, os, datetime
@@ -86,7 +86,7 @@ L.append("# Decode attention over q4_0 vs int8 KV pools (strata-ref)\n")
 L.append(f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `bench/kv-decode/run.sh --reps {reps} --threads {threads} --n-predict {npred} --ctx {ctx}`.\n")
 L.append("## Machine\n")
 L.append(f"- CPU: {cpu}, {os.cpu_count()} cores visible; memory {mem}; {platform.system()} {platform.release()}")
-L.append(f"- load average (1/5/15 min) at start: {load0}; at end: {load1} — a machine shared with other builds,")
+L.append(f"- `uptime` at start: `{load0}`; at end: `{load1}` — a machine shared with other builds,")
 L.append("  so wall times carry scheduling noise; the process CPU time (`decode-cpu:`) is the steadier figure.")
 isa = next((l.split("kernels=")[1].split()[0] for l in open(raw) if "kernels=" in l), "?")
 L.append(f"- engine: strata-ref, fused kernels `{isa}`, `--threads {threads}`\n")

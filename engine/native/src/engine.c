@@ -313,6 +313,8 @@ static void decode_item(void *ctx, size_t item) {
     float *part = w->partials + ((size_t)layer * w->splits + split) * H * (D + 2);
     float *m = part, *l = part + H, *acc = part + 2 * H;
     float s[MAX_HEADS * CHUNK];
+    strata_qq qq[MAX_HEADS]; /* the query at 8 bits per block, for the integer score kernels */
+    w->ops->quant_query(w->format, q, H, D, qq);
     for (int h = 0; h < H; h++) {
         m[h] = -INFINITY;
         l[h] = 0.0f;
@@ -327,9 +329,9 @@ static void decode_item(void *ctx, size_t item) {
         size_t n = c0 + CHUNK < s1 ? CHUNK : s1 - c0;
         const uint8_t *cells = base + c0 * w->cell_bytes;
         if (w->format == KV_Q4_0) {
-            w->ops->score_q4(cells, w->cell_bytes, n, H, D, q, scale, s);
+            w->ops->score_q4(cells, w->cell_bytes, n, H, D, qq, scale, s);
         } else {
-            w->ops->score_int8(cells, w->cell_bytes, n, H, D, q, scale, s);
+            w->ops->score_int8(cells, w->cell_bytes, n, H, D, qq, scale, s);
         }
         for (int h = 0; h < H; h++) {
             float *sh = s + (size_t)h * n;

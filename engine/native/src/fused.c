@@ -1,10 +1,11 @@
-/* fused.c — the attention hot loops of strata-ref: dequantize-and-dot (scores) and dequantize-and-axpy
- * (weighted V) straight from int8 / q4_0 pool records, never materializing a float copy of the cache.
+/* fused.c — the attention hot loops of strata-ref, straight from int8 / q4_0 pool records, never materializing
+ * a float copy of the cache: integer K·q scores against the query quantized to 8 bits per block (both
+ * formats), the weighted V in integers for q4_0 (16-bit weights, paired cells) and in float for int8.
  *
- * Written with GCC/Clang vector extensions (8 x float), so the same source vectorizes to SSE/AVX2 on x86-64
- * and NEON on arm64. The Makefile compiles it twice on x86-64: FUSED_VARIANT=base (baseline ISA) and
- * FUSED_VARIANT=avx2 (-mavx2 -mfma); strata_fused_best() picks at run time. The self test checks every
- * variant against the kernels' decode of the same records. */
+ * Compiled twice on x86-64: FUSED_VARIANT=base (baseline ISA: portable C and GCC/Clang vector extensions,
+ * which clang lowers to NEON on arm64) and FUSED_VARIANT=avx2 (-mavx2 -mfma -mf16c, intrinsics);
+ * strata_fused_best() picks at run time. The self test checks every variant against the kernels' decode of the
+ * same records plus float math, within the stated bounds of the integer paths (docs/ENGINE-ABI.md). */
 #include <math.h>
 #include <string.h>
 
@@ -87,32 +88,119 @@ static inline void prefetch_cell(const uint8_t *cells, size_t cell_bytes, size_t
     }
 }
 
+/* ---- the query, quantized to 8 bits per block (see ref_internal.h) ---- */
+
+static void NAME(quant_query)(int format, const float *q, int heads, int hd, strata_qq *qq) {
+    const int blk = format == KV_Q4_0 ? 32 : 64;
+    for (int h = 0; h < heads; h++) {
+        const float *qh = q + (size_t)h * hd;
+        strata_qq *o = qq + h;
+        for (int b = 0; b < hd / blk; b++) {
+            float amax = 0.0f;
+            for (int j = 0; j < blk; j++) {
+                float a = fabsf(qh[b * blk + j]);
+                amax = a > amax ? a : amax;
+            }
+            float d = amax / 127.0f, id = amax > 0.0f ? 127.0f / amax : 0.0f;
+            int sum = 0;
+            for (int j = 0; j < blk; j++) {
+                int v = (int)lrintf(qh[b * blk + j] * id); /* |v| <= 127 */
+                o->qs[b * blk + j] = (int8_t)v;
+                sum += v;
+            }
+            o->d[b] = d;
+            o->bias[b] = 8.0f * d * (float)sum;
+        }
+    }
+}
+
 /* ---- int8 records: hd codes, then hd/64 fp16 scales ---- */
 
+#if defined(__AVX2__)
+/* sum over 32 values of k * q, exactly, as 8 int32 lanes: maddubs wants one unsigned operand, so |k| and
+ * q with k's sign (|k| <= 128, |q| <= 127: the pair sums stay below 2^15). */
+static inline __m256i dot32_i8(const uint8_t *k, const int8_t *q) {
+    __m256i kv = _mm256_loadu_si256((const __m256i *)(const void *)k);
+    __m256i qv = _mm256_loadu_si256((const __m256i *)(const void *)q);
+    __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(kv, kv), _mm256_sign_epi8(qv, kv));
+    return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+}
+/* q4_0 block codes (0..15) × q over 32 values: low nibbles are values 0..15, high nibbles 16..31, so the
+ * two halves of one register line up with the query block in order. */
+static inline __m256i dot32_q4(const uint8_t *qs, const int8_t *q) {
+    __m128i raw = _mm_loadu_si128((const __m128i *)(const void *)qs);
+    __m256i c = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(raw, 4), raw), _mm256_set1_epi8(15));
+    __m256i qv = _mm256_loadu_si256((const __m256i *)(const void *)q);
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(c, qv), _mm256_set1_epi16(1));
+}
+/* four 8-lane sums at once → one 4-lane vector {sum a, sum b, sum c, sum d} */
+static inline __m128 hsum4(v8f a, v8f b, v8f c, v8f d) {
+    __m256 ab = _mm256_hadd_ps((__m256)a, (__m256)b), cd = _mm256_hadd_ps((__m256)c, (__m256)d);
+    __m256 x = _mm256_hadd_ps(ab, cd);
+    return _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+}
+#endif
+
 static void NAME(score_int8)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd,
-                             const float *q, float scale, float *s) {
+                             const strata_qq *q, float scale, float *s) {
     const size_t rec = (size_t)hd + 2u * (size_t)(hd / 64);
     const int groups = hd / 64;
+#if defined(__AVX2__)
+    /* four cells per iteration: their four accumulators are reduced together */
+    size_t t = 0;
+    for (; t + 4 <= n; t += 4) {
+        for (int i = 0; i < 4; i++) {
+            prefetch_cell(cells, cell_bytes, n, t + (size_t)i);
+        }
+        for (int h = 0; h < heads; h++) {
+            const strata_qq *qh = q + h;
+            v8f acc[4];
+            for (int i = 0; i < 4; i++) {
+                const uint8_t *r = cells + (t + (size_t)i) * cell_bytes + (size_t)h * rec;
+                v8f a = splat(0.0f);
+                for (int g = 0; g < groups; g++) {
+                    __m256i x = _mm256_add_epi32(dot32_i8(r + g * 64, qh->qs + g * 64),
+                                                 dot32_i8(r + g * 64 + 32, qh->qs + g * 64 + 32));
+                    a += (v8f)_mm256_cvtepi32_ps(x) * splat(h2f(r + hd + 2 * g) * qh->d[g]);
+                }
+                acc[i] = a;
+            }
+            __m128 r4 = _mm_mul_ps(hsum4(acc[0], acc[1], acc[2], acc[3]), _mm_set1_ps(scale));
+            _mm_storeu_ps(s + (size_t)h * n + t, r4);
+        }
+    }
+    for (; t < n; t++) {
+        for (int h = 0; h < heads; h++) {
+            const uint8_t *r = cells + t * cell_bytes + (size_t)h * rec;
+            v8f a = splat(0.0f);
+            for (int g = 0; g < groups; g++) {
+                __m256i x = _mm256_add_epi32(dot32_i8(r + g * 64, q[h].qs + g * 64),
+                                             dot32_i8(r + g * 64 + 32, q[h].qs + g * 64 + 32));
+                a += (v8f)_mm256_cvtepi32_ps(x) * splat(h2f(r + hd + 2 * g) * q[h].d[g]);
+            }
+            s[(size_t)h * n + t] = hsum(a) * scale;
+        }
+    }
+#else
     for (size_t t = 0; t < n; t++) {
         const uint8_t *cell = cells + t * cell_bytes;
         prefetch_cell(cells, cell_bytes, n, t);
         for (int h = 0; h < heads; h++) {
             const uint8_t *r = cell + (size_t)h * rec;
-            const float *qh = q + (size_t)h * hd;
-            v8f acc = splat(0.0f);
+            float acc = 0.0f;
             for (int g = 0; g < groups; g++) {
-                const uint8_t *c = r + g * 64;
-                const float *qq = qh + g * 64;
-                v8f a0 = i8tof(c) * ld8f(qq) + i8tof(c + 8) * ld8f(qq + 8);
-                v8f a1 = i8tof(c + 16) * ld8f(qq + 16) + i8tof(c + 24) * ld8f(qq + 24);
-                v8f a2 = i8tof(c + 32) * ld8f(qq + 32) + i8tof(c + 40) * ld8f(qq + 40);
-                v8f a3 = i8tof(c + 48) * ld8f(qq + 48) + i8tof(c + 56) * ld8f(qq + 56);
-                float d = h2f(r + hd + 2 * g);
-                acc += ((a0 + a1) + (a2 + a3)) * splat(d);
+                const int8_t *k = (const int8_t *)(const void *)(r + g * 64);
+                const int8_t *qq = q[h].qs + g * 64;
+                int32_t x = 0;
+                for (int j = 0; j < 64; j++) {
+                    x += (int32_t)k[j] * (int32_t)qq[j];
+                }
+                acc += (float)x * (h2f(r + hd + 2 * g) * q[h].d[g]);
             }
-            s[(size_t)h * n + t] = hsum(acc) * scale;
+            s[(size_t)h * n + t] = acc * scale;
         }
     }
+#endif
 }
 
 /* Register tiling: one 64-value group of the accumulator (8 vectors) stays in registers while the loop walks
@@ -149,50 +237,165 @@ static void NAME(axpy_int8)(const uint8_t *cells, size_t cell_bytes, size_t n, i
 
 /* ---- q4_0 records: 8 blocks of {fp16 d, 16 bytes: value j low nibble of byte j, j+16 high nibble} ----
  * Value = (code - 8) * d in the rotated domain. dot(q_rot, v) over a block = d * (sum code*q - 8 * sum q),
- * so the -8 is folded into a per-block sum of q, computed once per call. */
+ * so the -8 is folded into the query's per-block bias (quant_query). */
 
 static void NAME(score_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd,
-                           const float *q, float scale, float *s) {
+                           const strata_qq *q, float scale, float *s) {
     enum { B = 8, REC = 144 };
     (void)hd; /* q4_0 is defined for head_dim 256 only */
-    float qsum[64 * B];
-    int hh = heads > 64 ? 64 : heads;
-    for (int h = 0; h < hh; h++) {
-        for (int b = 0; b < B; b++) {
-            float sum = 0.0f;
-            for (int j = 0; j < 32; j++) {
-                sum += q[h * 256 + b * 32 + j];
+#if defined(__AVX2__)
+    size_t t = 0;
+    for (; t + 4 <= n; t += 4) {
+        for (int i = 0; i < 4; i++) {
+            prefetch_cell(cells, cell_bytes, n, t + (size_t)i);
+        }
+        for (int h = 0; h < heads; h++) {
+            const strata_qq *qh = q + h;
+            v8f acc[4];
+            __m128 bias = _mm_setzero_ps();
+            for (int i = 0; i < 4; i++) {
+                const uint8_t *r = cells + (t + (size_t)i) * cell_bytes + (size_t)h * REC;
+                v8f a = splat(0.0f);
+                float bsum = 0.0f;
+                for (int b = 0; b < B; b++) {
+                    const uint8_t *blk = r + b * 18;
+                    float d = h2f(blk);
+                    a += (v8f)_mm256_cvtepi32_ps(dot32_q4(blk + 2, qh->qs + b * 32)) * splat(d * qh->d[b]);
+                    bsum += d * qh->bias[b];
+                }
+                acc[i] = a;
+                bias[i] = bsum;
             }
-            qsum[h * B + b] = 8.0f * sum;
+            __m128 r4 = _mm_mul_ps(_mm_sub_ps(hsum4(acc[0], acc[1], acc[2], acc[3]), bias), _mm_set1_ps(scale));
+            _mm_storeu_ps(s + (size_t)h * n + t, r4);
         }
     }
+    for (; t < n; t++) {
+        for (int h = 0; h < heads; h++) {
+            const uint8_t *r = cells + t * cell_bytes + (size_t)h * REC;
+            v8f a = splat(0.0f);
+            float bsum = 0.0f;
+            for (int b = 0; b < B; b++) {
+                const uint8_t *blk = r + b * 18;
+                float d = h2f(blk);
+                a += (v8f)_mm256_cvtepi32_ps(dot32_q4(blk + 2, q[h].qs + b * 32)) * splat(d * q[h].d[b]);
+                bsum += d * q[h].bias[b];
+            }
+            s[(size_t)h * n + t] = (hsum(a) - bsum) * scale;
+        }
+    }
+#else
     for (size_t t = 0; t < n; t++) {
         const uint8_t *cell = cells + t * cell_bytes;
         prefetch_cell(cells, cell_bytes, n, t);
-        for (int h = 0; h < hh; h++) {
+        for (int h = 0; h < heads; h++) {
             const uint8_t *r = cell + (size_t)h * REC;
-            const float *qh = q + (size_t)h * 256;
-            v8f acc = splat(0.0f);
-            float bias = 0.0f;
+            float acc = 0.0f, bsum = 0.0f;
             for (int b = 0; b < B; b++) {
                 const uint8_t *blk = r + b * 18;
-                const float *qq = qh + b * 32;
+                const int8_t *qq = q[h].qs + b * 32;
+                int32_t x = 0;
+                for (int j = 0; j < 16; j++) {
+                    x += (int32_t)(blk[2 + j] & 15) * qq[j] + (int32_t)(blk[2 + j] >> 4) * qq[j + 16];
+                }
                 float d = h2f(blk);
-                v8f c0, c1, c2, c3;
-                q4codes(blk + 2, &c0, &c1, &c2, &c3);
-                v8f x = (c0 * ld8f(qq) + c1 * ld8f(qq + 8)) + (c2 * ld8f(qq + 16) + c3 * ld8f(qq + 24));
-                acc += x * splat(d);
-                bias += d * qsum[h * B + b];
+                acc += (float)x * (d * q[h].d[b]);
+                bsum += d * q[h].bias[b];
             }
-            s[(size_t)h * n + t] = (hsum(acc) - bias) * scale;
+            s[(size_t)h * n + t] = (acc - bsum) * scale;
         }
     }
+#endif
 }
+
+#if defined(__AVX2__)
+/* The weighted V over q4_0 in integers. Per head and run of up to 64 cells, the weights w[t][b] = p[t] · d(t, b)
+ * (softmax weight × block scale) are quantized to 16 bits per block b against the run's largest |w| of that
+ * block (error <= W_b / 2 per weight, W_b = max |w| / 32767: 1.5e-5 of the largest contribution), and the
+ * codes of two cells are paired so one madd_epi16 computes c_t · w_t + c_t1 · w_t1 exactly in int32 (at most
+ * 2 · 15 · 32767 per lane per pair, 32 pairs: far below 2^31). The -8 offset of every code comes off once per
+ * run: W_b · (sum_t w16 · c - 8 · sum_t w16). Half the instructions of converting every nibble to float. */
+static void axpy_q4_run(const uint8_t *cells, size_t cell_bytes, size_t n, size_t voff, const float *ph,
+                        float *acc) {
+    enum { RUN = 64 };
+    v8f wf[RUN];
+    int32_t wpair[RUN / 2][8] __attribute__((aligned(32)));
+    const __m256i lo16 = _mm256_set1_epi32(0xffff);
+    v8f wmax = splat(0.0f);
+    for (size_t t = 0; t < n; t++) {
+        /* the 8 block scales of the record (scalar loads: a gather is slower on the CPUs measured) */
+        const uint8_t *r = cells + t * cell_bytes + voff;
+        __m128i dh = _mm_cvtsi32_si128(strata_load_u16le(r));
+        dh = _mm_insert_epi16(dh, strata_load_u16le(r + 18), 1);
+        dh = _mm_insert_epi16(dh, strata_load_u16le(r + 36), 2);
+        dh = _mm_insert_epi16(dh, strata_load_u16le(r + 54), 3);
+        dh = _mm_insert_epi16(dh, strata_load_u16le(r + 72), 4);
+        dh = _mm_insert_epi16(dh, strata_load_u16le(r + 90), 5);
+        dh = _mm_insert_epi16(dh, strata_load_u16le(r + 108), 6);
+        dh = _mm_insert_epi16(dh, strata_load_u16le(r + 126), 7);
+        v8f w = (v8f)_mm256_cvtph_ps(dh) * splat(ph[t]);
+        wf[t] = w;
+        wmax = (v8f)_mm256_max_ps((__m256)wmax, _mm256_andnot_ps(_mm256_set1_ps(-0.0f), (__m256)w));
+    }
+    v8f inv, wq;
+    for (int b = 0; b < 8; b++) {
+        inv[b] = wmax[b] > 0.0f ? 32767.0f / wmax[b] : 0.0f;
+        wq[b] = wmax[b] / 32767.0f;
+    }
+    __m256i wsum = _mm256_setzero_si256();
+    for (size_t t = 0; t < n; t += 2) {
+        __m256i a = _mm256_cvtps_epi32((__m256)(wf[t] * inv));
+        __m256i b = t + 1 < n ? _mm256_cvtps_epi32((__m256)(wf[t + 1] * inv)) : _mm256_setzero_si256();
+        wsum = _mm256_add_epi32(wsum, _mm256_add_epi32(a, b));
+        _mm256_store_si256((__m256i *)(void *)wpair[t / 2],
+                           _mm256_or_si256(_mm256_and_si256(a, lo16), _mm256_slli_epi32(b, 16)));
+    }
+    int32_t ws[8];
+    memcpy(ws, &wsum, sizeof ws);
+    const __m256i m4 = _mm256_set1_epi8(15), zero = _mm256_setzero_si256();
+    for (int b = 0; b < 8; b++) {
+        __m256i a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+        const uint8_t *base = cells + voff + (size_t)b * 18 + 2;
+        for (size_t t = 0; t < n; t += 2) {
+            __m128i r0 = _mm_loadu_si128((const __m128i *)(const void *)(base + t * cell_bytes));
+            /* an odd last cell pairs with itself under weight 0 */
+            __m128i r1 = t + 1 < n ? _mm_loadu_si128((const __m128i *)(const void *)(base + (t + 1) * cell_bytes)) : r0;
+            /* byte pairs (cell t, cell t+1) of raw bytes j = 0..7 | 8..15 */
+            __m256i pr = _mm256_set_m128i(_mm_unpackhi_epi8(r0, r1), _mm_unpacklo_epi8(r0, r1));
+            __m256i lo = _mm256_and_si256(pr, m4), hi = _mm256_and_si256(_mm256_srli_epi16(pr, 4), m4);
+            __m256i w = _mm256_set1_epi32(wpair[t / 2][b]);
+            /* lanes: a0 values {0..3, 8..11}, a1 {4..7, 12..15}, a2/a3 the same + 16 */
+            a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_unpacklo_epi8(lo, zero), w));
+            a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_unpackhi_epi8(lo, zero), w));
+            a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(_mm256_unpacklo_epi8(hi, zero), w));
+            a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(_mm256_unpackhi_epi8(hi, zero), w));
+        }
+        const __m256 sc = _mm256_set1_ps(wq[b]);
+        const __m256 off = _mm256_set1_ps(8.0f * (float)ws[b]);
+        float *o = acc + b * 32;
+        __m256i v0 = _mm256_permute2x128_si256(a0, a1, 0x20), v1 = _mm256_permute2x128_si256(a0, a1, 0x31);
+        __m256i v2 = _mm256_permute2x128_si256(a2, a3, 0x20), v3 = _mm256_permute2x128_si256(a2, a3, 0x31);
+        st8f(o, ld8f(o) + (v8f)_mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(v0), off), sc));
+        st8f(o + 8, ld8f(o + 8) + (v8f)_mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(v1), off), sc));
+        st8f(o + 16, ld8f(o + 16) + (v8f)_mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(v2), off), sc));
+        st8f(o + 24, ld8f(o + 24) + (v8f)_mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(v3), off), sc));
+    }
+}
+#endif
 
 static void NAME(axpy_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd,
                           const float *p, float *acc) {
     enum { REC = 144 };
     (void)hd;
+#if defined(__AVX2__)
+    for (int h = 0; h < heads; h++) {
+        const size_t voff = (size_t)heads * REC + (size_t)h * REC;
+        for (size_t t0 = 0; t0 < n; t0 += 64) {
+            size_t m = n - t0 < 64 ? n - t0 : 64;
+            axpy_q4_run(cells + t0 * cell_bytes, cell_bytes, m, voff, p + (size_t)h * n + t0, acc + (size_t)h * 256);
+        }
+    }
+#else
     for (int h = 0; h < heads; h++) {
         const size_t voff = (size_t)heads * REC + (size_t)h * REC;
         const float *ph = p + (size_t)h * n;
@@ -227,6 +430,7 @@ static void NAME(axpy_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int
             st8f(a + 32, a4 - o1), st8f(a + 40, a5 - o1), st8f(a + 48, a6 - o1), st8f(a + 56, a7 - o1);
         }
     }
+#endif
 }
 
 /* exp(x - m) for x - m in [-inf, 0]: Cody–Waite range reduction and a degree-6 polynomial (relative error
@@ -268,5 +472,5 @@ static float NAME(expsum)(float *x, size_t n, float m) {
 }
 
 const strata_fused_ops CAT(strata_fused_, FUSED_VARIANT) = {
-    STR(FUSED_VARIANT), NAME(score_int8), NAME(axpy_int8), NAME(score_q4), NAME(axpy_q4), NAME(expsum),
+    STR(FUSED_VARIANT), NAME(quant_query), NAME(score_int8), NAME(axpy_int8), NAME(score_q4), NAME(axpy_q4), NAME(expsum),
 };

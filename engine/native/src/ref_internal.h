@@ -15,16 +15,32 @@ void strata_fwht256(float *x);
 
 /* ---- fused attention kernels (fused.c, compiled once per instruction set) ----
  * A cell is [K h0]..[K h(H-1)][V h0]..[V h(H-1)]; cells are cell_bytes apart.
- * score: s[h*n + t] = scale * dot(q[h*hd ..], K_h(cell t))   (q4_0: q already FWHT-rotated)
+ *
+ * The scores are integer dot products: the query of each head is quantized once per decode item to 8 bits per
+ * block (q8: blocks of 64 values for int8 pools, matching their 64-value scale groups; of 32 for q4_0, matching
+ * its blocks), and K·q is summed exactly in integers per block, then scaled by d_K · d_q in float (as
+ * llama.cpp's vec_dot_q8_0_q8_0 / q4_0_q8_0). That changes numerics against a float query: the score error is
+ * bounded by scale · sum_i |k_i| · d_q(block of i) / 2 (the self test checks exactly that bound, and checks the
+ * integer path against float math on the quantized query to 1e-4).
+ *
+ * quant_query: q (heads × hd floats; FWHT-rotated for q4_0) → qq[h] for format KV_INT8 or KV_Q4_0.
+ * score: s[h*n + t] = scale * dot(q_h, K_h(cell t))   (q4_0: q already FWHT-rotated)
  * axpy:  acc[h*hd + i] += p[h*n + t] * V_h(cell t)[i]         (q4_0: acc stays in the rotated domain)
  * expsum: x[i] = exp(x[i] - m) for i < n, returns the sum (x[i] - m <= 0). */
 typedef struct {
+    int8_t qs[256]; /* q ≈ d[block] * qs */
+    float d[8];     /* per block: 64 values (int8 pools) or 32 (q4_0 pools) */
+    float bias[8];  /* q4_0: 8 · d · sum(qs of the block), the -8 offset of every code folded in */
+} strata_qq;
+
+typedef struct {
     const char *isa;
-    void (*score_int8)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const float *q,
+    void (*quant_query)(int format, const float *q, int heads, int hd, strata_qq *qq);
+    void (*score_int8)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const strata_qq *q,
                        float scale, float *s);
     void (*axpy_int8)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const float *p,
                       float *acc);
-    void (*score_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const float *q,
+    void (*score_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const strata_qq *q,
                      float scale, float *s);
     void (*axpy_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const float *p,
                     float *acc);

@@ -87,11 +87,11 @@ static void test_abi_sizes(void) {
 
 /* The fused kernels against decode-then-float-math on the same records. */
 static void test_fused(const strata_fused_ops *ops, int format) {
-    enum { H = 2, D = 256, N = 37 };
+    enum { H = 2, D = 256, N = 133 }; /* two full 64-cell runs and an odd tail */
     size_t rec = strata_kernels_record_bytes(format, D);
     size_t cb = 2 * H * rec;
     uint8_t *cells = calloc(N, cb);
-    float kv[2 * H * D], q[H * D], qr[H * D], s[H * N], p[H * N], acc[H * D], ref[H * D], dec[D];
+    float kv[2 * H * D], qr[H * D], s[H * N], p[H * N], acc[H * D], ref[H * D], dec[D];
     for (int t = 0; t < N; t++) {
         for (int i = 0; i < 2 * H * D; i++) {
             kv[i] = nrand() * (i % 17 == 0 ? 4.0f : 1.0f);
@@ -99,53 +99,100 @@ static void test_fused(const strata_fused_ops *ops, int format) {
         strata_kernels_encode(format, kv, 2 * H, D, cells + t * cb);
     }
     for (int i = 0; i < H * D; i++) {
-        q[i] = qr[i] = nrand();
+        qr[i] = nrand();
     }
     if (format == KV_Q4_0) {
         strata_fwht256(qr);
         strata_fwht256(qr + D);
     }
     const float scale = 0.0625f;
+    /* The scores use the query at 8 bits per block (integer dot products). Two checks per score: against float
+     * math on the same quantized query (the integer path itself: 1e-4 relative), and against float math on the
+     * exact query within the quantization bound scale · sum_i |k_i| · d_q(block of i) / 2. */
+    strata_qq qq[H];
+    const int qblk = format == KV_Q4_0 ? 32 : 64;
+    ops->quant_query(format, qr, H, D, qq);
+    float qhat[H * D];
+    for (int h = 0; h < H; h++) {
+        for (int i = 0; i < D; i++) {
+            CHECK(abs(qq[h].qs[i]) <= 127, "%s q8 code in range", ops->isa);
+            qhat[h * D + i] = qq[h].d[i / qblk] * (float)qq[h].qs[i];
+        }
+    }
     if (format == KV_Q4_0) {
-        ops->score_q4(cells, cb, N, H, D, qr, scale, s);
+        ops->score_q4(cells, cb, N, H, D, qq, scale, s);
     } else {
-        ops->score_int8(cells, cb, N, H, D, qr, scale, s);
+        ops->score_int8(cells, cb, N, H, D, qq, scale, s);
     }
     for (int t = 0; t < N; t++) {
         for (int h = 0; h < H; h++) {
+            /* K as the kernels decode it, in the domain the query lives in (rotated for q4_0) */
             strata_kernels_decode(format, cells + t * cb + h * rec, 1, D, dec);
-            double r = 0;
-            for (int i = 0; i < D; i++) {
-                r += (double)q[h * D + i] * dec[i];
+            if (format == KV_Q4_0) {
+                strata_fwht256(dec);
             }
-            r *= scale;
-            CHECK(fabs(r - s[h * N + t]) < 1e-3 + 1e-4 * fabs(r), "%s %s score t=%d h=%d: %g vs %g", ops->isa,
-                  format == KV_Q4_0 ? "q4_0" : "int8", t, h, r, s[h * N + t]);
+            double r = 0, rq = 0, bound = 0;
+            for (int i = 0; i < D; i++) {
+                r += (double)qr[h * D + i] * dec[i];
+                rq += (double)qhat[h * D + i] * dec[i];
+                bound += fabs((double)dec[i]) * qq[h].d[i / qblk] * 0.5;
+            }
+            r *= scale, rq *= scale, bound *= scale;
+            CHECK(fabs(rq - s[h * N + t]) < 1e-4 + 1e-4 * fabs(rq), "%s %s score (quantized q) t=%d h=%d: %g vs %g",
+                  ops->isa, format == KV_Q4_0 ? "q4_0" : "int8", t, h, rq, s[h * N + t]);
+            CHECK(fabs(r - s[h * N + t]) <= bound + 1e-4, "%s %s score (float q) t=%d h=%d: %g vs %g, bound %g",
+                  ops->isa, format == KV_Q4_0 ? "q4_0" : "int8", t, h, r, s[h * N + t], bound);
             p[h * N + t] = (float)urand();
         }
     }
+    /* The weighted V. q4_0 is compared in the rotated domain (where the kernel accumulates); the AVX2 q4_0
+     * kernel quantizes the weights p·d to 16 bits per block and run of 64 cells, so its error per value is at
+     * most sum over runs of (cells in run) · 8 · W_b / 2, W_b = max |p·d| of the run's block b / 32767. The int8
+     * weighted V stays in float (an integer version measured slower: its codes need no nibble unpacking, and
+     * the widening load + convert + FMA is already three instructions per 8 values). */
     memset(acc, 0, sizeof acc);
     memset(ref, 0, sizeof ref);
     if (format == KV_Q4_0) {
         ops->axpy_q4(cells, cb, N, H, D, p, acc);
-        strata_fwht256(acc);
-        strata_fwht256(acc + D);
     } else {
         ops->axpy_int8(cells, cb, N, H, D, p, acc);
+    }
+    double vbound[H * 8];
+    memset(vbound, 0, sizeof vbound);
+    for (int h = 0; h < H; h++) {
+        for (int t0 = 0; t0 < N; t0 += 64) {
+            int m = N - t0 < 64 ? N - t0 : 64;
+            for (int b = 0; b < 8 && format == KV_Q4_0; b++) {
+                double wmax = 0;
+                for (int t = t0; t < t0 + m; t++) {
+                    const uint8_t *r = cells + t * cb + (H + h) * rec + b * 18;
+                    double w = fabs((double)p[h * N + t] * strata_half_to_float(strata_load_u16le(r)));
+                    wmax = w > wmax ? w : wmax;
+                }
+                vbound[h * 8 + b] += m * 8.0 * (wmax / 32767.0) / 2.0;
+            }
+        }
     }
     for (int t = 0; t < N; t++) {
         for (int h = 0; h < H; h++) {
             strata_kernels_decode(format, cells + t * cb + (H + h) * rec, 1, D, dec);
+            if (format == KV_Q4_0) {
+                strata_fwht256(dec);
+            }
             for (int i = 0; i < D; i++) {
                 ref[h * D + i] += p[h * N + t] * dec[i];
             }
         }
     }
+    int vbad = 0;
     float md = 0;
     for (int i = 0; i < H * D; i++) {
-        md = fmaxf(md, fabsf(ref[i] - acc[i]));
+        float e = fabsf(ref[i] - acc[i]);
+        md = fmaxf(md, e);
+        vbad += e > 5e-4 + vbound[(i / D) * 8 + (i % D) / 32];
     }
-    CHECK(md < 2e-4f, "%s %s weighted V: max diff %g", ops->isa, format == KV_Q4_0 ? "q4_0" : "int8", md);
+    CHECK(vbad == 0, "%s %s weighted V: %d values beyond the bound, max diff %g", ops->isa,
+          format == KV_Q4_0 ? "q4_0" : "int8", vbad, md);
     /* exp */
     float x[100], xs[100];
     for (int i = 0; i < 100; i++) {

@@ -15,11 +15,18 @@ import java.util.regex.Pattern;
 
 /** What {@code strata-launch} prints: the plan, the dry run, warnings, the start line. */
 final class Reports {
-  private static final ObjectMapper JSON =
-      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
   private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9_./:=@%+,-]+");
 
   private Reports() {}
+
+  /**
+   * Built on first use: only {@code --dry-run --json} needs a mapper, and building one loads a few
+   * hundred Jackson classes the plain dry run, the plan and the start line would pay for nothing.
+   */
+  private static final class Json {
+    static final ObjectMapper MAPPER =
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  }
 
   static void printWarnings(Preflight.Report r, PrintWriter err) {
     for (Preflight.Check c : r.warnings()) {
@@ -97,7 +104,7 @@ final class Reports {
   }
 
   static String dryRunJson(Preflight.Report r, boolean isolate) {
-    ObjectNode root = JSON.createObjectNode();
+    ObjectNode root = Json.MAPPER.createObjectNode();
     root.put("config", r.configPath().toString());
     root.put("backend", r.backend().id());
     root.put(
@@ -116,7 +123,7 @@ final class Reports {
     }
     try {
       if (r.plan() != null) {
-        root.set("plan", JSON.readTree(PlanText.json(r.plan())));
+        root.set("plan", Json.MAPPER.readTree(PlanText.json(r.plan())));
       } else {
         root.putNull("plan");
       }
@@ -131,7 +138,7 @@ final class Reports {
       root.putNull("refusal");
     }
     try {
-      return JSON.writeValueAsString(root);
+      return Json.MAPPER.writeValueAsString(root);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }

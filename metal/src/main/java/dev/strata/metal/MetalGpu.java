@@ -52,6 +52,15 @@ final class MetalGpu {
     }
   }
 
+  /**
+   * {@code MTLCreateSystemDefaultDevice()}: an owned device (release it) or {@link
+   * MemorySegment#NULL}. Loads CoreGraphics and Metal on first use; the kernel parity test on the
+   * Mac creates its device here too.
+   */
+  static MemorySegment createSystemDefaultDevice() throws Throwable {
+    return (MemorySegment) Native.CREATE_DEVICE.invokeExact();
+  }
+
   /** Asks the default Metal device; any failure becomes {@link GpuReport#none}. */
   static GpuReport query() {
     ObjC objc;

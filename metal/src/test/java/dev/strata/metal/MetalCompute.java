@@ -1,26 +1,28 @@
 package dev.strata.metal;
 
+import dev.strata.metal.objc.ObjC;
 import java.lang.foreign.AddressLayout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 
 /**
- * The few Metal calls the kernel parity test needs, through the Objective-C runtime and FFM. macOS
- * only (loaded lazily by the Mac-only test). Every objc_msgSend is bound with the exact C signature
- * of the method it calls: objc_msgSend is not variadic on arm64, so a variadic binding would pass
- * arguments in the wrong registers.
+ * The few Metal calls the kernel parity test needs, through {@link ObjC} (the runtime binding the
+ * probe uses) and FFM. macOS only (loaded lazily by the Mac-only test). Every objc_msgSend is bound
+ * with the exact C signature of the method it calls: objc_msgSend is not variadic on arm64, so a
+ * variadic binding would pass arguments in the wrong registers.
  */
-@SuppressWarnings("restricted") // FFM downcalls are this class's purpose
+@SuppressWarnings("restricted") // reinterpret of the pointers Metal hands back
 final class MetalCompute implements AutoCloseable {
 
   private static final ValueLayout.OfLong NSUINT = ValueLayout.JAVA_LONG;
   private static final AddressLayout ID = ValueLayout.ADDRESS;
+
+  /** Loaded for NSString, which the compile calls take their source and names in. */
+  static final String FOUNDATION = "/System/Library/Frameworks/Foundation.framework/Foundation";
 
   /** MTLDataTypeBool. */
   static final long MTL_DATA_TYPE_BOOL = 53;
@@ -30,67 +32,37 @@ final class MetalCompute implements AutoCloseable {
       MemoryLayout.structLayout(
           NSUINT.withName("width"), NSUINT.withName("height"), NSUINT.withName("depth"));
 
-  private final Linker linker = Linker.nativeLinker();
+  private final ObjC objc = ObjC.runtime();
   private final Arena arena = Arena.ofConfined();
-  private final SymbolLookup objc;
-  private final MemorySegment msgSend;
-  private final MethodHandle getClass;
-  private final MethodHandle selRegisterName;
-  private final MethodHandle poolPop;
   private final MemorySegment pool;
-  final MemorySegment device;
+  private final MemorySegment device;
   private final MemorySegment queue;
 
   MetalCompute() throws Throwable {
-    objc = SymbolLookup.libraryLookup("/usr/lib/libobjc.A.dylib", arena);
-    // CoreGraphics first: without it a command-line process gets no default Metal device
-    SymbolLookup.libraryLookup(
-        "/System/Library/Frameworks/CoreGraphics.framework/CoreGraphics", arena);
-    SymbolLookup.libraryLookup("/System/Library/Frameworks/Foundation.framework/Foundation", arena);
-    SymbolLookup metal =
-        SymbolLookup.libraryLookup("/System/Library/Frameworks/Metal.framework/Metal", arena);
-    msgSend = objc.findOrThrow("objc_msgSend");
-    getClass =
-        linker.downcallHandle(objc.findOrThrow("objc_getClass"), FunctionDescriptor.of(ID, ID));
-    selRegisterName =
-        linker.downcallHandle(objc.findOrThrow("sel_registerName"), FunctionDescriptor.of(ID, ID));
-    pool =
-        (MemorySegment)
-            linker
-                .downcallHandle(
-                    objc.findOrThrow("objc_autoreleasePoolPush"), FunctionDescriptor.of(ID))
-                .invokeExact();
-    poolPop =
-        linker.downcallHandle(
-            objc.findOrThrow("objc_autoreleasePoolPop"), FunctionDescriptor.ofVoid(ID));
-    device =
-        (MemorySegment)
-            linker
-                .downcallHandle(
-                    metal.findOrThrow("MTLCreateSystemDefaultDevice"), FunctionDescriptor.of(ID))
-                .invokeExact();
+    ObjC.framework(FOUNDATION);
+    pool = objc.pushPool();
+    // MetalGpu loads CoreGraphics before Metal: without it a command-line process gets no device
+    device = MetalGpu.createSystemDefaultDevice();
     if (device.equals(MemorySegment.NULL)) {
       throw new IllegalStateException("MTLCreateSystemDefaultDevice returned nil");
     }
-    queue =
-        (MemorySegment)
-            send(FunctionDescriptor.of(ID, ID, ID)).invokeExact(device, sel("newCommandQueue"));
+    queue = call(device, "newCommandQueue");
   }
 
   private MethodHandle send(FunctionDescriptor fd) {
-    return linker.downcallHandle(msgSend, fd);
+    return objc.msgSend(fd);
   }
 
-  MemorySegment sel(String name) throws Throwable {
-    return (MemorySegment) selRegisterName.invokeExact(arena.allocateFrom(name));
+  private MemorySegment sel(String name) {
+    return objc.sel(name);
   }
 
-  MemorySegment cls(String name) throws Throwable {
-    return (MemorySegment) getClass.invokeExact(arena.allocateFrom(name));
+  private MemorySegment cls(String name) {
+    return objc.cls(name);
   }
 
   /** id f(id self, SEL) */
-  MemorySegment call(MemorySegment self, String selector) throws Throwable {
+  private MemorySegment call(MemorySegment self, String selector) throws Throwable {
     return (MemorySegment) send(FunctionDescriptor.of(ID, ID, ID)).invokeExact(self, sel(selector));
   }
 
@@ -211,9 +183,7 @@ final class MetalCompute implements AutoCloseable {
   @Override
   public void close() {
     try {
-      poolPop.invokeExact(pool);
-    } catch (Throwable t) {
-      throw new IllegalStateException(t);
+      objc.popPool(pool);
     } finally {
       arena.close();
     }

@@ -85,14 +85,6 @@ public final class SetupCli {
           io -> JLinePrompter.system(io.env()));
     }
 
-    public Machine withProbe(Supplier<ProbeResult> p) {
-      return new Machine(osName, workingDir, strataHome, strataRoot, p, prompter);
-    }
-
-    public Machine withPrompter(PrompterFactory f) {
-      return new Machine(osName, workingDir, strataHome, strataRoot, probe, f);
-    }
-
     private static Path pathProp(String name) {
       String v = System.getProperty(name);
       return v == null || v.isBlank() ? null : Path.of(v);

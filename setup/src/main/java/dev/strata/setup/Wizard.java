@@ -2,6 +2,10 @@ package dev.strata.setup;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.gen.Answers;
+import dev.strata.engine.gen.Generator;
+import dev.strata.engine.gen.Template;
+import dev.strata.engine.gen.Templates;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
@@ -14,12 +18,8 @@ import dev.strata.engine.plan.KvComparison;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanDefaults;
 import dev.strata.engine.plan.PlanText;
-import dev.strata.setup.gen.Answers;
 import dev.strata.setup.gen.EngineLibraries;
-import dev.strata.setup.gen.Generator;
 import dev.strata.setup.gen.Given;
-import dev.strata.setup.gen.Template;
-import dev.strata.setup.gen.Templates;
 import dev.strata.setup.prompt.Prompter;
 import dev.strata.setup.prompt.Question;
 import dev.strata.setup.prompt.Style;
@@ -146,7 +146,7 @@ final class Wizard {
         p.println("");
         p.println(st.bold(target + " exists; the changes, old → new:"));
         for (String line :
-            dev.strata.setup.write.UnifiedDiff.diff(
+            dev.strata.engine.write.UnifiedDiff.diff(
                     target + " (now)", oldText, target + " (new)", newText)
                 .split("\n")) {
           p.println(

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
-import dev.strata.setup.write.ConfigWriter;
+import dev.strata.engine.write.ConfigWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -459,7 +459,7 @@ public final class ConfigCodec {
   }
 
   private static String shorten(String s) {
-    String t = s.length() > 60 ? s.substring(0, 60) + "…" : s;
+    String t = s.length() > 60 ? s.substring(0, 20) + "…" + s.substring(s.length() - 39) : s;
     // keep the message one printable line whatever the input held
     StringBuilder b = new StringBuilder();
     t.codePoints()

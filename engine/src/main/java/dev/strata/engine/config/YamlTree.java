@@ -11,19 +11,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.reader.StreamReader;
-import org.yaml.snakeyaml.scanner.ScannerImpl;
-import org.yaml.snakeyaml.tokens.AliasToken;
-import org.yaml.snakeyaml.tokens.AnchorToken;
-import org.yaml.snakeyaml.tokens.DirectiveToken;
-import org.yaml.snakeyaml.tokens.TagToken;
-import org.yaml.snakeyaml.tokens.TagTuple;
-import org.yaml.snakeyaml.tokens.Token;
 
 /**
  * Safe YAML reading into a small tree that remembers where every node is. Two passes over the text:
@@ -49,11 +41,6 @@ final class YamlTree {
 
   /** Aliases SnakeYAML would expand (defence in depth: the scanner pass refuses every alias). */
   static final int MAX_ALIASES = 20;
-
-  /** The standard scalar tags ({@code !!str} and friends): the only tags a config may carry. */
-  static final Set<String> SCALAR_TAGS = Set.of("str", "int", "float", "bool", "null");
-
-  private static final String YAML_TAG_PREFIX = "tag:yaml.org,2002:";
 
   record Pos(int line, int column) {}
 
@@ -167,69 +154,15 @@ final class YamlTree {
 
   /** Tokens next: refuse tags, anchors, aliases and %TAG before any structure exists. */
   private void scanTokens() {
-    // every such token starts with one of these characters; without them the pass can find
-    // nothing, and skipping it halves the cost of reading a config
-    if (text.chars().noneMatch(c -> c == '!' || c == '&' || c == '*' || c == '%')) {
-      return;
-    }
+    YamlRules.Refusal r;
     try {
-      ScannerImpl scanner = new ScannerImpl(new StreamReader(text), loaderOptions());
-      while (!scanner.checkToken(Token.ID.StreamEnd)) {
-        Token t = scanner.getToken();
-        Mark m = t.getStartMark();
-        switch (t) {
-          case TagToken tag -> checkTag(tag.getValue(), m);
-          case AnchorToken a ->
-              throw error(
-                  m.getLine() + 1,
-                  m.getColumn() + 1,
-                  "anchor &"
-                      + shorten(a.getValue())
-                      + " is not allowed: a config holds plain values only (no anchors or"
-                      + " aliases; write the value out)");
-          case AliasToken a ->
-              throw error(
-                  m.getLine() + 1,
-                  m.getColumn() + 1,
-                  "alias *"
-                      + shorten(a.getValue())
-                      + " is not allowed: a config holds plain values only (no anchors or"
-                      + " aliases; write the value out)");
-          case DirectiveToken<?> d when !"YAML".equals(d.getName()) ->
-              throw error(
-                  m.getLine() + 1,
-                  m.getColumn() + 1,
-                  "directive %" + shorten(d.getName()) + " is not allowed in a config");
-          default -> {}
-        }
-      }
+      r = YamlRules.firstRefused(text, "a config", loaderOptions());
     } catch (YAMLException e) {
       throw syntax(e, null);
     }
-  }
-
-  private void checkTag(TagTuple tag, Mark m) {
-    String handle = tag.getHandle();
-    String suffix = tag.getSuffix();
-    boolean ok =
-        ("!!".equals(handle) && SCALAR_TAGS.contains(suffix))
-            || (handle == null
-                && suffix.startsWith(YAML_TAG_PREFIX)
-                && SCALAR_TAGS.contains(suffix.substring(YAML_TAG_PREFIX.length())));
-    if (!ok) {
-      String shown = handle == null ? "!<" + suffix + ">" : handle + suffix;
-      throw error(
-          m.getLine() + 1,
-          m.getColumn() + 1,
-          "tag "
-              + shorten(shown)
-              + " is not allowed: a config holds plain values only (the only tags are !!str,"
-              + " !!int, !!float, !!bool, !!null)");
+    if (r != null) {
+      throw error(r.line(), r.column(), r.message());
     }
-  }
-
-  private static String shorten(String s) {
-    return s.length() > 60 ? s.substring(0, 60) + "…" : s;
   }
 
   /** The structure, through Jackson. */
@@ -280,7 +213,7 @@ final class YamlTree {
               keyPos.line(),
               keyPos.column(),
               "duplicate key '"
-                  + shorten(key)
+                  + YamlRules.shorten(key)
                   + "' "
                   + section(where)
                   + " (first at line "
@@ -328,7 +261,13 @@ final class YamlTree {
           if (m.getContext() != null && m.getProblem() != null) {
             detail += " (" + oneLine(m.getContext()) + ")";
           }
-          detail = "YAML syntax error: " + detail;
+          detail =
+              "YAML syntax error: "
+                  + detail
+                  + (mark == null
+                      ? ""
+                      : YamlRules.indentHint(
+                          problem, text, mark.getLine() + 1, mark.getColumn() + 1));
         }
         return mark == null
             ? error(0, 0, detail)

@@ -6,22 +6,58 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Locale;
 
 /**
  * Structural checks of a shared library file before it is handed to the dynamic loader. They
  * matter: glibc's {@code dlopen} maps a truncated ELF's segments past the end of the file and the
  * process dies of SIGBUS inside ld.so — for the launcher, a JVM crash instead of one line. So the
  * header, the program headers (ELF) or load commands (Mach-O) are read and every loadable segment
- * must lie inside the file.
+ * must lie inside the file. The same checks run twice: in the launcher's preflight (so {@code
+ * --dry-run} refuses what the launch would refuse) and in {@link NativeEngine#load} right before
+ * {@code dlopen}. Nothing here loads or runs the file.
  */
-final class LibraryFile {
+public final class LibraryFile {
   private static final int PT_LOAD = 1;
   private static final int LC_SEGMENT_64 = 0x19;
+  private static final int MH_MAGIC_64 = 0xfeedfacf;
+  private static final int MH_MAGIC = 0xfeedface;
+  private static final int FAT_MAGIC = 0xcafebabe;
+
+  /**
+   * Real fat Mach-O files hold a handful of architectures; a Java class file shares the magic and
+   * has its version (45 and up) where the count would be.
+   */
+  private static final int MAX_FAT_ARCHS = 20;
+
+  /** The library format a platform's loader takes. */
+  public enum Format {
+    ELF,
+    MACH_O;
+
+    /** The format of this machine's loader: Mach-O on macOS, ELF elsewhere. */
+    public static Format here() {
+      return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("mac")
+          ? MACH_O
+          : ELF;
+    }
+  }
 
   private LibraryFile() {}
 
-  /** Returns null when the file looks like a whole library, else what is wrong (one phrase). */
-  static String problem(Path p) throws IOException {
+  /**
+   * What is wrong with {@code p} as a library for this machine's loader, or null when it looks like
+   * a whole library.
+   *
+   * @return one phrase that follows the file's name ("is not a shared library (…)")
+   * @throws IOException when the file cannot be read
+   */
+  public static String problem(Path p) throws IOException {
+    return problem(p, Format.here());
+  }
+
+  /** As {@link #problem(Path)}, for the loader of {@code platform}. */
+  public static String problem(Path p, Format platform) throws IOException {
     try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
       long size = ch.size();
       ByteBuffer head = read(ch, 0, (int) Math.min(size, 64));
@@ -29,17 +65,44 @@ final class LibraryFile {
         return "is not a shared library (too short for a header)";
       }
       int magicBe = head.order(ByteOrder.BIG_ENDIAN).getInt(0);
+      int magicLe = Integer.reverseBytes(magicBe);
+      Format format;
       if (magicBe == 0x7f454c46) {
+        format = Format.ELF;
+      } else if (magicLe == MH_MAGIC_64
+          || magicBe == MH_MAGIC_64
+          || magicLe == MH_MAGIC
+          || magicBe == MH_MAGIC) {
+        format = Format.MACH_O;
+      } else if (magicBe == FAT_MAGIC || magicLe == FAT_MAGIC) {
+        long archs =
+            head.remaining() < 8
+                ? 0
+                : Integer.toUnsignedLong(
+                    magicBe == FAT_MAGIC ? head.getInt(4) : Integer.reverseBytes(head.getInt(4)));
+        if (archs == 0 || archs > MAX_FAT_ARCHS) {
+          return "is not a shared library (a Java class file? engine.library must be the engine's"
+              + " .dylib or .so)";
+        }
+        format = Format.MACH_O;
+      } else {
+        return "is not a shared library (no ELF or Mach-O header; is engine.library the right"
+            + " file?)";
+      }
+      if (format != platform) {
+        return format == Format.ELF
+            ? "is an ELF library (Linux); this Mac loads Mach-O .dylib files: build the engine"
+                + " for macOS"
+            : "is a Mach-O library (macOS); this machine loads ELF .so files: build strata-ref"
+                + " here (./strata build)";
+      }
+      if (format == Format.ELF) {
         return elf(ch, size, head);
       }
-      int magicLe = Integer.reverseBytes(magicBe);
-      if (magicLe == 0xfeedfacf) {
+      if (magicLe == MH_MAGIC_64) {
         return machO(ch, size);
       }
-      if (magicBe == 0xcafebabe || magicLe == 0xfeedface || magicBe == 0xfeedfacf) {
-        return null; // fat or 32-bit/big-endian Mach-O: leave it to the loader
-      }
-      return "is not a shared library (no ELF or Mach-O header; is engine.library the right file?)";
+      return null; // fat or 32-bit/big-endian Mach-O: leave the rest to the loader
     }
   }
 

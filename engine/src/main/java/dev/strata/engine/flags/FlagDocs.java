@@ -90,7 +90,17 @@ public final class FlagDocs {
         .append(" (glibc's list of variables `ld.so` strips for setuid programs, the JVM's")
         .append(" option and class-path variables, and what picks a child's program or shell")
         .append(" start-up file). Set such a variable outside the config if you really mean it.\n")
-        .append("- any other valid name is passed through unchanged.\n");
+        .append("- any other valid name is passed through unchanged.\n")
+        // What this page cannot vouch for: the table is checked here, the Metal engine is not.
+        .append("\n## Not tested here\n\n")
+        .append("- The Metal engine's own parsing of these flags: no Mac and no Metal engine")
+        .append(" library were available. What ran is the table's checks (setup, preflight) and")
+        .append(" strata-ref, whose parser is generated from the same table (a parity test).\n")
+        .append("- What the env switches do inside the Metal engine (`STRATA_METAL_PROMPT`,")
+        .append(" `STRATA_METAL_PROMPT_GEMM`): only their effect on the memory plan and the")
+        .append(" refusal rules are tested; the prompt paths they select were not run.\n")
+        .append("- The `pc` backend: its flag rules are checked, but the upstream PC engine (and")
+        .append(" `STRATA_KV_ROT=1` rotating its int8 pools) was never started here.\n");
     return md.toString();
   }
 

@@ -49,11 +49,6 @@ public enum GgufValueType {
     return size > 0 && this != FLOAT32 && this != FLOAT64;
   }
 
-  /** Whether an integer type is unsigned. */
-  public boolean isUnsigned() {
-    return this == UINT8 || this == UINT16 || this == UINT32 || this == UINT64 || this == BOOL;
-  }
-
   /** The type of a file id, or null for an id GGUF does not define. */
   public static GgufValueType fromId(long id) {
     return id >= 0 && id < BY_ID.length ? BY_ID[(int) id] : null;

@@ -9,7 +9,6 @@ import dev.strata.engine.model.ModelGeometry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * What the engine will hold in memory for one configuration, and whether it fits (docs/PLAN.md).
@@ -71,11 +70,6 @@ public record MemoryPlan(
   /** Whether the plan fits; when it does not, {@link #refusal} says why and what to do. */
   public boolean fits() {
     return refusal == null;
-  }
-
-  /** The refusal line, if the plan does not fit. */
-  public Optional<String> refusalText() {
-    return Optional.ofNullable(refusal);
   }
 
   /**

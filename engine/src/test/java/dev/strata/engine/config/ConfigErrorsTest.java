@@ -223,6 +223,15 @@ class ConfigErrorsTest {
   }
 
   @Test
+  void aBadIndentGetsAHint() {
+    assertEquals(
+        "engine.yaml:4:2: YAML syntax error: expected <block end>, but found '<block mapping"
+            + " start>' (while parsing a block mapping); check the indentation at line 4: YAML uses"
+            + " spaces, two per level",
+        refused(edit("  library:", " library:")));
+  }
+
+  @Test
   void syntaxErrorsAndSecondDocuments() {
     assertEquals(
         "engine.yaml:3:17: YAML syntax error: mapping values are not allowed here",

@@ -1,5 +1,6 @@
 package dev.strata.launcher.preflight;
 
+import dev.strata.engine.ffm.LibraryFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -22,18 +23,31 @@ import java.util.Set;
  *   <li>a missing path, or one that is not a regular file (a folder, a device, a fifo);
  *   <li>a world-writable file, or a file in a world-writable folder (anyone may swap it — even with
  *       the sticky bit, the folder's other users may plant the name first);
- *   <li>a symlink, at any hop of its chain, that lives in or points into a world-writable folder;
- *   <li>a file whose SHA-256 differs from {@code engine.sha256} when the config pins one.
+ *   <li>a world-writable folder anywhere above it, up to {@code /}, unless it has the sticky bit
+ *       (like {@code /tmp}, mode 1777): without it anyone may rename the folder below and put a
+ *       tree of their own in its place;
+ *   <li>a symlink, at any hop of its chain, that lives in or points into a world-writable folder
+ *       (the folders above each hop are checked the same way);
+ *   <li>a file whose SHA-256 differs from {@code engine.sha256} when the config pins one;
+ *   <li>a file that is not a whole shared library for this machine's loader ({@link LibraryFile}:
+ *       the header and segment checks {@code NativeEngine.load} makes before {@code dlopen}, so a
+ *       {@code --dry-run} refuses what the launch would).
  * </ul>
  *
  * The check returns the real path (every link resolved): the launcher loads exactly the file it
  * checked, so a link re-pointed between check and load cannot redirect it. A file swapped in place
  * between check and load needs write access to its folder, which the checks above deny to others.
- * On a file system without POSIX permissions the permission checks are skipped (there is no such
- * file system on macOS or Linux as they are used here).
+ * Ownership is not checked: a library or folder owned by another user that is not world-writable
+ * passes (docs/RELIABILITY.md). The sticky bit is read from the {@code unix:mode} attribute (Linux
+ * and macOS); where that view is missing, a world-writable folder above is refused too. On a file
+ * system without POSIX permissions the permission checks are skipped (there is no such file system
+ * on macOS or Linux as they are used here).
  */
 public final class LibraryTrust {
   private static final int MAX_LINKS = 40; // as the kernel's ELOOP limit
+
+  private static final int OTHERS_WRITE = 0002;
+  private static final int STICKY = 01000;
 
   private LibraryTrust() {}
 
@@ -59,7 +73,7 @@ public final class LibraryTrust {
     Path hop = abs;
     Set<Path> seen = new HashSet<>();
     for (int i = 0; Files.isSymbolicLink(hop); i++) {
-      requireNotWorldWritable(hop.getParent(), "folder of the engine library link " + hop, where);
+      requireFolderSafe(hop.getParent(), "engine library link " + hop, where);
       if (i >= MAX_LINKS || !seen.add(hop)) {
         throw new PreflightRefused("engine library " + abs + " is a symlink loop");
       }
@@ -82,18 +96,30 @@ public final class LibraryTrust {
       throw new PreflightRefused(
           "cannot resolve the engine library " + abs + ": " + e.getMessage());
     }
+    // the library as the config names it, and what it resolves to when that differs
+    String name = named(abs, real);
     if (!Files.isRegularFile(real)) {
       throw new PreflightRefused(
-          "engine library " + real + " is not a regular file (engine.library in " + where + ")");
+          "engine library " + name + " is not a regular file (engine.library in " + where + ")");
     }
-    requireNotWorldWritable(real, "engine library " + real, where);
-    requireNotWorldWritable(real.getParent(), "folder of the engine library " + real, where);
+    if (worldWritable(real)) {
+      throw new PreflightRefused(
+          "engine library "
+              + name
+              + " is world-writable: anyone on this machine could replace the code the launcher"
+              + " loads (chmod o-w "
+              + real
+              + ", or move the library to a folder only you can write; engine.library in "
+              + where
+              + ")");
+    }
+    requireFolderSafe(real.getParent(), "engine library " + name, where);
     if (sha256 != null && !sha256.isBlank()) {
       String actual = sha256Of(real);
       if (!actual.equals(sha256.strip().toLowerCase(Locale.ROOT))) {
         throw new PreflightRefused(
             "engine library "
-                + real
+                + name
                 + " does not match engine.sha256 in "
                 + where
                 + " (pinned "
@@ -102,6 +128,17 @@ public final class LibraryTrust {
                 + abbreviate(actual)
                 + "): restore the library, or rerun strata-setup to pin the new one");
       }
+    }
+    String problem;
+    try {
+      problem = LibraryFile.problem(real);
+    } catch (IOException e) {
+      throw new PreflightRefused(
+          "engine library " + name + " cannot be read: " + e.getMessage(), e);
+    }
+    if (problem != null) {
+      // the same words as NativeEngine.load, which makes the same check before dlopen
+      throw new PreflightRefused("engine library " + name + " " + problem);
     }
     return real;
   }
@@ -123,33 +160,100 @@ public final class LibraryTrust {
     }
   }
 
-  private static void requireNotWorldWritable(Path p, String what, String where) {
-    if (p == null) {
+  /**
+   * How a message names the library: the path the config holds, with what it resolves to when that
+   * differs, so a refusal about the target still shows the name the user wrote.
+   */
+  static String named(Path configured, Path real) {
+    if (configured.equals(real)) {
+      return configured.toString();
+    }
+    return configured
+        + (Files.isSymbolicLink(configured) ? " (a symlink to " : " (resolved: ")
+        + real
+        + ")";
+  }
+
+  /**
+   * {@code folder} itself must not be world-writable (even sticky: others could plant the name
+   * first); every folder above it, up to {@code /}, must not be world-writable unless sticky.
+   */
+  private static void requireFolderSafe(Path folder, String what, String where) {
+    if (folder == null) {
       return;
     }
-    PosixFileAttributeView view =
-        Files.getFileAttributeView(p, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-    if (view == null) {
-      return;
-    }
-    Set<PosixFilePermission> perms;
+    Path dir;
     try {
-      perms = view.readAttributes().permissions();
+      dir = folder.toRealPath();
     } catch (IOException e) {
-      throw new PreflightRefused("cannot read the permissions of " + p + ": " + e.getMessage());
+      throw new PreflightRefused("cannot resolve the folder " + folder + ": " + e.getMessage());
     }
-    // A symlink's own mode bits mean nothing (always rwxrwxrwx on Linux): only folders and files.
-    if (Files.isSymbolicLink(p)) {
-      return;
-    }
-    if (perms.contains(PosixFilePermission.OTHERS_WRITE)) {
+    if (worldWritable(dir)) {
       throw new PreflightRefused(
-          what
+          "folder "
+              + dir
+              + " of the "
+              + what
               + " is world-writable: anyone on this machine could replace the code the launcher"
-              + " loads (chmod o-w it, or move the library to a folder only you can write; "
-              + "engine.library in "
+              + " loads (chmod o-w "
+              + dir
+              + ", or move the library to a folder only you can write; engine.library in "
               + where
               + ")");
+    }
+    for (Path up = dir.getParent(); up != null; up = up.getParent()) {
+      Integer mode = mode(up);
+      if (mode != null && !safeAbove(mode)) {
+        throw new PreflightRefused(
+            "folder "
+                + up
+                + " above the "
+                + what
+                + " is world-writable: anyone on this machine could rename what it holds and"
+                + " replace the code the launcher loads (chmod o-w "
+                + up
+                + ", or move the library to a folder only you can write; engine.library in "
+                + where
+                + ")");
+      }
+    }
+  }
+
+  /**
+   * Whether a folder above the library is safe with this mode: not world-writable, or sticky (in a
+   * sticky folder only an entry's owner may rename or delete it).
+   */
+  static boolean safeAbove(int mode) {
+    return (mode & OTHERS_WRITE) == 0 || (mode & STICKY) != 0;
+  }
+
+  private static boolean worldWritable(Path p) {
+    Integer mode = mode(p);
+    return mode != null && (mode & OTHERS_WRITE) != 0;
+  }
+
+  /**
+   * The permission bits of {@code p} (a folder or a file, never followed if a link), with the
+   * sticky bit where the {@code unix} view reads it; without that view the sticky bit is left clear
+   * (so a world-writable folder above counts as unsafe). Null where there are no POSIX permissions.
+   */
+  private static Integer mode(Path p) {
+    try {
+      if (p.getFileSystem().supportedFileAttributeViews().contains("unix")) {
+        return (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 07777;
+      }
+      PosixFileAttributeView view =
+          Files.getFileAttributeView(p, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+      if (view == null) {
+        return null;
+      }
+      int mode = 0;
+      for (PosixFilePermission perm : view.readAttributes().permissions()) {
+        mode |= 0400 >> perm.ordinal(); // OWNER_READ .. OTHERS_EXECUTE, in mode-bit order
+      }
+      return mode;
+    } catch (IOException e) {
+      throw new PreflightRefused("cannot read the permissions of " + p + ": " + e.getMessage());
     }
   }
 

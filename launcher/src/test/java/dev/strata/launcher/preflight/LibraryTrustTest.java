@@ -1,11 +1,15 @@
 package dev.strata.launcher.preflight;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.ExitCodes;
+import dev.strata.engine.ffm.LibraryFile;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,9 +27,31 @@ class LibraryTrustTest {
     Files.createDirectories(dir);
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
     Path f = dir.resolve(name);
-    Files.writeString(f, "not really ELF, but trust is about the file, not its content");
+    Files.write(f, smallestLibrary());
     Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
     return f;
+  }
+
+  /**
+   * The smallest file LibraryFile takes as a whole library for this machine's loader: an ELF header
+   * with one PT_LOAD segment inside the file (Linux), or a Mach-O 64 header with no load commands
+   * (macOS). Nothing here is ever loaded.
+   */
+  private static byte[] smallestLibrary() {
+    if (LibraryFile.Format.here() == LibraryFile.Format.MACH_O) {
+      ByteBuffer b = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
+      b.putInt(0, 0xfeedfacf);
+      return b.array();
+    }
+    ByteBuffer b = ByteBuffer.allocate(64 + 56).order(ByteOrder.LITTLE_ENDIAN);
+    b.put(0, new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1});
+    b.putLong(32, 64); // e_phoff
+    b.putShort(54, (short) 56); // e_phentsize
+    b.putShort(56, (short) 1); // e_phnum
+    b.putInt(64, 1); // PT_LOAD
+    b.putLong(64 + 8, 0); // p_offset
+    b.putLong(64 + 32, 64 + 56); // p_filesz: the whole file
+    return b.array();
   }
 
   /** chmod 1777: NIO cannot set the sticky bit. */
@@ -78,7 +104,71 @@ class LibraryTrustTest {
   void refusesAFileInAWorldWritableFolder() throws IOException {
     Path f = lib(tmp.resolve("open"), "libx.so");
     Files.setPosixFilePermissions(f.getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
-    assertTrue(refused(f, null).getMessage().startsWith("folder of the engine library"));
+    assertEquals(
+        "folder "
+            + f.getParent().toRealPath()
+            + " of the engine library "
+            + f
+            + " is world-writable: anyone on this machine could replace the code the launcher"
+            + " loads (chmod o-w "
+            + f.getParent().toRealPath()
+            + ", or move the library to a folder only you can write; engine.library in"
+            + " cfg.yaml)",
+        refused(f, null).getMessage());
+  }
+
+  @Test
+  void refusesAWorldWritableFolderFurtherUpWithoutTheStickyBit() throws IOException {
+    Path pub = Files.createDirectories(tmp.resolve("pub"));
+    Path f = lib(pub.resolve("sub/deeper"), "libx.so");
+    Files.setPosixFilePermissions(pub, PosixFilePermissions.fromString("rwxrwxrwx"));
+    String m = refused(f, null).getMessage();
+    assertTrue(
+        m.startsWith("folder " + pub.toRealPath() + " above the engine library " + f + " is"), m);
+    assertTrue(m.contains("(chmod o-w " + pub.toRealPath() + ","), m);
+  }
+
+  @Test
+  void acceptsAStickyWorldWritableFolderFurtherUp() throws IOException {
+    Path pub = Files.createDirectories(tmp.resolve("pub"));
+    Path f = lib(pub.resolve("sub"), "libx.so");
+    sticky(pub); // like /tmp: others may not rename pub/sub
+    assertEquals(f.toRealPath(), LibraryTrust.check(f, null, "cfg.yaml"));
+  }
+
+  @Test
+  void aFolderAboveIsSafeWhenNotWorldWritableOrSticky() {
+    assertTrue(LibraryTrust.safeAbove(0755));
+    assertTrue(LibraryTrust.safeAbove(0775)); // group-writable: not refused, as documented
+    assertTrue(LibraryTrust.safeAbove(01777));
+    assertFalse(LibraryTrust.safeAbove(0777));
+    assertFalse(LibraryTrust.safeAbove(0757));
+  }
+
+  @Test
+  void refusesAFileThatIsNotASharedLibraryBeforeAnythingLoadsIt() throws IOException {
+    Path f = lib(tmp.resolve("lib"), "libx.so");
+    Files.writeString(f, "#!/bin/sh\necho not a library\n");
+    assertEquals(
+        "engine library "
+            + f
+            + " is not a shared library (no ELF or Mach-O header; is engine.library the right"
+            + " file?)",
+        refused(f, null).getMessage());
+  }
+
+  @Test
+  void aRefusedLinkIsNamedAsTheConfigNamesItWithItsTarget() throws IOException {
+    Path target = lib(tmp.resolve("open"), "libx.so");
+    Files.setPosixFilePermissions(target.getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path safe = Files.createDirectories(tmp.resolve("safe"));
+    Files.setPosixFilePermissions(safe, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path link = Files.createSymbolicLink(safe.resolve("libx.so"), target);
+    String m = refused(link, null).getMessage();
+    assertTrue(
+        m.contains(
+            " of the engine library " + link + " (a symlink to " + target.toRealPath() + ") is"),
+        m);
   }
 
   @Test

@@ -2,9 +2,10 @@ package dev.strata.setup.gen;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.gen.Generator;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.Backend;
-import dev.strata.setup.write.ConfigWriter;
+import dev.strata.engine.write.ConfigWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -142,7 +142,11 @@ class LibraryRefusalE2eTest {
     Files.setPosixFilePermissions(lib.getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
     E2e.Result r = launch("wwdir", lib, null);
     assertEquals(3, r.code());
-    assertTrue(r.oneLineRefusal().startsWith("folder of the engine library"), r.err());
+    assertTrue(
+        r.oneLineRefusal()
+            .startsWith(
+                "folder " + lib.getParent().toRealPath() + " of the engine library " + lib + " is"),
+        r.err());
     assertEngineNeverRan(r);
   }
 

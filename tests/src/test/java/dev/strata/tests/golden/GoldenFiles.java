@@ -2,7 +2,7 @@ package dev.strata.tests.golden;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.strata.setup.write.UnifiedDiff;
+import dev.strata.engine.write.UnifiedDiff;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

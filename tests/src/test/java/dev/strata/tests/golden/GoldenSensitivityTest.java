@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.gen.Template;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
-import dev.strata.setup.gen.Template;
 import dev.strata.tests.golden.GoldenMatrix.Cell;
 import dev.strata.tests.golden.GoldenMatrix.Outcome;
 import java.io.IOException;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.kv.KvFormat;
-import dev.strata.setup.write.UnifiedDiff;
+import dev.strata.engine.write.UnifiedDiff;
 import dev.strata.tests.golden.GoldenMatrix.Cell;
 import dev.strata.tests.golden.GoldenMatrix.Config;
 import dev.strata.tests.golden.GoldenMatrix.Outcome;

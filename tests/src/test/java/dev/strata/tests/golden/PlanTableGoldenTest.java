@@ -2,10 +2,10 @@ package dev.strata.tests.golden;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.strata.engine.gen.Generator;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.plan.PlanText;
-import dev.strata.setup.gen.Generator;
 import dev.strata.tests.golden.GoldenMatrix.Cell;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;

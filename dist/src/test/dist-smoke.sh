@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# The built distribution, end to end, as a user runs it: from another folder, through symlinks,
+# copied to a path with a space; --help/--version/suggestions/completion/man pages/--json/NO_COLOR.
+# Run by the dist module in `verify` (skipped with -DskipTests):
+#   dist-smoke.sh DIST_DIR VERSION [REPORT_DIR]
+# Closes with "dist smoke: N passed, M failed, K skipped"; exits 1 when anything failed. With
+# REPORT_DIR it also writes a Surefire-style TEST-dist-smoke.xml so ./strata test counts these.
+set -u
+
+dist=$(cd "${1:?usage: dist-smoke.sh DIST_DIR VERSION [REPORT_DIR]}" && pwd -P)
+version=${2:?version}
+reports=${3:-}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-dist-smoke.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" # every command below runs from a folder that has nothing to do with the build
+
+passed=0 failed=0 skipped=0 cases=''
+record() { # status name [detail]
+  local esc
+  esc=$(printf '%s' "$2" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/"/\&quot;/g')
+  case $1 in
+    pass) passed=$((passed + 1)); printf '  ok    %s\n' "$2"
+          cases+="<testcase classname=\"dist-smoke\" name=\"$esc\"/>" ;;
+    fail) failed=$((failed + 1)); printf '  FAIL  %s\n%s\n' "$2" "${3:-}" | sed '3,$s/^/        /'
+          cases+="<testcase classname=\"dist-smoke\" name=\"$esc\"><failure message=\"see build log\"/></testcase>" ;;
+    skip) skipped=$((skipped + 1)); printf '  skip  %s (%s)\n' "$2" "${3:-}"
+          cases+="<testcase classname=\"dist-smoke\" name=\"$esc\"><skipped/></testcase>" ;;
+  esac
+}
+
+# run NAME -- CMD...: captures stdout, stderr and the exit code into $out $err $rc
+run() {
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  out=$(cat "$tmp/out")
+  err=$(cat "$tmp/err")
+}
+expect() { # name condition-result detail
+  if [ "$2" = 0 ]; then record pass "$1"; else record fail "$1" "$3"; fi
+}
+check() { # name cmd... : pass when the command succeeds
+  local name=$1
+  shift
+  "$@" >/dev/null 2>&1
+  expect "$name" $? "failed: $*"
+}
+what() { printf 'rc=%s\nstdout: %s\nstderr: %s' "$rc" "$(printf '%s' "$out" | head -n 5)" \
+  "$(printf '%s' "$err" | head -n 5)"; }
+
+echo "dist smoke: $dist (from $tmp)"
+setup=$dist/bin/strata-setup
+launch=$dist/bin/strata-launch
+
+# --- layout ---
+for d in bin lib libexec templates man/man1; do
+  check "layout: $d/ exists" test -d "$dist/$d"
+done
+check "layout: bin/strata-setup is executable" test -x "$setup"
+check "layout: bin/strata-launch is executable" test -x "$launch"
+
+# --- --version from the build, from another folder, through symlinks, from a copy ---
+run "$setup" --version
+[ $rc = 0 ] && [ "$out" = "strata-setup $version" ]
+expect "strata-setup --version prints 'strata-setup $version' from another folder" $? "$(what)"
+run "$launch" --version
+[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-launch $version" ]
+expect "strata-launch --version prints 'strata-launch $version'" $? "$(what)"
+
+mkdir -p "$tmp/bin" "$tmp/links"
+ln -s "$setup" "$tmp/bin/strata-setup"               # absolute link, as brew/stow make them
+ln -s ../bin/strata-setup "$tmp/links/strata-setup"  # relative link to a link
+run "$tmp/bin/strata-setup" --version
+[ $rc = 0 ] && [ "$out" = "strata-setup $version" ]
+expect "bin/strata-setup through an absolute symlink" $? "$(what)"
+run "$tmp/links/strata-setup" --version
+[ $rc = 0 ] && [ "$out" = "strata-setup $version" ]
+expect "bin/strata-setup through a relative symlink to a symlink" $? "$(what)"
+run env PATH="$tmp/bin:$PATH" strata-setup --version
+[ $rc = 0 ] && [ "$out" = "strata-setup $version" ]
+expect "strata-setup found on PATH through a symlink" $? "$(what)"
+
+mkdir -p "$tmp/Apps with space"
+cp -R "$dist" "$tmp/Apps with space/strata"
+run "$tmp/Apps with space/strata/bin/strata-launch" --version
+[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-launch $version" ]
+expect "a copy of the distribution under a path with a space runs" $? "$(what)"
+
+# --- help teaches, and documents --kv ---
+run "$setup" --help
+[ $rc = 0 ] && grep -q -- '--kv=FORMAT' "$tmp/out" && grep -q 'q4_0' "$tmp/out" \
+  && grep -q '^Exit codes:' "$tmp/out" && grep -q '^Examples:' "$tmp/out"
+expect "strata-setup --help: usage, --kv, exit codes, examples" $? "$(what)"
+run "$launch" --help
+[ $rc = 0 ] && grep -q -- '--kv' "$tmp/out" && grep -q '^Exit codes:' "$tmp/out" \
+  && grep -q -- '--dry-run' "$tmp/out"
+expect "strata-launch --help: usage, --kv, exit codes" $? "$(what)"
+
+# --- suggestions for mistyped flags and subcommands: exit 2 ---
+run "$setup" --ctz 8192
+[ $rc = 2 ] && grep -q 'did you mean --ctx' "$tmp/err" && [ -z "$out" ]
+expect "strata-setup --ctz 8192 exits 2 suggesting --ctx" $? "$(what)"
+run "$launch" --dryrun
+[ $rc = 2 ] && grep -q -- '--dry-run' "$tmp/err"
+expect "strata-launch --dryrun exits 2 suggesting --dry-run" $? "$(what)"
+run "$setup" prob
+[ $rc = 2 ] && grep -q 'probe' "$tmp/err"
+expect "strata-setup prob exits 2 suggesting probe" $? "$(what)"
+
+# --- completion: valid bash that registers completions ---
+for cmd in strata-setup strata-launch; do
+  run "$dist/bin/$cmd" completion bash
+  printf '%s\n' "$out" >"$tmp/$cmd.bash"
+  [ $rc = 0 ] && bash -n "$tmp/$cmd.bash"
+  expect "$cmd completion bash is valid bash (bash -n)" $? "$(what)"
+  run bash -c "source '$tmp/$cmd.bash' && complete -p $cmd"
+  [ $rc = 0 ] && printf '%s' "$out" | grep -q -- "-F .* $cmd\$"
+  expect "$cmd completion bash registers 'complete -F … $cmd'" $? "$(what)"
+  # what a user sees after 'strata-setup --k<TAB>' / 'strata-launch --dr<TAB>'
+  case $cmd in strata-setup) word=--k want=--kv ;; *) word=--dr want=--dry-run ;; esac
+  run bash -c "source '$tmp/$cmd.bash'
+    COMP_WORDS=($cmd $word); COMP_CWORD=1; COMP_LINE='$cmd $word'; COMP_POINT=\${#COMP_LINE}
+    f=\$(complete -p $cmd | sed -n 's/.*-F \([^ ]*\).*/\1/p'); \$f $cmd $word $cmd
+    printf '%s\n' \"\${COMPREPLY[@]}\""
+  [ $rc = 0 ] && printf '%s\n' "$out" | grep -qx -- "$want"
+  expect "$cmd completion completes $word to $want" $? "$(what)"
+  if command -v zsh >/dev/null 2>&1; then
+    run "$dist/bin/$cmd" completion zsh
+    printf '%s\n' "$out" >"$tmp/$cmd.zsh"
+    zsh -n "$tmp/$cmd.zsh"
+    expect "$cmd completion zsh parses (zsh -n)" $? "$(what)"
+  else
+    record skip "$cmd completion zsh parses" "zsh not installed"
+  fi
+done
+
+# --- man pages: present, and they render ---
+# Plain text from a formatter's overstrikes: col(1) where present (Linux, macOS), else GNU sed.
+plain() { if command -v col >/dev/null 2>&1; then col -bx; else sed 's/.\x08//g'; fi; }
+pages="strata-setup strata-setup-probe strata-setup-demo-model strata-setup-completion \
+strata-launch strata-launch-completion"
+for p in $pages; do
+  f=$dist/man/man1/$p.1
+  if [ ! -f "$f" ]; then record fail "man page $p.1 exists" "missing: $f"; continue; fi
+  if command -v groff >/dev/null 2>&1; then
+    warnings=$(groff -man -Tutf8 -ww -z "$f" 2>&1)
+    text=$(groff -man -Tutf8 "$f" 2>/dev/null | plain)
+    [ -z "$warnings" ] && printf '%s\n' "$text" | grep -q '^NAME' \
+      && printf '%s\n' "$text" | grep -Eq "^ +${p} +- "
+    expect "man page $p.1 renders with groff -man, no warnings" $? "$warnings"
+  else
+    grep -q '^\.TH ' "$f" && grep -q '^\.SH NAME' "$f" && grep -q '^\.SH SYNOPSIS' "$f"
+    expect "man page $p.1 has .TH, NAME, SYNOPSIS (groff not installed)" $? "$(head -n 5 "$f")"
+  fi
+done
+if command -v man >/dev/null 2>&1 && command -v groff >/dev/null 2>&1; then
+  # a path with a slash is a file to man-db and to macOS's man alike (-l is man-db's)
+  run env MANWIDTH=100 man "$dist/man/man1/strata-setup.1"
+  [ $rc = 0 ] && printf '%s\n' "$out" | plain | grep -q -- '--kv=FORMAT'
+  expect "man <dist>/man/man1/strata-setup.1 documents --kv" $? "$(what)"
+  run env MANPATH="$dist/man" MANWIDTH=100 man strata-launch
+  [ $rc = 0 ] && printf '%s\n' "$out" | plain | grep -q 'EXIT STATUS'
+  expect "MANPATH=<dist>/man man strata-launch finds the page" $? "$(what)"
+else
+  record skip "man -l renders the pages" "man or groff not installed"
+fi
+
+# --- a config and its plan through the distribution: --json is valid JSON ---
+json_ok() { # file
+  if command -v python3 >/dev/null 2>&1; then python3 -m json.tool "$1" >/dev/null
+  elif command -v jq >/dev/null 2>&1; then jq . "$1" >/dev/null
+  else return 2; fi
+}
+run "$setup" probe --json --host-file m4-pro-48
+printf '%s\n' "$out" >"$tmp/host.json"
+json_ok "$tmp/host.json"
+j=$?
+if [ $j = 2 ]; then record skip "probe --json is JSON" "neither python3 nor jq"; else
+  [ $rc = 0 ] && [ $j = 0 ] && grep -q '"k4": false' "$tmp/host.json"
+  expect "strata-setup probe --json --host-file m4-pro-48 is JSON" $? "$(what)"
+fi
+run "$setup" demo-model --out "$tmp/model" --shards 2
+expect "strata-setup demo-model writes a model" $rc "$(what)"
+run "$setup" --model "$tmp/model" --host-file m4-pro-48 --engine-lib "$tmp/libstrata.dylib" \
+  --ctx 32768 --experts stream --kv q4_0 --out "$tmp/engine.yaml" --yes
+[ $rc = 0 ] && grep -q 'q4_0' "$tmp/engine.yaml"
+expect "strata-setup writes a q4_0 config from another folder" $? "$(what)"
+run "$launch" -c "$tmp/engine.yaml" --plan --json --host-file "$tmp/host.json"
+printf '%s\n' "$out" >"$tmp/plan.json"
+if json_ok "$tmp/plan.json"; then j=0; else j=$?; fi
+if [ $j = 2 ]; then record skip "--plan --json is JSON" "neither python3 nor jq"; else
+  [ $rc = 0 ] && [ $j = 0 ] && grep -q '"bytes": 227377152' "$tmp/plan.json"
+  expect "strata-launch --plan --json: JSON, q4_0 KV at 32K = 227,377,152 B" $? "$(what)"
+fi
+run "$launch" -c "$tmp/engine.yaml" --dry-run --json --host-file "$tmp/host.json"
+printf '%s\n' "$out" >"$tmp/dry.json"
+if json_ok "$tmp/dry.json"; then j=0; else j=$?; fi
+if [ $j = 2 ]; then record skip "--dry-run --json is JSON" "neither python3 nor jq"; else
+  # the library does not exist here: a refusal, still one JSON document, exit 3
+  [ $rc = 3 ] && [ $j = 0 ] && grep -q '"would_start" *: *false' "$tmp/dry.json"
+  expect "strata-launch --dry-run --json: JSON refusal, exit 3" $? "$(what)"
+fi
+
+# --- colours: on a terminal only, never with NO_COLOR ---
+esc=$(printf '\033')
+run "$setup" probe --host-file m4-pro-48
+[ $rc = 0 ] && ! grep -q "$esc" "$tmp/out"
+expect "no colour without a terminal" $? "$(what)"
+pty() { # run a command on a pseudo-terminal: util-linux or BSD script(1)
+  if script --version 2>/dev/null | grep -q util-linux; then
+    script -qec "$*" /dev/null
+  else
+    script -q /dev/null "$@"
+  fi
+}
+if command -v script >/dev/null 2>&1 && pty true >/dev/null 2>&1; then
+  run pty env -u NO_COLOR TERM=xterm-256color "$setup" probe --host-file m4-pro-48
+  [ $rc = 0 ] && grep -q "$esc\[" "$tmp/out"
+  expect "colour on a terminal (so the next check can fail)" $? "$(what)"
+  run pty env NO_COLOR=1 TERM=xterm-256color "$setup" probe --host-file m4-pro-48
+  [ $rc = 0 ] && grep -q 'Apple M4 Pro' "$tmp/out" && ! grep -q "$esc\[" "$tmp/out"
+  expect "NO_COLOR=1 on a terminal: no colour" $? "$(what)"
+  for cmd in strata-setup strata-launch; do
+    run pty env -u NO_COLOR TERM=xterm-256color "$dist/bin/$cmd" --help
+    [ $rc = 0 ] && grep -q "$esc\[" "$tmp/out"
+    expect "$cmd --help coloured on a terminal (so the next check can fail)" $? "$(what)"
+    run pty env NO_COLOR=1 TERM=xterm-256color "$dist/bin/$cmd" --help
+    [ $rc = 0 ] && grep -q 'Usage:' "$tmp/out" && ! grep -q "$esc\[" "$tmp/out"
+    expect "NO_COLOR=1 on a terminal: $cmd --help without colour" $? "$(what)"
+  done
+else
+  record skip "colour on a terminal, NO_COLOR" "no script(1) to make a pseudo-terminal"
+fi
+
+total=$((passed + failed + skipped))
+printf '\ndist smoke: %d passed, %d failed, %d skipped\n' "$passed" "$failed" "$skipped"
+if [ -n "$reports" ]; then
+  mkdir -p "$reports"
+  printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="dist-smoke" tests="%d" failures="%d" errors="0" skipped="%d">%s</testsuite>\n' \
+    "$total" "$failed" "$skipped" "$cases" >"$reports/TEST-dist-smoke.xml"
+fi
+[ "$failed" = 0 ]

@@ -1,0 +1,155 @@
+package dev.strata.engine.gen;
+
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.kv.Backend;
+import dev.strata.engine.kv.KvDecision;
+import dev.strata.engine.kv.KvRules;
+import dev.strata.engine.model.ExpertsMode;
+import dev.strata.engine.model.ModelGeometry;
+import dev.strata.engine.plan.MemoryPlan;
+import dev.strata.engine.plan.PlanDefaults;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The config generator: a pure, deterministic function of the host facts, the model's geometry and
+ * shard paths, the answers, the engine library and the template. No file is read, no clock or
+ * environment consulted: the same inputs give the same config, byte for byte once written.
+ *
+ * <p>{@code args} are, in order: {@code --model <first shard> --ctx N --experts MODE --threads P
+ * --mem-budget-mb M}, then the template's base args, then {@code --kv FORMAT} at the very end and
+ * only when asked. Every default is computed as if {@code --kv} were absent ({@link PlanDefaults}
+ * takes no KV format), so adding {@code --kv q4_0} appends exactly that pair and moves no other
+ * byte (DESIGN §6).
+ */
+public final class Generator {
+
+  /** Largest context the engine flag table accepts. */
+  public static final long MAX_CONTEXT = 1_048_576;
+
+  private Generator() {}
+
+  /**
+   * The engine library a config names.
+   *
+   * @param path where it is (written as given)
+   * @param sha256 its hash, pinned in {@code engine.sha256}; null when the file is not there yet
+   */
+  public record Library(String path, String sha256) {}
+
+  /**
+   * A generated config and the plan behind it.
+   *
+   * @param config what is written
+   * @param plan the memory plan of exactly this config (with its KV format)
+   * @param defaults the plan's defaults (computed without --kv), shown by the wizard
+   */
+  public record Generated(EngineConfig config, MemoryPlan plan, PlanDefaults defaults) {}
+
+  /**
+   * Generates a config; refuses one whose memory plan does not fit.
+   *
+   * @param host the machine the config is for
+   * @param geometry the model's geometry
+   * @param shards every shard path, first shard first, as they are to be written
+   * @param answers the user's choices (null fields: planned defaults)
+   * @param library the engine library
+   * @param template the backend's template (its backend is the config's)
+   * @throws StrataException exit 2 for an answer out of range or a KV format the backend refuses;
+   *     exit 3 with the plan's refusal when the plan does not fit the host
+   */
+  public static EngineConfig generate(
+      HostFacts host,
+      ModelGeometry geometry,
+      List<String> shards,
+      Answers answers,
+      Library library,
+      Template template) {
+    Generated g = plan(host, geometry, shards, answers, library, template);
+    if (!g.plan().fits()) {
+      throw new StrataException(ExitCodes.PREFLIGHT, g.plan().refusal());
+    }
+    return g.config();
+  }
+
+  /**
+   * Generates a config and its plan, whether or not the plan fits (the wizard shows a plan that
+   * does not fit before asking again).
+   */
+  public static Generated plan(
+      HostFacts host,
+      ModelGeometry geometry,
+      List<String> shards,
+      Answers answers,
+      Library library,
+      Template template) {
+    if (shards.isEmpty()) {
+      throw new IllegalArgumentException("a model has at least one shard");
+    }
+    Backend backend = template.backend();
+    Map<String, String> env = template.env();
+
+    KvDecision.Accepted kv =
+        switch (KvRules.decide(backend, answers.kv(), env)) {
+          case KvDecision.Accepted a -> a;
+          case KvDecision.Refused r -> throw new StrataException(ExitCodes.USAGE, r.message());
+        };
+
+    PlanDefaults defaults = PlanDefaults.compute(host, geometry, backend, env);
+    long context = answers.context() != null ? answers.context() : defaults.context();
+    if (context < 1 || context > MAX_CONTEXT) {
+      throw new StrataException(
+          ExitCodes.USAGE, "--ctx " + context + " is out of range: between 1 and " + MAX_CONTEXT);
+    }
+    ExpertsMode experts = answers.experts();
+    if (experts == null) {
+      // Like the context, decided on the default KV path: resident when it fits with margin.
+      experts =
+          answers.context() == null
+              ? defaults.experts()
+              : (PlanDefaults.residentFitsWithMargin(
+                      MemoryPlan.compute(
+                          host,
+                          geometry,
+                          context,
+                          ExpertsMode.RESIDENT,
+                          defaults.pools(),
+                          backend,
+                          env))
+                  ? ExpertsMode.RESIDENT
+                  : ExpertsMode.STREAM);
+    }
+
+    List<String> args = new ArrayList<>();
+    args.add("--model");
+    args.add(shards.getFirst());
+    args.add("--ctx");
+    args.add(Long.toString(context));
+    args.add("--experts");
+    args.add(experts.id());
+    args.add("--threads");
+    args.add(Integer.toString(defaults.threads()));
+    args.add("--mem-budget-mb");
+    args.add(Long.toString(defaults.memBudgetMb()));
+    args.addAll(template.args());
+    if (answers.kv() != null) {
+      args.add("--kv");
+      args.add(answers.kv().flagName());
+    }
+
+    EngineConfig config =
+        new EngineConfig(
+            EngineConfig.SCHEMA,
+            new EngineConfig.Engine(backend.id(), library.path(), library.sha256()),
+            new EngineConfig.Model(shards),
+            host,
+            args,
+            env);
+    MemoryPlan plan = MemoryPlan.compute(host, geometry, context, experts, kv, backend, env);
+    return new Generated(config, plan, defaults);
+  }
+}

@@ -1,0 +1,233 @@
+package dev.strata.engine.gen;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.strata.engine.StrataException;
+import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.kv.Backend;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.kv.KvRules;
+import dev.strata.engine.model.ExpertsMode;
+import dev.strata.engine.model.ModelGeometry;
+import dev.strata.engine.plan.PlanDefaults;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class GeneratorTest {
+  /** The seed's model (docs/ENGINE-CONTRACT.md): the demo model's geometry. */
+  static final ModelGeometry SEED =
+      new ModelGeometry(
+          "qwen3next",
+          48,
+          List.of(3, 7, 11, 15, 19, 23, 27, 31, 35, 39, 43, 47),
+          2,
+          256,
+          512,
+          10,
+          48,
+          811_008L,
+          2_665_016_320L,
+          262_144L,
+          4);
+
+  static final Generator.Library LIB = new Generator.Library("/opt/strata/libstrata.dylib", null);
+
+  private static final Map<String, HostFacts> HOSTS = new java.util.HashMap<>();
+
+  static HostFacts host(String profile) {
+    return HOSTS.computeIfAbsent(profile, p -> HostProfiles.profile(p).orElseThrow());
+  }
+
+  static List<String> shards(int n) {
+    List<String> out = new ArrayList<>();
+    for (int i = 1; i <= n; i++) {
+      out.add(String.format("/models/m-%05d-of-%05d.gguf", i, n));
+    }
+    return out;
+  }
+
+  @Test
+  void argsComeInTheContractOrderThenTheTemplate() {
+    Template t = Templates.load(Backend.METAL);
+    EngineConfig c =
+        Generator.generate(
+            host("m4-pro-48"),
+            SEED,
+            shards(4),
+            new Answers(32_768L, ExpertsMode.STREAM, null),
+            LIB,
+            t);
+    PlanDefaults d = PlanDefaults.compute(host("m4-pro-48"), SEED, Backend.METAL, Map.of());
+    assertEquals(
+        List.of(
+            "--model",
+            "/models/m-00001-of-00004.gguf",
+            "--ctx",
+            "32768",
+            "--experts",
+            "stream",
+            "--threads",
+            "10",
+            "--mem-budget-mb",
+            Long.toString(d.memBudgetMb()),
+            "--spec",
+            "2",
+            "--suffix-draft",
+            "0"),
+        c.args());
+    assertEquals("metal", c.engine().backend());
+    assertEquals(shards(4), c.model().shards());
+    assertEquals(host("m4-pro-48"), c.host());
+    assertEquals(Map.of(), c.env());
+  }
+
+  @Test
+  void unansweredQuestionsTakeThePlansDefaults() {
+    HostFacts h = host("m4-pro-48");
+    EngineConfig c =
+        Generator.generate(
+            h, SEED, shards(1), Answers.DEFAULTS, LIB, Templates.load(Backend.METAL));
+    PlanDefaults d = PlanDefaults.compute(h, SEED, Backend.METAL, Map.of());
+    assertEquals(Long.toString(d.context()), arg(c, "--ctx"));
+    assertEquals(d.experts().id(), arg(c, "--experts"));
+    assertEquals(Integer.toString(d.threads()), arg(c, "--threads"));
+  }
+
+  /**
+   * DESIGN §6 over host profiles × context (planned or given) × experts (planned or given) ×
+   * shards: with --kv q4_0 the args are the default args plus exactly that pair, and the written
+   * YAML differs by exactly those two lines.
+   */
+  @Test
+  void kvQ4AppendsExactlyThePairAndMovesNothingElse() {
+    int cells = 0;
+    List<Template> templates =
+        List.of(Templates.load(Backend.METAL), Templates.load(Backend.CPU_REFERENCE));
+    for (String profile : List.of("m1-8", "m4-pro-48", "m3-max-128", "m5-32")) {
+      for (Long ctx : Arrays.asList(null, 8_192L, 32_768L, 65_536L)) {
+        for (ExpertsMode mode : Arrays.asList(null, ExpertsMode.STREAM, ExpertsMode.RESIDENT)) {
+          for (int n : List.of(1, 4)) {
+            for (Template t : templates) {
+              Answers a = new Answers(ctx, mode, null);
+              EngineConfig base =
+                  Generator.plan(host(profile), SEED, shards(n), a, LIB, t).config();
+              EngineConfig q4 =
+                  Generator.plan(host(profile), SEED, shards(n), a.withKv(KvFormat.Q4_0), LIB, t)
+                      .config();
+              List<String> expected = new ArrayList<>(base.args());
+              expected.add("--kv");
+              expected.add("q4_0");
+              assertEquals(expected, q4.args(), profile + " " + ctx + " " + mode + " " + n);
+              String by = ConfigCodec.write(base);
+              String qy = ConfigCodec.write(q4);
+              assertEquals(by.replace("env:", "- --kv\n- q4_0\nenv:"), qy);
+              cells++;
+            }
+          }
+        }
+      }
+    }
+    assertEquals(4 * 4 * 3 * 2 * 2, cells);
+  }
+
+  @Test
+  void sameInputsSameBytes() {
+    Template t = Templates.load(Backend.CPU_REFERENCE);
+    String a =
+        ConfigCodec.write(
+            Generator.generate(host("m4-pro-48"), SEED, shards(4), Answers.DEFAULTS, LIB, t));
+    String b =
+        ConfigCodec.write(
+            Generator.generate(host("m4-pro-48"), SEED, shards(4), Answers.DEFAULTS, LIB, t));
+    assertEquals(a, b);
+  }
+
+  @Test
+  void cpuReferenceTemplatePinsTheSyntheticWorkload() {
+    EngineConfig c =
+        Generator.generate(
+            host("m4-pro-48"),
+            SEED,
+            shards(1),
+            new Answers(8192L, ExpertsMode.STREAM, null),
+            LIB,
+            Templates.load(Backend.CPU_REFERENCE));
+    List<String> tail = c.args().subList(10, c.args().size());
+    assertEquals(
+        List.of(
+            "--spec", "2", "--suffix-draft", "0", "--prompt-tokens", "512", "--n-predict", "64"),
+        tail);
+    assertEquals("cpu-reference", c.engine().backend());
+  }
+
+  @Test
+  void aTemplateChangeShowsInTheConfig() {
+    Template t = Templates.load(Backend.METAL);
+    Template altered = new Template("test", t.backend(), List.of("--spec", "3"), t.env());
+    Answers a = new Answers(8192L, ExpertsMode.STREAM, null);
+    assertNotEquals(
+        Generator.generate(host("m4-pro-48"), SEED, shards(1), a, LIB, t).args(),
+        Generator.generate(host("m4-pro-48"), SEED, shards(1), a, LIB, altered).args());
+  }
+
+  @Test
+  void k8v4IsRefusedWithUpstreamsText() {
+    StrataException e =
+        assertThrows(
+            StrataException.class,
+            () ->
+                Generator.generate(
+                    host("m4-pro-48"),
+                    SEED,
+                    shards(1),
+                    new Answers(8192L, ExpertsMode.STREAM, KvFormat.K8V4),
+                    LIB,
+                    Templates.load(Backend.METAL)));
+    assertEquals(2, e.exitCode());
+    assertEquals(KvRules.K8V4_REFUSAL, e.getMessage());
+  }
+
+  @Test
+  void aPlanThatDoesNotFitIsRefusedWithThePlansReason() {
+    StrataException e =
+        assertThrows(
+            StrataException.class,
+            () ->
+                Generator.generate(
+                    host("m1-8"),
+                    SEED,
+                    shards(1),
+                    new Answers(65_536L, ExpertsMode.RESIDENT, null),
+                    LIB,
+                    Templates.load(Backend.METAL)));
+    assertEquals(3, e.exitCode());
+    assertTrue(e.getMessage().startsWith("resident: "), e.getMessage());
+  }
+
+  @Test
+  void libraryHashIsPinnedWhenKnown() {
+    EngineConfig c =
+        Generator.generate(
+            host("m4-pro-48"),
+            SEED,
+            shards(1),
+            new Answers(8192L, ExpertsMode.STREAM, null),
+            new Generator.Library("/l.dylib", "ab".repeat(32)),
+            Templates.load(Backend.METAL));
+    assertEquals("ab".repeat(32), c.engine().sha256());
+  }
+
+  private static String arg(EngineConfig c, String flag) {
+    int i = c.args().indexOf(flag);
+    return c.args().get(i + 1);
+  }
+}
