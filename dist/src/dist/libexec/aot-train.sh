@@ -62,14 +62,16 @@ for f in "$work/libstrata.dylib" "$lib"; do
   printf 'not a library: aot-train only has its sha256 pinned and checked\n' >"$f"
 done
 
-STRATA_JAVA_OPTS="-XX:AOTCacheOutput=$setup_aot" run setup-print 0 \
+# JDK_JAVA_OPTIONS (read by the java launcher, quotes allowed) rather than STRATA_JAVA_OPTS, which the
+# bin scripts split on spaces: the distribution may live under a path with one.
+JDK_JAVA_OPTIONS="-XX:AOTCacheOutput=\"$setup_aot\"" run setup-print 0 \
   "$home/bin/strata-setup" --host-file m4-pro-48 --model "$model" --ctx 32768 --experts stream \
   --engine-lib "$work/libstrata.dylib" --print
 # The launch config: this machine's backend, so that --dry-run walks through every check (on a machine
 # too small for the plan it refuses with exit 3 after the plan: still a full training run).
 run setup-config 0 "$home/bin/strata-setup" --host-file m4-pro-48 --model "$model" --ctx 32768 \
   --experts stream --backend "$backend" --engine-lib "$lib" --out "$work/config.yaml"
-STRATA_JAVA_OPTS="-XX:AOTCacheOutput=$launch_aot" run launch-dry-run "0 3" \
+JDK_JAVA_OPTIONS="-XX:AOTCacheOutput=\"$launch_aot\"" run launch-dry-run "0 3" \
   "$home/bin/strata-launch" --dry-run --config "$work/config.yaml"
 
 for f in "$setup_aot" "$launch_aot"; do
