@@ -2,6 +2,7 @@ package dev.strata.tests.golden;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.strata.launcher.LaunchCli;
 import dev.strata.setup.SetupCli;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
@@ -28,7 +29,19 @@ class HelpGoldenTest {
   private record Cli(String name, BiFunction<StringWriter, StringWriter, CommandLine> factory) {}
 
   private static final List<Cli> CLIS =
-      List.of(new Cli("strata-setup", (out, err) -> SetupCli.create(setupIo(out, err))));
+      List.of(
+          new Cli("strata-setup", (out, err) -> SetupCli.create(setupIo(out, err))),
+          new Cli(
+              "strata-launch",
+              (out, err) ->
+                  LaunchCli.create(
+                      new LaunchCli.Io(
+                          new PrintWriter(out, true),
+                          new PrintWriter(err, true),
+                          Map.of(),
+                          code -> {
+                            throw new IllegalStateException("halt " + code);
+                          }))));
 
   /** A command path such as {@code [strata-setup, probe]} and its golden name. */
   record Command(Cli cli, List<String> path) {
