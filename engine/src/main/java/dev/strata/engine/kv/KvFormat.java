@@ -102,10 +102,29 @@ public enum KvFormat {
 
   /** Bytes of one cell: K and V records for every KV head of one layer. */
   public long cellBytes(int kvHeads, int headDim) {
+    return cellBytes(kvHeads, headDim, headDim);
+  }
+
+  /**
+   * Bytes of one cell when K and V heads differ in size ({@code key_length} ≠ {@code
+   * value_length}): kvHeads × (K record + V record).
+   */
+  public long cellBytes(int kvHeads, int headDimK, int headDimV) {
     if (kvHeads <= 0) {
       throw new IllegalArgumentException("kv_heads must be positive, got " + kvHeads);
     }
-    return kvHeads * (kRecordBytes(headDim) + vRecordBytes(headDim));
+    return kvHeads * (kRecordBytes(headDimK) + vRecordBytes(headDimV));
+  }
+
+  /** Whether this format's records hold K heads of headDimK values and V heads of headDimV. */
+  public boolean holds(int headDimK, int headDimV) {
+    try {
+      kRecordBytes(headDimK);
+      vRecordBytes(headDimV);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 
   /** Cells of a pool for a context: {@code context + 128}. */

@@ -1,5 +1,8 @@
 package dev.strata.engine.model;
 
+import dev.strata.engine.model.ArchTable.Arch;
+import dev.strata.engine.model.ArchTable.StateKind;
+import dev.strata.engine.model.ArchTable.Support;
 import dev.strata.engine.model.GgufException.Kind;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,21 +13,28 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The geometry rules of docs/ENGINE-CONTRACT.md, applied to the headers of a model's shards (in
- * order; the first holds the metadata, as gguf-split writes it).
+ * The geometry rules of docs/ENGINE-CONTRACT.md and docs/MODELS.md, applied to the headers of a
+ * model's shards (in order; the first holds the metadata, as gguf-split writes it). The
+ * per-architecture facts come from {@link ArchTable}.
  */
 public final class GeometryRules {
   /** Most blocks, experts, heads or head size taken for real; beyond is a damaged file. */
   static final long MAX_SMALL = 1 << 16;
+
+  /** Longest sliding window or state dimension taken for real. */
+  static final long MAX_WINDOW = 1L << 32;
 
   /** What an architecture name looks like ("qwen3next", "gpt-oss"); it prefixes metadata keys. */
   private static final Pattern ARCH = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
   private static final Pattern BLOCK = Pattern.compile("blk\\.(\\d{1,9})\\.(.+)");
 
-  /** The three tensors of an expert FFN; their last dimension is the expert count. */
-  static final List<String> EXPERT_TENSORS =
-      List.of("ffn_gate_exps.weight", "ffn_up_exps.weight", "ffn_down_exps.weight");
+  private static final Pattern EXPERT =
+      Pattern.compile("(" + String.join("|", ArchTable.EXPERT_TENSORS) + ")\\.(weight|bias|scale)");
+
+  private static final Pattern LEGACY_EXPERT =
+      Pattern.compile(
+          "(" + String.join("|", ArchTable.LEGACY_EXPERT_TENSORS) + ")\\.(\\d{1,6})\\.weight");
 
   private GeometryRules() {}
 
@@ -32,26 +42,20 @@ public final class GeometryRules {
   public static ModelGeometry derive(List<GgufFile> shards) {
     GgufFile f = shards.getFirst();
     String file = f.file();
-    GgufValue archValue = f.get("general.architecture");
-    if (archValue == null) {
+    long tensorCount = 0;
+    for (GgufFile s : shards) {
+      tensorCount += s.tensors().size();
+    }
+    if (tensorCount == 0) {
       throw new GgufException(
           Kind.NOT_A_MODEL,
           file,
-          "has no general.architecture: not a model (a vocabulary or adapter file?); pass the"
-              + " model's first shard");
+          "holds no tensors: a tokenizer file, not model weights; pass the model's .gguf file");
     }
-    String arch = f.string("general.architecture");
-    if (arch == null || !ARCH.matcher(arch).matches()) {
-      throw new GgufException(
-          Kind.INCONSISTENT,
-          file,
-          "general.architecture is "
-              + (arch == null
-                  ? GgufFile.describe(archValue)
-                  : "\"" + GgufException.clip(arch) + "\"")
-              + ", not an architecture name; the file is damaged");
-    }
-    int blocks = (int) required(f, arch + ".block_count", 1);
+    String arch = architecture(f);
+    Arch row = ArchTable.find(arch);
+    refuseUnsupported(f, arch, row);
+    int blockCount = (int) required(f, arch + ".block_count", 1);
     long context = f.unsigned(arch + ".context_length");
     if (context < 1) {
       throw new GgufException(
@@ -76,174 +80,419 @@ public final class GeometryRules {
               + experts
               + " (the expert count); the file is damaged");
     }
+    int blocks = mainBlocks(shards, arch, blockCount);
+    int allBlocks = blocks + (int) small(f, arch + "." + ArchTable.NEXTN_KEY, 0);
 
     TreeSet<Integer> qsa = new TreeSet<>();
-    TreeMap<Integer, long[]> expertLayers = new TreeMap<>();
+    TreeSet<Integer> drafterKv = new TreeSet<>();
+    TreeMap<Integer, StateKind> recurrent = new TreeMap<>();
+    ExpertTensors exps = new ExpertTensors(arch, experts);
     long dense = 0;
+    long drafter = 0;
     for (GgufFile shard : shards) {
       for (GgufTensor t : shard.tensors()) {
         Matcher m = BLOCK.matcher(t.name());
-        if (m.matches()) {
-          int layer = Integer.parseInt(m.group(1));
-          if (layer >= blocks) {
-            throw new GgufException(
-                Kind.INCONSISTENT,
-                shard.file(),
-                "holds tensor "
-                    + GgufException.clip(t.name())
-                    + " but "
-                    + arch
-                    + ".block_count is "
-                    + blocks
-                    + "; the file is damaged");
+        if (!m.matches()) {
+          dense = add(dense, t.bytes(), shard.file());
+          continue;
+        }
+        int layer = Integer.parseInt(m.group(1));
+        if (layer >= allBlocks) {
+          throw new GgufException(
+              Kind.INCONSISTENT,
+              shard.file(),
+              "holds tensor "
+                  + GgufException.clip(t.name())
+                  + " but "
+                  + arch
+                  + ".block_count is "
+                  + blockCount
+                  + "; the file is damaged");
+        }
+        String rest = m.group(2);
+        if (layer >= blocks) {
+          drafter = add(drafter, t.bytes(), shard.file());
+          if (ArchTable.KV_TENSORS.contains(rest)) {
+            drafterKv.add(layer);
           }
-          String rest = m.group(2);
-          int slot = EXPERT_TENSORS.indexOf(rest);
-          if (slot >= 0) {
-            checkExpertShape(shard, t, arch, experts);
-            expertLayers.computeIfAbsent(layer, k -> new long[] {-1, -1, -1})[slot] =
-                t.bytes() / experts;
-            continue;
-          }
-          if (rest.equals("attn_k.weight")) {
-            qsa.add(layer);
+          continue;
+        }
+        if (exps.take(shard, t, layer, rest)) {
+          continue;
+        }
+        if (ArchTable.KV_TENSORS.contains(rest)) {
+          qsa.add(layer);
+        }
+        for (StateKind k : StateKind.values()) {
+          if (k != StateKind.NONE && k.marker.equals(rest)) {
+            recurrent.put(layer, k);
           }
         }
         dense = add(dense, t.bytes(), shard.file());
       }
     }
-
-    long expertBytes = 0;
-    for (Map.Entry<Integer, long[]> e : expertLayers.entrySet()) {
-      long slot = 0;
-      for (int i = 0; i < 3; i++) {
-        long b = e.getValue()[i];
-        if (b < 0) {
-          throw new GgufException(
-              Kind.INCONSISTENT,
-              file,
-              "block "
-                  + e.getKey()
-                  + " has expert tensors but no blk."
-                  + e.getKey()
-                  + "."
-                  + EXPERT_TENSORS.get(i)
-                  + "; the model is incomplete");
-        }
-        slot += b;
-      }
-      // Layers may be quantized differently; an arena slot must hold the largest.
-      expertBytes = Math.max(expertBytes, slot);
-    }
-    if (experts > 0 && expertLayers.isEmpty()) {
+    long expertBytes = exps.slotBytes(file);
+    if (experts > 0 && exps.layers() == 0) {
       throw new GgufException(
           Kind.INCONSISTENT,
           file,
           arch
               + ".expert_count is "
               + experts
-              + " but no block holds ffn_gate_exps/ffn_up_exps/ffn_down_exps; the model is"
-              + " incomplete");
+              + " but no block holds expert tensors (ffn_gate_exps/ffn_up_exps/ffn_down_exps,"
+              + " ffn_gate_up_exps or ffn_gate.E/ffn_up.E/ffn_down.E); the model is incomplete");
+    }
+    checkInterval(f, arch, blocks, qsa);
+    if (qsa.isEmpty()) {
+      throw new GgufException(
+          Kind.UNSUPPORTED,
+          file,
+          arch
+              + " has no attention layer (no blk.N.attn_k or attn_qkv tensor); the engine runs"
+              + " models with attention KV pools (docs/MODELS.md lists them)");
     }
 
-    long interval = f.unsigned(arch + ".full_attention_interval");
-    if (interval == 0) {
-      throw new GgufException(
-          Kind.INCONSISTENT, file, arch + ".full_attention_interval is 0; the file is damaged");
+    TreeSet<Integer> kvLayers = new TreeSet<>(qsa);
+    kvLayers.addAll(drafterKv);
+    long kv = perLayer(f, arch + ".attention.head_count_kv", blockCount, kvLayers);
+    long heads = perLayer(f, arch + ".attention.head_count", blockCount, kvLayers);
+    if (kv < 0) {
+      kv = heads; // llama.cpp's default: as many KV heads as heads
     }
-    if (interval > 0) {
-      TreeSet<Integer> expected = new TreeSet<>();
-      for (int n = 0; n < blocks; n++) {
-        if ((n + 1) % interval == 0) {
-          expected.add(n);
-        }
+    if (kv < 1) {
+      throw new GgufException(
+          Kind.NOT_A_MODEL,
+          file,
+          "has attention layers but no "
+              + arch
+              + ".attention.head_count_kv; not a model this toolkit can plan for");
+    }
+    int headDim = headSize(f, arch, "key_length", heads);
+    int headDimV = headSize(f, arch, "value_length", heads);
+
+    long window = bounded(f, arch + ".attention.sliding_window", 0, MAX_WINDOW);
+    int pattern = row == null ? 0 : row.swaPattern();
+    List<Integer> swa = new ArrayList<>();
+    for (int layer : qsa) {
+      if (window > 0 && ArchTable.slides(pattern, layer)) {
+        swa.add(layer);
       }
-      if (!expected.equals(qsa)) {
+    }
+
+    long statePerLayer = 0;
+    if (!recurrent.isEmpty()) {
+      StateKind kind = recurrent.firstEntry().getValue();
+      if (recurrent.containsValue(kind == StateKind.SSM ? StateKind.SHORT_CONV : StateKind.SSM)) {
         throw new GgufException(
             Kind.INCONSISTENT,
             file,
-            arch
-                + ".full_attention_interval "
-                + interval
-                + " means attention layers "
-                + brief(expected)
-                + " but blk.N.attn_k.weight exists for "
-                + brief(qsa)
-                + "; the model is damaged");
+            "mixes ssm_conv1d and shortconv.conv layers; the file is damaged");
       }
-    }
-
-    int kvHeads = 0;
-    int headDim = 0;
-    if (!qsa.isEmpty()) {
-      long kv = perLayer(f, arch + ".attention.head_count_kv", blocks, qsa);
-      long heads = perLayer(f, arch + ".attention.head_count", blocks, qsa);
-      if (kv < 0) {
-        kv = heads; // llama.cpp's default: as many KV heads as heads
-      }
-      if (kv < 1) {
-        throw new GgufException(
-            Kind.NOT_A_MODEL,
-            file,
-            "has attention layers but no "
-                + arch
-                + ".attention.head_count_kv; not a model this toolkit can plan for");
-      }
-      long dim = small(f, arch + ".attention.key_length", -1);
-      if (dim < 0) {
-        long width = f.unsigned(arch + ".embedding_length");
-        if (width > 0 && heads > 0 && width % heads == 0) {
-          dim = width / heads; // llama.cpp's default head size
+      long[] v = new long[kind.keys.size()];
+      for (int i = 0; i < v.length; i++) {
+        String key = arch + "." + kind.keys.get(i);
+        v[i] = bounded(f, key, -1, MAX_WINDOW);
+        if (v[i] < 0) {
+          throw new GgufException(
+              Kind.NOT_A_MODEL,
+              file,
+              "has recurrent layers (blk.N."
+                  + kind.marker
+                  + ") but no "
+                  + key
+                  + "; not a model this toolkit can plan for");
         }
       }
-      if (dim < 1) {
-        throw new GgufException(
-            Kind.NOT_A_MODEL,
-            file,
-            "has attention layers but no "
-                + arch
-                + ".attention.key_length; not a model this toolkit can plan for");
-      }
-      kvHeads = (int) kv;
-      headDim = (int) dim;
+      statePerLayer = ArchTable.stateBytes(kind, v);
     }
     return new ModelGeometry(
         arch,
         blocks,
         new ArrayList<>(qsa),
-        kvHeads,
+        (int) kv,
         headDim,
         experts,
         used,
-        expertLayers.size(),
+        exps.layers(),
         expertBytes,
         dense,
         context,
-        shards.size());
+        shards.size(),
+        headDimV,
+        swa,
+        swa.isEmpty() ? 0 : window,
+        recurrent.size(),
+        statePerLayer,
+        allBlocks - blocks,
+        new ArrayList<>(drafterKv),
+        drafter);
   }
 
-  private static void checkExpertShape(GgufFile shard, GgufTensor t, String arch, int experts) {
-    if (experts == 0) {
+  private static String architecture(GgufFile f) {
+    GgufValue archValue = f.get("general.architecture");
+    if (archValue == null) {
       throw new GgufException(
-          Kind.INCONSISTENT,
-          shard.file(),
-          "holds expert tensor "
-              + GgufException.clip(t.name())
-              + " but has no "
-              + arch
-              + ".expert_count; the file is damaged");
+          Kind.NOT_A_MODEL,
+          f.file(),
+          "has no general.architecture: not a model (a vocabulary or adapter file?); pass the"
+              + " model's first shard");
     }
-    if (t.dims().size() != 3 || t.dims().get(2) != experts) {
+    String arch = f.string("general.architecture");
+    if (arch == null || !ARCH.matcher(arch).matches()) {
       throw new GgufException(
           Kind.INCONSISTENT,
-          shard.file(),
-          "tensor "
-              + GgufException.clip(t.name())
-              + " has shape "
-              + t.dims()
-              + " but its last dimension must be the expert count "
-              + experts
+          f.file(),
+          "general.architecture is "
+              + (arch == null
+                  ? GgufFile.describe(archValue)
+                  : "\"" + GgufException.clip(arch) + "\"")
+              + ", not an architecture name; the file is damaged");
+    }
+    return arch;
+  }
+
+  private static void refuseUnsupported(GgufFile f, String arch, Arch row) {
+    String why = null;
+    if (f.get(arch + "." + ArchTable.MLA_KEY) != null
+        || (row != null && row.support() == Support.MLA)) {
+      why =
+          " uses multi-head latent attention (K and V share one compressed latent), which no"
+              + " Strata KV format holds; the engine runs per-head K/V attention (llama, qwen3,"
+              + " qwen3moe, qwen3next, gpt-oss, gemma3, … in docs/MODELS.md)";
+    } else if (row != null && row.support() == Support.ENCODER) {
+      why =
+          " is an encoder-only (embedding) model: it generates no text; the engine runs decoder"
+              + " models (docs/MODELS.md)";
+    } else if (row != null && row.support() == Support.RECURRENT_ONLY) {
+      why =
+          " is recurrent only (no attention layer, so no KV pool); the engine runs attention"
+              + " models and attention/recurrent hybrids (qwen3next, qwen35, lfm2; docs/MODELS.md)";
+    }
+    if (why != null) {
+      throw new GgufException(Kind.UNSUPPORTED, f.file(), GgufException.clip(arch) + why);
+    }
+  }
+
+  /**
+   * The blocks of the main model. With {@code nextn_predict_layers = n}, llama.cpp's converters
+   * count the n MTP blocks in block_count (they are its last n); a file whose tensors go past
+   * block_count counts them after it. Either way the drafter is the n blocks after the main ones.
+   */
+  private static int mainBlocks(List<GgufFile> shards, String arch, int blockCount) {
+    GgufFile f = shards.getFirst();
+    long nextn = small(f, arch + "." + ArchTable.NEXTN_KEY, 0);
+    if (nextn == 0) {
+      return blockCount;
+    }
+    int highest = -1;
+    for (GgufFile s : shards) {
+      for (GgufTensor t : s.tensors()) {
+        Matcher m = BLOCK.matcher(t.name());
+        if (m.matches()) {
+          highest = Math.max(highest, Integer.parseInt(m.group(1)));
+        }
+      }
+    }
+    if (highest >= blockCount) {
+      return blockCount;
+    }
+    if (nextn >= blockCount) {
+      throw new GgufException(
+          Kind.INCONSISTENT,
+          f.file(),
+          arch
+              + "."
+              + ArchTable.NEXTN_KEY
+              + " is "
+              + nextn
+              + " but "
+              + arch
+              + ".block_count is only "
+              + blockCount
               + "; the file is damaged");
+    }
+    return blockCount - (int) nextn;
+  }
+
+  private static void checkInterval(GgufFile f, String arch, int blocks, TreeSet<Integer> qsa) {
+    long interval = f.unsigned(arch + ".full_attention_interval");
+    if (interval == 0) {
+      throw new GgufException(
+          Kind.INCONSISTENT, f.file(), arch + ".full_attention_interval is 0; the file is damaged");
+    }
+    if (interval < 0) {
+      return;
+    }
+    TreeSet<Integer> expected = new TreeSet<>();
+    for (int n = 0; n < blocks; n++) {
+      if ((n + 1) % interval == 0) {
+        expected.add(n);
+      }
+    }
+    if (!expected.equals(qsa)) {
+      throw new GgufException(
+          Kind.INCONSISTENT,
+          f.file(),
+          arch
+              + ".full_attention_interval "
+              + interval
+              + " means attention layers "
+              + brief(expected)
+              + " but blk.N.attn_k.weight exists for "
+              + brief(qsa)
+              + "; the model is damaged");
+    }
+  }
+
+  /** K or V head size: the key, else embedding_length / head_count (llama.cpp's default). */
+  private static int headSize(GgufFile f, String arch, String key, long heads) {
+    long dim = small(f, arch + ".attention." + key, -1);
+    if (dim < 0) {
+      long width = f.unsigned(arch + ".embedding_length");
+      if (width > 0 && heads > 0 && width % heads == 0) {
+        dim = width / heads;
+      }
+    }
+    if (dim < 1) {
+      throw new GgufException(
+          Kind.NOT_A_MODEL,
+          f.file(),
+          "has attention layers but no "
+              + arch
+              + ".attention."
+              + key
+              + " (nor embedding_length and head_count to derive it); not a model this toolkit"
+              + " can plan for");
+    }
+    return (int) dim;
+  }
+
+  /**
+   * Expert tensors of the main blocks, per layer: separate or merged {@code *_exps} tensors (bytes
+   * / expert count per slot), or the legacy per-expert tensors (the largest expert per slot).
+   */
+  private static final class ExpertTensors {
+    private final String arch;
+    private final int experts;
+
+    /** layer → [gate, up, down, gate_up] weight seen; then slot bytes. */
+    private final TreeMap<Integer, long[]> merged = new TreeMap<>();
+
+    /** layer → per expert: bytes, and a bit per gate/up/down seen. */
+    private final TreeMap<Integer, long[][]> legacy = new TreeMap<>();
+
+    ExpertTensors(String arch, int experts) {
+      this.arch = arch;
+      this.experts = experts;
+    }
+
+    boolean take(GgufFile shard, GgufTensor t, int layer, String rest) {
+      Matcher m = EXPERT.matcher(rest);
+      if (m.matches()) {
+        checkShape(shard, t);
+        long[] l = merged.computeIfAbsent(layer, k -> new long[5]);
+        if (m.group(2).equals("weight")) {
+          l[ArchTable.EXPERT_TENSORS.indexOf(m.group(1))] = 1;
+        }
+        l[4] += t.bytes() / experts;
+        return true;
+      }
+      m = LEGACY_EXPERT.matcher(rest);
+      if (m.matches() && experts > 0) {
+        int e = Integer.parseInt(m.group(2));
+        if (e >= experts) {
+          throw new GgufException(
+              Kind.INCONSISTENT,
+              shard.file(),
+              "holds tensor "
+                  + GgufException.clip(t.name())
+                  + " but "
+                  + arch
+                  + ".expert_count is "
+                  + experts
+                  + "; the file is damaged");
+        }
+        long[][] l = legacy.computeIfAbsent(layer, k -> new long[experts][2]);
+        l[e][0] += t.bytes();
+        l[e][1] |= 1L << ArchTable.LEGACY_EXPERT_TENSORS.indexOf(m.group(1));
+        return true;
+      }
+      return false;
+    }
+
+    private void checkShape(GgufFile shard, GgufTensor t) {
+      if (experts == 0) {
+        throw new GgufException(
+            Kind.INCONSISTENT,
+            shard.file(),
+            "holds expert tensor "
+                + GgufException.clip(t.name())
+                + " but has no "
+                + arch
+                + ".expert_count; the file is damaged");
+      }
+      if (t.dims().isEmpty() || t.dims().getLast() != experts) {
+        throw new GgufException(
+            Kind.INCONSISTENT,
+            shard.file(),
+            "tensor "
+                + GgufException.clip(t.name())
+                + " has shape "
+                + t.dims()
+                + " but its last dimension must be the expert count "
+                + experts
+                + "; the file is damaged");
+      }
+    }
+
+    int layers() {
+      TreeSet<Integer> all = new TreeSet<>(merged.keySet());
+      all.addAll(legacy.keySet());
+      return all.size();
+    }
+
+    /** The largest slot of any layer (an arena slot must hold it); checks every layer is whole. */
+    long slotBytes(String file) {
+      long max = 0;
+      for (Map.Entry<Integer, long[]> e : merged.entrySet()) {
+        long[] l = e.getValue();
+        boolean gateUp = l[3] == 1 || (l[0] == 1 && l[1] == 1);
+        String missing =
+            l[2] == 0
+                ? "ffn_down_exps.weight"
+                : !gateUp ? (l[0] == 0 ? "ffn_gate_exps.weight" : "ffn_up_exps.weight") : null;
+        if (missing != null) {
+          throw incomplete(file, e.getKey(), "blk." + e.getKey() + "." + missing);
+        }
+        max = Math.max(max, l[4]);
+      }
+      for (Map.Entry<Integer, long[][]> e : legacy.entrySet()) {
+        long[][] l = e.getValue();
+        for (int x = 0; x < l.length; x++) {
+          if (l[x][1] != 7) {
+            int miss = Long.numberOfTrailingZeros(~l[x][1]);
+            throw incomplete(
+                file,
+                e.getKey(),
+                "blk."
+                    + e.getKey()
+                    + "."
+                    + ArchTable.LEGACY_EXPERT_TENSORS.get(miss)
+                    + "."
+                    + x
+                    + ".weight");
+          }
+          max = Math.max(max, l[x][0]);
+        }
+      }
+      return max;
+    }
+
+    private static GgufException incomplete(String file, int layer, String tensor) {
+      return new GgufException(
+          Kind.INCONSISTENT,
+          file,
+          "block " + layer + " has expert tensors but no " + tensor + "; the model is incomplete");
     }
   }
 
@@ -265,15 +514,19 @@ public final class GeometryRules {
 
   /** An optional count up to {@link #MAX_SMALL}, or {@code absent}. */
   private static long small(GgufFile f, String key, long absent) {
+    return bounded(f, key, absent, MAX_SMALL);
+  }
+
+  private static long bounded(GgufFile f, String key, long absent, long limit) {
     long v = f.unsigned(key);
     if (v < 0) {
       return absent;
     }
-    if (v > MAX_SMALL) {
+    if (v > limit) {
       throw new GgufException(
           Kind.ABSURD_COUNT,
           f.file(),
-          key + " is " + v + " (limit " + MAX_SMALL + "); the file is damaged");
+          key + " is " + v + " (limit " + limit + "); the file is damaged");
     }
     return v;
   }
@@ -300,6 +553,9 @@ public final class GeometryRules {
     }
     long value = -1;
     for (int layer : layers) {
+      if (layer >= a.length()) {
+        continue; // an MTP block counted after block_count: the array does not reach it
+      }
       long x = ((GgufValue.IntValue) a.elements().get(layer)).bits();
       if (x < 1 || x > MAX_SMALL || (value >= 0 && x != value)) {
         throw new GgufException(

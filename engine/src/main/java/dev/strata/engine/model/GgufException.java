@@ -28,6 +28,11 @@ public final class GgufException extends StrataException {
     UNKNOWN_TYPE,
     /** A valid GGUF that is not a usable model: no architecture, no blocks, an empty folder. */
     NOT_A_MODEL,
+    /**
+     * A valid model of an architecture or with a feature the engine does not run (multi-head latent
+     * attention, encoder-only, recurrent-only): the message names it and what the engine runs.
+     */
+    UNSUPPORTED,
     /** A shard of a split set is absent. */
     MISSING_SHARD,
     /** A file in the place of a shard belongs to another model or another split. */

@@ -46,7 +46,7 @@ public record GgufModel(ModelGeometry geometry, List<Shard> shards, long tensorB
 
   /** Bytes of every expert tensor of the model (resident mode holds them all). */
   public long expertTensorBytes() {
-    return tensorBytes - geometry.denseBytes();
+    return tensorBytes - geometry.denseBytes() - geometry.drafterBytes();
   }
 
   /**
@@ -61,6 +61,33 @@ public record GgufModel(ModelGeometry geometry, List<Shard> shards, long tensorB
     sb.append(g.qsaLayerCount()).append(" QSA layers ").append(layers(g.qsaLayers()));
     if (g.qsaLayerCount() > 0) {
       sb.append(", ").append(g.kvHeads()).append(" KV heads × head_dim ").append(g.headDim());
+      if (g.headDimV() != g.headDim()) {
+        sb.append(" (V ").append(g.headDimV()).append(')');
+      }
+    }
+    if (!g.swaLayers().isEmpty()) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              ", %d sliding-window layers (window %,d)",
+              g.swaLayers().size(),
+              g.slidingWindow()));
+    }
+    if (g.recurrentLayers() > 0) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              ", %d recurrent layers (state %,d B each)",
+              g.recurrentLayers(),
+              g.stateBytesPerLayer()));
+    }
+    if (g.hasDrafter()) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              ", MTP drafter: %d block(s), %s",
+              g.drafterBlocks(),
+              gb(g.drafterBytes())));
     }
     if (g.experts() > 0) {
       sb.append(

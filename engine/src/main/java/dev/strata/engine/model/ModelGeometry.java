@@ -18,6 +18,19 @@ import java.util.List;
  * @param denseBytes bytes of every non-expert tensor
  * @param trainedContext the context length the model was trained for
  * @param shardCount shards of the split set (1 for a single file)
+ * @param headDimV values per V head vector ({@code value_length}; headDim is K's)
+ * @param swaLayers the QSA layers that attend over a sliding window, ascending (a subset of
+ *     qsaLayers); their pools hold min(context, window) + 128 cells
+ * @param slidingWindow the window in tokens ({@code attention.sliding_window}); 0 when no layer
+ *     slides
+ * @param recurrentLayers blocks with recurrent state (Gated DeltaNet, Mamba, short conv)
+ * @param stateBytesPerLayer per-sequence state of one recurrent layer, bytes (f32)
+ * @param drafterBlocks MTP blocks ({@code nextn_predict_layers}): the last blocks of block_count,
+ *     not part of {@code blocks}
+ * @param drafterKvLayers the drafter blocks that hold an attention layer (a KV pool when
+ *     speculation is on)
+ * @param drafterBytes bytes of every drafter tensor (weights loaded when speculation is on); not in
+ *     denseBytes nor in the experts
  */
 public record ModelGeometry(
     String architecture,
@@ -31,10 +44,75 @@ public record ModelGeometry(
     long expertBytes,
     long denseBytes,
     long trainedContext,
-    int shardCount) {
+    int shardCount,
+    int headDimV,
+    List<Integer> swaLayers,
+    long slidingWindow,
+    int recurrentLayers,
+    long stateBytesPerLayer,
+    int drafterBlocks,
+    List<Integer> drafterKvLayers,
+    long drafterBytes) {
 
   public ModelGeometry {
     qsaLayers = List.copyOf(qsaLayers);
+    swaLayers = List.copyOf(swaLayers);
+    drafterKvLayers = List.copyOf(drafterKvLayers);
+  }
+
+  /**
+   * A plain model: every QSA layer full attention, K and V of one head size, no recurrent state, no
+   * drafter.
+   */
+  public ModelGeometry(
+      String architecture,
+      int blocks,
+      List<Integer> qsaLayers,
+      int kvHeads,
+      int headDim,
+      int experts,
+      int expertsUsed,
+      int moeLayers,
+      long expertBytes,
+      long denseBytes,
+      long trainedContext,
+      int shardCount) {
+    this(
+        architecture,
+        blocks,
+        qsaLayers,
+        kvHeads,
+        headDim,
+        experts,
+        expertsUsed,
+        moeLayers,
+        expertBytes,
+        denseBytes,
+        trainedContext,
+        shardCount,
+        headDim,
+        List.of(),
+        0,
+        0,
+        0,
+        0,
+        List.of(),
+        0);
+  }
+
+  /** QSA layers attending over the whole context. */
+  public int fullLayerCount() {
+    return qsaLayers.size() - swaLayers.size();
+  }
+
+  /** Per-sequence recurrent state of the whole model: recurrent layers × state per layer. */
+  public long stateBytes() {
+    return Math.multiplyExact(stateBytesPerLayer, recurrentLayers);
+  }
+
+  /** Whether the file holds MTP drafter blocks that speculation ({@code --spec}) can run on. */
+  public boolean hasDrafter() {
+    return drafterBlocks > 0;
   }
 
   public int qsaLayerCount() {

@@ -4,26 +4,64 @@ import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ModelGeometry;
 
 /**
- * The KV pools of a plan, sized by {@link KvFormat} (the single source of cell sizes).
+ * The KV pools of a plan, sized by {@link KvFormat} (the single source of cell sizes). Every pool
+ * of a model has the same cell; full-attention layers (and the MTP drafter's, when speculation is
+ * on) hold context + 128 cells, sliding-window layers min(context, window) + 128 (docs/MODELS.md).
  *
  * @param format the format the pools are allocated in (after KvRules: int8 for fp16 on Metal)
- * @param cells cells per pool: context + 128
+ * @param cells cells of a full-attention pool: context + 128
  * @param cellBytes bytes of one cell (K and V of every KV head of one layer)
- * @param layers QSA layers, each holding one pool
- * @param bytes cells × cellBytes × layers
+ * @param layers full-attention QSA layers, each holding one pool of {@code cells}
+ * @param bytes every pool's bytes: cellBytes × (cells × (layers + drafterLayers) + swaCells ×
+ *     swaLayers)
+ * @param swaLayers sliding-window layers, each holding one pool of {@code swaCells}
+ * @param swaCells cells of a sliding-window pool: min(context, window) + 128; 0 without such layers
+ * @param drafterLayers the MTP drafter's attention layers planned (0 with {@code --spec 0})
  */
-public record KvPools(KvFormat format, long cells, long cellBytes, int layers, long bytes) {
+public record KvPools(
+    KvFormat format,
+    long cells,
+    long cellBytes,
+    int layers,
+    long bytes,
+    int swaLayers,
+    long swaCells,
+    int drafterLayers) {
+
+  /** Pools of full-attention layers only. */
+  public KvPools(KvFormat format, long cells, long cellBytes, int layers, long bytes) {
+    this(format, cells, cellBytes, layers, bytes, 0, 0, 0);
+  }
+
+  /** Sizes the pools of a model at a context, without the drafter. */
+  public static KvPools of(KvFormat format, ModelGeometry model, long context) {
+    return of(format, model, context, 0);
+  }
 
   /**
    * Sizes the pools of a model at a context.
    *
-   * @throws IllegalArgumentException when the format cannot hold the model's head_dim (q4_0 needs
-   *     256)
+   * @param spec the engine's {@code --spec}: the drafter's pools are planned when it is above 0
+   * @throws IllegalArgumentException when the format cannot hold the model's head sizes
    */
-  public static KvPools of(KvFormat format, ModelGeometry model, long context) {
-    long cellBytes = format.cellBytes(model.kvHeads(), model.headDim());
-    int layers = model.qsaLayerCount();
-    long bytes = format.poolBytes(context, model.kvHeads(), model.headDim(), layers);
-    return new KvPools(format, KvFormat.cells(context), cellBytes, layers, bytes);
+  public static KvPools of(KvFormat format, ModelGeometry model, long context, long spec) {
+    long cellBytes = format.cellBytes(model.kvHeads(), model.headDim(), model.headDimV());
+    long cells = KvFormat.cells(context);
+    int full = model.fullLayerCount();
+    int swa = model.swaLayers().size();
+    long swaCells = swa > 0 ? KvFormat.cells(Math.min(context, model.slidingWindow())) : 0;
+    int drafter = spec > 0 ? model.drafterKvLayers().size() : 0;
+    long bytes =
+        Math.multiplyExact(
+            cellBytes,
+            Math.addExact(
+                Math.multiplyExact(cells, (long) full + drafter),
+                Math.multiplyExact(swaCells, (long) swa)));
+    return new KvPools(format, cells, cellBytes, full, bytes, swa, swaCells, drafter);
+  }
+
+  /** Bytes one more token of context adds: a cell in every full-attention and drafter pool. */
+  public long bytesPerToken() {
+    return Math.multiplyExact(cellBytes, (long) layers + drafterLayers);
   }
 }

@@ -21,7 +21,11 @@ import java.util.Map;
  * @param memory the host's memory and what the engine may use of it
  * @param marginBytes the safety margin kept free of the plan (1 GiB)
  * @param budgetBytes usable − margin, never negative: everything below must fit in it
- * @param denseBytes every non-expert tensor
+ * @param denseBytes every non-expert tensor of the main model (the MTP drafter's are apart)
+ * @param stateBytes per-sequence recurrent state of the hybrid layers (Gated DeltaNet, Mamba, short
+ *     conv), f32 as llama.cpp allocates it; 0 for attention-only models (docs/MODELS.md)
+ * @param drafterBytes the MTP drafter's weights, planned when {@code --spec} is above 0 and the
+ *     model has a drafter; else 0
  * @param kv the KV pools
  * @param standby the prompt-GEMM stand-by rule; in resident mode its slot count is 0
  * @param standbyBytes stand-by slots × slot bytes
@@ -41,6 +45,8 @@ public record MemoryPlan(
     long marginBytes,
     long budgetBytes,
     long denseBytes,
+    long stateBytes,
+    long drafterBytes,
     KvPools kv,
     StandbySlots standby,
     long standbyBytes,
@@ -84,7 +90,37 @@ public record MemoryPlan(
       KvDecision.Accepted kv,
       Backend backend,
       Map<String, String> env) {
-    return compute(host, model, context, experts, kv.pools(), kv.notes(), backend, env);
+    return compute(host, model, context, experts, kv.pools(), kv.notes(), backend, env, 0);
+  }
+
+  /**
+   * Plans with a KV decision and the engine's {@code --spec}: above 0 the MTP drafter's weights and
+   * KV pools are planned when the model has a drafter; a model without one runs without drafting,
+   * and a note says so.
+   */
+  public static MemoryPlan compute(
+      HostFacts host,
+      ModelGeometry model,
+      long context,
+      ExpertsMode experts,
+      KvDecision.Accepted kv,
+      Backend backend,
+      Map<String, String> env,
+      long spec) {
+    return compute(host, model, context, experts, kv.pools(), kv.notes(), backend, env, spec);
+  }
+
+  /** Plans one configuration with the engine's {@code --spec} (see above). */
+  public static MemoryPlan compute(
+      HostFacts host,
+      ModelGeometry model,
+      long context,
+      ExpertsMode experts,
+      KvFormat pools,
+      Backend backend,
+      Map<String, String> env,
+      long spec) {
+    return compute(host, model, context, experts, pools, List.of(), backend, env, spec);
   }
 
   /**
@@ -103,7 +139,7 @@ public record MemoryPlan(
       KvFormat pools,
       Backend backend,
       Map<String, String> env) {
-    return compute(host, model, context, experts, pools, List.of(), backend, env);
+    return compute(host, model, context, experts, pools, List.of(), backend, env, 0);
   }
 
   private static MemoryPlan compute(
@@ -114,7 +150,8 @@ public record MemoryPlan(
       KvFormat pools,
       List<String> kvNotes,
       Backend backend,
-      Map<String, String> env) {
+      Map<String, String> env,
+      long spec) {
     if (context < 1) {
       throw new IllegalArgumentException("context must be at least 1, got " + context);
     }
@@ -142,34 +179,42 @@ public record MemoryPlan(
               + model.trainedContext());
     }
     long budget = Math.max(0, memory.usableBytes() - SAFETY_MARGIN);
-    long dense = model.denseBytes();
+    long state = model.stateBytes();
+    long drafter = spec > 0 ? model.drafterBytes() : 0;
+    if (spec > 0 && !model.hasDrafter()) {
+      notes.add(
+          "spec: --spec "
+              + spec
+              + " asks for MTP drafting but the model has no MTP block ("
+              + model.architecture()
+              + ".nextn_predict_layers); the engine runs without drafting");
+    }
+    // Everything the engine holds besides the KV pools and the experts.
+    long dense = Math.addExact(Math.addExact(model.denseBytes(), state), drafter);
+    String denseText =
+        Units.gib(model.denseBytes())
+            + (state > 0 ? " + recurrent state " + Units.gib(state) : "")
+            + (drafter > 0 ? " + MTP drafter " + Units.gib(drafter) : "");
     StandbySlots rule = StandbySlots.decide(host, backend, env);
 
     KvPools kv;
     try {
-      kv = KvPools.of(pools, model, context);
+      kv = KvPools.of(pools, model, context, spec);
     } catch (IllegalArgumentException e) {
       // The format cannot hold this model's head vectors: a refusal, not a crash.
       kv = new KvPools(pools, KvFormat.cells(context), 0, model.qsaLayerCount(), 0);
-      String fix =
-          pools == KvFormat.Q4_0 ? "drop --kv q4_0" : "this engine cannot run the model's KV";
       return refused(
           backend,
           experts,
           context,
           memory,
           budget,
-          dense,
+          new long[] {model.denseBytes(), state, drafter},
           kv,
           rule,
           model,
           notes,
-          "kv: "
-              + pools.flagName()
-              + " pools cannot hold this model ("
-              + e.getMessage()
-              + "); "
-              + fix);
+          KvPlanRules.cannotHold(pools, model, backend, e.getMessage()));
     }
 
     long slotBytes = model.expertBytes();
@@ -178,7 +223,8 @@ public record MemoryPlan(
         slotBytes > 0 ? Math.multiplyExact((long) model.expertsUsed(), model.moeLayers()) : 0;
     long tokenBytes = Math.multiplyExact(tokenSlots, slotBytes);
 
-    Stream stream = stream(memory, budget, dense, kv, rule, slotBytes, modelSlots, tokenBytes);
+    Stream stream =
+        stream(memory, budget, dense, kv, rule, model, slotBytes, modelSlots, tokenSlots);
     if (experts == ExpertsMode.STREAM) {
       long slots = stream.slots();
       if (slots >= modelSlots && modelSlots > 0) {
@@ -199,7 +245,7 @@ public record MemoryPlan(
                   + " slots, "
                   + Units.gib(tokenBytes)
                   + " GiB) after dense "
-                  + Units.gib(dense)
+                  + denseText
                   + " + KV "
                   + Units.gib(kv.bytes())
                   + " + stand-by "
@@ -219,9 +265,11 @@ public record MemoryPlan(
           memory,
           SAFETY_MARGIN,
           budget,
-          dense,
+          model.denseBytes(),
+          state,
+          drafter,
           kv,
-          rule,
+          stream.standby(),
           stream.standbyBytes(),
           stream.headroom(),
           arena,
@@ -243,7 +291,7 @@ public record MemoryPlan(
       boolean streamFits = stream.available() >= tokenBytes;
       refusal =
           "resident: dense "
-              + Units.gib(dense)
+              + denseText
               + " + KV "
               + Units.gib(kv.bytes())
               + " + every expert "
@@ -271,7 +319,9 @@ public record MemoryPlan(
         memory,
         SAFETY_MARGIN,
         budget,
-        dense,
+        model.denseBytes(),
+        state,
+        drafter,
         kv,
         none,
         0,
@@ -284,23 +334,47 @@ public record MemoryPlan(
   }
 
   /** The stream-mode figures, also used to advise a refused resident plan. */
-  private record Stream(long standbyBytes, long headroom, long fixed, long available, long slots) {}
+  private record Stream(
+      StandbySlots standby,
+      long standbyBytes,
+      long headroom,
+      long fixed,
+      long available,
+      long slots) {}
 
+  /**
+   * Stream mode. When the arena can hold every expert beside the rest, nothing streams: no stand-by
+   * slots, no page-cache headroom (so a model that fits resident never fails streamed). Otherwise
+   * the stand-by slots are bounded by the model ({@link StandbySlots#boundedBy}) and the arena by
+   * the slots the stand-by leaves: never more slots in all than the model has.
+   */
   private static Stream stream(
       UsableMemory memory,
       long budget,
       long dense,
       KvPools kv,
       StandbySlots rule,
+      ModelGeometry model,
       long slotBytes,
       long modelSlots,
-      long tokenBytes) {
-    long standbyBytes = Math.multiplyExact((long) rule.slots(), slotBytes);
+      long tokenSlots) {
+    long base = Math.addExact(dense, kv.bytes());
+    long allExperts = Math.multiplyExact(modelSlots, slotBytes);
+    if (modelSlots > 0 && budget - base >= allExperts) {
+      StandbySlots none =
+          new StandbySlots(rule.promptGemm(), 0, "the arena holds every expert: nothing streams");
+      return new Stream(none, 0, 0, base, budget - base, modelSlots);
+    }
+    StandbySlots standby = rule.boundedBy(model.experts(), modelSlots, tokenSlots);
+    long standbyBytes = Math.multiplyExact((long) standby.slots(), slotBytes);
     long headroom = pageCacheHeadroom(memory.totalBytes());
-    long fixed = Math.addExact(Math.addExact(dense, kv.bytes()), standbyBytes + headroom);
+    long fixed = Math.addExact(base, standbyBytes + headroom);
     long available = budget - fixed;
-    long slots = available > 0 && slotBytes > 0 ? Math.min(available / slotBytes, modelSlots) : 0;
-    return new Stream(standbyBytes, headroom, fixed, available, slots);
+    long slots =
+        available > 0 && slotBytes > 0
+            ? Math.min(available / slotBytes, modelSlots - standby.slots())
+            : 0;
+    return new Stream(standby, standbyBytes, headroom, fixed, available, slots);
   }
 
   /** Page-cache headroom of stream mode: max(2 GiB, memory / 8). */
@@ -322,7 +396,7 @@ public record MemoryPlan(
       Stream stream,
       long tokenBytes,
       ModelGeometry model) {
-    long perCell = Math.multiplyExact(kv.cellBytes(), (long) kv.layers());
+    long perCell = kv.bytesPerToken();
     long roomForKv = budget - (stream.fixed() - kv.bytes()) - tokenBytes;
     long maxContext = perCell > 0 ? roomForKv / perCell - KvFormat.EXTRA_CELLS : 0;
     // q4_0's rotation is FWHT-256: it can only be suggested for 256-value heads.
@@ -354,7 +428,7 @@ public record MemoryPlan(
       long context,
       UsableMemory memory,
       long budget,
-      long dense,
+      long[] denseStateDrafter,
       KvPools kv,
       StandbySlots rule,
       ModelGeometry model,
@@ -369,7 +443,9 @@ public record MemoryPlan(
         memory,
         SAFETY_MARGIN,
         budget,
-        dense,
+        denseStateDrafter[0],
+        denseStateDrafter[1],
+        denseStateDrafter[2],
         kv,
         rule,
         0,

@@ -15,7 +15,8 @@ import java.util.Map;
  * absent — this class takes no KV format at all — so opting into q4_0 never moves a default: the
  * config with {@code --kv q4_0} is the default one with that pair appended.
  *
- * @param context the largest standard context whose stream plan fits with margin, capped by the
+ * @param context the largest standard context whose plan fits with margin in the chosen mode
+ *     (stream first; when resident is chosen, the largest the resident plan allows), capped by the
  *     model's trained context
  * @param experts resident when the resident plan fits with margin at that context, else stream
  * @param threads performance cores (at least 1)
@@ -70,6 +71,22 @@ public record PlanDefaults(
         MemoryPlan.compute(host, model, context, ExpertsMode.RESIDENT, pools, backend, env);
     ExpertsMode experts =
         residentFitsWithMargin(resident) ? ExpertsMode.RESIDENT : ExpertsMode.STREAM;
+    if (experts == ExpertsMode.RESIDENT) {
+      // The largest context the chosen mode allows: resident plans hold no stand-by slots and no
+      // page-cache headroom, so they may allow more than the stream rule above.
+      for (long ctx : STANDARD_CONTEXTS) {
+        if (ctx <= context || (trained > 0 && ctx > trained)) {
+          continue;
+        }
+        MemoryPlan larger =
+            MemoryPlan.compute(host, model, ctx, ExpertsMode.RESIDENT, pools, backend, env);
+        if (!residentFitsWithMargin(larger)) {
+          break;
+        }
+        context = ctx;
+        resident = larger;
+      }
+    }
     int threads = host.perfCores() > 0 ? host.perfCores() : Math.max(1, host.cpuCores());
     long budgetMb = resident.budgetBytes() / UsableMemory.MIB;
     return new PlanDefaults(context, experts, threads, budgetMb, pools, contextFits);

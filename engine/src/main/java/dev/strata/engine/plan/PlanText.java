@@ -23,6 +23,14 @@ public final class PlanText {
         new Row("safety margin", p.marginBytes(), "kept free (llama.cpp --fit-target default)"));
     rows.add(new Row("budget", p.budgetBytes(), "usable - margin"));
     rows.add(new Row("dense weights", p.denseBytes(), "every non-expert tensor"));
+    rows.add(
+        new Row(
+            "recurrent state",
+            p.stateBytes(),
+            p.stateBytes() > 0 ? "one sequence, f32 (docs/MODELS.md)" : "no recurrent layer"));
+    if (p.drafterBytes() > 0) {
+      rows.add(new Row("MTP drafter", p.drafterBytes(), "drafter weights (--spec > 0)"));
+    }
     KvPools kv = p.kv();
     rows.add(
         new Row(
@@ -35,7 +43,17 @@ public final class PlanText {
                 + Units.count(kv.cellBytes())
                 + " B x "
                 + kv.layers()
-                + " QSA layers"));
+                + " QSA layers"
+                + (kv.swaLayers() > 0
+                    ? " + "
+                        + Units.count(kv.swaCells())
+                        + " cells x "
+                        + kv.swaLayers()
+                        + " sliding-window layers"
+                    : "")
+                + (kv.drafterLayers() > 0
+                    ? " + " + kv.drafterLayers() + " MTP drafter layer(s) of full cells"
+                    : "")));
     ExpertArena a = p.arena();
     StandbySlots s = p.standby();
     rows.add(
@@ -135,11 +153,16 @@ public final class PlanText {
     field(o, 1, "margin_bytes", Long.toString(p.marginBytes()));
     field(o, 1, "budget_bytes", Long.toString(p.budgetBytes()));
     field(o, 1, "dense_bytes", Long.toString(p.denseBytes()));
+    field(o, 1, "state_bytes", Long.toString(p.stateBytes()));
+    field(o, 1, "drafter_bytes", Long.toString(p.drafterBytes()));
     open(o, 1, "kv");
     field(o, 2, "format", str(kv.format().flagName()));
     field(o, 2, "cells", Long.toString(kv.cells()));
     field(o, 2, "cell_bytes", Long.toString(kv.cellBytes()));
     field(o, 2, "layers", Integer.toString(kv.layers()));
+    field(o, 2, "swa_layers", Integer.toString(kv.swaLayers()));
+    field(o, 2, "swa_cells", Long.toString(kv.swaCells()));
+    field(o, 2, "drafter_layers", Integer.toString(kv.drafterLayers()));
     last(o, 2, "bytes", Long.toString(kv.bytes()));
     close(o, 1, false);
     open(o, 1, "standby");

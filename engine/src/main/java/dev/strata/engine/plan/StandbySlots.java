@@ -53,4 +53,33 @@ public record StandbySlots(boolean promptGemm, int slots, String reason) {
     }
     return new StandbySlots(true, WITH_PROMPT_GEMM, "prompt-GEMM chain on");
   }
+
+  /**
+   * This rule bounded by the model. The prompt-GEMM chain stages the experts one layer's prompt
+   * batch routes to — at most every expert of the layer — beside the 64 decode stand-by slots: the
+   * seed's 576 is that for its 512 experts per layer. A model with fewer experts per layer needs at
+   * most experts + 64 with the chain, 64 without; and stand-by plus one token's experts never
+   * exceed the model's slots (the arena takes what stand-by leaves, so a model with few, large
+   * experts such as gpt-oss-20b is not refused streamed for slots it cannot use).
+   *
+   * @param expertsPerLayer {@code expert_count}
+   * @param modelSlots experts × MoE layers
+   * @param tokenSlots experts used × MoE layers
+   */
+  public StandbySlots boundedBy(int expertsPerLayer, long modelSlots, long tokenSlots) {
+    long cap = promptGemm ? (long) expertsPerLayer + WITHOUT_PROMPT_GEMM : WITHOUT_PROMPT_GEMM;
+    cap = Math.min(cap, Math.max(0, modelSlots - tokenSlots));
+    if (slots <= cap) {
+      return this;
+    }
+    return new StandbySlots(
+        promptGemm,
+        (int) cap,
+        reason
+            + "; bounded by the model's "
+            + expertsPerLayer
+            + " experts per layer and "
+            + modelSlots
+            + " slots");
+  }
 }

@@ -110,7 +110,9 @@ class MemoryPlanTest {
     assertTrue(p.fits());
     assertEquals(24_576, p.arena().slots());
     assertTrue(p.arena().holdsEveryExpert());
-    assertEquals(16 * GIB, p.pageCacheHeadroomBytes(), "memory / 8 above 16 GiB");
+    // nothing streams: no page-cache headroom and no stand-by slots beyond the model's slots
+    assertEquals(0, p.pageCacheHeadroomBytes());
+    assertEquals(0, p.standby().slots());
     assertTrue(p.notes().stream().anyMatch(n -> n.contains("holds every expert")));
   }
 
@@ -208,7 +210,7 @@ class MemoryPlanTest {
   @Test
   void standbyIs576WithThePromptGemmChainAnd64WithoutIt() {
     ModelGeometry m = seed();
-    HostFacts m4 = mac(48);
+    HostFacts m4 = mac(24);
     assertEquals(576, plan(m4, Backend.METAL, Map.of()).standby().slots());
     assertEquals(
         576, plan(m4, Backend.METAL, Map.of("STRATA_METAL_PROMPT_GEMM", "1")).standby().slots());
@@ -218,15 +220,15 @@ class MemoryPlanTest {
         64, plan(m4, Backend.METAL, Map.of("STRATA_METAL_PROMPT", "window")).standby().slots());
     assertEquals(
         576, plan(m4, Backend.METAL, Map.of("STRATA_METAL_PROMPT", "flash")).standby().slots());
-    assertEquals(64, plan(mac(48, 0, true), Backend.METAL, Map.of()).standby().slots());
+    assertEquals(64, plan(mac(24, 0, true), Backend.METAL, Map.of()).standby().slots());
     // strata-ref follows the Metal rules, wherever it runs
-    assertEquals(576, plan(linux(48), Backend.CPU_REFERENCE, Map.of()).standby().slots());
+    assertEquals(576, plan(linux(16), Backend.CPU_REFERENCE, Map.of()).standby().slots());
     assertEquals(
         64,
-        plan(linux(48), Backend.CPU_REFERENCE, Map.of("STRATA_METAL_PROMPT_GEMM", "0"))
+        plan(linux(16), Backend.CPU_REFERENCE, Map.of("STRATA_METAL_PROMPT_GEMM", "0"))
             .standby()
             .slots());
-    assertEquals(64, plan(mac(48, 0, true), Backend.CPU_REFERENCE, Map.of()).standby().slots());
+    assertEquals(64, plan(mac(24, 0, true), Backend.CPU_REFERENCE, Map.of()).standby().slots());
 
     // switching the chain off gives its 512 slots back to the arena
     MemoryPlan on = plan(mac(24), Backend.METAL, Map.of());
@@ -297,8 +299,8 @@ class MemoryPlanTest {
     MemoryPlan p = stream(mac(48), Fixtures.withHeadDim(128), 32_768, KvFormat.Q4_0);
     assertFalse(p.fits());
     assertEquals(
-        "kv: q4_0 pools cannot hold this model (q4_0 needs head_dim 256 (FWHT-256), got 128);"
-            + " drop --kv q4_0",
+        "kv: q4_0 pools cannot hold this qwen3next model's head_dim 128 (q4_0 needs head_dim 256"
+            + " (FWHT-256), got 128); use --kv int8",
         p.refusal());
   }
 

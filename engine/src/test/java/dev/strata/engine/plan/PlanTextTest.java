@@ -41,6 +41,7 @@ class PlanTextTest {
           safety margin          1.00   1,073,741,824  kept free (llama.cpp --fit-target default)
           budget                 9.67  10,379,504,298  usable - margin
           dense weights          2.50   2,684,354,560  every non-expert tensor
+          recurrent state        0.00               0  no recurrent layer
           KV pools               0.39     416,858,112  int8: 32,896 cells x 1,056 B x 12 QSA layers
           prompt-GEMM stand-by   0.44     467,140,608  576 slots x 811,008 B (prompt-GEMM chain on)
           page-cache headroom    2.00   2,147,483,648  max(2 GiB, memory / 8)
@@ -83,6 +84,8 @@ class PlanTextTest {
             "margin_bytes",
             "budget_bytes",
             "dense_bytes",
+            "state_bytes",
+            "drafter_bytes",
             "kv",
             "standby",
             "page_cache_headroom_bytes",
