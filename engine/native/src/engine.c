@@ -254,6 +254,7 @@ typedef struct {
     int layers, heads, hd;
     size_t cell_bytes, krec, vrec;
     uint8_t **pools;
+    size_t *layer_cells; /* cells of each pool: full layers ctx + 128, sliding-window ones min(ctx, window) + 128 */
     const strata_fused_ops *ops;
     /* prefill */
     size_t prefill_tokens;
@@ -274,7 +275,7 @@ static int encode_cell(const work *w, int layer, size_t pos) {
     }
     rng r = rng_for(1, (uint64_t)layer, pos, 0);
     fill_normal(&r, x, (int)(2 * n));
-    uint8_t *cell = w->pools[layer] + pos * w->cell_bytes;
+    uint8_t *cell = w->pools[layer] + (pos % w->layer_cells[layer]) * w->cell_bytes; /* a window pool is a ring */
     if (strata_kernels_encode(w->format, x, (size_t)w->heads, w->hd, cell) != 0 ||
         strata_kernels_encode(w->format, x + n, (size_t)w->heads, w->hd, cell + (size_t)w->heads * w->krec) != 0) {
         return -1;
@@ -306,7 +307,8 @@ static void decode_item(void *ctx, size_t item) {
     int layer = (int)(item / w->splits);
     size_t split = item % w->splits;
     size_t s0 = split * SPLIT_CELLS;
-    size_t s1 = s0 + SPLIT_CELLS < w->filled ? s0 + SPLIT_CELLS : w->filled;
+    size_t attended = w->filled < w->layer_cells[layer] ? w->filled : w->layer_cells[layer];
+    size_t s1 = s0 + SPLIT_CELLS < attended ? s0 + SPLIT_CELLS : attended;
     const int H = w->heads, D = w->hd;
     const float *q = w->queries + (size_t)layer * H * D;
     /* partials of one item: m[H], l[H], then acc[H][D] (contiguous, as the axpy kernels want it) */
@@ -424,10 +426,19 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
     }
     logf_(&lg, 0, "model: arch=%s blocks=%u qsa_layers=%u kv_heads=%u head_dim=%u shards=%u", g.arch, g.blocks,
           g.qsa_layers, g.kv_heads, g.head_dim, g.shards);
+    if (g.head_dim_v != g.head_dim) {
+        logf_(&lg, 2, "kv: K head_dim %u and V head_dim %u differ; the Metal KV pools and strata-ref hold one head "
+                      "size for K and V (the pc engine plans both)", g.head_dim, g.head_dim_v);
+        return RC_REFUSED;
+    }
     size_t cell_bytes = strata_kv_cell_bytes(format, (int)g.kv_heads, (int)g.head_dim);
-    if (cell_bytes == 0 || g.head_dim > 256) {
-        logf_(&lg, 2, "kv: --kv %s cannot hold head_dim %u (q4_0 needs 256; int8 a multiple of 64, at most 256 in "
-                      "strata-ref)", FORMAT_NAMES[format], g.head_dim);
+    if (cell_bytes == 0 || g.head_dim > 256 || g.kv_heads > MAX_HEADS) {
+        logf_(&lg, 2, "kv: --kv %s pools cannot hold this %s model's head_dim %u with %u KV heads (int8 needs a "
+                      "multiple of 64 up to 256, q4_0 exactly 256, at most %d KV heads); %s", FORMAT_NAMES[format],
+              g.arch, g.head_dim, g.kv_heads, MAX_HEADS,
+              g.kv_heads <= MAX_HEADS && g.head_dim == 256 ? "use --kv int8 or --kv q4_0"
+              : g.kv_heads <= MAX_HEADS && g.head_dim % 64 == 0 && g.head_dim <= 256 ? "use --kv int8"
+                                                                                     : "the pc engine runs it with --kv fp16");
         return RC_REFUSED;
     }
     size_t cells = (size_t)o.ctx + 128;
@@ -436,10 +447,31 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
               o.prompt_tokens, o.n_predict, cells, o.ctx);
         return RC_USAGE;
     }
-    size_t layer_bytes = cells * cell_bytes;
-    size_t total_bytes = layer_bytes * g.qsa_layers;
-    logf_(&lg, 0, "kv: format=%s cell_bytes=%zu layers=%u cells=%zu bytes=%zu", FORMAT_NAMES[format], cell_bytes,
-          g.qsa_layers, cells, total_bytes);
+    /* pools: full-attention layers hold ctx + 128 cells, sliding-window ones min(ctx, window) + 128, the MTP
+     * drafter's attention layers (when --spec > 0) ctx + 128 (docs/MODELS.md) */
+    uint32_t drafter_layers = o.spec > 0 ? g.drafter_kv_layers : 0;
+    if (o.spec > 0 && g.drafter_blocks == 0) {
+        logf_(&lg, 1, "spec: --spec %ld asks for MTP drafting but the model has no MTP block (%s.nextn_predict_layers);"
+                      " the engine runs without drafting", o.spec, g.arch);
+    }
+    size_t swa_cells = g.swa_layers > 0 ? ((uint64_t)o.ctx < g.swa_window ? (size_t)o.ctx : (size_t)g.swa_window) + 128
+                                        : 0;
+    uint32_t full_layers = g.qsa_layers - g.swa_layers;
+    uint32_t n_pools = g.qsa_layers + drafter_layers;
+    size_t total_bytes = cell_bytes * (cells * (full_layers + drafter_layers) + swa_cells * g.swa_layers);
+    if (g.swa_layers == 0 && drafter_layers == 0) {
+        logf_(&lg, 0, "kv: format=%s cell_bytes=%zu layers=%u cells=%zu bytes=%zu", FORMAT_NAMES[format], cell_bytes,
+              g.qsa_layers, cells, total_bytes);
+    } else {
+        logf_(&lg, 0, "kv: format=%s cell_bytes=%zu layers=%u cells=%zu swa_layers=%u swa_cells=%zu drafter_layers=%u "
+                      "bytes=%zu", FORMAT_NAMES[format], cell_bytes, full_layers, cells, g.swa_layers, swa_cells,
+              drafter_layers, total_bytes);
+    }
+    size_t state_bytes = (size_t)g.state_bytes_per_layer * g.recurrent_layers;
+    if (state_bytes > 0) {
+        logf_(&lg, 0, "state: layers=%u bytes_per_layer=%llu bytes=%zu", g.recurrent_layers,
+              (unsigned long long)g.state_bytes_per_layer, state_bytes);
+    }
     int n_threads = o.threads > 0 ? (int)o.threads : threads_default();
     const strata_fused_ops *ops = strata_fused_best();
     logf_(&lg, 0, "engine: threads=%d kernels=%s experts=%s spec=%ld suffix_draft=%ld mem_budget_mb=%ld", n_threads,
@@ -453,7 +485,7 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
     work w;
     memset(&w, 0, sizeof w);
     w.format = format;
-    w.layers = (int)g.qsa_layers;
+    w.layers = (int)n_pools;
     w.heads = (int)g.kv_heads;
     w.hd = (int)g.head_dim;
     w.cell_bytes = cell_bytes;
@@ -463,13 +495,23 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
     pool tp;
     int have_pool = 0;
     w.pools = calloc((size_t)w.layers, sizeof *w.pools);
+    w.layer_cells = calloc((size_t)w.layers, sizeof *w.layer_cells);
+    /* recurrent state of one sequence, zeroed as a real engine starts a sequence (so it is resident) */
+    uint8_t *state = state_bytes > 0 ? malloc(state_bytes) : NULL;
+    if (state != NULL) {
+        memset(state, 0, state_bytes);
+    }
     w.queries = malloc(sizeof(float) * (size_t)w.layers * (size_t)w.heads * (size_t)w.hd);
     w.partials = malloc(sizeof(float) * (size_t)w.layers * max_splits * (size_t)w.heads * (size_t)(w.hd + 2));
     float *out = malloc(sizeof(float) * (size_t)w.hd);
-    int oom = w.pools == NULL || w.queries == NULL || w.partials == NULL || out == NULL;
+    int oom = w.pools == NULL || w.layer_cells == NULL || w.queries == NULL || w.partials == NULL || out == NULL ||
+              (state_bytes > 0 && state == NULL);
     for (int i = 0; !oom && i < w.layers; i++) {
+        /* the sliding-window pools first (they are the model's first attention layers in every pattern that
+         * matters here: only the sizes are synthetic), then full and drafter pools */
+        w.layer_cells[i] = (uint32_t)i < g.swa_layers ? swa_cells : cells;
         /* calloc: the kernel hands out zero pages lazily, so untouched cells cost no memory */
-        w.pools[i] = calloc(cells, cell_bytes);
+        w.pools[i] = calloc(w.layer_cells[i], cell_bytes);
         oom = w.pools[i] == NULL;
     }
     if (oom || pool_init(&tp, n_threads) != 0) {
@@ -589,6 +631,8 @@ done:
         }
     }
     free(w.pools);
+    free(w.layer_cells);
+    free(state);
     free(w.queries);
     free(w.partials);
     free(out);

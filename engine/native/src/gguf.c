@@ -1,5 +1,7 @@
-/* gguf.c — a minimal, bounded GGUF v3 reader: just enough metadata and tensor info for the KV geometry
- * (docs/ENGINE-CONTRACT.md). Hostile files are expected: every length and count is checked against the bytes
+/* gguf.c — a minimal, bounded GGUF v2/v3 reader: just enough metadata and tensor info for the geometry the
+ * engine plans (docs/ENGINE-CONTRACT.md, docs/MODELS.md). The per-architecture rules, tensor names, keys and
+ * limits come from archs.def, generated from the Java table (dev.strata.engine.model.ArchTable), so this reader
+ * and the Java GgufReader/GeometryRules apply one set of rules. Hostile files are expected: every length and count is checked against the bytes
  * left in the file before it is used, nothing is allocated from a count the file claims, arrays may not nest,
  * and each failure is one line naming the file and the problem. */
 #define _POSIX_C_SOURCE 200809L
@@ -17,9 +19,50 @@
 enum {
     T_U8 = 0, T_I8, T_U16, T_I16, T_U32, T_I32, T_F32, T_BOOL, T_STRING, T_ARRAY, T_U64, T_I64, T_F64,
 };
-#define MAX_BLOCKS 65536u
-#define MAX_SHARDS 4096u
+#define STRATA_LIMIT(n, v) static const uint64_t LIM_##n = (v);
+#include "archs.def"
+#undef STRATA_LIMIT
 #define NAME_MAX_LEN 255u
+#define MAX_BLOCKS LIM_MAX_SMALL
+#define MAX_SHARDS LIM_MAX_SHARDS
+enum { STRATA_SUPPORT_RUNS, STRATA_SUPPORT_MLA, STRATA_SUPPORT_ENCODER, STRATA_SUPPORT_RECURRENT_ONLY };
+enum { STRATA_STATE_NONE, STRATA_STATE_SSM, STRATA_STATE_SHORT_CONV, N_STATE_KINDS };
+typedef struct {
+    const char *name;
+    int support, swa_pattern, state;
+} arch_row;
+#define STRATA_ARCH(n, s, p, k) {(n), (s), (p), (k)},
+static const arch_row ARCHES[] = {
+#include "archs.def"
+};
+#undef STRATA_ARCH
+#define STRATA_KV_TENSOR(n) (n),
+static const char *const KV_TENSORS[] = {
+#include "archs.def"
+};
+#undef STRATA_KV_TENSOR
+typedef struct {
+    const char *name;
+    int kind;
+} state_tensor;
+#define STRATA_STATE_TENSOR(n, k) {(n), (k)},
+static const state_tensor STATE_TENSORS[] = {
+#include "archs.def"
+};
+#undef STRATA_STATE_TENSOR
+typedef struct {
+    int kind, index;
+    const char *key;
+} state_key;
+#define STRATA_STATE_KEY(k, i, n) {(k), (i), (n)},
+static const state_key STATE_KEYS[] = {
+#include "archs.def"
+};
+#undef STRATA_STATE_KEY
+#define STRATA_KEY(n, k) static const char KEY_##n[] = k;
+#include "archs.def"
+#undef STRATA_KEY
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 typedef struct {
     FILE *f;
@@ -90,7 +133,14 @@ static int ru64(rd *r, uint64_t *v, const char *what) {
 /* Reads a string into buf when it fits (len < cap), else skips it and sets *fits = 0. */
 static int rstr(rd *r, char *buf, size_t cap, int *fits, const char *what) {
     uint64_t len;
-    if (ru64(r, &len, what) || need(r, len, what)) {
+    if (ru64(r, &len, what)) {
+        return -1;
+    }
+    if (len > LIM_MAX_STRING) {
+        return fail(r, "claims a string of %llu bytes in %s (limit %llu)", (unsigned long long)len, what,
+                    (unsigned long long)LIM_MAX_STRING);
+    }
+    if (need(r, len, what)) {
         return -1;
     }
     if (len < cap) {
@@ -115,32 +165,17 @@ static uint64_t scalar_size(uint32_t t) {
     }
 }
 
-/* Reads an integer value of any integer type; negative or non-integer → error. */
-static int rint_value(rd *r, uint32_t type, const char *key, uint64_t *out) {
-    uint64_t sz = scalar_size(type);
-    if (sz == 0 || type == T_F32 || type == T_F64 || type == T_BOOL) {
-        return fail(r, "key %s has type %u, expected an integer", key, type);
-    }
-    uint8_t b[8] = {0};
-    if (rbytes(r, b, sz, key)) {
-        return -1;
-    }
-    uint64_t v = 0;
-    for (uint64_t i = 0; i < sz; i++) {
-        v |= (uint64_t)b[i] << (8 * i);
-    }
-    int is_signed = type == T_I8 || type == T_I16 || type == T_I32 || type == T_I64;
-    if (is_signed && (b[sz - 1] & 0x80)) {
-        return fail(r, "key %s is negative", key);
-    }
-    *out = v;
-    return 0;
-}
-
 static int skip_value(rd *r, uint32_t type, const char *key) {
     if (type == T_STRING) {
         uint64_t len;
-        return ru64(r, &len, key) || rskip(r, len, key) ? -1 : 0;
+        if (ru64(r, &len, key)) {
+            return -1;
+        }
+        if (len > LIM_MAX_STRING) {
+            return fail(r, "claims a string of %llu bytes in %s (limit %llu)", (unsigned long long)len, key,
+                        (unsigned long long)LIM_MAX_STRING);
+        }
+        return rskip(r, len, key);
     }
     if (type == T_ARRAY) {
         uint32_t et;
@@ -180,12 +215,149 @@ static int skip_value(rd *r, uint32_t type, const char *key) {
     return rskip(r, sz, key);
 }
 
+/* ---- metadata: the keys the geometry reads, captured whatever order they come in ---- */
+
+/* Keys after "{arch}." that the geometry reads (docs/MODELS.md). Arrays are kept for the per-layer ones. */
+enum {
+    K_BLOCKS, K_CONTEXT, K_WIDTH, K_HEADS, K_KV_HEADS, K_KEY_LEN, K_VALUE_LEN, K_WINDOW, K_INTERVAL, K_EXPERTS,
+    K_EXPERTS_USED, K_NEXTN, K_MLA, K_STATE0, N_KEYS = K_STATE0 + 8
+};
+static const char *const KEY_SUFFIX[K_STATE0] = {
+    "block_count", "context_length", "embedding_length", "attention.head_count", "attention.head_count_kv",
+    "attention.key_length", "attention.value_length", "attention.sliding_window", "full_attention_interval",
+    "expert_count", "expert_used_count", KEY_NEXTN, KEY_MLA,
+};
+enum { MAX_CAPTURED = 96, KEEP_ARRAY = 4096 };
+
+typedef struct {
+    char key[NAME_MAX_LEN + 1];
+    uint32_t type;     /* value type; T_ARRAY for arrays */
+    uint32_t etype;    /* element type of an array */
+    uint64_t value;    /* integer scalars */
+    int negative;      /* a signed scalar below 0 */
+    uint64_t length;   /* arrays */
+    uint64_t *elems;   /* integer arrays up to KEEP_ARRAY elements; NULL otherwise */
+} captured;
+
 typedef struct {
     char arch[64];
-    int have_arch;
-    uint64_t blocks, kv_heads, head_dim, interval, split_no, split_count;
-    int have_blocks, have_kv, have_hd, have_interval, have_split_no, have_split_count;
+    int have_arch, arch_bad, old_split;
+    uint64_t split_no, split_count;
+    int have_split_no, have_split_count;
+    captured cap[MAX_CAPTURED];
+    int n_cap;
 } meta;
+
+static void meta_free(meta *m) {
+    for (int i = 0; i < m->n_cap; i++) {
+        free(m->cap[i].elems);
+    }
+    m->n_cap = 0;
+}
+
+static int is_int_type(uint32_t t) {
+    return t == T_U8 || t == T_I8 || t == T_U16 || t == T_I16 || t == T_U32 || t == T_I32 || t == T_U64 || t == T_I64;
+}
+
+static int is_signed_type(uint32_t t) { return t == T_I8 || t == T_I16 || t == T_I32 || t == T_I64; }
+
+static int rint_raw(rd *r, uint32_t type, const char *key, uint64_t *out, int *negative) {
+    uint64_t sz = scalar_size(type);
+    uint8_t b[8] = {0};
+    if (rbytes(r, b, sz, key)) {
+        return -1;
+    }
+    uint64_t v = 0;
+    for (uint64_t i = 0; i < sz; i++) {
+        v |= (uint64_t)b[i] << (8 * i);
+    }
+    *negative = is_signed_type(type) && (b[sz - 1] & 0x80);
+    *out = v;
+    return 0;
+}
+
+/* Whether key is "<prefix>.<suffix>" for a suffix the geometry reads. */
+static int wanted(const char *key) {
+    size_t kl = strlen(key);
+    for (int i = 0; i < K_STATE0 + (int)COUNT(STATE_KEYS); i++) {
+        const char *suf = i < K_STATE0 ? KEY_SUFFIX[i] : STATE_KEYS[i - K_STATE0].key;
+        size_t sl = strlen(suf);
+        if (kl > sl + 1 && key[kl - sl - 1] == '.' && strcmp(key + kl - sl, suf) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int capture(rd *r, meta *m, const char *key, uint32_t type) {
+    if (m->n_cap >= MAX_CAPTURED) {
+        return skip_value(r, type, key);
+    }
+    captured *c = &m->cap[m->n_cap];
+    memset(c, 0, sizeof *c);
+    snprintf(c->key, sizeof c->key, "%s", key);
+    c->type = type;
+    if (type == T_ARRAY) {
+        uint32_t et;
+        uint64_t n;
+        if (ru32(r, &et, key) || ru64(r, &n, key)) {
+            return -1;
+        }
+        c->etype = et;
+        c->length = n;
+        uint64_t sz = scalar_size(et);
+        if (et == T_ARRAY) {
+            return fail(r, "key %s is a nested array (not valid GGUF metadata)", key);
+        }
+        if (n > LIM_MAX_ARRAY) {
+            return fail(r, "key %s claims %llu elements (limit %llu)", key, (unsigned long long)n,
+                        (unsigned long long)LIM_MAX_ARRAY);
+        }
+        if (!is_int_type(et) || n > KEEP_ARRAY) {
+            /* not kept: skip the elements (the array header is already read) */
+            if (et == T_STRING) {
+                for (uint64_t i = 0; i < n; i++) {
+                    uint64_t len;
+                    if (ru64(r, &len, key) || rskip(r, len, key)) {
+                        return -1;
+                    }
+                }
+            } else if (sz == 0) {
+                return fail(r, "key %s has an array of unknown type %u", key, et);
+            } else if (n > (r->size - r->pos) / sz) {
+                return fail(r, "key %s claims %llu elements, more than the file can hold", key, (unsigned long long)n);
+            } else if (rskip(r, n * sz, key)) {
+                return -1;
+            }
+            m->n_cap++;
+            return 0;
+        }
+        if (need(r, n * sz, key)) {
+            return -1;
+        }
+        c->elems = calloc(n ? n : 1, sizeof *c->elems);
+        if (c->elems == NULL) {
+            return fail(r, "out of memory");
+        }
+        m->n_cap++;
+        for (uint64_t i = 0; i < n; i++) {
+            int neg;
+            if (rint_raw(r, et, key, &c->elems[i], &neg)) {
+                return -1;
+            }
+            if (neg) {
+                c->elems[i] = UINT64_MAX; /* never a valid count */
+            }
+        }
+        return 0;
+    }
+    if (!is_int_type(type)) {
+        m->n_cap++;
+        return skip_value(r, type, key);
+    }
+    m->n_cap++;
+    return rint_raw(r, type, key, &c->value, &c->negative);
+}
 
 static int read_header_and_meta(rd *r, meta *m, uint64_t *n_tensors) {
     char magic[4];
@@ -200,22 +372,19 @@ static int read_header_and_meta(rd *r, meta *m, uint64_t *n_tensors) {
     if (ru32(r, &version, "the version")) {
         return -1;
     }
-    if (version != 3) {
-        return fail(r, "GGUF version %u is not supported (strata reads GGUF v3)", version);
+    if (version != 2 && version != 3) {
+        return fail(r, "GGUF version %u is not supported (strata reads GGUF v2 and v3)", version);
     }
     if (ru64(r, n_tensors, "the tensor count") || ru64(r, &n_kv, "the metadata count")) {
         return -1;
     }
-    /* every metadata pair takes at least 13 bytes (key length, type, a 1-byte value); every tensor info 24 */
-    if (n_kv > (r->size - r->pos) / 13) {
+    if (n_kv > LIM_MAX_KVS || n_kv > (r->size - r->pos) / 13) {
         return fail(r, "metadata count %llu is more than the file can hold", (unsigned long long)n_kv);
     }
-    if (*n_tensors > (r->size - r->pos) / 24) {
+    if (*n_tensors > LIM_MAX_TENSORS || *n_tensors > (r->size - r->pos) / 24) {
         return fail(r, "tensor count %llu is more than the file can hold", (unsigned long long)*n_tensors);
     }
     char key[NAME_MAX_LEN + 1];
-    char k_blocks[128], k_kv[128], k_hd[128], k_int[128];
-    k_blocks[0] = k_kv[0] = k_hd[0] = k_int[0] = '\0';
     for (uint64_t i = 0; i < n_kv; i++) {
         int fits;
         uint32_t type;
@@ -225,42 +394,47 @@ static int read_header_and_meta(rd *r, meta *m, uint64_t *n_tensors) {
         const char *kname = fits ? key : "(long key)";
         if (fits && strcmp(key, "general.architecture") == 0) {
             if (type != T_STRING) {
-                return fail(r, "general.architecture is not a string");
+                m->arch_bad = 1;
+                if (skip_value(r, type, key)) {
+                    return -1;
+                }
+                continue;
             }
             int afits;
             if (rstr(r, m->arch, sizeof m->arch, &afits, key)) {
                 return -1;
             }
-            if (!afits || m->arch[0] == '\0') {
-                return fail(r, "general.architecture is empty or longer than 63 bytes");
-            }
             m->have_arch = 1;
-            snprintf(k_blocks, sizeof k_blocks, "%s.block_count", m->arch);
-            snprintf(k_kv, sizeof k_kv, "%s.attention.head_count_kv", m->arch);
-            snprintf(k_hd, sizeof k_hd, "%s.attention.key_length", m->arch);
-            snprintf(k_int, sizeof k_int, "%s.full_attention_interval", m->arch);
+            m->arch_bad = !afits || m->arch[0] == '\0';
+            for (const char *p = m->arch; !m->arch_bad && *p; p++) {
+                char c = *p;
+                m->arch_bad = !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                                c == '_' || c == '.' || c == '-');
+            }
             continue;
         }
-        uint64_t *dst = NULL;
-        int *flag = NULL;
-        if (fits && m->have_arch) {
-            if (strcmp(key, k_blocks) == 0) dst = &m->blocks, flag = &m->have_blocks;
-            else if (strcmp(key, k_kv) == 0) dst = &m->kv_heads, flag = &m->have_kv;
-            else if (strcmp(key, k_hd) == 0) dst = &m->head_dim, flag = &m->have_hd;
-            else if (strcmp(key, k_int) == 0) dst = &m->interval, flag = &m->have_interval;
+        if (fits && strncmp(key, "general.split.", 14) == 0) {
+            m->old_split = 1;
         }
-        if (fits && dst == NULL) {
-            if (strcmp(key, "split.no") == 0) dst = &m->split_no, flag = &m->have_split_no;
-            else if (strcmp(key, "split.count") == 0) dst = &m->split_count, flag = &m->have_split_count;
-        }
-        if (dst != NULL) {
-            if (type == T_ARRAY) {
-                return fail(r, "key %s is an array; strata needs one value", key);
+        if (fits && (strcmp(key, "split.no") == 0 || strcmp(key, "split.count") == 0)) {
+            int no = key[6] == 'n';
+            int neg;
+            if (!is_int_type(type)) {
+                return fail(r, "key %s is not an integer", key);
             }
-            if (rint_value(r, type, key, dst)) {
+            if (rint_raw(r, type, key, no ? &m->split_no : &m->split_count, &neg)) {
                 return -1;
             }
-            *flag = 1;
+            if (neg) {
+                return fail(r, "key %s is negative", key);
+            }
+            *(no ? &m->have_split_no : &m->have_split_count) = 1;
+            continue;
+        }
+        if (fits && wanted(key)) {
+            if (capture(r, m, key, type)) {
+                return -1;
+            }
         } else if (skip_value(r, type, kname)) {
             return -1;
         }
@@ -268,8 +442,74 @@ static int read_header_and_meta(rd *r, meta *m, uint64_t *n_tensors) {
     return 0;
 }
 
-/* Walks the tensor infos, marking blk.N.attn_k.weight in qsa[] (N < blocks). */
-static int read_tensor_infos(rd *r, uint64_t n_tensors, uint8_t *qsa, uint64_t blocks) {
+/* The captured "{arch}.<suffix>", or NULL. */
+static const captured *find_key(const meta *m, const char *suffix) {
+    size_t al = strlen(m->arch);
+    for (int i = 0; i < m->n_cap; i++) {
+        const char *k = m->cap[i].key;
+        if (strncmp(k, m->arch, al) == 0 && k[al] == '.' && strcmp(k + al + 1, suffix) == 0) {
+            return &m->cap[i];
+        }
+    }
+    return NULL;
+}
+
+/* A non-negative integer key up to limit: 0 and *v set, 1 when absent, -1 on error (as GgufFile.unsigned). */
+static int key_u64(rd *r, const meta *m, const char *suffix, uint64_t limit, uint64_t *v) {
+    const captured *c = find_key(m, suffix);
+    if (c == NULL) {
+        return 1;
+    }
+    if (c->type == T_ARRAY || !is_int_type(c->type) || c->negative) {
+        return fail(r, "%s.%s is not a non-negative integer; the file is damaged", m->arch, suffix);
+    }
+    if (c->value > limit) {
+        return fail(r, "%s.%s is %llu (limit %llu); the file is damaged", m->arch, suffix,
+                    (unsigned long long)c->value, (unsigned long long)limit);
+    }
+    *v = c->value;
+    return 0;
+}
+
+/* A per-layer count (scalar or one integer per block) over the layers flagged in sel; all must agree.
+ * 0 and *v set, 1 when absent, -1 on error. */
+static int key_per_layer(rd *r, const meta *m, const char *suffix, uint64_t blocks, const uint8_t *sel,
+                         uint64_t n_sel, uint64_t *v) {
+    const captured *c = find_key(m, suffix);
+    if (c == NULL || c->type != T_ARRAY) {
+        return key_u64(r, m, suffix, LIM_MAX_SMALL, v);
+    }
+    if (c->elems == NULL || c->length != blocks) {
+        return fail(r, "%s.%s is an array of %llu, expected one integer per block (%llu)", m->arch, suffix,
+                    (unsigned long long)c->length, (unsigned long long)blocks);
+    }
+    int have = 0;
+    for (uint64_t n = 0; n < n_sel && n < c->length; n++) {
+        if (!sel[n]) {
+            continue;
+        }
+        uint64_t x = c->elems[n];
+        if (x < 1 || x > LIM_MAX_SMALL || (have && x != *v)) {
+            return fail(r, "%s.%s gives attention layer %llu the value %llu; strata plans one KV shape for every "
+                           "attention layer", m->arch, suffix, (unsigned long long)n, (unsigned long long)x);
+        }
+        *v = x;
+        have = 1;
+    }
+    return have ? 0 : 1;
+}
+
+/* ---- tensor infos: which blocks hold attention, recurrent state ---- */
+
+typedef struct {
+    uint64_t cap;       /* flags allocated: block_count + nextn */
+    uint8_t *kv;        /* block n holds attn_k / attn_qkv */
+    uint8_t *state;     /* block n holds a recurrent marker: its kind */
+    int64_t highest;    /* highest block index named */
+    uint64_t tensors;   /* tensors over all shards */
+} layers_seen;
+
+static int read_tensor_infos(rd *r, uint64_t n_tensors, layers_seen *ls, const char *arch, uint64_t block_count) {
     char name[NAME_MAX_LEN + 1];
     for (uint64_t i = 0; i < n_tensors; i++) {
         int fits;
@@ -278,8 +518,9 @@ static int read_tensor_infos(rd *r, uint64_t n_tensors, uint8_t *qsa, uint64_t b
         if (rstr(r, name, sizeof name, &fits, "a tensor name") || ru32(r, &n_dims, "a tensor rank")) {
             return -1;
         }
-        if (n_dims == 0 || n_dims > 4) {
-            return fail(r, "tensor %s has rank %u (GGUF allows 1..4)", fits ? name : "(long name)", n_dims);
+        if (n_dims > LIM_MAX_DIMS) {
+            return fail(r, "tensor %s has rank %u (GGUF allows up to %llu)", fits ? name : "(long name)", n_dims,
+                        (unsigned long long)LIM_MAX_DIMS);
         }
         for (uint32_t d = 0; d < n_dims; d++) {
             uint64_t dim;
@@ -290,6 +531,7 @@ static int read_tensor_infos(rd *r, uint64_t n_tensors, uint8_t *qsa, uint64_t b
         if (ru32(r, &type, "a tensor type") || ru64(r, &offset, "a tensor offset")) {
             return -1;
         }
+        ls->tensors++;
         if (!fits || strncmp(name, "blk.", 4) != 0) {
             continue;
         }
@@ -301,14 +543,25 @@ static int read_tensor_infos(rd *r, uint64_t n_tensors, uint8_t *qsa, uint64_t b
             p++;
             digits++;
         }
-        if (digits == 0 || strcmp(p, ".attn_k.weight") != 0) {
+        if (digits == 0 || *p != '.') {
             continue;
         }
-        if (n >= blocks) {
-            return fail(r, "tensor %s names block %llu but block_count is %llu", name, (unsigned long long)n,
-                        (unsigned long long)blocks);
+        if (n >= ls->cap) {
+            return fail(r, "holds tensor %s but %s.block_count is %llu; the file is damaged", name, arch,
+                        (unsigned long long)block_count);
         }
-        qsa[n] = 1;
+        ls->highest = (int64_t)n > ls->highest ? (int64_t)n : ls->highest;
+        p++;
+        for (size_t k = 0; k < COUNT(KV_TENSORS); k++) {
+            if (strcmp(p, KV_TENSORS[k]) == 0) {
+                ls->kv[n] = 1;
+            }
+        }
+        for (size_t k = 0; k < COUNT(STATE_TENSORS); k++) {
+            if (strcmp(p, STATE_TENSORS[k].name) == 0) {
+                ls->state[n] = (uint8_t)STATE_TENSORS[k].kind;
+            }
+        }
     }
     return 0;
 }
@@ -351,45 +604,218 @@ static long split_suffix(const char *path) {
     return (long)(len - tail);
 }
 
+/* The architecture rules after the first shard's metadata: refusals, block counts. */
+static int check_arch(rd *r, const meta *m, const arch_row **row) {
+    if (!m->have_arch) {
+        return fail(r, "has no general.architecture: not a model (a vocabulary or adapter file?)");
+    }
+    if (m->arch_bad) {
+        return fail(r, "general.architecture is not an architecture name; the file is damaged");
+    }
+    *row = NULL;
+    for (size_t i = 0; i < COUNT(ARCHES); i++) {
+        if (strcmp(ARCHES[i].name, m->arch) == 0) {
+            *row = &ARCHES[i];
+        }
+    }
+    int support = *row ? (*row)->support : STRATA_SUPPORT_RUNS;
+    if (find_key(m, KEY_MLA) != NULL || support == STRATA_SUPPORT_MLA) {
+        return fail(r, "%s uses multi-head latent attention (K and V share one compressed latent), which no Strata "
+                       "KV format holds; the engine runs per-head K/V attention (docs/MODELS.md)", m->arch);
+    }
+    if (support == STRATA_SUPPORT_ENCODER) {
+        return fail(r, "%s is an encoder-only (embedding) model: it generates no text; the engine runs decoder "
+                       "models (docs/MODELS.md)", m->arch);
+    }
+    if (support == STRATA_SUPPORT_RECURRENT_ONLY) {
+        return fail(r, "%s is recurrent only (no attention layer, so no KV pool); the engine runs attention models "
+                       "and attention/recurrent hybrids (docs/MODELS.md)", m->arch);
+    }
+    return 0;
+}
+
+/* Resolves the geometry from the first shard's metadata and the tensors of every shard. */
+static int resolve(rd *r, const meta *m, const arch_row *row, layers_seen *ls, uint64_t block_count, uint64_t nextn,
+                   strata_geometry *g) {
+    uint64_t v;
+    int k;
+    /* MTP blocks: llama.cpp counts them in block_count (its last n); a file naming blocks past it counts them after */
+    uint64_t blocks = block_count;
+    if (nextn > 0 && ls->highest < (int64_t)block_count) {
+        if (nextn >= block_count) {
+            return fail(r, "%s.%s is %llu but %s.block_count is only %llu; the file is damaged", m->arch, KEY_NEXTN,
+                        (unsigned long long)nextn, m->arch, (unsigned long long)block_count);
+        }
+        blocks = block_count - nextn;
+    }
+    uint64_t all = blocks + nextn;
+    uint64_t ctx = 0;
+    if ((k = key_u64(r, m, "context_length", UINT64_MAX, &ctx)) < 0) {
+        return -1;
+    }
+    if (k == 1 || ctx == 0) {
+        return fail(r, k == 1 ? "has no %s.context_length; not a model strata can plan for"
+                              : "%s.context_length is 0; the file is damaged", m->arch);
+    }
+    uint64_t experts = 0, used = 0;
+    if (key_u64(r, m, "expert_count", LIM_MAX_SMALL, &experts) < 0 ||
+        key_u64(r, m, "expert_used_count", LIM_MAX_SMALL, &used) < 0) {
+        return -1;
+    }
+    if (experts > 0 && (used < 1 || used > experts)) {
+        return fail(r, "%s.expert_used_count is %llu but it must be 1..%llu (the expert count); the file is damaged",
+                    m->arch, (unsigned long long)used, (unsigned long long)experts);
+    }
+    uint64_t qsa = 0, drafter_kv = 0, recurrent = 0;
+    int kind = STRATA_STATE_NONE;
+    for (uint64_t n = 0; n < all; n++) {
+        if (n >= blocks) {
+            drafter_kv += ls->kv[n];
+            continue;
+        }
+        qsa += ls->kv[n];
+        if (ls->state[n]) {
+            if (kind != STRATA_STATE_NONE && kind != ls->state[n]) {
+                return fail(r, "mixes ssm_conv1d and shortconv.conv layers; the file is damaged");
+            }
+            kind = ls->state[n];
+            recurrent++;
+        }
+    }
+    if ((k = key_u64(r, m, "full_attention_interval", UINT64_MAX, &v)) < 0) {
+        return -1;
+    }
+    if (k == 0) {
+        if (v == 0) {
+            return fail(r, "%s.full_attention_interval is 0; the file is damaged", m->arch);
+        }
+        for (uint64_t n = 0; n < blocks; n++) {
+            if (ls->kv[n] != ((n + 1) % v == 0)) {
+                return fail(r, "%s.full_attention_interval = %llu disagrees with the tensors at block %llu", m->arch,
+                            (unsigned long long)v, (unsigned long long)n);
+            }
+        }
+    }
+    if (qsa == 0) {
+        return fail(r, "%s has no attention layer (no blk.N.attn_k or attn_qkv tensor); the engine runs models with "
+                       "attention KV pools (docs/MODELS.md)", m->arch);
+    }
+    /* KV heads, per layer or one value, over the main and drafter attention layers */
+    uint64_t kv = 0, heads = 0;
+    int have_kv = key_per_layer(r, m, "attention.head_count_kv", block_count, ls->kv, all, &kv);
+    int have_heads = key_per_layer(r, m, "attention.head_count", block_count, ls->kv, all, &heads);
+    if (have_kv < 0 || have_heads < 0) {
+        return -1;
+    }
+    if (have_kv == 1) {
+        kv = have_heads == 0 ? heads : 0; /* llama.cpp's default: as many KV heads as heads */
+    }
+    if (kv < 1) {
+        return fail(r, "has attention layers but no %s.attention.head_count_kv; not a model strata can plan for",
+                    m->arch);
+    }
+    uint64_t dims[2];
+    const char *dim_keys[2] = {"attention.key_length", "attention.value_length"};
+    for (int i = 0; i < 2; i++) {
+        uint64_t width = 0;
+        if ((k = key_u64(r, m, dim_keys[i], LIM_MAX_SMALL, &dims[i])) < 0) {
+            return -1;
+        }
+        if (k == 1) {
+            dims[i] = 0;
+            if (key_u64(r, m, "embedding_length", UINT64_MAX, &width) < 0) {
+                return -1;
+            }
+            if (width > 0 && have_heads == 0 && heads > 0 && width % heads == 0) {
+                dims[i] = width / heads; /* llama.cpp's default head size */
+            }
+        }
+        if (dims[i] < 1) {
+            return fail(r, "has attention layers but no %s.%s (nor embedding_length and head_count to derive it); not "
+                           "a model strata can plan for", m->arch, dim_keys[i]);
+        }
+    }
+    uint64_t window = 0;
+    if (key_u64(r, m, "attention.sliding_window", LIM_MAX_WINDOW, &window) < 0) {
+        return -1;
+    }
+    int pattern = row ? row->swa_pattern : 0;
+    uint64_t swa = 0;
+    for (uint64_t n = 0; n < blocks && window > 0; n++) {
+        if (ls->kv[n] && (pattern == 1 || (pattern > 1 && n % (uint64_t)pattern < (uint64_t)pattern - 1))) {
+            swa++;
+        }
+    }
+    uint64_t state = 0;
+    if (recurrent > 0) {
+        uint64_t kv_[8] = {0};
+        for (size_t i = 0; i < COUNT(STATE_KEYS); i++) {
+            if (STATE_KEYS[i].kind != kind) {
+                continue;
+            }
+            if ((k = key_u64(r, m, STATE_KEYS[i].key, LIM_MAX_WINDOW, &kv_[STATE_KEYS[i].index])) < 0) {
+                return -1;
+            }
+            if (k == 1) {
+                return fail(r, "has recurrent layers but no %s.%s; not a model strata can plan for", m->arch,
+                            STATE_KEYS[i].key);
+            }
+        }
+        /* llama.cpp's n_embd_r() + n_embd_s() in f32 (src/llama-hparams.cpp; docs/MODELS.md) */
+        uint64_t conv = kv_[0] > 0 ? kv_[0] - 1 : 0;
+        if (kind == STRATA_STATE_SSM) {
+            state = 4 * (conv * (kv_[1] + 2 * kv_[3] * kv_[2]) + kv_[2] * kv_[1]);
+        } else {
+            state = 4 * kv_[1] * conv;
+        }
+    }
+    g->blocks = (uint32_t)blocks;
+    g->kv_heads = (uint32_t)kv;
+    g->head_dim = (uint32_t)dims[0];
+    g->head_dim_v = (uint32_t)dims[1];
+    g->qsa_layers = (uint32_t)qsa;
+    g->swa_layers = (uint32_t)swa;
+    g->swa_window = swa > 0 ? window : 0;
+    g->recurrent_layers = (uint32_t)recurrent;
+    g->state_bytes_per_layer = state;
+    g->drafter_blocks = (uint32_t)nextn;
+    g->drafter_kv_layers = (uint32_t)drafter_kv;
+    g->context_length = ctx;
+    g->experts = (uint32_t)experts;
+    g->experts_used = experts > 0 ? (uint32_t)used : 0;
+    if (find_key(m, "full_attention_interval") != NULL && key_u64(r, m, "full_attention_interval", UINT32_MAX, &v) == 0) {
+        g->full_attention_interval = (uint32_t)v;
+    }
+    return 0;
+}
+
 int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t errlen) {
     rd r;
     meta m;
     uint64_t n_tensors;
-    uint8_t *qsa = NULL;
+    layers_seen ls;
     char *shard = NULL;
     int rc = -1;
     memset(g, 0, sizeof *g);
     memset(&m, 0, sizeof m);
+    memset(&ls, 0, sizeof ls);
+    ls.highest = -1;
     if (open_rd(&r, path, err, errlen)) {
         return -1;
     }
     if (read_header_and_meta(&r, &m, &n_tensors)) {
         goto out;
     }
-    if (!m.have_arch) {
-        fail(&r, "missing key general.architecture (is this the first shard?)");
-        goto out;
-    }
-    if (!m.have_blocks || !m.have_kv || !m.have_hd) {
-        fail(&r, "missing key %s.%s", m.arch,
-             !m.have_blocks ? "block_count" : !m.have_kv ? "attention.head_count_kv" : "attention.key_length");
-        goto out;
-    }
-    if (m.blocks == 0 || m.blocks > MAX_BLOCKS) {
-        fail(&r, "%s.block_count = %llu is out of range (1..%u)", m.arch, (unsigned long long)m.blocks, MAX_BLOCKS);
-        goto out;
-    }
-    if (m.kv_heads == 0 || m.kv_heads > 64) {
-        fail(&r, "%s.attention.head_count_kv = %llu is out of range (1..64)", m.arch, (unsigned long long)m.kv_heads);
-        goto out;
-    }
-    if (m.head_dim == 0 || m.head_dim > 4096) {
-        fail(&r, "%s.attention.key_length = %llu is out of range (1..4096)", m.arch, (unsigned long long)m.head_dim);
+    if (m.old_split && !m.have_split_count) {
+        fail(&r, "carries the old split keys general.split.* (an early gguf-split format that llama.cpp no longer "
+                 "reads); merge the shards with the gguf-split that wrote them and pass the merged file, or re-split "
+                 "it with a current llama.cpp's gguf-split");
         goto out;
     }
     uint64_t count = m.have_split_count ? m.split_count : 1;
     if (count == 0 || count > MAX_SHARDS) {
-        fail(&r, "split.count = %llu is out of range (1..%u)", (unsigned long long)count, MAX_SHARDS);
+        fail(&r, "split.count = %llu is out of range (1..%llu)", (unsigned long long)count,
+             (unsigned long long)MAX_SHARDS);
         goto out;
     }
     if (m.have_split_no && m.split_no != 0) {
@@ -397,12 +823,35 @@ int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t
              (unsigned long long)m.split_no + 1);
         goto out;
     }
-    qsa = calloc((size_t)m.blocks, 1);
-    if (qsa == NULL) {
+    const arch_row *row = NULL;
+    uint64_t block_count = 0, nextn = 0;
+    int k;
+    if (n_tensors == 0 && count == 1) {
+        fail(&r, "holds no tensors: a tokenizer file, not model weights; pass the model's .gguf file");
+        goto out;
+    }
+    if (check_arch(&r, &m, &row)) {
+        goto out;
+    }
+    if ((k = key_u64(&r, &m, "block_count", UINT64_MAX, &block_count)) < 0) {
+        goto out;
+    }
+    if (k == 1 || block_count == 0 || block_count > MAX_BLOCKS) {
+        fail(&r, k == 1 ? "has no %s.block_count; not a model strata can plan for"
+                        : "%s.block_count is out of range (1..65536); the file is damaged", m.arch);
+        goto out;
+    }
+    if (key_u64(&r, &m, KEY_NEXTN, LIM_MAX_SMALL, &nextn) < 0) {
+        goto out;
+    }
+    ls.cap = block_count + nextn;
+    ls.kv = calloc((size_t)ls.cap, 1);
+    ls.state = calloc((size_t)ls.cap, 1);
+    if (ls.kv == NULL || ls.state == NULL) {
         fail(&r, "out of memory");
         goto out;
     }
-    if (read_tensor_infos(&r, n_tensors, qsa, m.blocks)) {
+    if (read_tensor_infos(&r, n_tensors, &ls, m.arch, block_count)) {
         goto out;
     }
     fclose(r.f);
@@ -420,10 +869,10 @@ int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t
             fail(&r, "out of memory");
             goto out;
         }
-        for (uint64_t k = 1; k < count; k++) {
+        for (uint64_t s_k = 1; s_k < count; s_k++) {
             memcpy(shard, path, plen + 1);
             char num[64];
-            snprintf(num, sizeof num, "-%05llu-of-%05llu.gguf", (unsigned long long)k + 1, (unsigned long long)count);
+            snprintf(num, sizeof num, "-%05llu-of-%05llu.gguf", (unsigned long long)s_k + 1, (unsigned long long)count);
             if (strlen(num) != 20) {
                 fail(&r, "split.count = %llu does not fit the 5-digit shard names", (unsigned long long)count);
                 goto out;
@@ -434,19 +883,20 @@ int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t
             uint64_t st;
             memset(&sm, 0, sizeof sm);
             if (open_rd(&s, shard, err, errlen)) {
-                snprintf(err + strlen(err), errlen - strlen(err), " [shard %llu of %llu]", (unsigned long long)k + 1,
+                snprintf(err + strlen(err), errlen - strlen(err), " [shard %llu of %llu]", (unsigned long long)s_k + 1,
                          (unsigned long long)count);
                 goto out;
             }
             int bad = read_header_and_meta(&s, &sm, &st);
-            if (!bad && (!sm.have_split_count || sm.split_count != count || !sm.have_split_no || sm.split_no != k)) {
+            if (!bad && (!sm.have_split_count || sm.split_count != count || !sm.have_split_no || sm.split_no != s_k)) {
                 bad = fail(&s, "split keys say shard %llu of %llu, expected shard %llu of %llu (a shard from another set?)",
                            (unsigned long long)(sm.have_split_no ? sm.split_no + 1 : 0),
-                           (unsigned long long)(sm.have_split_count ? sm.split_count : 0), (unsigned long long)k + 1,
+                           (unsigned long long)(sm.have_split_count ? sm.split_count : 0), (unsigned long long)s_k + 1,
                            (unsigned long long)count);
             }
+            meta_free(&sm);
             if (!bad) {
-                bad = read_tensor_infos(&s, st, qsa, m.blocks);
+                bad = read_tensor_infos(&s, st, &ls, m.arch, block_count);
             }
             fclose(s.f);
             if (bad) {
@@ -454,33 +904,26 @@ int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t
             }
         }
     }
-    uint32_t layers = 0;
-    for (uint64_t n = 0; n < m.blocks; n++) {
-        layers += qsa[n];
-        if (m.have_interval && m.interval > 0 && qsa[n] != ((n + 1) % m.interval == 0)) {
-            fail(&r, "%s.full_attention_interval = %llu disagrees with the tensors at block %llu", m.arch,
-                 (unsigned long long)m.interval, (unsigned long long)n);
-            goto out;
-        }
+    if (ls.tensors == 0) {
+        fail(&r, "holds no tensors: a tokenizer file, not model weights; pass the model's .gguf file");
+        goto out;
     }
-    if (layers == 0) {
-        fail(&r, "no full-attention (QSA) layer: no blk.N.attn_k.weight tensor in %llu shard(s)",
-             (unsigned long long)count);
+    if (resolve(&r, &m, row, &ls, block_count, nextn, g)) {
         goto out;
     }
     snprintf(g->arch, sizeof g->arch, "%s", m.arch);
-    g->blocks = (uint32_t)m.blocks;
-    g->kv_heads = (uint32_t)m.kv_heads;
-    g->head_dim = (uint32_t)m.head_dim;
-    g->qsa_layers = layers;
     g->shards = (uint32_t)count;
-    g->full_attention_interval = m.have_interval ? (uint32_t)m.interval : 0;
     rc = 0;
 out:
     if (r.f != NULL) {
         fclose(r.f);
     }
-    free(qsa);
+    if (rc != 0) {
+        memset(g, 0, sizeof *g);
+    }
+    meta_free(&m);
+    free(ls.kv);
+    free(ls.state);
     free(shard);
     return rc;
 }

@@ -56,14 +56,26 @@ const strata_fused_ops *strata_fused_best(void);
 
 /* ---- GGUF geometry (gguf.c) ---- */
 #define STRATA_GGUF_ERR_MAX 512
+/* The geometry the engine plans and allocates from (docs/MODELS.md). Owned by gguf.c (models); the memory
+ * accounting (arena) and strata_engine_check (onetruth) read these fields. Every attention layer has one cell
+ * shape: kv_heads × (K record of head_dim + V record of head_dim_v). */
 typedef struct {
     char arch[64];
-    uint32_t blocks;
+    uint32_t blocks;                  /* main model blocks (block_count without the MTP blocks) */
     uint32_t kv_heads;
-    uint32_t head_dim;
-    uint32_t qsa_layers;
+    uint32_t head_dim;                /* K head size (key_length, else embedding_length / head_count) */
+    uint32_t head_dim_v;              /* V head size (value_length, else embedding_length / head_count) */
+    uint32_t qsa_layers;              /* main attention layers, full and sliding-window */
+    uint32_t swa_layers;              /* of those, sliding-window: pools of min(ctx, swa_window) + 128 cells */
+    uint64_t swa_window;              /* attention.sliding_window; 0 when no layer slides */
     uint32_t shards;
     uint32_t full_attention_interval; /* 0 when absent */
+    uint32_t recurrent_layers;        /* Gated DeltaNet / Mamba / short-conv layers */
+    uint64_t state_bytes_per_layer;   /* per sequence, f32 (llama.cpp's n_embd_r + n_embd_s, × 4) */
+    uint32_t drafter_blocks;          /* nextn_predict_layers: MTP blocks */
+    uint32_t drafter_kv_layers;       /* MTP blocks with attention: full pools when --spec > 0 */
+    uint64_t context_length;          /* trained context */
+    uint32_t experts, experts_used;
 } strata_geometry;
 
 /* Reads the model geometry from the shard set whose first shard is path. Returns 0, or -1 with a one-line

@@ -78,7 +78,7 @@ int gguf_write_model(const char *dir, const char *stem, const gguf_model *m, cha
             n_tensors += ((b + 1) % m->qsa_every == 0) ? 4 : 1;
             n_tensors += 3;
         }
-        uint64_t n_kv = k == 0 ? 9 + (m->interval ? 1 : 0) : 1;
+        uint64_t n_kv = k == 0 ? 11 + (m->interval ? 1 : 0) : 1;
         n_kv += n > 1 ? 3 : 0;
         fwrite("GGUF", 1, 4, f);
         u32(f, 3);
@@ -97,6 +97,10 @@ int gguf_write_model(const char *dir, const char *stem, const gguf_model *m, cha
             kv_u32(f, key, (uint32_t)m->kv_heads);
             snprintf(key, sizeof key, "%s.attention.key_length", m->arch);
             kv_u32(f, key, (uint32_t)m->head_dim);
+            snprintf(key, sizeof key, "%s.attention.value_length", m->arch);
+            kv_u32(f, key, (uint32_t)m->head_dim);
+            snprintf(key, sizeof key, "%s.attention.head_count", m->arch);
+            kv_u32(f, key, 16);
             snprintf(key, sizeof key, "%s.expert_count", m->arch);
             kv_u32(f, key, 512);
             snprintf(key, sizeof key, "%s.expert_used_count", m->arch);

@@ -37,12 +37,19 @@ public final class DemoModelCommand implements Callable<Integer> {
       description = "Number of shards, 1..64 (default: ${DEFAULT-VALUE}).")
   int shards;
 
+  @Option(
+      names = "--mtp",
+      description =
+          "Add the MTP drafter block current converters write for Qwen3-Next (nextn_predict_layers"
+              + " 1, blk.48), for --spec tests; the default demo has none.")
+  boolean mtp;
+
   @Override
   public Integer call() {
     Path dir = out.toAbsolutePath().normalize();
     List<Path> paths;
     try {
-      paths = DemoModel.write(dir, shards);
+      paths = DemoModel.write(dir, shards, mtp);
     } catch (IOException e) {
       throw new StrataException(
           ExitCodes.USAGE, "cannot write the demo model into " + dir + ": " + e.getMessage());

@@ -19,6 +19,12 @@ import java.util.SequencedMap;
  * the other 36; width 2048, 16 heads, 2 KV heads of 256; 512 experts of FFN 512 in TQ2_0, 10 used
  * per token, one shared expert; vocabulary 151,936; trained context 262,144. About 22.6 GB on
  * paper. There is no tokenizer: the reference engine runs synthetic tokens.
+ *
+ * <p>The MTP variant ({@code strata-setup demo-model --mtp}) adds what current llama.cpp converters
+ * write for Qwen3-Next: {@code nextn_predict_layers = 1} and a 49th block {@code blk.48} counted in
+ * block_count (a full-attention layer with its experts, plus {@code nextn.eh_proj}, {@code
+ * nextn.enorm}, {@code nextn.hnorm}, {@code nextn.shared_head_norm}). The default demo has none, so
+ * the golden matrix keeps its identity.
  */
 public final class DemoModel {
   /** File name prefix: shards are {@code strata-demo-0000k-of-0000n.gguf}. */
@@ -59,6 +65,11 @@ public final class DemoModel {
 
   /** The metadata, as a converter would write it for this architecture. */
   public static SequencedMap<String, GgufValue> metadata() {
+    return metadata(false);
+  }
+
+  /** The metadata; {@code mtp} adds the MTP block (block_count 49, nextn_predict_layers 1). */
+  public static SequencedMap<String, GgufValue> metadata(boolean mtp) {
     String a = ARCHITECTURE + ".";
     SequencedMap<String, GgufValue> m = new LinkedHashMap<>();
     m.put("general.architecture", GgufValue.string(ARCHITECTURE));
@@ -66,7 +77,10 @@ public final class DemoModel {
     m.put("general.name", GgufValue.string(NAME));
     m.put("general.quantization_version", GgufValue.u32(2));
     m.put("general.alignment", GgufValue.u32(GgufWriter.DEFAULT_ALIGNMENT));
-    m.put(a + "block_count", GgufValue.u32(BLOCKS));
+    m.put(a + "block_count", GgufValue.u32(mtp ? BLOCKS + 1 : BLOCKS));
+    if (mtp) {
+      m.put(a + ArchTable.NEXTN_KEY, GgufValue.u32(1));
+    }
     m.put(a + "context_length", GgufValue.u32(TRAINED_CONTEXT));
     m.put(a + "embedding_length", GgufValue.u32(WIDTH));
     m.put(a + "attention.head_count", GgufValue.u32(HEADS));
@@ -91,14 +105,25 @@ public final class DemoModel {
 
   /** Every tensor, in file order (ggml shapes: dims[0] is the row). */
   public static List<GgufWriter.Tensor> tensors() {
+    return tensors(false);
+  }
+
+  /** Every tensor; {@code mtp} adds block 48, the MTP drafter (attention, experts, nextn.*). */
+  public static List<GgufWriter.Tensor> tensors(boolean mtp) {
     List<GgufWriter.Tensor> t = new ArrayList<>();
     t.add(GgufWriter.Tensor.of("token_embd.weight", GgmlType.Q8_0, WIDTH, VOCAB));
     int qkvz = 2 * LIN_K_HEADS * LIN_HEAD_DIM + 2 * LIN_V_HEADS * LIN_HEAD_DIM;
     int conv = 2 * LIN_K_HEADS * LIN_HEAD_DIM + LIN_V_HEADS * LIN_HEAD_DIM;
-    for (int n = 0; n < BLOCKS; n++) {
+    for (int n = 0; n < BLOCKS + (mtp ? 1 : 0); n++) {
       String b = "blk." + n + ".";
+      if (n == BLOCKS) {
+        t.add(GgufWriter.Tensor.of(b + "nextn.eh_proj.weight", GgmlType.Q8_0, 2L * WIDTH, WIDTH));
+        t.add(GgufWriter.Tensor.of(b + "nextn.enorm.weight", GgmlType.F32, WIDTH));
+        t.add(GgufWriter.Tensor.of(b + "nextn.hnorm.weight", GgmlType.F32, WIDTH));
+        t.add(GgufWriter.Tensor.of(b + "nextn.shared_head_norm.weight", GgmlType.F32, WIDTH));
+      }
       t.add(GgufWriter.Tensor.of(b + "attn_norm.weight", GgmlType.F32, WIDTH));
-      if (isQsa(n)) {
+      if (isQsa(n) || n == BLOCKS) {
         // q carries its output gate: 2 × heads × head_dim
         t.add(
             GgufWriter.Tensor.of(b + "attn_q.weight", GgmlType.Q8_0, WIDTH, 2L * HEADS * HEAD_DIM));
@@ -155,6 +180,11 @@ public final class DemoModel {
    *     is not a demo shard
    */
   public static List<Path> write(Path dir, int shards) throws IOException {
+    return write(dir, shards, false);
+  }
+
+  /** Writes the demo model, with its MTP block when {@code mtp} (see the class comment). */
+  public static List<Path> write(Path dir, int shards, boolean mtp) throws IOException {
     if (shards < 1 || shards > MAX_SHARDS) {
       throw new StrataException(
           ExitCodes.USAGE, "--shards must be 1.." + MAX_SHARDS + " (got " + shards + ")");
@@ -183,7 +213,7 @@ public final class DemoModel {
                 + " folder");
       }
     }
-    List<Path> written = GgufWriter.writeSplit(dir, PREFIX, shards, metadata(), tensors());
+    List<Path> written = GgufWriter.writeSplit(dir, PREFIX, shards, metadata(mtp), tensors(mtp));
     for (Path p : inTheWay) {
       if (!written.contains(p)) {
         Files.deleteIfExists(p); // a demo shard of another shard count
@@ -214,7 +244,7 @@ public final class DemoModel {
       return false;
     }
     Map<String, GgufWriter.Tensor> demo = new HashMap<>();
-    for (GgufWriter.Tensor t : tensors()) {
+    for (GgufWriter.Tensor t : tensors(true)) {
       demo.put(t.name(), t);
     }
     for (GgufTensor t : f.tensors()) {

@@ -37,6 +37,7 @@ final class TinyGguf {
         kvs.add(() -> g.kvU32("qwen3next.embedding_length", 2048));
         kvs.add(() -> g.kvU32("qwen3next.attention.head_count_kv", 2));
         kvs.add(() -> g.kvU32("qwen3next.attention.key_length", 256));
+        kvs.add(() -> g.kvU32("qwen3next.attention.value_length", 256));
         kvs.add(() -> g.kvU32("qwen3next.full_attention_interval", 4));
         kvs.add(() -> g.kvU32("qwen3next.expert_count", 512));
         kvs.add(() -> g.kvU32("qwen3next.expert_used_count", 10));

@@ -228,7 +228,7 @@ class MemoryPlanTest {
         plan(linux(16), Backend.CPU_REFERENCE, Map.of("STRATA_METAL_PROMPT_GEMM", "0"))
             .standby()
             .slots());
-    assertEquals(64, plan(mac(24, 0, true), Backend.CPU_REFERENCE, Map.of()).standby().slots());
+    assertEquals(64, plan(mac(16, 0, true), Backend.CPU_REFERENCE, Map.of()).standby().slots());
 
     // switching the chain off gives its 512 slots back to the arena
     MemoryPlan on = plan(mac(24), Backend.METAL, Map.of());
