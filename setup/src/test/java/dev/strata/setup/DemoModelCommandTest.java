@@ -38,6 +38,19 @@ class DemoModelCommandTest {
   }
 
   @Test
+  void mtpAddsTheDrafterBlockAndKeepsTheMainModel() {
+    Path target = dir.resolve("mtp");
+    Run r = run("demo-model", "--out", target.toString(), "--shards", "2", "--mtp");
+    assertEquals(0, r.exit(), r.err());
+    GgufModel model = GgufReader.readModel(target.resolve("strata-demo-00001-of-00002.gguf"));
+    assertEquals(48, model.geometry().blocks());
+    assertEquals(12, model.geometry().qsaLayerCount());
+    assertEquals(1, model.geometry().drafterBlocks());
+    assertEquals(java.util.List.of(48), model.geometry().drafterKvLayers());
+    assertTrue(r.out().contains("MTP drafter: 1 block(s)"), r.out());
+  }
+
+  @Test
   void writesTheShardsAndPrintsPathsAndGeometry() {
     Path target = dir.resolve("new/models");
     Run r = run("demo-model", "--out", target.toString(), "--shards", "3");
@@ -54,8 +67,11 @@ class DemoModelCommandTest {
     assertTrue(
         r.out()
             .contains(
-                "qwen3next: 48 blocks, 12 QSA layers [3, 7, 11, …, 47], 2 KV heads × head_dim 256, 512 experts (10 per token) in 48 layers, expert slot 811,008 B"),
+                "qwen3next: 48 blocks, 12 QSA layers [3, 7, 11, …, 47], 2 KV heads × head_dim 256, 36"
+                    + " recurrent layers (state 2,195,456 B each), 512 experts (10 per token) in 48"
+                    + " layers, expert slot 811,008 B"),
         r.out());
+    assertFalse(r.out().contains("MTP"), "the default demo has no MTP block");
     GgufModel model = GgufReader.readModel(first);
     assertEquals(3, model.shards().size());
     assertEquals(12, model.geometry().qsaLayerCount());
