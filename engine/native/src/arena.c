@@ -219,6 +219,12 @@ int strata_arena_open(strata_arena *a, const strata_mem_plan *p, const strata_ge
     a->head = a->tail = -1;
     if (!resident) {
         a->mem = map_anon(p->arena_slots * p->slot_bytes);
+#ifdef MADV_HUGEPAGE
+        if (a->mem != NULL) {
+            /* slots fill in order: huge pages cut the first-touch faults of a cold arena 512-fold */
+            madvise(a->mem, (size_t)(p->arena_slots * p->slot_bytes), MADV_HUGEPAGE);
+        }
+#endif
         a->standby = map_anon(p->standby);
         if ((p->arena > 0 && a->mem == NULL) || (p->standby > 0 && a->standby == NULL)) {
             return STRATA_ARENA_NOMEM;
@@ -302,7 +308,7 @@ static void route(const strata_arena *a, uint32_t l, uint64_t pos, uint32_t *pic
     }
 }
 
-int strata_arena_token(strata_arena *a, uint64_t pos) {
+int strata_arena_token(strata_arena *a, uint64_t pos, int (*cancelled)(void)) {
     if (a->layers == 0 || a->experts == 0 || a->slot_bytes == 0) {
         return 0;
     }
@@ -311,6 +317,9 @@ int strata_arena_token(strata_arena *a, uint64_t pos) {
         return -1;
     }
     for (uint32_t l = 0; l < a->layers; l++) {
+        if (cancelled != NULL && cancelled()) {
+            return 1;
+        }
         route(a, l, pos, pick);
         for (uint32_t k = 0; k < a->used; k++) {
             uint32_t e = pick[k];

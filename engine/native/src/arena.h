@@ -36,8 +36,9 @@ typedef struct {
 int strata_arena_open(strata_arena *a, const strata_mem_plan *p, const strata_geometry *g,
                       const strata_expert_index *ix, const char *first, int resident, char *err, size_t errlen);
 /* Routes token `pos` through every MoE layer: hits use their slot, misses pread into the LRU slot; every picked
- * expert's bytes are read. 0, or -1 on a read error (io_error, err_layer). */
-int strata_arena_token(strata_arena *a, uint64_t pos);
+ * expert's bytes are read. 0; 1 when cancelled() said so (checked per layer); -1 on a read error (io_error,
+ * err_layer). */
+int strata_arena_token(strata_arena *a, uint64_t pos, int (*cancelled)(void));
 void strata_arena_close(strata_arena *a);
 /* Peak resident set of this process as the OS counts it, in bytes: VmHWM of /proc/self/status on Linux, else
  * getrusage ru_maxrss. */

@@ -678,7 +678,12 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
         }
         /* the experts of this token: every MoE layer routes, hits use their slot, misses read from the shards */
         double e0 = now_s();
-        if (strata_arena_token(&arena, pos) != 0) {
+        int erc = strata_arena_token(&arena, pos, cancelled);
+        if (erc == 1) {
+            rc = RC_CANCELLED;
+            goto done;
+        }
+        if (erc != 0) {
             logf_(&lg, 2, "experts: reading block %u's experts from the shards failed (%s)", arena.err_layer,
                   strerror(arena.io_error));
             rc = RC_USAGE;
