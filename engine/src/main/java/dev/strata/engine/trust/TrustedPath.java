@@ -159,17 +159,20 @@ public final class TrustedPath {
       if (type != 0040000) { // S_IFDIR
         throw new NotDirectoryException(next.toString());
       }
-      // the folder that will hold the last name is checked strictly at once (same rule as
-      // below, and the message names it as the file's folder)
-      boolean holder = todo.size() == 1 && !todo.peekFirst().equals("..");
-      check(
-          next,
-          uid,
-          mode & 07777,
-          holder ? OwnerRule.Place.HOLDER : OwnerRule.Place.ABOVE,
-          abs,
-          subject,
-          me);
+      // Passed through: the sticky root exception applies here; the folder that holds the last
+      // name is checked strictly once its type is known (below). A refusal of that folder is
+      // worded as "of the …", a folder higher up as "above the …".
+      if (OwnerRule.problem(uid, mode & 07777, me, OwnerRule.Place.ABOVE) != null) {
+        boolean holder = todo.size() == 1 && !todo.peekFirst().equals("..");
+        check(
+            next,
+            uid,
+            mode & 07777,
+            holder ? OwnerRule.Place.HOLDER : OwnerRule.Place.ABOVE,
+            abs,
+            subject,
+            me);
+      }
       cur = next;
     }
     return cur; // the path named a folder ("/", or ending in "..")
