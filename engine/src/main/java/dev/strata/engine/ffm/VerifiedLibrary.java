@@ -1,5 +1,6 @@
 package dev.strata.engine.ffm;
 
+import dev.strata.engine.Sha256;
 import dev.strata.engine.trust.TrustRefused;
 import dev.strata.engine.trust.TrustedPath;
 import java.io.IOException;
@@ -12,10 +13,7 @@ import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.stream.Stream;
@@ -408,13 +406,9 @@ public final class VerifiedLibrary implements AutoCloseable {
     }
   }
 
-  /** The SHA-256 of {@code bytes}, lower-case hex. */
+  /** The SHA-256 of {@code bytes}, lower-case hex ({@link Sha256}). */
   public static String sha256(byte[] bytes) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
+    return Sha256.hex(bytes);
   }
 
   static String named(Path configured, Path real) {
