@@ -6,6 +6,7 @@ import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.ffm.VerifiedLibrary;
 import dev.strata.engine.flags.EngineArgs;
 import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.flags.EnvPolicy;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvDecision;
@@ -232,7 +233,7 @@ public final class Preflight {
       }
       try {
         engineArgs = EngineFlags.parse(config.args(), backend);
-        EngineFlags.validateEnv(config.env());
+        EnvPolicy.validate(config.env());
       } catch (StrataException e) {
         throw configError(e.getMessage());
       }
