@@ -63,6 +63,28 @@ static const state_key STATE_KEYS[] = {
 #include "archs.def"
 #undef STRATA_KEY
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define DEFAULT_ALIGNMENT 32u
+
+/* ggml tensor types: id, values per block, bytes per block — the same table as the Java
+ * dev.strata.engine.model.GgmlType (a Java test compares the two, GgmlTypeParityTest). */
+static const struct {
+    uint32_t id, block, bytes;
+} GGML_TYPES[] = {
+    {0, 1, 4},      {1, 1, 2},      {2, 32, 18},    {3, 32, 20},    {6, 32, 22},    {7, 32, 24},   {8, 32, 34},
+    {9, 32, 36},    {10, 256, 84},  {11, 256, 110}, {12, 256, 144}, {13, 256, 176}, {14, 256, 210},
+    {15, 256, 292}, {16, 256, 66},  {17, 256, 74},  {18, 256, 98},  {19, 256, 50},  {20, 32, 18},
+    {21, 256, 110}, {22, 256, 82},  {23, 256, 136}, {24, 1, 1},     {25, 1, 2},     {26, 1, 4},
+    {27, 1, 8},     {28, 1, 8},     {29, 256, 56},  {30, 1, 2},     {34, 256, 54},  {35, 256, 66},
+    {39, 32, 17},   {40, 64, 36},   {41, 128, 18},  {42, 64, 18},
+};
+
+#define STRATA_EXPERT_TENSOR(n) (n),
+static const char *const EXPERT_TENSORS[] = {
+#include "archs.def"
+};
+#undef STRATA_EXPERT_TENSOR
+enum { X_GATE, X_UP, X_DOWN, X_GATE_UP, N_X };
+
 
 typedef struct {
     FILE *f;
@@ -241,7 +263,8 @@ typedef struct {
 
 typedef struct {
     char arch[64];
-    int have_arch, arch_bad, old_split;
+    int have_arch, arch_bad, old_split, have_alignment;
+    uint64_t alignment;
     uint64_t split_no, split_count;
     int have_split_no, have_split_count;
     captured cap[MAX_CAPTURED];
@@ -413,6 +436,17 @@ static int read_header_and_meta(rd *r, meta *m, uint64_t *n_tensors) {
             }
             continue;
         }
+        if (fits && strcmp(key, "general.alignment") == 0 && is_int_type(type)) {
+            int neg;
+            if (rint_raw(r, type, key, &m->alignment, &neg)) {
+                return -1;
+            }
+            m->have_alignment = 1;
+            if (neg) {
+                m->alignment = 0;
+            }
+            continue;
+        }
         if (fits && strncmp(key, "general.split.", 14) == 0) {
             m->old_split = 1;
         }
@@ -501,49 +535,123 @@ static int key_per_layer(rd *r, const meta *m, const char *suffix, uint64_t bloc
 
 /* ---- tensor infos: which blocks hold attention, recurrent state ---- */
 
+/* What the tensor walk collects per block. */
+typedef struct {
+    uint8_t has[N_X];             /* the expert weight EXPERT_TENSORS[i] is present */
+    uint64_t per_expert[N_X];     /* its bytes / expert_count (with its .bias/.scale) */
+    strata_expert_tensor where[N_X];
+    uint64_t legacy_bytes;        /* ffn_gate.E / ffn_up.E / ffn_down.E tensors: their bytes */
+    uint64_t other_bytes;         /* every other tensor of the block */
+} blockinfo;
+
 typedef struct {
     uint64_t cap;       /* flags allocated: block_count + nextn */
     uint8_t *kv;        /* block n holds attn_k / attn_qkv */
     uint8_t *state;     /* block n holds a recurrent marker: its kind */
+    blockinfo *bi;      /* per block */
     int64_t highest;    /* highest block index named */
     uint64_t tensors;   /* tensors over all shards */
+    uint64_t outside;   /* bytes of tensors outside any block (embeddings, output) */
 } layers_seen;
 
-static int read_tensor_infos(rd *r, uint64_t n_tensors, layers_seen *ls, const char *arch, uint64_t block_count) {
+/* "ffn_gate_exps.weight" → X_GATE and is_weight; .bias/.scale too; -1 when not an expert tensor. */
+static int expert_kind(const char *rest, int *is_weight) {
+    for (int i = 0; i < N_X; i++) {
+        size_t l = strlen(EXPERT_TENSORS[i]);
+        if (strncmp(rest, EXPERT_TENSORS[i], l) == 0 &&
+            (strcmp(rest + l, ".weight") == 0 || strcmp(rest + l, ".bias") == 0 || strcmp(rest + l, ".scale") == 0)) {
+            *is_weight = strcmp(rest + l, ".weight") == 0;
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* "ffn_gate.7.weight" (the legacy per-expert layout): 1, else 0. */
+static int legacy_expert(const char *rest) {
+    static const char *const L[3] = {"ffn_gate.", "ffn_up.", "ffn_down."};
+    for (int i = 0; i < 3; i++) {
+        size_t l = strlen(L[i]);
+        if (strncmp(rest, L[i], l) == 0) {
+            const char *p = rest + l;
+            int d = 0;
+            while (*p >= '0' && *p <= '9' && d < 7) {
+                p++;
+                d++;
+            }
+            return d > 0 && strcmp(p, ".weight") == 0;
+        }
+    }
+    return 0;
+}
+
+/* Bytes of a tensor of type `type` and dims (Java GgmlType.bytes): the row (dims[0]) in whole blocks. */
+static int tensor_bytes(rd *r, const char *name, uint32_t type, const uint64_t *dims, uint32_t n_dims, uint64_t *out) {
+    size_t t = 0, nt = sizeof GGML_TYPES / sizeof GGML_TYPES[0];
+    while (t < nt && GGML_TYPES[t].id != type) {
+        t++;
+    }
+    if (t == nt) {
+        return fail(r, "tensor %s has ggml type %u, which this reader does not know; update strata or use another "
+                       "quantization", name, type);
+    }
+    if (dims[0] % GGML_TYPES[t].block != 0) {
+        return fail(r, "tensor %s: row of %llu elements is not a multiple of its type's block of %u", name,
+                    (unsigned long long)dims[0], GGML_TYPES[t].block);
+    }
+    uint64_t b = dims[0] / GGML_TYPES[t].block * GGML_TYPES[t].bytes;
+    for (uint32_t d = 1; d < n_dims; d++) {
+        if (__builtin_mul_overflow(b, dims[d], &b)) {
+            return fail(r, "tensor %s overflows 2^64 bytes", name);
+        }
+    }
+    *out = b;
+    return 0;
+}
+
+static int read_tensor_infos(rd *r, uint64_t n_tensors, layers_seen *ls, const char *arch, uint64_t block_count,
+                             uint64_t experts, uint32_t shard) {
     char name[NAME_MAX_LEN + 1];
     for (uint64_t i = 0; i < n_tensors; i++) {
         int fits;
         uint32_t n_dims, type;
-        uint64_t offset;
+        uint64_t offset, dims[4] = {1, 1, 1, 1}, bytes = 0;
         if (rstr(r, name, sizeof name, &fits, "a tensor name") || ru32(r, &n_dims, "a tensor rank")) {
             return -1;
         }
+        const char *shown = fits ? name : "(long name)";
         if (n_dims > LIM_MAX_DIMS) {
-            return fail(r, "tensor %s has rank %u (GGUF allows up to %llu)", fits ? name : "(long name)", n_dims,
+            return fail(r, "tensor %s has rank %u (GGUF allows up to %llu)", shown, n_dims,
                         (unsigned long long)LIM_MAX_DIMS);
         }
         for (uint32_t d = 0; d < n_dims; d++) {
-            uint64_t dim;
-            if (ru64(r, &dim, "a tensor dimension")) {
+            if (ru64(r, &dims[d], "a tensor dimension")) {
                 return -1;
             }
         }
         if (ru32(r, &type, "a tensor type") || ru64(r, &offset, "a tensor offset")) {
             return -1;
         }
+        if (tensor_bytes(r, shown, type, dims, n_dims == 0 ? 1 : n_dims, &bytes)) {
+            return -1;
+        }
         ls->tensors++;
-        if (!fits || strncmp(name, "blk.", 4) != 0) {
-            continue;
-        }
-        const char *p = name + 4;
+        const char *p = NULL;
         uint64_t n = 0;
-        int digits = 0;
-        while (*p >= '0' && *p <= '9' && digits < 10) {
-            n = n * 10 + (uint64_t)(*p - '0');
-            p++;
-            digits++;
+        if (fits && strncmp(name, "blk.", 4) == 0) {
+            p = name + 4;
+            int digits = 0;
+            while (*p >= '0' && *p <= '9' && digits < 10) {
+                n = n * 10 + (uint64_t)(*p - '0');
+                p++;
+                digits++;
+            }
+            p = digits > 0 && *p == '.' ? p + 1 : NULL;
         }
-        if (digits == 0 || *p != '.') {
+        if (p == NULL) {
+            if (__builtin_add_overflow(ls->outside, bytes, &ls->outside)) {
+                return fail(r, "tensor bytes overflow; the file is damaged");
+            }
             continue;
         }
         if (n >= ls->cap) {
@@ -551,7 +659,32 @@ static int read_tensor_infos(rd *r, uint64_t n_tensors, layers_seen *ls, const c
                         (unsigned long long)block_count);
         }
         ls->highest = (int64_t)n > ls->highest ? (int64_t)n : ls->highest;
-        p++;
+        blockinfo *b = &ls->bi[n];
+        int is_weight = 0;
+        int x = expert_kind(p, &is_weight);
+        if (x >= 0) {
+            if (experts == 0) {
+                return fail(r, "holds expert tensor %s but has no %s.expert_count; the file is damaged", name, arch);
+            }
+            if (n_dims == 0 || dims[n_dims - 1] != experts) {
+                return fail(r, "tensor %s has its last dimension %llu but it must be the expert count %llu; the file is "
+                               "damaged", name, (unsigned long long)dims[n_dims ? n_dims - 1 : 0],
+                            (unsigned long long)experts);
+            }
+            b->per_expert[x] += bytes / experts;
+            if (is_weight) {
+                b->has[x] = 1;
+                b->where[x].shard = shard;
+                b->where[x].offset = offset; /* relative to the data section until place_data adds its start */
+                b->where[x].bytes_per_expert = bytes / experts;
+            }
+            continue;
+        }
+        if (experts > 0 && legacy_expert(p)) {
+            b->legacy_bytes += bytes;
+            continue;
+        }
+        b->other_bytes += bytes;
         for (size_t k = 0; k < COUNT(KV_TENSORS); k++) {
             if (strcmp(p, KV_TENSORS[k]) == 0) {
                 ls->kv[n] = 1;
@@ -560,6 +693,27 @@ static int read_tensor_infos(rd *r, uint64_t n_tensors, layers_seen *ls, const c
         for (size_t k = 0; k < COUNT(STATE_TENSORS); k++) {
             if (strcmp(p, STATE_TENSORS[k].name) == 0) {
                 ls->state[n] = (uint8_t)STATE_TENSORS[k].kind;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The data section of a file starts at the end of the tensor infos, aligned up (general.alignment, default 32);
+ * adds it to the expert tensor offsets of this shard. */
+static int place_data(rd *r, const meta *m, layers_seen *ls, uint32_t shard) {
+    uint64_t align = m->have_alignment ? m->alignment : DEFAULT_ALIGNMENT;
+    if (align == 0 || align > (1u << 30) || (align & (align - 1)) != 0) {
+        return fail(r, "general.alignment is %llu; it must be a power of two up to 2^30; the file is damaged",
+                    (unsigned long long)align);
+    }
+    uint64_t data = (r->pos + align - 1) & ~(align - 1);
+    for (uint64_t n = 0; n < ls->cap; n++) {
+        for (int i = 0; i < N_X; i++) {
+            blockinfo *b = &ls->bi[n];
+            if (b->has[i] && b->where[i].shard == shard && !(b->where[i].offset & (1ull << 63)) &&
+                __builtin_add_overflow(b->where[i].offset, data, &b->where[i].offset)) {
+                return fail(r, "tensor offset overflows; the file is damaged");
             }
         }
     }
@@ -666,12 +820,39 @@ static int resolve(rd *r, const meta *m, const arch_row *row, layers_seen *ls, u
         return fail(r, "%s.expert_used_count is %llu but it must be 1..%llu (the expert count); the file is damaged",
                     m->arch, (unsigned long long)used, (unsigned long long)experts);
     }
-    uint64_t qsa = 0, drafter_kv = 0, recurrent = 0;
+    uint64_t qsa = 0, drafter_kv = 0, recurrent = 0, dense = ls->outside, drafter = 0, moe_layers = 0, slot_max = 0;
     int kind = STRATA_STATE_NONE;
     for (uint64_t n = 0; n < all; n++) {
+        blockinfo *b = &ls->bi[n];
+        uint64_t exp_bytes = b->legacy_bytes;
+        for (int i = 0; i < N_X; i++) {
+            exp_bytes += b->per_expert[i] * experts;
+        }
         if (n >= blocks) {
             drafter_kv += ls->kv[n];
+            drafter += b->other_bytes + exp_bytes;
             continue;
+        }
+        dense += b->other_bytes;
+        int any = b->has[X_GATE] | b->has[X_UP] | b->has[X_DOWN] | b->has[X_GATE_UP] | (b->legacy_bytes > 0);
+        if (any) {
+            const char *missing = NULL;
+            if (b->legacy_bytes == 0) {
+                int gate_up = b->has[X_GATE_UP] || (b->has[X_GATE] && b->has[X_UP]);
+                missing = !b->has[X_DOWN] ? "ffn_down_exps.weight"
+                          : !gate_up      ? (!b->has[X_GATE] ? "ffn_gate_exps.weight" : "ffn_up_exps.weight")
+                                          : NULL;
+            }
+            if (missing != NULL) {
+                return fail(r, "block %llu has expert tensors but no blk.%llu.%s; the model is incomplete",
+                            (unsigned long long)n, (unsigned long long)n, missing);
+            }
+            uint64_t slot = b->legacy_bytes / (experts ? experts : 1);
+            for (int i = 0; i < N_X; i++) {
+                slot += b->per_expert[i];
+            }
+            slot_max = slot > slot_max ? slot : slot_max; /* an arena slot holds the largest layer's */
+            moe_layers++;
         }
         qsa += ls->kv[n];
         if (ls->state[n]) {
@@ -695,6 +876,11 @@ static int resolve(rd *r, const meta *m, const arch_row *row, layers_seen *ls, u
                             (unsigned long long)v, (unsigned long long)n);
             }
         }
+    }
+    if (experts > 0 && moe_layers == 0) {
+        return fail(r, "%s.expert_count is %llu but no block holds expert tensors (ffn_gate_exps/ffn_up_exps/"
+                       "ffn_down_exps, ffn_gate_up_exps or ffn_gate.E/ffn_up.E/ffn_down.E); the model is incomplete",
+                    m->arch, (unsigned long long)experts);
     }
     if (qsa == 0) {
         return fail(r, "%s has no attention layer (no blk.N.attn_k or attn_qkv tensor); the engine runs models with "
@@ -783,6 +969,10 @@ static int resolve(rd *r, const meta *m, const arch_row *row, layers_seen *ls, u
     g->context_length = ctx;
     g->experts = (uint32_t)experts;
     g->experts_used = experts > 0 ? (uint32_t)used : 0;
+    g->moe_layers = (uint32_t)moe_layers;
+    g->expert_bytes = slot_max;
+    g->dense_bytes = dense;
+    g->drafter_bytes = drafter;
     if (find_key(m, "full_attention_interval") != NULL && key_u64(r, m, "full_attention_interval", UINT32_MAX, &v) == 0) {
         g->full_attention_interval = (uint32_t)v;
     }
@@ -790,6 +980,10 @@ static int resolve(rd *r, const meta *m, const arch_row *row, layers_seen *ls, u
 }
 
 int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t errlen) {
+    return strata_gguf_read(path, g, NULL, err, errlen);
+}
+
+int strata_gguf_read(const char *path, strata_geometry *g, strata_expert_index *ix, char *err, size_t errlen) {
     rd r;
     meta m;
     uint64_t n_tensors;
@@ -797,6 +991,9 @@ int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t
     char *shard = NULL;
     int rc = -1;
     memset(g, 0, sizeof *g);
+    if (ix != NULL) {
+        memset(ix, 0, sizeof *ix);
+    }
     memset(&m, 0, sizeof m);
     memset(&ls, 0, sizeof ls);
     ls.highest = -1;
@@ -844,14 +1041,20 @@ int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t
     if (key_u64(&r, &m, KEY_NEXTN, LIM_MAX_SMALL, &nextn) < 0) {
         goto out;
     }
+    uint64_t experts = 0;
+    if (key_u64(&r, &m, "expert_count", LIM_MAX_SMALL, &experts) < 0) {
+        goto out;
+    }
+    /* bounded: block_count and nextn are at most 65,536 each */
     ls.cap = block_count + nextn;
     ls.kv = calloc((size_t)ls.cap, 1);
     ls.state = calloc((size_t)ls.cap, 1);
-    if (ls.kv == NULL || ls.state == NULL) {
+    ls.bi = calloc((size_t)ls.cap, sizeof *ls.bi);
+    if (ls.kv == NULL || ls.state == NULL || ls.bi == NULL) {
         fail(&r, "out of memory");
         goto out;
     }
-    if (read_tensor_infos(&r, n_tensors, &ls, m.arch, block_count)) {
+    if (read_tensor_infos(&r, n_tensors, &ls, m.arch, block_count, experts, 0) || place_data(&r, &m, &ls, 0)) {
         goto out;
     }
     fclose(r.f);
@@ -894,10 +1097,11 @@ int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t
                            (unsigned long long)(sm.have_split_count ? sm.split_count : 0), (unsigned long long)s_k + 1,
                            (unsigned long long)count);
             }
-            meta_free(&sm);
             if (!bad) {
-                bad = read_tensor_infos(&s, st, &ls, m.arch, block_count);
+                bad = read_tensor_infos(&s, st, &ls, m.arch, block_count, experts, (uint32_t)s_k) ||
+                      place_data(&s, &sm, &ls, (uint32_t)s_k);
             }
+            meta_free(&sm);
             fclose(s.f);
             if (bad) {
                 goto out;
@@ -911,6 +1115,31 @@ int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t
     if (resolve(&r, &m, row, &ls, block_count, nextn, g)) {
         goto out;
     }
+    if (ix != NULL && g->moe_layers > 0) {
+        ix->layers = calloc(g->moe_layers, sizeof *ix->layers);
+        if (ix->layers == NULL) {
+            fail(&r, "out of memory");
+            goto out;
+        }
+        uint32_t j = 0;
+        for (uint64_t n = 0; n < g->blocks && j < g->moe_layers; n++) {
+            blockinfo *b = &ls.bi[n];
+            if (!(b->has[X_GATE] | b->has[X_UP] | b->has[X_DOWN] | b->has[X_GATE_UP])) {
+                continue;
+            }
+            ix->layers[j].block = (uint32_t)n;
+            /* t[0..2] = gate, up, down; a merged gate_up stands in t[0] whole and t[1] is empty */
+            ix->layers[j].t[0] = b->has[X_GATE_UP] ? b->where[X_GATE_UP] : b->where[X_GATE];
+            ix->layers[j].t[1] = b->where[X_UP];
+            if (b->has[X_GATE_UP]) {
+                ix->layers[j].t[1] = b->where[X_GATE_UP];
+                ix->layers[j].t[1].bytes_per_expert = 0;
+            }
+            ix->layers[j].t[2] = b->where[X_DOWN];
+            j++;
+        }
+        ix->n_layers = j;
+    }
     snprintf(g->arch, sizeof g->arch, "%s", m.arch);
     g->shards = (uint32_t)count;
     rc = 0;
@@ -921,9 +1150,40 @@ out:
     if (rc != 0) {
         memset(g, 0, sizeof *g);
     }
+    if (rc != 0 && ix != NULL) {
+        strata_expert_index_free(ix);
+    }
     meta_free(&m);
     free(ls.kv);
     free(ls.state);
+    free(ls.bi);
     free(shard);
     return rc;
+}
+
+void strata_expert_index_free(strata_expert_index *ix) {
+    if (ix != NULL) {
+        free(ix->layers);
+        ix->layers = NULL;
+        ix->n_layers = 0;
+    }
+}
+
+int strata_gguf_shard_path(const char *first, uint32_t k, uint32_t count, char *buf, size_t cap) {
+    size_t plen = strlen(first);
+    if (count <= 1) {
+        return snprintf(buf, cap, "%s", first) < (int)cap ? 0 : -1;
+    }
+    long at = split_suffix(first);
+    if (at < 0 || plen + 1 > cap || k >= count) {
+        return -1;
+    }
+    memcpy(buf, first, plen + 1);
+    char num[64];
+    snprintf(num, sizeof num, "-%05u-of-%05u.gguf", k + 1, count);
+    if (strlen(num) != 20) {
+        return -1;
+    }
+    memcpy(buf + at, num, 20);
+    return 0;
 }

@@ -32,6 +32,9 @@ import java.util.Map;
  * @param pageCacheHeadroomBytes stream mode: room kept for the page cache the SSD streaming reads
  *     through; 0 in resident mode
  * @param arena the experts kept in memory
+ * @param scratchBytes the engine's own working buffers that the plan knows: strata-ref's (its
+ *     attention queries and partials, the arena's books, the router's tables; formula in {@link
+ *     #refScratchBytes}); 0 for the Metal and PC engines, whose buffers are not modelled
  * @param freeBytes what the budget leaves after everything planned (0 or less when it does not fit)
  * @param shortfallBytes how much is missing; 0 when the plan fits
  * @param refusal one line saying by how much it does not fit and what to do; null when it fits
@@ -52,6 +55,7 @@ public record MemoryPlan(
     long standbyBytes,
     long pageCacheHeadroomBytes,
     ExpertArena arena,
+    long scratchBytes,
     long freeBytes,
     long shortfallBytes,
     String refusal,
@@ -90,13 +94,12 @@ public record MemoryPlan(
       KvDecision.Accepted kv,
       Backend backend,
       Map<String, String> env) {
-    return compute(host, model, context, experts, kv.pools(), kv.notes(), backend, env, 0);
+    return compute(host, model, context, experts, kv.pools(), kv.notes(), backend, env, 0, 0);
   }
 
   /**
-   * Plans with a KV decision and the engine's {@code --spec}: above 0 the MTP drafter's weights and
-   * KV pools are planned when the model has a drafter; a model without one runs without drafting,
-   * and a note says so.
+   * Plans with a KV decision and the engine's {@code --mem-budget-mb} (0 = none): a value below the
+   * plan's own budget in whole MiB lowers the budget to exactly that many MiB ({@link #budget}).
    */
   public static MemoryPlan compute(
       HostFacts host,
@@ -106,11 +109,31 @@ public record MemoryPlan(
       KvDecision.Accepted kv,
       Backend backend,
       Map<String, String> env,
-      long spec) {
-    return compute(host, model, context, experts, kv.pools(), kv.notes(), backend, env, spec);
+      long memBudgetMb) {
+    return compute(
+        host, model, context, experts, kv.pools(), kv.notes(), backend, env, memBudgetMb, 0);
   }
 
-  /** Plans one configuration with the engine's {@code --spec} (see above). */
+  /**
+   * Plans with a KV decision, the engine's {@code --mem-budget-mb} (0 = none) and its {@code
+   * --spec}: above 0 the MTP drafter's weights and KV pools are planned when the model has a
+   * drafter; a model without one runs without drafting, and a note says so.
+   */
+  public static MemoryPlan compute(
+      HostFacts host,
+      ModelGeometry model,
+      long context,
+      ExpertsMode experts,
+      KvDecision.Accepted kv,
+      Backend backend,
+      Map<String, String> env,
+      long memBudgetMb,
+      long spec) {
+    return compute(
+        host, model, context, experts, kv.pools(), kv.notes(), backend, env, memBudgetMb, spec);
+  }
+
+  /** Plans one configuration with {@code --mem-budget-mb} and {@code --spec} (see above). */
   public static MemoryPlan compute(
       HostFacts host,
       ModelGeometry model,
@@ -119,8 +142,10 @@ public record MemoryPlan(
       KvFormat pools,
       Backend backend,
       Map<String, String> env,
+      long memBudgetMb,
       long spec) {
-    return compute(host, model, context, experts, pools, List.of(), backend, env, spec);
+    return compute(
+        host, model, context, experts, pools, List.of(), backend, env, memBudgetMb, spec);
   }
 
   /**
@@ -139,7 +164,63 @@ public record MemoryPlan(
       KvFormat pools,
       Backend backend,
       Map<String, String> env) {
-    return compute(host, model, context, experts, pools, List.of(), backend, env, 0);
+    return compute(host, model, context, experts, pools, List.of(), backend, env, 0, 0);
+  }
+
+  /** Plans one configuration with the engine's {@code --mem-budget-mb} (0 = none). */
+  public static MemoryPlan compute(
+      HostFacts host,
+      ModelGeometry model,
+      long context,
+      ExpertsMode experts,
+      KvFormat pools,
+      Backend backend,
+      Map<String, String> env,
+      long memBudgetMb) {
+    return compute(host, model, context, experts, pools, List.of(), backend, env, memBudgetMb, 0);
+  }
+
+  /**
+   * The budget: usable − margin (never negative), lowered to {@code memBudgetMb} MiB when that is
+   * set and below the plan's own budget in whole MiB. The generator writes exactly that whole-MiB
+   * figure as {@code --mem-budget-mb}, so a generated config plans as if the flag were absent;
+   * strata-ref applies the same rule (engine/native/src/memory.c).
+   */
+  public static long budget(UsableMemory memory, long memBudgetMb) {
+    long plan = Math.max(0, memory.usableBytes() - SAFETY_MARGIN);
+    if (memBudgetMb > 0 && memBudgetMb < plan / UsableMemory.MIB) {
+      return memBudgetMb * UsableMemory.MIB;
+    }
+    return plan;
+  }
+
+  /** strata-ref splits decode attention into items of this many cells (engine/native/src). */
+  static final long REF_SPLIT_CELLS = 2048;
+
+  /**
+   * strata-ref's own working buffers at a context, in bytes (engine/native/src/memory.c,
+   * strata_memory_scratch_bytes, the same formula): the decode queries (QSA layers × KV heads ×
+   * head_dim floats), the flash-decoding partials (QSA layers × ⌈cells / 2048⌉ × KV heads ×
+   * (head_dim + 2) floats), one head's output (head_dim floats), and the arena's and router's
+   * tables: 18 B per model slot (slot index, LRU key and links as int32, popularity order as
+   * uint16) plus one double per expert.
+   */
+  public static long refScratchBytes(ModelGeometry model, long context) {
+    return refScratchBytes(model, context, 0);
+  }
+
+  /** The same with the MTP drafter's attention layers planned (--spec > 0): they decode too. */
+  public static long refScratchBytes(ModelGeometry model, long context, int drafterLayers) {
+    long cells = KvFormat.cells(context);
+    long splits = (cells + REF_SPLIT_CELLS - 1) / REF_SPLIT_CELLS;
+    long q = model.qsaLayerCount() + drafterLayers;
+    long queries = q * model.kvHeads() * model.headDim() * Float.BYTES;
+    long partials =
+        Math.multiplyExact(
+            q * splits, (long) model.kvHeads() * (model.headDim() + 2) * Float.BYTES);
+    long out = (long) model.headDim() * Float.BYTES;
+    long books = model.expertSlots() * 18 + (long) model.experts() * Double.BYTES;
+    return queries + partials + out + books;
   }
 
   private static MemoryPlan compute(
@@ -151,6 +232,7 @@ public record MemoryPlan(
       List<String> kvNotes,
       Backend backend,
       Map<String, String> env,
+      long memBudgetMb,
       long spec) {
     if (context < 1) {
       throw new IllegalArgumentException("context must be at least 1, got " + context);
@@ -178,7 +260,7 @@ public record MemoryPlan(
               + " is above the model's trained context "
               + model.trainedContext());
     }
-    long budget = Math.max(0, memory.usableBytes() - SAFETY_MARGIN);
+    long budget = budget(memory, memBudgetMb);
     long state = model.stateBytes();
     long drafter = spec > 0 ? model.drafterBytes() : 0;
     if (spec > 0 && !model.hasDrafter()) {
@@ -223,8 +305,10 @@ public record MemoryPlan(
         slotBytes > 0 ? Math.multiplyExact((long) model.expertsUsed(), model.moeLayers()) : 0;
     long tokenBytes = Math.multiplyExact(tokenSlots, slotBytes);
 
+    long scratch =
+        backend == Backend.CPU_REFERENCE ? refScratchBytes(model, context, kv.drafterLayers()) : 0;
     Stream stream =
-        stream(memory, budget, dense, kv, rule, model, slotBytes, modelSlots, tokenSlots);
+        stream(memory, budget, dense + scratch, kv, rule, model, slotBytes, modelSlots, tokenSlots);
     if (experts == ExpertsMode.STREAM) {
       long slots = stream.slots();
       if (slots >= modelSlots && modelSlots > 0) {
@@ -252,6 +336,7 @@ public record MemoryPlan(
                   + Units.gib(stream.standbyBytes())
                   + " + page-cache headroom "
                   + Units.gib(stream.headroom())
+                  + scratchTerm(scratch)
                   + " GiB in the "
                   + Units.gib(budget)
                   + " GiB the engine may use; short by "
@@ -273,6 +358,7 @@ public record MemoryPlan(
           stream.standbyBytes(),
           stream.headroom(),
           arena,
+          scratch,
           budget - stream.fixed() - arenaBytes,
           shortfall,
           refusal,
@@ -281,7 +367,7 @@ public record MemoryPlan(
 
     // Resident: every expert in memory, nothing streams, so no stand-by slots and no headroom.
     long allExperts = Math.multiplyExact(modelSlots, slotBytes);
-    long need = Math.addExact(Math.addExact(dense, kv.bytes()), allExperts);
+    long need = Math.addExact(Math.addExact(dense + scratch, kv.bytes()), allExperts);
     ExpertArena arena = new ExpertArena(slotBytes, modelSlots, modelSlots, tokenSlots, allExperts);
     StandbySlots none =
         new StandbySlots(rule.promptGemm(), 0, "resident experts: no stand-by slots");
@@ -296,6 +382,7 @@ public record MemoryPlan(
               + Units.gib(kv.bytes())
               + " + every expert "
               + Units.gib(allExperts)
+              + scratchTerm(scratch)
               + " = "
               + Units.gib(need)
               + " GiB, over the "
@@ -327,10 +414,16 @@ public record MemoryPlan(
         0,
         0,
         arena,
+        scratch,
         budget - need,
         fits ? 0 : need - budget,
         refusal,
         notes);
+  }
+
+  /** " + scratch X.XX" where the plan has the engine's scratch (strata-ref), else nothing. */
+  private static String scratchTerm(long scratch) {
+    return scratch > 0 ? " + scratch " + Units.gib(scratch) : "";
   }
 
   /** The stream-mode figures, also used to advise a refused resident plan. */
@@ -451,6 +544,7 @@ public record MemoryPlan(
         0,
         0,
         empty,
+        0,
         0,
         0,
         refusal,
