@@ -235,6 +235,8 @@ public final class DemoMain implements Callable<Integer> {
             host, model, ctx, ExpertsMode.STREAM, kv, Backend.CPU_REFERENCE, config.env());
     long fixed =
         p.denseBytes()
+            + p.stateBytes()
+            + p.drafterBytes()
             + p.kv().bytes()
             + p.standbyBytes()
             + p.pageCacheHeadroomBytes()

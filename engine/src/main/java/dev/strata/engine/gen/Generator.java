@@ -150,7 +150,7 @@ public final class Generator {
             args,
             env);
     MemoryPlan plan =
-        MemoryPlan.compute(host, geometry, context, experts, kv, backend, env, specOf(args));
+        MemoryPlan.compute(host, geometry, context, experts, kv, backend, env, 0, specOf(args));
     return new Generated(config, plan, defaults);
   }
 

@@ -147,6 +147,7 @@ class ModelCorpusTest {
                 formats[i],
                 Backend.CPU_REFERENCE,
                 Map.of(),
+                0,
                 spec);
         Lines out = new Lines();
         int rc =
@@ -165,7 +166,11 @@ class ModelCorpusTest {
                     "--threads",
                     "1",
                     "--spec",
-                    Long.toString(spec)),
+                    Long.toString(spec),
+                    // 1 MiB: the engine logs its kv:/state: accounting, then refuses on memory
+                    // (exit 3) before it allocates anything, whatever this machine has
+                    "--mem-budget-mb",
+                    "1"),
                 out);
         String what = s.name + " " + formats[i].flagName();
         if (want[i] < 0) {
@@ -174,13 +179,16 @@ class ModelCorpusTest {
           assertTrue(plan.refusal().contains(g.architecture()), plan.refusal());
           assertFalse(plan.refusal().contains("drop --kv"), plan.refusal());
           assertEquals(3, rc, what + ": the engine refuses: " + out.lines);
+          assertNotNull(out.first("kv: --kv " + formats[i].flagName()), what + ": " + out.lines);
           continue;
         }
         assertEquals(want[i], KvPools.of(formats[i], g, CTX, spec).bytes(), what + ": KV (Java)");
         assertEquals(want[i], plan.kv().bytes(), what + ": KV (plan)");
         assertEquals(want[2], plan.stateBytes(), what + ": state (plan)");
-        assertEquals(0, rc, what + ": " + out.lines);
-        assertEquals(want[i], bytesOf(out.first("kv: ")), what + ": KV (engine)");
+        assertEquals(3, rc, what + ": " + out.lines);
+        assertNotNull(
+            out.first("stream: the expert arena"), what + ": refused on memory only: " + out.lines);
+        assertEquals(want[i], bytesOf(out.first("kv: format=")), what + ": KV (engine)");
         String state = out.first("state: ");
         assertEquals(want[2], state == null ? 0 : bytesOf(state), what + ": state (engine)");
       }
