@@ -233,14 +233,7 @@ public final class DemoMain implements Callable<Integer> {
     MemoryPlan p =
         MemoryPlan.compute(
             host, model, ctx, ExpertsMode.STREAM, kv, Backend.CPU_REFERENCE, config.env());
-    long fixed =
-        p.denseBytes()
-            + p.stateBytes()
-            + p.drafterBytes()
-            + p.kv().bytes()
-            + p.standbyBytes()
-            + p.pageCacheHeadroomBytes()
-            + p.scratchBytes();
+    long fixed = MemoryPlan.streamingFixedBytes(p, model, config.env(), host);
     long want = fixed + DEMO_ARENA_TOKENS * p.arena().tokenSlots() * p.arena().slotBytes();
     long mb = (want + UsableMemory.MIB - 1) / UsableMemory.MIB;
     long generated = Long.parseLong(argAfter(config.args(), "--mem-budget-mb"));

@@ -470,6 +470,27 @@ public record MemoryPlan(
     return new Stream(standby, standbyBytes, headroom, fixed, available, slots);
   }
 
+  /**
+   * What a stream plan that actually streams holds besides the arena: dense + recurrent state +
+   * drafter + KV + the model-bounded stand-by slots + page-cache headroom + scratch. A plan whose
+   * arena holds every expert shows 0 stand-by and 0 headroom; a budget sized for "one token's
+   * experts and a few more" must count them all the same, since under it the experts stream.
+   */
+  public static long streamingFixedBytes(
+      MemoryPlan open, ModelGeometry model, Map<String, String> env, HostFacts host) {
+    ExpertArena a = open.arena();
+    StandbySlots standby =
+        StandbySlots.decide(host, open.backend(), env)
+            .boundedBy(model.experts(), a.modelSlots(), a.tokenSlots());
+    return open.denseBytes()
+        + open.stateBytes()
+        + open.drafterBytes()
+        + open.kv().bytes()
+        + (long) standby.slots() * a.slotBytes()
+        + pageCacheHeadroom(open.memory().totalBytes())
+        + open.scratchBytes();
+  }
+
   /** Page-cache headroom of stream mode: max(2 GiB, memory / 8). */
   public static long pageCacheHeadroom(long totalBytes) {
     return Math.max(HEADROOM_MIN, totalBytes / HEADROOM_DIVISOR);

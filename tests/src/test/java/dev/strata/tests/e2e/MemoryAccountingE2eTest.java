@@ -89,12 +89,7 @@ class MemoryAccountingE2eTest {
         long ctx = 2048;
         // tight: one token's experts and 8 slots more, so the arena fills and evicts
         MemoryPlan open = plan(here, g, ctx, ExpertsMode.STREAM, f, Map.of(), 0);
-        long fixed =
-            open.denseBytes()
-                + open.kv().bytes()
-                + open.standbyBytes()
-                + open.pageCacheHeadroomBytes()
-                + open.scratchBytes();
+        long fixed = MemoryPlan.streamingFixedBytes(open, g, Map.of(), here);
         long tightMb =
             ceilDiv(
                 fixed + (open.arena().tokenSlots() + 8) * open.arena().slotBytes(),
