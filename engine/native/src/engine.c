@@ -37,7 +37,12 @@ static const char FP16_NOTE[] = "kv: --kv fp16 runs on the int8 pools on Metal (
 /* Exit codes (docs/ENGINE-ABI.md). */
 enum { RC_OK = 0, RC_USAGE = 2, RC_REFUSED = 3, RC_NOMEM = 4, RC_CANCELLED = 130 };
 
+#ifdef STRATA_REF_ABI1
+/* A test build (Makefile target abi1): the ABI 1 engine the launcher must still run, without the check. */
+API int strata_engine_abi_version(void) { return 1; }
+#else
 API int strata_engine_abi_version(void) { return STRATA_ENGINE_ABI_VERSION; }
+#endif
 
 API const char *strata_engine_name(void) { return STRATA_REF_NAME; }
 
@@ -247,7 +252,7 @@ static void pool_free(pool *p) {
 
 /* ---- the workload ---- */
 
-enum { PREFILL_SPAN = 256, SPLIT_CELLS = 2048, CHUNK = 64, MAX_HEADS = 64 };
+enum { PREFILL_SPAN = 256, SPLIT_CELLS = STRATA_SPLIT_CELLS, CHUNK = 64, MAX_HEADS = 64 };
 
 typedef struct {
     int format; /* pool format: KV_INT8 or KV_Q4_0 */
@@ -386,56 +391,101 @@ static void inject_fault(int fault) {
     abort();
 }
 
-API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log, void *user) {
-    logger lg = {log, user};
-    atomic_store(&g_cancel, 0);
-    char err[STRATA_GGUF_ERR_MAX + 64];
+/* What the startup rules found: main goes on from here, check reports it. */
+typedef struct {
     strata_opts o;
+    strata_geometry g;
+    int format;        /* pool format: KV_INT8 or KV_Q4_0 */
+    size_t cell_bytes; /* one cell of one layer: K and V of every KV head */
+    size_t cells;      /* per pool: --ctx + 128 */
+} startup;
+
+/* Every rule strata_engine_main applies before it allocates or runs anything, in its order, logging as main
+ * logs. The one place these rules live: strata_engine_check calls it too, so the check's verdict is main's.
+ * Returns RC_OK, or the code main returns (the error line already logged). */
+static int startup_rules(int argc, const char *const *argv, const logger *lg, startup *s, char *err,
+                         size_t errlen) {
+    memset(s, 0, sizeof *s);
     if (argc < 0 || (argc > 0 && argv == NULL)) {
-        logf_(&lg, 2, "flags: bad argv (argc=%d)", argc);
+        logf_(lg, 2, "flags: bad argv (argc=%d)", argc);
         return RC_USAGE;
     }
-    logf_(&lg, 0, "%s: starting", STRATA_REF_NAME);
-    if (strata_parse_flags(argc, argv, &o, err, sizeof err) != 0) {
-        logf_(&lg, 2, "%s", err);
+    if (strata_parse_flags(argc, argv, &s->o, err, errlen) != 0) {
+        logf_(lg, 2, "%s", err);
         return RC_USAGE;
     }
 
     /* The Metal engine's startup rules (DESIGN §3), before anything is read or allocated. */
     const char *rot_env = getenv("STRATA_KV_ROT");
     int rot_on = rot_env != NULL && atoi(rot_env) != 0;
-    if (o.kv == KV_K8V4) {
-        logf_(&lg, 2, "%s", K8V4_REFUSAL);
+    if (s->o.kv == KV_K8V4) {
+        logf_(lg, 2, "%s", K8V4_REFUSAL);
         return RC_REFUSED;
     }
-    if (o.kv == KV_INT8 && rot_on) {
-        logf_(&lg, 2, "%s", KV_ROT_INT8_REFUSAL);
+    if (s->o.kv == KV_INT8 && rot_on) {
+        logf_(lg, 2, "%s", KV_ROT_INT8_REFUSAL);
         return RC_REFUSED;
     }
-    int format = o.kv == KV_Q4_0 ? KV_Q4_0 : KV_INT8;
-    if (o.kv == KV_FP16) {
-        logf_(&lg, 0, "%s", FP16_NOTE);
+    s->format = s->o.kv == KV_Q4_0 ? KV_Q4_0 : KV_INT8;
+    if (s->o.kv == KV_FP16) {
+        logf_(lg, 0, "%s", FP16_NOTE);
     }
 
-    strata_geometry g;
-    if (strata_gguf_geometry(o.model, &g, err, sizeof err) != 0) {
-        logf_(&lg, 2, "%s", err);
+    strata_geometry *g = &s->g;
+    if (strata_gguf_geometry(s->o.model, g, err, errlen) != 0) {
+        logf_(lg, 2, "%s", err);
         return RC_USAGE;
     }
-    logf_(&lg, 0, "model: arch=%s blocks=%u qsa_layers=%u kv_heads=%u head_dim=%u shards=%u", g.arch, g.blocks,
-          g.qsa_layers, g.kv_heads, g.head_dim, g.shards);
-    size_t cell_bytes = strata_kv_cell_bytes(format, (int)g.kv_heads, (int)g.head_dim);
-    if (cell_bytes == 0 || g.head_dim > 256) {
-        logf_(&lg, 2, "kv: --kv %s cannot hold head_dim %u (q4_0 needs 256; int8 a multiple of 64, at most 256 in "
-                      "strata-ref)", FORMAT_NAMES[format], g.head_dim);
+    logf_(lg, 0, "model: arch=%s blocks=%u qsa_layers=%u kv_heads=%u head_dim=%u shards=%u", g->arch, g->blocks,
+          g->qsa_layers, g->kv_heads, g->head_dim, g->shards);
+    s->cell_bytes = strata_kv_cell_bytes(s->format, (int)g->kv_heads, (int)g->head_dim);
+    if (s->cell_bytes == 0 || g->head_dim > 256) {
+        logf_(lg, 2, "kv: --kv %s cannot hold head_dim %u (q4_0 needs 256; int8 a multiple of 64, at most 256 in "
+                     "strata-ref)", FORMAT_NAMES[s->format], g->head_dim);
         return RC_REFUSED;
     }
-    size_t cells = (size_t)o.ctx + 128;
-    if ((size_t)o.prompt_tokens + (size_t)o.n_predict > cells) {
-        logf_(&lg, 2, "flags: --prompt-tokens %ld + --n-predict %ld exceed the pool's %zu cells (--ctx %ld + 128)",
-              o.prompt_tokens, o.n_predict, cells, o.ctx);
+    s->cells = (size_t)s->o.ctx + 128;
+    if ((size_t)s->o.prompt_tokens + (size_t)s->o.n_predict > s->cells) {
+        logf_(lg, 2, "flags: --prompt-tokens %ld + --n-predict %ld exceed the pool's %zu cells (--ctx %ld + 128)",
+              s->o.prompt_tokens, s->o.n_predict, s->cells, s->o.ctx);
         return RC_USAGE;
     }
+    return RC_OK;
+}
+
+#ifndef STRATA_REF_ABI1
+API int strata_engine_check(int argc, const char *const *argv, strata_log_fn log, void *user) {
+    logger lg = {log, user};
+    char err[STRATA_GGUF_ERR_MAX + 64];
+    startup s;
+    logf_(&lg, 0, "%s: checking", STRATA_REF_NAME);
+    int rc = startup_rules(argc, argv, &lg, &s, err, sizeof err);
+    if (rc != RC_OK) {
+        return rc;
+    }
+    strata_mem_item items[STRATA_MEM_ITEMS_MAX];
+    size_t n = strata_memory_items(&s.g, s.format, s.cells, s.cell_bytes, items, STRATA_MEM_ITEMS_MAX);
+    for (size_t i = 0; i < n && i < STRATA_MEM_ITEMS_MAX; i++) {
+        logf_(&lg, 0, "plan: item=%s bytes=%zu %s", items[i].name, items[i].bytes, items[i].detail);
+    }
+    return RC_OK;
+}
+#endif
+
+API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log, void *user) {
+    logger lg = {log, user};
+    atomic_store(&g_cancel, 0);
+    char err[STRATA_GGUF_ERR_MAX + 64];
+    logf_(&lg, 0, "%s: starting", STRATA_REF_NAME);
+    startup s;
+    int src = startup_rules(argc, argv, &lg, &s, err, sizeof err);
+    if (src != RC_OK) {
+        return src;
+    }
+    const strata_opts o = s.o;
+    const strata_geometry g = s.g;
+    const int format = s.format;
+    const size_t cell_bytes = s.cell_bytes, cells = s.cells;
     size_t layer_bytes = cells * cell_bytes;
     size_t total_bytes = layer_bytes * g.qsa_layers;
     logf_(&lg, 0, "kv: format=%s cell_bytes=%zu layers=%u cells=%zu bytes=%zu", FORMAT_NAMES[format], cell_bytes,

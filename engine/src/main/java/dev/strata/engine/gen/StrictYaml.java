@@ -3,6 +3,7 @@ package dev.strata.engine.gen;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.YamlRules;
+import dev.strata.engine.flags.AsciiDigits;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.CharacterCodingException;
@@ -207,8 +208,16 @@ public final class StrictYaml {
     if (!e.value().getTag().equals(Tag.INT)) {
       throw error(source, e.line(), "'" + key + "' must be a whole number, got '" + s + "'");
     }
+    String digits = s.replace("_", "");
+    if (!AsciiDigits.all(
+        digits.startsWith("-") || digits.startsWith("+") ? digits.substring(1) : digits)) {
+      throw error(
+          source,
+          e.line(),
+          "'" + key + "' must be a whole number in ASCII digits 0-9, got '" + s + "'");
+    }
     try {
-      return Long.parseLong(s.replace("_", ""));
+      return Long.parseLong(digits);
     } catch (NumberFormatException x) {
       throw error(source, e.line(), "'" + key + "' must be a whole number, got '" + s + "'");
     }
