@@ -466,7 +466,7 @@ API int strata_engine_check(int argc, const char *const *argv, strata_log_fn log
     strata_mem_item items[STRATA_MEM_ITEMS_MAX];
     size_t n = strata_memory_items(&s.g, s.format, s.cells, s.cell_bytes, items, STRATA_MEM_ITEMS_MAX);
     for (size_t i = 0; i < n && i < STRATA_MEM_ITEMS_MAX; i++) {
-        logf_(&lg, 0, "plan: item=%s bytes=%zu %s", items[i].name, items[i].bytes, items[i].detail);
+        logf_(&lg, 0, "plan: item=%s bytes=%zu", items[i].name, items[i].bytes);
     }
     return RC_OK;
 }

@@ -5,12 +5,9 @@
  * Owner note (/work/coord/NOTES.md, 2026-11-30): created by issue 14 ("one truth") with the items strata-ref
  * has today — the KV pools and the decode scratch; issue 15 ("arena") extends it (expert arena, stand-by
  * slots, recurrent state) and makes main's own allocation lines use it too. */
-#include <stdio.h>
 #include <string.h>
 
 #include "ref_internal.h"
-
-static const char *const FORMAT_NAMES[] = {"fp16", "int8", "q4_0", "k8v4"};
 
 /* a * b, or SIZE_MAX when it overflows (never for a geometry gguf.c accepted; checked anyway) */
 static size_t mul(size_t a, size_t b) {
@@ -27,10 +24,8 @@ size_t strata_memory_items(const strata_geometry *g, int format, size_t cells, s
     if (n < max) {
         strata_mem_item *it = &items[n];
         memset(it, 0, sizeof *it);
-        it->name = "kv_pools";
+        it->name = "kv";
         it->bytes = mul(mul(cells, cell_bytes), g->qsa_layers);
-        snprintf(it->detail, sizeof it->detail, "format=%s layers=%u cells=%zu cell_bytes=%zu",
-                 FORMAT_NAMES[format], g->qsa_layers, cells, cell_bytes);
     }
     n++;
     /* 2. The decode scratch: a query per (layer, head) and the flash-decoding partials (m, l, acc per head per
@@ -44,7 +39,6 @@ size_t strata_memory_items(const strata_geometry *g, int format, size_t cells, s
         memset(it, 0, sizeof *it);
         it->name = "scratch";
         it->bytes = mul(queries + partials + hd, sizeof(float));
-        snprintf(it->detail, sizeof it->detail, "queries=%zu partials=%zu", queries, partials);
     }
     n++;
     return n;

@@ -76,13 +76,13 @@ int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t
 #define STRATA_SPLIT_CELLS 2048
 #define STRATA_MEM_ITEMS_MAX 8
 typedef struct {
-    const char *name; /* e.g. "kv_pools" (static) */
+    const char *name; /* "kv", "scratch" (static) */
     size_t bytes;
-    char detail[160]; /* "k=v k=v": what the bytes are made of */
 } strata_mem_item;
 
 /* The buffers strata_engine_main allocates for geometry g with pools of format (KV_INT8 or KV_Q4_0), cells per
- * pool and cell_bytes per cell: fills up to max items, returns how many there are. Pure: allocates nothing. */
+ * pool and cell_bytes per cell: fills up to max items, returns how many there are. Pure: allocates nothing.
+ * Stop-gap of issue 14; issue 15's strata_memory_plan replaces it (/work/coord/NOTES.md). */
 size_t strata_memory_items(const strata_geometry *g, int format, size_t cells, size_t cell_bytes,
                            strata_mem_item *items, size_t max);
 

@@ -8,14 +8,14 @@ import java.util.Map;
 
 /**
  * A {@link MemoryPlan}'s buffers as the engine's own accounting lines: {@code plan: item=<name>
- * bytes=<n> k=v ...}, the format {@code strata_engine_check} logs (docs/ENGINE-ABI.md, the C side
- * is engine/native/src/memory.c). A differential test (tests/…/OneTruthDifferentialTest) compares
+ * bytes=<n>}, the format {@code strata_engine_check} logs (docs/ENGINE-ABI.md, the C side is
+ * engine/native/src/memory.c). A differential test (tests/…/OneTruthDifferentialTest) compares
  * these lines with strata-ref's byte for byte for every item both have; {@code strata-launch
  * --plan} and {@code --dry-run} show the two side by side.
  *
- * <p>Items: {@code kv_pools} (always; the KV pools of every QSA layer), {@code expert_arena} and
- * {@code standby_slots} (when the plan holds any). strata-ref allocates only {@code kv_pools} of
- * these, and its own {@code scratch}.
+ * <p>Items (the names of engine/native/src/memory.c): {@code kv} (always; the KV pools of every QSA
+ * layer), {@code arena} and {@code standby} (the expert arena and stand-by slots, when the plan
+ * holds any). strata-ref allocates only {@code kv} of these, and its own {@code scratch}.
  */
 public final class PlanItems {
   /** The prefix of every accounting line. */
@@ -27,36 +27,13 @@ public final class PlanItems {
   public static List<String> lines(MemoryPlan plan) {
     List<String> out = new ArrayList<>();
     KvPools kv = plan.kv();
-    out.add(
-        String.format(
-            Locale.ROOT,
-            "%skv_pools bytes=%d format=%s layers=%d cells=%d cell_bytes=%d",
-            PREFIX,
-            kv.bytes(),
-            kv.format().flagName(),
-            kv.layers(),
-            kv.cells(),
-            kv.cellBytes()));
+    out.add(String.format(Locale.ROOT, "%skv bytes=%d", PREFIX, kv.bytes()));
     ExpertArena a = plan.arena();
     if (a.bytes() > 0) {
-      out.add(
-          String.format(
-              Locale.ROOT,
-              "%sexpert_arena bytes=%d slots=%d slot_bytes=%d",
-              PREFIX,
-              a.bytes(),
-              a.slots(),
-              a.slotBytes()));
+      out.add(String.format(Locale.ROOT, "%sarena bytes=%d", PREFIX, a.bytes()));
     }
     if (plan.standbyBytes() > 0) {
-      out.add(
-          String.format(
-              Locale.ROOT,
-              "%sstandby_slots bytes=%d slots=%d slot_bytes=%d",
-              PREFIX,
-              plan.standbyBytes(),
-              plan.standby().slots(),
-              a.slotBytes()));
+      out.add(String.format(Locale.ROOT, "%sstandby bytes=%d", PREFIX, plan.standbyBytes()));
     }
     return out;
   }

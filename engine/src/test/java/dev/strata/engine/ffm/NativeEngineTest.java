@@ -439,21 +439,16 @@ class NativeEngineTest {
     String m = model.toString();
     // 1M cells × 12 layers would be 13 GB of pools: the check must not allocate them
     assertEquals(0, engine.check(List.of("--model", m, "--ctx", "1048576"), l), l.lines::toString);
-    assertEquals(
-        "plan: item=kv_pools bytes=13289177088 format=int8 layers=12 cells=1048704"
-            + " cell_bytes=1056",
-        l.startingWith("plan: item=kv_pools "));
+    assertEquals("plan: item=kv bytes=13289177088", l.startingWith("plan: item=kv "));
     assertTrue(l.startingWith("plan: item=scratch bytes=").startsWith("plan: item=scratch"));
     Lines main = new Lines();
     assertEquals(0, run(main, "--model", m, "--ctx", "32768", "--prompt-tokens", "8"));
     Lines check = new Lines();
     assertEquals(
         0, engine.check(List.of("--model", m, "--ctx", "32768", "--prompt-tokens", "8"), check));
-    // the check's kv_pools item is main's kv: line, in the plan format
+    // the check's kv item is main's kv: line, in the plan format
     assertTrue(main.has("kv: format=int8 cell_bytes=1056 layers=12 cells=32896 bytes=416858112"));
-    assertEquals(
-        "plan: item=kv_pools bytes=416858112 format=int8 layers=12 cells=32896 cell_bytes=1056",
-        check.startingWith("plan: item=kv_pools "));
+    assertEquals("plan: item=kv bytes=416858112", check.startingWith("plan: item=kv "));
   }
 
   @Test
