@@ -1,5 +1,6 @@
 package dev.strata.engine.config;
 
+import dev.strata.engine.host.HostKeys;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -9,6 +9,7 @@ import dev.strata.engine.config.YamlReader.Scalar;
 import dev.strata.engine.config.YamlReader.SeqNode;
 import dev.strata.engine.flags.Suggest;
 import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostKeys;
 import dev.strata.engine.text.Clip;
 import java.io.IOException;
 import java.io.InputStream;

@@ -5,6 +5,7 @@ import dev.strata.engine.flags.FlagException;
 import dev.strata.engine.flags.Suggest;
 import dev.strata.engine.flags.ValueKind;
 import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostKeys;
 import dev.strata.engine.kv.Backend;
 import dev.strata.engine.text.Clip;
 import java.util.Arrays;

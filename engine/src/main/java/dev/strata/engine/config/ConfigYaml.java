@@ -1,5 +1,6 @@
 package dev.strata.engine.config;
 
+import dev.strata.engine.host.HostKeys;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.yaml.snakeyaml.DumperOptions;
