@@ -6,8 +6,10 @@ import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.ffm.LogLevel;
 import dev.strata.engine.ffm.LogSink;
 import dev.strata.engine.ffm.NativeEngine;
+import dev.strata.engine.ffm.VerifiedLibrary;
 import dev.strata.engine.flags.EngineArgs;
 import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.flags.EnvPolicy;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvDecision;
@@ -91,7 +93,8 @@ public final class Preflight {
    * @param engineArgs their typed view
    * @param env the config's env, validated
    * @param kv the KV decision (the pools the engine will allocate)
-   * @param library the engine library's real path, checked (null for {@code --plan})
+   * @param library the engine library's real path, checked (null for {@code --plan}); for messages
+   *     only, never opened again
    * @param model the model read from its shards
    * @param here the machine the plan is for
    * @param plan the memory plan for {@code here}
@@ -100,6 +103,8 @@ public final class Preflight {
    * @param engineNote for {@code --plan}: why the engine's items are not shown, or null
    * @param checks every check run, in order
    * @param refusal the refusal that stopped the checks, or null
+   * @param verified the engine library as checked, held open: what the launch loads (null for
+   *     {@code --plan} or when the checks stopped before it); closed by {@link #close()}
    */
   public record Report(
       Path configPath,
@@ -116,9 +121,19 @@ public final class Preflight {
       EngineVerdict engine,
       String engineNote,
       List<Check> checks,
-      StrataException refusal) {
+      StrataException refusal,
+      VerifiedLibrary verified)
+      implements AutoCloseable {
     public Report {
       checks = List.copyOf(checks);
+    }
+
+    /** Closes the checked library (its descriptor, or its private copy). */
+    @Override
+    public void close() {
+      if (verified != null) {
+        verified.close();
+      }
     }
 
     public boolean refused() {
@@ -170,6 +185,7 @@ public final class Preflight {
     private EngineArgs engineArgs;
     private KvDecision.Accepted kv;
     private Path library;
+    private VerifiedLibrary verified;
     private GgufModel model;
     private MemoryPlan plan;
     private List<String> engineArgv;
@@ -205,13 +221,22 @@ public final class Preflight {
         checkHost();
         checkPlan(full);
         if (full) {
-          checkEngine(true);
+          checkEngine(verified, true);
         } else {
           planEngineItems();
         }
         return report(null);
       } catch (PreflightRefused r) {
+        if (verified != null) {
+          verified.close(); // nothing will load it
+          verified = null;
+        }
         return report(r);
+      } catch (RuntimeException e) {
+        if (verified != null) {
+          verified.close();
+        }
+        throw e;
       }
     }
 
@@ -231,7 +256,8 @@ public final class Preflight {
           engine,
           engineNote,
           checks,
-          refusal);
+          refusal,
+          verified);
     }
 
     private void ok(String name, String detail) {
@@ -254,7 +280,7 @@ public final class Preflight {
       }
       try {
         engineArgs = EngineFlags.parse(config.args(), backend);
-        EngineFlags.validateEnv(config.env());
+        EnvPolicy.validate(config.env());
       } catch (StrataException e) {
         throw configError(e.getMessage());
       }
@@ -310,13 +336,18 @@ public final class Preflight {
 
     private void checkLibrary() {
       try {
-        library =
+        verified =
             LibraryTrust.check(resolve(config.engine().library()), config.engine().sha256(), where);
       } catch (PreflightRefused r) {
         throw refuse("library", r);
       }
-      boolean pinned = config.engine().sha256() != null && !config.engine().sha256().isBlank();
-      ok("library", library + (pinned ? " (sha256 matches the pin)" : " (sha256 not pinned)"));
+      library = verified.real();
+      ok(
+          "library",
+          library
+              + (verified.pinned() ? " (sha256 matches the pin)" : " (sha256 not pinned)")
+              + "; loads "
+              + verified.loadedVia());
     }
 
     private void checkModel() {
@@ -448,16 +479,16 @@ public final class Preflight {
     }
 
     /**
-     * Asks the engine: loads the checked library and calls {@code strata_engine_check} with the
-     * launch's argv and env.
+     * Asks the engine: loads the checked library (the verified open file, as the launch does) and
+     * calls {@code strata_engine_check} with the launch's argv and env.
      *
      * @param refuseOnNo whether a non-zero answer refuses (the launch, --dry-run) or is shown
      *     ({@code --plan})
      */
-    private void checkEngine(boolean refuseOnNo) {
+    private void checkEngine(VerifiedLibrary checked, boolean refuseOnNo) {
       NativeEngine lib;
       try {
-        lib = NativeEngine.load(library);
+        lib = checked.load();
       } catch (StrataException e) {
         throw refuse("engine", new PreflightRefused(e.getMessage(), e));
       }
@@ -510,10 +541,9 @@ public final class Preflight {
 
     /** {@code --plan}: the engine's own items when its library passes the trust checks. */
     private void planEngineItems() {
-      try {
-        library =
-            LibraryTrust.check(resolve(config.engine().library()), config.engine().sha256(), where);
-        checkEngine(false);
+      try (VerifiedLibrary checked =
+          LibraryTrust.check(resolve(config.engine().library()), config.engine().sha256(), where)) {
+        checkEngine(checked, false);
       } catch (StrataException e) {
         engineNote = "the engine's own items are not shown: " + e.getMessage();
       }
