@@ -3,19 +3,14 @@ package dev.strata.engine.plan;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
- * A {@link MemoryPlan}'s buffers as the engine's own accounting lines: {@code plan: item=<name>
- * bytes=<n>}, the format {@code strata_engine_check} logs (docs/ENGINE-ABI.md, the C side is
- * engine/native/src/memory.c). A differential test (tests/…/OneTruthDifferentialTest) compares
- * these lines with strata-ref's byte for byte for every item both have; {@code strata-launch
- * --plan} and {@code --dry-run} show the two side by side.
- *
- * <p>Items (the names of engine/native/src/memory.c): {@code kv} (always; the KV pools of every QSA
- * layer), {@code arena} and {@code standby} (the expert arena and stand-by slots, when the plan
- * holds any). strata-ref allocates only {@code kv} of these, and its own {@code scratch}.
+ * The engine's accounting lines {@code plan: item=<name> bytes=<n>} (what {@code
+ * strata_engine_check} logs, docs/ENGINE-ABI.md; engine/native/src/memory.c on the C side) on the
+ * launcher's side: the plan's items ({@link PlanText#items}) in that format, and readers of such
+ * lines. {@code strata-launch --plan} and {@code --dry-run} show the engine's items beside the
+ * plan's; tests/…/OneTruthDifferentialTest compares them byte for byte for every item both have.
  */
 public final class PlanItems {
   /** The prefix of every accounting line. */
@@ -23,17 +18,14 @@ public final class PlanItems {
 
   private PlanItems() {}
 
-  /** The plan's items as accounting lines, in a fixed order. */
+  /**
+   * The plan's items as the check's accounting lines: {@link PlanText#items} (the one rendering of
+   * the plan's items), each prefixed {@code plan: }.
+   */
   public static List<String> lines(MemoryPlan plan) {
     List<String> out = new ArrayList<>();
-    KvPools kv = plan.kv();
-    out.add(String.format(Locale.ROOT, "%skv bytes=%d", PREFIX, kv.bytes()));
-    ExpertArena a = plan.arena();
-    if (a.bytes() > 0) {
-      out.add(String.format(Locale.ROOT, "%sarena bytes=%d", PREFIX, a.bytes()));
-    }
-    if (plan.standbyBytes() > 0) {
-      out.add(String.format(Locale.ROOT, "%sstandby bytes=%d", PREFIX, plan.standbyBytes()));
+    for (String item : PlanText.items(plan)) {
+      out.add("plan: " + item);
     }
     return out;
   }
