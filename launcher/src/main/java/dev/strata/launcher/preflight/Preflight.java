@@ -13,6 +13,7 @@ import dev.strata.engine.flags.EnvPolicy;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvDecision;
+import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
@@ -283,6 +284,26 @@ public final class Preflight {
         EnvPolicy.validate(config.env());
       } catch (StrataException e) {
         throw configError(e.getMessage());
+      }
+      if (backend == Backend.CPU_REFERENCE) {
+        // strata-ref's pool rule (engine/native/src/engine.c startup_rules), here too so an ABI 1
+        // strata-ref (no strata_engine_check) gets the same verdict; OneTruthDifferentialTest pins
+        // it
+        long cells = KvFormat.cells(engineArgs.ctx());
+        if ((long) engineArgs.promptTokens() + engineArgs.nPredict() > cells) {
+          throw configError(
+              "args: --prompt-tokens "
+                  + engineArgs.promptTokens()
+                  + " + --n-predict "
+                  + engineArgs.nPredict()
+                  + " exceed the pool's "
+                  + cells
+                  + " cells (--ctx "
+                  + engineArgs.ctx()
+                  + " + "
+                  + KvFormat.EXTRA_CELLS
+                  + "): lower them, or raise --ctx");
+        }
       }
       List<String> shards = config.model().shards();
       if (shards.isEmpty()) {
