@@ -12,8 +12,10 @@ import dev.strata.launcher.run.EngineRunner;
 import dev.strata.launcher.run.InProcessRunner;
 import dev.strata.launcher.run.IsolatedRunner;
 import dev.strata.launcher.run.LogRouter;
+import dev.strata.launcher.run.RunSummary;
 import dev.strata.launcher.run.Supervisor;
 import dev.strata.metal.HostProbe;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -47,7 +49,10 @@ import picocli.CommandLine.Option;
       "  host     this machine can run the backend; a config made for another",
       "           machine is a warning, and the plan is for this one",
       "  plan     the memory plan fits this machine (exit 3)",
-      "Then the library is loaded: missing, not a library, or another ABI: exit 3.",
+      "  engine   the library loads (missing, not a library, another ABI: exit 3)",
+      "           and the engine's own check (strata_engine_check, ABI 2) accepts",
+      "           the exact argv and env of the launch (exit 3); an ABI 1 engine",
+      "           has no check: the launcher's rules decide, and --dry-run says so",
       "",
       "Ctrl-C (SIGINT) stops the engine and exits 130; a second Ctrl-C exits at once.",
       "SIGTERM stops it and exits 143.",
@@ -56,7 +61,7 @@ import picocli.CommandLine.Option;
     footerHeading = "%nExamples:%n",
     footer = {
       "  strata-launch                          the config at the default path",
-      "  strata-launch -c engine.yaml --dry-run what would run; nothing loaded",
+      "  strata-launch -c engine.yaml --dry-run what would run; nothing run",
       "  strata-launch --plan --json            the memory plan as JSON",
       "  strata-launch --plan --host-file m4-24   the plan on another Mac",
       "  strata-launch --isolate                a native crash: one line, exit 70",
@@ -90,8 +95,9 @@ public final class LaunchCommand implements Callable<Integer> {
   @Option(
       names = "--dry-run",
       description =
-          "Run every preflight check and print the engine's arguments, environment, the checks and"
-              + " the plan; load nothing. Exits 0 when the launch would start, 3 when refused.")
+          "Run every preflight check, the engine's own check among them, and print the engine's"
+              + " arguments, environment, the checks and the plan; run nothing. Exits 0 when the"
+              + " launch would start, 3 when refused.")
   boolean dryRun;
 
   @Option(
@@ -101,7 +107,12 @@ public final class LaunchCommand implements Callable<Integer> {
               + " fits; exits 0.")
   boolean plan;
 
-  @Option(names = "--json", description = "With --plan or --dry-run: one JSON document on stdout.")
+  @Option(
+      names = "--json",
+      description =
+          "One JSON document on stdout: with --plan the plan, with --dry-run the checks and the"
+              + " plan; with a launch, the run's allocations, arena counters, peak memory and"
+              + " speed (the engine's lines then go to standard error).")
   boolean json;
 
   @Option(
@@ -128,9 +139,6 @@ public final class LaunchCommand implements Callable<Integer> {
   public Integer call() {
     if (plan && dryRun) {
       throw usage("--plan and --dry-run exclude each other: --dry-run already prints the plan");
-    }
-    if (json && !plan && !dryRun) {
-      throw usage("--json goes with --plan or --dry-run");
     }
     if (hostFile != null && !plan && !dryRun) {
       throw usage("--host-file goes with --plan or --dry-run: a launch always checks this machine");
@@ -165,14 +173,22 @@ public final class LaunchCommand implements Callable<Integer> {
         throw report.refusal();
       }
       Reports.printWarnings(report, io.err());
-      Reports.printStart(report, isolate, io.out());
-      LogRouter log = new LogRouter(io.out(), io.err());
+      // with --json, stdout is the one JSON document: everything else goes to standard error
+      PrintWriter out = json ? io.err() : io.out();
+      Reports.printStart(report, isolate, out);
+      RunSummary summary = json ? new RunSummary() : null;
+      LogRouter log = new LogRouter(out, io.err(), summary);
       // the library preflight checked, held open: loaded (or handed to the child) as it was checked
       EngineRunner runner =
           isolate
               ? new IsolatedRunner(report.verified(), log::raw)
-              : InProcessRunner.load(report.verified(), io.out());
-      return new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
+              : InProcessRunner.load(report.verified(), out);
+      int code = new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
+      if (summary != null) {
+        io.out().println(Reports.runJson(report, isolate, code, summary));
+        io.out().flush();
+      }
+      return code;
     }
   }
 

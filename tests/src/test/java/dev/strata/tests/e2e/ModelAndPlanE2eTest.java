@@ -24,7 +24,7 @@ class ModelAndPlanE2eTest {
   @TempDir static Path dir;
   static List<Path> shards;
   static Path lib;
-  static final List<String> SHORT = List.of("--prompt-tokens", "8", "--n-predict", "2");
+  static final List<String> SHORT = List.of("--prompt-tokens", "8", "--n-predict", "1");
 
   @BeforeAll
   static void model() throws IOException {
@@ -87,7 +87,12 @@ class ModelAndPlanE2eTest {
     assertEquals(3, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("warn     host"), r.out());
     assertTrue(r.out().contains("refused  plan"), r.out());
-    assertTrue(r.out().contains("dry run: the launch would be refused (exit 3); nothing loaded"));
+    assertTrue(
+        r.out()
+            .contains(
+                "dry run: the launch would be refused (exit 3); refused before the engine was"
+                    + " asked; nothing run"),
+        r.out());
 
     // --plan shows the same plan and exits 0: it is information, not a launch.
     E2e.Result p =
@@ -105,7 +110,7 @@ class ModelAndPlanE2eTest {
             null,
             shards,
             32_768,
-            List.of("--prompt-tokens", "8", "--n-predict", "2", "--kv", "q4_0"),
+            List.of("--prompt-tokens", "8", "--n-predict", "1", "--kv", "q4_0"),
             Map.of("STRATA_METAL_PROMPT_GEMM", "0"));
     E2e.Result r = E2e.launch("--config", cfg.toString(), "--dry-run", "--json");
     assertEquals(0, r.code(), r.err());
@@ -118,7 +123,12 @@ class ModelAndPlanE2eTest {
     assertEquals(0, j.get("exit_code").asInt());
     List<String> checks = new ArrayList<>();
     j.get("checks").forEach(c -> checks.add(c.get("check").asText()));
-    assertEquals(List.of("config", "kv", "library", "model", "host", "plan"), checks);
+    assertEquals(List.of("config", "kv", "library", "model", "host", "plan", "engine"), checks);
+    // the engine's own check decided, and its items are the plan's
+    assertEquals("engine", j.get("verdict_from").asText());
+    assertTrue(j.get("engine").get("checked").asBoolean());
+    assertEquals(
+        j.get("launcher_items").get(0).asText(), j.get("engine").get("plan").get(0).asText());
     assertTrue(j.get("plan").isObject());
     assertTrue(r.out().contains("227377152"), "the plan holds the q4_0 pool bytes:\n" + r.out());
     assertFalse(r.out().contains("kv: format="), "nothing ran");
