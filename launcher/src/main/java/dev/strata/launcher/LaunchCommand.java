@@ -4,8 +4,10 @@ import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.ffm.Posix;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.trust.TrustedPath;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.launcher.preflight.Preflight;
 import dev.strata.launcher.run.EngineRunner;
@@ -147,7 +149,14 @@ public final class LaunchCommand implements Callable<Integer> {
                   ? ""
                   : " (the default path): run strata-setup to write one, or pass --config FILE"));
     }
-    EngineConfig cfg = ConfigCodec.read(configPath);
+    EngineConfig cfg =
+        readTrusted(
+            configPath,
+            config != null
+                ? "--config"
+                : io.env().containsKey("STRATA_CONFIG")
+                    ? "STRATA_CONFIG"
+                    : "the default config path");
     HostFacts here = hostFile != null ? HostProfiles.load(hostFile) : HostProbe.probe().facts();
 
     if (plan) {
@@ -173,6 +182,29 @@ public final class LaunchCommand implements Callable<Integer> {
               ? new IsolatedRunner(report.verified(), log::raw)
               : InProcessRunner.load(report.verified(), io.out());
       return new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
+    }
+  }
+
+  /**
+   * Reads the config through one checked open: it decides what runs (the library and its pin), so
+   * it, its folder and every folder above it must pass the ownership rule the library passes
+   * ({@link TrustedPath}, exit 3), and the bytes parsed are the ones read from that open file.
+   */
+  static EngineConfig readTrusted(Path configPath, String how) {
+    if (!Files.isRegularFile(configPath)) {
+      return ConfigCodec.read(configPath); // its own exit-2 words for a folder, a missing file
+    }
+    try (TrustedPath.OpenFile f =
+        TrustedPath.open(
+            configPath, new TrustedPath.Subject("config", "from " + how), TrustedPath.me())) {
+      byte[] bytes =
+          Posix.readAll(f.fd(), Math.min(f.stat().size(), (long) ConfigCodec.MAX_BYTES + 1));
+      return ConfigCodec.read(bytes, configPath.toString());
+    } catch (java.nio.file.NoSuchFileException e) {
+      return ConfigCodec.read(configPath);
+    } catch (java.io.IOException e) {
+      throw new StrataException(
+          ExitCodes.USAGE, configPath + ": cannot read: " + e.getMessage(), e);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.strata.launcher.run;
 
+import dev.strata.engine.text.TerminalText;
 import java.io.PrintWriter;
 
 /**
@@ -21,7 +22,8 @@ public final class LogRouter implements EngineLog {
 
   @Override
   public void line(int level, String text) {
-    String line = text == null ? "" : stripTerminator(text);
+    // the engine echoes paths and values from the config: control characters are made visible
+    String line = text == null ? "" : TerminalText.escape(stripTerminator(text));
     synchronized (lock) {
       if (level == INFO) {
         out.println(line);
@@ -39,7 +41,7 @@ public final class LogRouter implements EngineLog {
    */
   public void raw(String text) {
     synchronized (lock) {
-      err.println(stripTerminator(text));
+      err.println(TerminalText.escape(stripTerminator(text)));
       err.flush();
     }
   }
