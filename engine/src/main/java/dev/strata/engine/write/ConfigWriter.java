@@ -155,6 +155,11 @@ public final class ConfigWriter {
     // One writer at a time from here to the state record: two setups writing the same --out
     // otherwise leave the config of one and the state of the other (docs/SETUP.md).
     Path lockFile = lockOf(t);
+    // A file lock is held for the whole JVM (a second channel's lock() in this JVM throws), so
+    // threads of one JVM queue on an in-process lock first.
+    java.util.concurrent.locks.ReentrantLock local =
+        IN_PROCESS.computeIfAbsent(lockFile, k -> new java.util.concurrent.locks.ReentrantLock());
+    local.lock();
     try (FileChannel lock =
         FileChannel.open(
             lockFile,
@@ -164,8 +169,14 @@ public final class ConfigWriter {
       return writeLocked(t, content, force);
     } catch (IOException e) {
       throw new StrataException(ExitCodes.USAGE, lockFile + ": cannot lock: " + reason(e), e);
+    } finally {
+      local.unlock();
     }
   }
+
+  private static final java.util.concurrent.ConcurrentHashMap<
+          Path, java.util.concurrent.locks.ReentrantLock>
+      IN_PROCESS = new java.util.concurrent.ConcurrentHashMap<>();
 
   /** The lock file beside a config: {@code .engine.yaml.lock} (left in place; empty). */
   public static Path lockOf(Path config) {
@@ -180,9 +191,9 @@ public final class ConfigWriter {
     TrustedPath.Subject subject = new TrustedPath.Subject("config", "--out " + t);
     try {
       TrustedPath.requireWritableFolder(t.getParent(), subject, TrustedPath.me());
-      if (Files.exists(t, LinkOption.NOFOLLOW_LINKS)) {
+      if (Files.isRegularFile(t, LinkOption.NOFOLLOW_LINKS)) {
         TrustedPath.open(t, subject, TrustedPath.me()).close();
-      }
+      } // a folder or another non-file at the target: inspect's own words (exit 2)
     } catch (TrustRefused e) {
       throw e;
     } catch (IOException e) {
