@@ -41,7 +41,7 @@ class ConfigWriterTrustTest {
       throws Exception {
     Path cfg = dir.resolve("engine.yaml");
     CyclicBarrier start = new CyclicBarrier(2);
-    for (int round = 0; round < 40; round++) {
+    for (int round = 0; round < 30; round++) {
       int r = round;
       List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
       Thread a = Thread.ofPlatform().start(() -> writeAfter(start, cfg, content("a", r), failures));
@@ -77,11 +77,11 @@ class ConfigWriterTrustTest {
 
   @Test
   void twoWriterProcessesAtOnceLeaveAConfigAndAStateThatAgree(@TempDir Path dir) throws Exception {
-    // the setup race across processes (two strata-setup runs): 2 × 30 writes interleaved
+    // the setup race across processes (two strata-setup runs): 2 × 12 writes interleaved
     Path cfg = dir.resolve("engine.yaml");
     ConfigWriter.write(cfg, content("seed", 0), false);
-    Process p = child(List.of(), "loop", cfg.toString(), "30", "p").start();
-    Process q = child(List.of(), "loop", cfg.toString(), "30", "q").start();
+    Process p = child(List.of(), "loop", cfg.toString(), "12", "p").start();
+    Process q = child(List.of(), "loop", cfg.toString(), "12", "q").start();
     String po = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     String qo = new String(q.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(120, TimeUnit.SECONDS) && q.waitFor(120, TimeUnit.SECONDS));
