@@ -198,7 +198,7 @@ class TrustE2eTest {
 
   @Test
   void isolatedLaunchesAgainstASwapperRunThePinnedLibraryOrExit3() throws Exception {
-    race("race-iso", 8, true);
+    race("race-iso", 4, true);
   }
 
   // ------------------------------------------------------------------ ownership (second user)
