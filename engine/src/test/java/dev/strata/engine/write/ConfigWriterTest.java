@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -66,7 +67,11 @@ class ConfigWriterTest {
     assertTrue(Files.readString(ConfigWriter.stateOf(cfg)).contains("sha256 " + Sha256.hex(c)));
     assertEquals(".engine.yaml.strata-state", ConfigWriter.stateOf(cfg).getFileName().toString());
     try (Stream<Path> s = Files.list(dir)) {
-      assertEquals(2, s.count(), "no temp file left behind");
+      // the config, its state, and the (empty) lock file that serializes writers
+      assertEquals(
+          List.of(".engine.yaml.lock", ".engine.yaml.strata-state", "engine.yaml"),
+          s.map(p -> p.getFileName().toString()).sorted().toList(),
+          "no temp file left behind");
     }
   }
 
