@@ -3,6 +3,7 @@ package dev.strata.setup;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.flags.AsciiDigits;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Template;
@@ -16,6 +17,7 @@ import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanText;
+import dev.strata.engine.text.TerminalText;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.engine.write.ConfigWriter;
 import dev.strata.metal.HostProbe;
@@ -101,6 +103,7 @@ public final class SetupCommand implements Callable<Integer> {
   @Option(
       names = "--ctx",
       paramLabel = "N",
+      converter = AsciiLongConverter.class,
       description = "Context in tokens (1..1048576). Default: the largest standard size that fits.")
   Long ctx;
 
@@ -259,7 +262,7 @@ public final class SetupCommand implements Callable<Integer> {
             gguf.geometry(),
             Wizard.shardPaths(gguf),
             a,
-            EngineLibraries.describe(lib),
+            EngineLibraries.describe(lib, host.facts()),
             template);
     if (!g.plan().fits()) {
       throw new StrataException(ExitCodes.PREFLIGHT, g.plan().refusal());
@@ -267,7 +270,7 @@ public final class SetupCommand implements Callable<Integer> {
     String yaml = ConfigCodec.write(g.config());
     if (print) {
       io.out().print(yaml);
-      io.out().flush();
+      requirePrinted();
       return ExitCodes.OK;
     }
     return write(dest, yaml, g.plan());
@@ -293,7 +296,7 @@ public final class SetupCommand implements Callable<Integer> {
       if (print) {
         prompter.close();
         io.out().print(yaml);
-        io.out().flush();
+        requirePrinted();
         return ExitCodes.OK;
       }
       ConfigWriter.Existing existing = ConfigWriter.inspect(dest);
@@ -310,6 +313,20 @@ public final class SetupCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * {@code --print}: the config reached standard output whole, or the command fails (a full disk,
+   * {@code > /dev/full}, a closed pipe) with one line instead of exiting 0 with nothing written.
+   */
+  private void requirePrinted() {
+    io.out().flush();
+    if (io.out().checkError()) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          "--print: cannot write the config to standard output (disk full, or the reader went"
+              + " away?): the config was not printed");
+    }
+  }
+
   private int write(Path dest, String yaml, MemoryPlan plan) {
     return write(dest, yaml, plan, force, true);
   }
@@ -319,8 +336,8 @@ public final class SetupCommand implements Callable<Integer> {
     try {
       r = ConfigWriter.write(dest, yaml.getBytes(StandardCharsets.UTF_8), force);
     } catch (ConfigWriter.KeptException e) {
-      io.err().println("strata-setup: " + e.getMessage());
-      io.err().print(e.diff());
+      io.err().println("strata-setup: " + TerminalText.escape(e.getMessage()));
+      io.err().print(TerminalText.escapeLines(e.diff()));
       io.err().flush();
       return e.exitCode();
     }
@@ -328,10 +345,20 @@ public final class SetupCommand implements Callable<Integer> {
       io.out().print(PlanText.table(plan));
     }
     switch (r.outcome()) {
-      case CREATED -> io.out().println("wrote " + r.path());
+      case CREATED -> io.out().println("wrote " + TerminalText.escape(r.path().toString()));
       case REPLACED ->
-          io.out().println("wrote " + r.path() + " (the previous config is " + r.backup() + ")");
-      case UNCHANGED -> io.out().println(r.path() + " already holds this config: unchanged");
+          io.out()
+              .println(
+                  "wrote "
+                      + TerminalText.escape(r.path().toString())
+                      + " (the previous config is "
+                      + TerminalText.escape(r.backup().toString())
+                      + ")");
+      case UNCHANGED ->
+          io.out()
+              .println(
+                  TerminalText.escape(r.path().toString())
+                      + " already holds this config: unchanged");
     }
     io.out().flush();
     return ExitCodes.OK;
@@ -482,6 +509,21 @@ public final class SetupCommand implements Callable<Integer> {
         }
       }
       return new String[] {"strata-setup " + p.getProperty("version", "(unknown build)")};
+    }
+  }
+
+  /** A whole number in ASCII digits only (picocli's own Long converter takes any script's). */
+  static final class AsciiLongConverter implements ITypeConverter<Long> {
+    @Override
+    public Long convert(String value) {
+      if (value.length() > 18 || !AsciiDigits.all(value)) {
+        throw new CommandLine.TypeConversionException(
+            "'"
+                + value
+                + "' is not a whole number"
+                + (AsciiDigits.hasForeignDigit(value) ? " (ASCII digits 0-9 only)" : ""));
+      }
+      return Long.parseLong(value);
     }
   }
 
