@@ -314,7 +314,8 @@ static strata_mem_inputs seed_inputs(int format, int resident) {
     strata_mem_inputs in = {.qsa_layers = 12, .kv_heads = 2, .head_dim = 256, .experts = 512, .experts_used = 10,
                             .moe_layers = 48, .expert_bytes = 811008, .dense_bytes = 2665016320ull,
                             .context = 32768, .experts_resident = resident, .pools_format = format,
-                            .total_memory = 24ull << 30};
+                            .total_memory = resident ? 24ull << 30 : 16ull << 30};
+    /* streamed on 16 GiB: on 24 GiB every expert fits beside the rest, so nothing would stream */
     return in;
 }
 
@@ -323,7 +324,7 @@ static void test_memory(void) {
     strata_mem_inputs in = seed_inputs(KV_INT8, 0);
     strata_memory_plan(&in, &p);
     CHECK(p.kv == 416858112ull && p.kv_cells == 32896, "int8 pools at 32K: %llu", (unsigned long long)p.kv);
-    CHECK(p.budget == (23ull << 30) && p.headroom == (3ull << 30), "budget 23 GiB, headroom memory/8");
+    CHECK(p.budget == (15ull << 30) && p.headroom == (2ull << 30), "budget 15 GiB, headroom max(2 GiB, memory/8)");
     CHECK(p.standby == 576ull * 811008 && p.prompt_gemm, "576 stand-by slots: %llu", (unsigned long long)p.standby);
     CHECK(p.scratch == 893120, "seed scratch at 32K: %llu", (unsigned long long)p.scratch);
     CHECK(p.fits && p.arena_slots == (p.budget - p.fixed) / 811008 && p.arena == p.arena_slots * 811008,
@@ -341,10 +342,10 @@ static void test_memory(void) {
           "q4_0 wins 189,480,960 B of 811,008-byte slots: +%llu", (unsigned long long)(q.arena_slots - p.arena_slots));
     /* --mem-budget-mb: the plan's own whole-MiB budget changes nothing, one MiB less lowers it */
     in = seed_inputs(KV_INT8, 0);
-    in.mem_budget_mb = (23ull << 30) >> 20;
+    in.mem_budget_mb = (15ull << 30) >> 20;
     strata_memory_plan(&in, &q);
     CHECK(q.budget == p.budget && q.arena_slots == p.arena_slots, "mem_budget_mb = the plan's: unchanged");
-    in.mem_budget_mb = ((23ull << 30) >> 20) - 1;
+    in.mem_budget_mb = ((15ull << 30) >> 20) - 1;
     strata_memory_plan(&in, &q);
     CHECK(q.budget == in.mem_budget_mb << 20, "mem_budget_mb below: exactly that many MiB");
     in.mem_budget_mb = 1;
@@ -367,6 +368,11 @@ static void test_memory(void) {
         CHECK(q.standby_rule_slots == sw[i].slots && q.standby == sw[i].slots * 811008ull,
               "stand-by case %zu: %u slots", i, q.standby_rule_slots);
     }
+    /* streamed on 24 GiB: the arena holds every expert, so no stand-by and no headroom (Java MemoryPlan) */
+    in = seed_inputs(KV_INT8, 0);
+    in.total_memory = 24ull << 30;
+    strata_memory_plan(&in, &q);
+    CHECK(q.fits && q.standby == 0 && q.headroom == 0 && q.arena_slots == 24576, "stream, every expert held");
     /* resident: every expert, no stand-by, no headroom; 21.4 GiB fits 23 */
     in = seed_inputs(KV_INT8, 1);
     strata_memory_plan(&in, &q);
