@@ -150,6 +150,7 @@ public final class PlanText {
   public static List<String> items(MemoryPlan p) {
     List<String> out = new ArrayList<>();
     item(out, "kv", p.kv().bytes());
+    item(out, "ssm_state", p.stateBytes());
     item(out, "standby", p.standbyBytes());
     item(out, "arena", p.arena().bytes());
     item(out, "scratch", p.scratchBytes());

@@ -324,6 +324,7 @@ class MemoryAccountingE2eTest {
     m.put(a + "attention.head_count", GgufValue.u32(8));
     m.put(a + "attention.head_count_kv", GgufValue.u32(kvHeads));
     m.put(a + "attention.key_length", GgufValue.u32(headDim));
+    m.put(a + "attention.value_length", GgufValue.u32(headDim));
     m.put(a + "expert_count", GgufValue.u32(experts));
     m.put(a + "expert_used_count", GgufValue.u32(used));
     if (interval > 0) {
