@@ -98,7 +98,9 @@ public final class LaunchCommand implements Callable<Integer> {
       names = "--plan",
       description =
           "Print the memory plan only (for this machine, or for --host-file), whether or not it"
-              + " fits; exits 0.")
+              + " fits: exit 0. Exit 3 when the config cannot be planned here at all (a missing"
+              + " model, a refused KV choice, a metal config off the Mac: add --host-file with a"
+              + " Mac's profile).")
   boolean plan;
 
   @Option(names = "--json", description = "With --plan or --dry-run: one JSON document on stdout.")

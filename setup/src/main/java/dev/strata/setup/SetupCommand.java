@@ -69,7 +69,8 @@ import picocli.CommandLine.Option;
       "  # the same config with exactly '--kv q4_0' appended",
       "  strata-setup --model M --ctx 32768 --experts stream --kv q4_0 --print",
       "  # a config for another Mac (a host profile), in a file of its own",
-      "  strata-setup --host-file m4-pro-48 --model M --yes --out m4.yaml",
+      "  strata-setup --host-file m4-pro-48 --model M \\",
+      "      --engine-lib /opt/strata/libstrata.dylib --yes --out m4.yaml",
       "",
       "The config goes to $STRATA_CONFIG, else ~/Library/Application Support/Strata/engine.yaml"
           + " (macOS) or $${XDG_CONFIG_HOME:-~/.config}/strata/engine.yaml. The previous one is"
@@ -357,12 +358,25 @@ public final class SetupCommand implements Callable<Integer> {
             () ->
                 new StrataException(
                     ExitCodes.USAGE,
-                    "missing: --engine-lib PATH (no "
-                        + b.id()
-                        + " engine library found"
+                    "missing: --engine-lib PATH ("
                         + (b == Backend.CPU_REFERENCE
-                            ? "; build strata-ref with ./strata build"
-                            : "")
+                            ? "no strata-ref library in "
+                                + EngineLibraries.candidates(
+                                        b,
+                                        machine.strataHome(),
+                                        machine.strataRoot(),
+                                        machine.osName())
+                                    .stream()
+                                    .map(p -> p.getParent().toString())
+                                    .distinct()
+                                    .collect(java.util.stream.Collectors.joining(" or "))
+                                + "; build it with ./strata build in the source tree"
+                            : "the "
+                                + b.id()
+                                + " engine library is not part of this toolkit: it comes from the"
+                                + " Strata engine's own build (libstrata.dylib); a config for"
+                                + " another Mac may name a path that does not exist here, see"
+                                + " docs/SETUP.md")
                         + ")"));
   }
 

@@ -59,9 +59,19 @@ public sealed interface Question<T>
     }
   }
 
-  /** Pick one of a few options, by number or by name. */
+  /**
+   * Pick one of a few options, by number or by name; with {@code other}, also any answer that
+   * function accepts (a context size not in the list), tried after the options.
+   *
+   * @param other reads an answer that is not an option, or null when only the options are valid
+   */
   record Choice<T>(
-      String flag, String prompt, List<String> notes, List<Option<T>> options, int defaultIndex)
+      String flag,
+      String prompt,
+      List<String> notes,
+      List<Option<T>> options,
+      int defaultIndex,
+      java.util.function.Function<String, Parsed<T>> other)
       implements Question<T> {
     public Choice {
       notes = List.copyOf(notes);
@@ -69,6 +79,11 @@ public sealed interface Question<T>
       if (options.isEmpty() || defaultIndex < 0 || defaultIndex >= options.size()) {
         throw new IllegalArgumentException("a choice needs options and a default among them");
       }
+    }
+
+    public Choice(
+        String flag, String prompt, List<String> notes, List<Option<T>> options, int defaultIndex) {
+      this(flag, prompt, notes, options, defaultIndex, null);
     }
 
     @Override
@@ -115,6 +130,9 @@ public sealed interface Question<T>
         if (o.name().equalsIgnoreCase(s)) {
           return new Parsed.Ok<>(o.value());
         }
+      }
+      if (other != null) {
+        return other.apply(s);
       }
       List<String> names = new ArrayList<>();
       for (Option<T> o : options) {
