@@ -5,13 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.strata.engine.ExitCodes;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A seeded mutator over valid configs (issue 8): every mutated text either reads as a config that
@@ -115,7 +118,9 @@ class ConfigFuzzTest {
     return s;
   }
 
+  // A bound, not a timing assertion: ~50x the run's usual time, so only a hang trips it.
   @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void mutatedConfigsReadOrAreRefusedCleanly() {
     List<String> seeds = seeds();
     for (String s : seeds) {
@@ -139,6 +144,12 @@ class ConfigFuzzTest {
         assertFalse(e.getMessage().contains("\n"), "case " + i + ": " + e.getMessage());
         assertFalse(e.getMessage().contains("\r"), "case " + i + ": " + e.getMessage());
         assertTrue(e.getMessage().startsWith("fuzz.yaml"), "case " + i + ": " + e.getMessage());
+        // the kind: a config mistake is a usage error (exit 2), and its position is in the input
+        assertEquals(ExitCodes.USAGE, e.exitCode(), "case " + i + ": " + e.getMessage());
+        long lines = new String(input, StandardCharsets.UTF_8).lines().count();
+        assertTrue(
+            e.line() >= 0 && e.line() <= lines + 1 && e.column() >= 0,
+            "case " + i + ": position " + e.line() + ":" + e.column() + " outside the input");
       } catch (Throwable t) {
         String text = new String(input, StandardCharsets.UTF_8);
         fail(

@@ -14,8 +14,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -199,6 +201,7 @@ class HostFactsCodecTest {
   }
 
   @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void tenThousandMutatedFilesRaiseOnlyHostFileExceptions() {
     // A seeded mutator over a canonical file: byte flips, deletions, insertions of JSON-significant
     // characters, duplicated slices. Every result is either valid facts or one typed, one-line
