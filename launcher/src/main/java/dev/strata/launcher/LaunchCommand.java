@@ -58,13 +58,15 @@ import picocli.CommandLine.Option;
       "  strata-launch                          the config at the default path",
       "  strata-launch -c engine.yaml --dry-run what would run; nothing loaded",
       "  strata-launch --plan --json            the memory plan as JSON",
+      "  strata-launch --plan --explain         the plan, then what each row means",
       "  strata-launch --plan --host-file m4-24   the plan on another Mac",
       "  strata-launch --isolate                a native crash: one line, exit 70",
       "  source <(strata-launch completion bash)",
       "",
       "Default config: $STRATA_CONFIG if set; else",
       "  macOS: ~/Library/Application Support/Strata/engine.yaml",
-      "  elsewhere: $XDG_CONFIG_HOME/strata/engine.yaml or ~/.config/strata/engine.yaml",
+      "  elsewhere: $XDG_CONFIG_HOME/strata/engine.yaml",
+      "             or ~/.config/strata/engine.yaml",
       "(where strata-setup writes it). See docs/LAUNCH.md."
     },
     exitCodeListHeading = "%nExit codes:%n",
@@ -103,6 +105,11 @@ public final class LaunchCommand implements Callable<Integer> {
               + " Mac's profile).")
   boolean plan;
 
+  @Option(
+      names = "--explain",
+      description = "With --plan: after the plan, what each of its rows means (a glossary).")
+  boolean explain;
+
   @Option(names = "--json", description = "With --plan or --dry-run: one JSON document on stdout.")
   boolean json;
 
@@ -131,6 +138,9 @@ public final class LaunchCommand implements Callable<Integer> {
     if (plan && dryRun) {
       throw usage("--plan and --dry-run exclude each other: --dry-run already prints the plan");
     }
+    if (explain && (!plan || json)) {
+      throw usage("--explain goes with --plan (and not with --json): it explains the plan's rows");
+    }
     if (json && !plan && !dryRun) {
       throw usage("--json goes with --plan or --dry-run");
     }
@@ -155,6 +165,11 @@ public final class LaunchCommand implements Callable<Integer> {
     if (plan) {
       Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());
       Reports.printPlan(report, json, io.out(), io.err());
+      if (explain) {
+        io.out().println();
+        io.out().print(dev.strata.engine.plan.PlanText.glossaryText(Integer.MAX_VALUE));
+        io.out().flush();
+      }
       return ExitCodes.OK;
     }
     Preflight.Report report = Preflight.full(cfg, configPath, here, io.env());

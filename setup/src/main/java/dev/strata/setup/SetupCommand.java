@@ -72,10 +72,11 @@ import picocli.CommandLine.Option;
       "  strata-setup --host-file m4-pro-48 --model M \\",
       "      --engine-lib /opt/strata/libstrata.dylib --yes --out m4.yaml",
       "",
-      "The config goes to $STRATA_CONFIG, else ~/Library/Application Support/Strata/engine.yaml"
-          + " (macOS) or $${XDG_CONFIG_HOME:-~/.config}/strata/engine.yaml. The previous one is"
-          + " kept as engine.yaml.bak; one edited by hand is kept unless --force. See"
-          + " docs/SETUP.md."
+      "The config goes to $STRATA_CONFIG if set; else",
+      "  macOS: ~/Library/Application Support/Strata/engine.yaml",
+      "  elsewhere: $${XDG_CONFIG_HOME:-~/.config}/strata/engine.yaml",
+      "The previous one is kept as engine.yaml.bak; one edited by hand is kept unless",
+      "--force. See docs/SETUP.md (the distribution has it in docs/ too)."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -98,7 +99,10 @@ public final class SetupCommand implements Callable<Integer> {
   @Option(
       names = "--ctx",
       paramLabel = "N",
-      description = "Context in tokens (1..1048576). Default: the largest standard size that fits.")
+      converter = dev.strata.setup.gen.ContextSize.Converter.class,
+      description =
+          "Context in tokens (1..1048576; 32k = 32768). Default: the largest standard size that"
+              + " fits.")
   Long ctx;
 
   @Option(
@@ -188,7 +192,7 @@ public final class SetupCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Given flags = new Given(model, ctx, experts, kv, engineLib, backend, hostFile);
-    Given given = answers == null ? flags : flags.over(AnswersFile.read(answers));
+    Given given = answers == null ? flags : flags.over(AnswersFile.read(answers, homeOf()));
     if (given.model() != null) {
       given =
           new Given(
@@ -234,6 +238,17 @@ public final class SetupCommand implements Callable<Integer> {
       return runWizard(host, given, print, dest);
     }
     GgufModel gguf = GgufReader.readModel(given.model());
+    long trained = gguf.geometry().trainedContext();
+    if (given.context() != null && trained > 0 && given.context() > trained) {
+      io.err()
+          .println(
+              "strata-setup: warning: --ctx "
+                  + given.context()
+                  + " is above the model's trained context "
+                  + trained
+                  + ": past it, quality is not what the model was trained for");
+      io.err().flush();
+    }
     Path lib = library(host.facts(), given);
     Backend b = EngineLibraries.backend(host.facts(), lib, given.backend());
     Template template = Templates.load(b);
@@ -272,26 +287,66 @@ public final class SetupCommand implements Callable<Integer> {
     try {
       Path home = homeOf();
       Wizard w = new Wizard(prompter, machine, home);
-      Wizard.Result r = w.run(host.facts(), host.source(), given);
-      String yaml = ConfigCodec.write(r.generated().config());
+      Wizard.Target target;
+      Wizard.Previous previous = Wizard.Previous.NONE;
       if (print) {
-        prompter.close();
+        target = Wizard.Target.print();
+      } else {
+        ConfigWriter.Existing existing = ConfigWriter.inspect(dest);
+        target =
+            new Wizard.Target(dest, existing.text(), existing.exists(), existing.owned(), force);
+        if (existing.exists()) {
+          previous = previousAnswers(dest);
+        }
+      }
+      Wizard.Result r = w.run(host.facts(), host.source(), given, previous, target);
+      String yaml = ConfigCodec.write(r.generated().config());
+      prompter.close();
+      if (print) {
         io.out().print(yaml);
         io.out().flush();
         return ExitCodes.OK;
       }
-      ConfigWriter.Existing existing = ConfigWriter.inspect(dest);
-      boolean ok =
-          w.confirm(dest, existing.text(), existing.exists(), existing.owned(), yaml, force);
-      if (!ok) {
-        throw new dev.strata.setup.prompt.WizardCancelled("declined");
-      }
-      prompter.close();
       // The user saw the diff and said yes: that is the wizard's --force.
       return write(dest, yaml, r.generated().plan(), true, false);
     } finally {
       prompter.close();
     }
+  }
+
+  /**
+   * The answers of the config already at {@code dest}, so a second run starts from them; nothing
+   * when it is not a config this toolkit reads (the wizard then offers the planned defaults).
+   */
+  static Wizard.Previous previousAnswers(Path dest) {
+    dev.strata.engine.config.EngineConfig c;
+    try {
+      c = ConfigCodec.read(dest);
+    } catch (StrataException e) {
+      return Wizard.Previous.NONE;
+    }
+    List<String> a = c.args();
+    Path model = c.model().shards().isEmpty() ? null : Path.of(c.model().shards().getFirst());
+    Long ctx = null;
+    ExpertsMode experts = null;
+    KvFormat kv = null;
+    for (int i = 0; i + 1 < a.size(); i++) {
+      String v = a.get(i + 1);
+      switch (a.get(i)) {
+        case "--ctx" -> {
+          try {
+            ctx = Long.parseLong(v);
+          } catch (NumberFormatException e) {
+            ctx = null;
+          }
+        }
+        case "--experts" -> experts = ExpertsMode.fromId(v);
+        case "--kv" -> kv = KvFormat.fromName(v);
+        default -> {}
+      }
+    }
+    Path lib = c.engine().library() == null ? null : Path.of(c.engine().library());
+    return new Wizard.Previous(model, ctx, experts, kv, !a.contains("--kv"), lib);
   }
 
   private int write(Path dest, String yaml, MemoryPlan plan) {

@@ -49,7 +49,10 @@ public final class JLinePrompter implements Prompter {
     // the line reader draw every prompt as an ellipsis: give it the fallback width while the wizard
     // runs, and put the reported size back in close().
     Size size = terminal.getSize();
-    if (size.getColumns() <= 0) {
+    boolean dumb =
+        Terminal.TYPE_DUMB.equals(terminal.getType())
+            || Terminal.TYPE_DUMB_COLOR.equals(terminal.getType());
+    if (size.getColumns() <= 0 && !dumb) {
       this.reportedSize = new Size(size.getColumns(), size.getRows());
       terminal.setSize(new Size(Wrap.FALLBACK_WIDTH, size.getRows() > 0 ? size.getRows() : 24));
     } else {

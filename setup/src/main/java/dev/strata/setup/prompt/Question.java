@@ -169,16 +169,10 @@ public sealed interface Question<T>
 
     @Override
     public Parsed<Long> parse(String input) {
-      String s = input.strip().replace(",", "").replace("_", "");
-      long mult = 1;
-      if (s.endsWith("k") || s.endsWith("K")) {
-        mult = 1024;
-        s = s.substring(0, s.length() - 1);
-      }
-      if (s.isEmpty() || s.length() > 12 || !s.chars().allMatch(Character::isDigit)) {
+      long v = dev.strata.setup.gen.ContextSize.parse(input);
+      if (v < 0) {
         return new Parsed.Bad<>("'" + input.strip() + "' is not a whole number");
       }
-      long v = Long.parseLong(s) * mult;
       if (v < min || v > max) {
         return new Parsed.Bad<>(v + " is out of range: between " + min + " and " + max);
       }
