@@ -3,6 +3,7 @@ package dev.strata.metal;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import java.util.Locale;
+import java.util.Map;
 
 /** Probes this machine: {@link MacProbe} on macOS, {@link LinuxProbe} on Linux. */
 public final class HostProbe {
@@ -15,9 +16,25 @@ public final class HostProbe {
    * @throws StrataException (exit 2) on an OS other than macOS or Linux
    */
   public static ProbeResult probe() {
+    return probe(System.getenv());
+  }
+
+  /**
+   * Probes the machine the JVM runs on, with {@code env} for {@code STRATA_PROBE} and the cache
+   * folder (HOME, XDG_CACHE_HOME).
+   *
+   * @throws StrataException (exit 2) on an OS other than macOS or Linux, or a {@code STRATA_PROBE}
+   *     other than {@code sysctl-only}
+   */
+  public static ProbeResult probe(Map<String, String> env) {
+    GpuProbeGuard.checkMode(env.get(GpuProbeGuard.ENV))
+        .ifPresent(
+            m -> {
+              throw new StrataException(ExitCodes.USAGE, m);
+            });
     String os = System.getProperty("os.name", "");
     return switch (family(os)) {
-      case "macos" -> MacProbe.probe();
+      case "macos" -> MacProbe.probe(env);
       case "linux" -> LinuxProbe.probe();
       default ->
           throw new StrataException(

@@ -245,7 +245,7 @@ class ConfigFuzzTest {
         int len =
             switch (rnd.nextInt(10)) {
               case 0 -> (1 << 20) + rnd.nextInt(1000);
-              case 1, 2, 3 -> YamlTree.MAX_LINE + rnd.nextInt(100);
+              case 1, 2, 3 -> ConfigReader.MAX_LINE + rnd.nextInt(100);
               default -> 2000 + rnd.nextInt(6000);
             };
         String big = "x".repeat(len);
