@@ -34,7 +34,7 @@ public final class ContextSize {
   /** What a bad size is told: the value, and how a size is written. */
   public static String problem(String text) {
     return "'"
-        + dev.strata.engine.model.GgufException.clip(text.strip())
+        + dev.strata.engine.text.Clip.clip(text.strip())
         + "' is not a context size: tokens as digits (32768), or with k for x 1,024 (32k)";
   }
 
