@@ -10,7 +10,7 @@
 # -Dstrata.newcomer.skip). To stay fast it reuses the build: the clone gets copies of the tree's
 # target/ folders (newer than its sources, so nothing is stale), and only the source change of step 4
 # makes it build, incrementally, through ./strata as a user's would. `./strata test` in the clone runs
-# one module's tests (kernels): the whole suite on a fresh clone is what .ci/run does.
+# one test class (setup's AnswersFileTest): the whole suite on a fresh clone is what .ci/run does.
 # STRATA_NEWCOMER_COLD=1: no reuse, the clone builds from nothing (minutes; for a release check).
 # The clone holds HEAD plus the tracked files' uncommitted changes (git stash create).
 # Ends with "newcomer: N passed, M failed, K skipped"; exits 1 when anything failed.
@@ -43,6 +43,7 @@ record() { # status name [detail]
   esac
 }
 expect() { if [ "$2" = 0 ]; then record pass "$1"; else record fail "$1" "$3"; fi; }
+step() { printf '  -- %s (at %ss)\n' "$1" "$SECONDS"; }
 run() { # cmd... : stdout, stderr, exit code into $out $err $rc (files $tmp/out $tmp/err)
   "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
   rc=$?
@@ -52,7 +53,7 @@ run() { # cmd... : stdout, stderr, exit code into $out $err $rc (files $tmp/out 
 what() { printf 'rc=%s\nstdout: %s\nstderr: %s' "$rc" "$(printf '%s' "$out" | tail -n 8)" \
   "$(printf '%s' "$err" | tail -n 8)"; }
 finish() {
-  printf '\nnewcomer: %d passed, %d failed, %d skipped\n' "$passed" "$failed" "$skipped"
+  printf '\nnewcomer: %d passed, %d failed, %d skipped (%ss)\n' "$passed" "$failed" "$skipped" "$SECONDS"
   if [ -n "$reports" ]; then
     mkdir -p "$reports"
     printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="newcomer" tests="%d" failures="%d" errors="0" skipped="%d">%s</testsuite>\n' \
@@ -72,6 +73,7 @@ unset STRATA_CONFIG XDG_CONFIG_HOME XDG_CACHE_HOME STRATA_JAVA_OPTS JDK_JAVA_OPT
 echo "newcomer: a fresh clone of $root in $tmp"
 
 # --- 1. a fresh clone ---
+step "1. a fresh clone"
 clone=$tmp/strata
 rev=$(git -C "$root" stash create 2>/dev/null)
 run git clone -q "$root" "$clone"
@@ -100,6 +102,7 @@ run ./strata help
 expect "./strata help lists the commands and points at the docs" $? "$(what)"
 
 # --- 2. the README's two commands ---
+step "2. the README's two commands"
 readme_cmds=$(awk '/^```sh/{b=1;next} /^```/{b=0} b' README.md | sed 's/[[:space:]]*#.*$//' | sed '/^$/d')
 [ "$readme_cmds" = "$(printf './strata demo\n./strata test')" ]
 expect "README's quick start is ./strata demo and ./strata test" $? "$readme_cmds"
@@ -126,11 +129,12 @@ else
   record fail "the demo config is at ~/.cache/strata/demo/engine.yaml" "missing: $democfg"
 fi
 
-run ./strata test -o -pl kernels
+run ./strata test -o -pl setup -Dtest=AnswersFileTest -Dspotless.check.skip=true
 [ $rc = 0 ] && printf '%s\n' "$out" | grep -Eq '^strata test: [1-9][0-9]* passed, 0 failed'
-expect "./strata test (one module here: -pl kernels) ends with its summary line" $? "$(what)"
+expect "./strata test (one test class here) ends with its summary line" $? "$(what)"
 
 # --- 3. the wizard in a real terminal: one back, one answer changed in the summary ---
+step "3. the wizard in tmux"
 wait_for() { # text [seconds]: until the pane shows it
   local i=0 n=$((${2:-60} * 5))
   while [ $i -lt $n ]; do
@@ -171,6 +175,7 @@ else
 fi
 
 # --- 4. --print redirected right after a source change: the rebuild's messages stay off stdout ---
+step "4. --print after a source change (rebuilds)"
 touch setup/src/main/java/dev/strata/setup/SetupMain.java
 model_first=$home/.cache/strata/demo/model/strata-demo-00001-of-00004.gguf
 ./strata setup --model "$model_first" --ctx 8192 --experts stream --print >"$tmp/print.yaml" 2>"$tmp/print.err"
@@ -187,6 +192,7 @@ run ./strata setup --model "$model_first" --ctx 8192 --experts stream --print
 expect "nothing to build: the next command is quiet on stderr" $? "$(what)"
 
 # --- 5. the installed distribution, from another folder: setup, then launch ---
+step "5. the installed copy, elsewhere"
 mkdir -p "$home/opt" "$home/bin" "$tmp/elsewhere"
 cp -R "dist/target/strata-$version" "$home/opt/strata"
 ln -s "$home/opt/strata/bin/strata-setup" "$home/bin/strata-setup"
