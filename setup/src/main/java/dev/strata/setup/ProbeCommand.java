@@ -8,7 +8,6 @@ import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.kv.Backend;
 import dev.strata.engine.plan.StandbySlots;
 import dev.strata.engine.plan.UsableMemory;
-import dev.strata.metal.HostProbe;
 import dev.strata.metal.ProbeResult;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
@@ -87,7 +86,7 @@ public final class ProbeCommand implements Callable<Integer> {
       notes = List.of();
       workingSet = OptionalLong.empty();
     } else {
-      ProbeResult r = HostProbe.probe();
+      ProbeResult r = parent.machine().probe().apply(io.env());
       facts = r.facts();
       source = "probed (" + (facts.isMac() ? "sysctl + Metal" : "/proc, /sys") + ")";
       notes = r.notes();

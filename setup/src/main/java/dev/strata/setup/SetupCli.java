@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import picocli.CommandLine;
 
 /**
@@ -63,7 +63,8 @@ public final class SetupCli {
    * @param workingDir where relative paths start
    * @param strataHome the distribution's root ({@code -Dstrata.home}), or null
    * @param strataRoot the source tree's root ({@code -Dstrata.root}), or null
-   * @param probe the live host probe (used when no {@code --host-file} is given)
+   * @param probe the live host probe (used when no {@code --host-file} is given), given the
+   *     environment it reads ({@code STRATA_PROBE}, the cache folder's HOME / XDG_CACHE_HOME)
    * @param prompter opens the terminal prompter of the wizard
    */
   public record Machine(
@@ -71,7 +72,7 @@ public final class SetupCli {
       Path workingDir,
       Path strataHome,
       Path strataRoot,
-      Supplier<ProbeResult> probe,
+      Function<Map<String, String>, ProbeResult> probe,
       PrompterFactory prompter) {
 
     /** This process's machine: system properties, the live probe, the system terminal. */

@@ -18,16 +18,20 @@ import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanText;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.engine.write.ConfigWriter;
+import dev.strata.metal.HostProbe;
 import dev.strata.metal.ProbeResult;
 import dev.strata.setup.gen.AnswersFile;
 import dev.strata.setup.gen.EngineLibraries;
 import dev.strata.setup.gen.Given;
 import dev.strata.setup.prompt.Prompter;
+import dev.strata.setup.prompt.Question;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
@@ -148,6 +152,17 @@ public final class SetupCommand implements Callable<Integer> {
       description = "A host JSON or a host profile name (e.g. m4-pro-48) instead of probing.")
   String hostFile;
 
+  @Option(
+      names = "--gpu-family",
+      paramLabel = "FAMILY",
+      converter = GpuFamilyConverter.class,
+      completionCandidates = GpuFamilyCandidates.class,
+      description =
+          "This Mac's GPU family instead of asking Metal (the GPU probe is skipped): apple7 (M1),"
+              + " apple8 (M2), apple9 (M3, M4), apple10 (M5) or none. For a Mac where the GPU"
+              + " probe crashed or hung.")
+  Integer gpuFamily;
+
   static final class Target {
     @Option(names = "--out", paramLabel = "FILE", description = "Write the config here.")
     Path out;
@@ -237,6 +252,7 @@ public final class SetupCommand implements Callable<Integer> {
     if (wizard) {
       return runWizard(host, given, print, dest);
     }
+    host = gpuFamilyAnswered(host, null);
     GgufModel gguf = GgufReader.readModel(given.model());
     long trained = gguf.geometry().trainedContext();
     if (given.context() != null && trained > 0 && given.context() > trained) {
@@ -285,6 +301,7 @@ public final class SetupCommand implements Callable<Integer> {
               + "): pass the answers as flags (--model, --ctx, --experts) or --yes");
     }
     try {
+      host = gpuFamilyAnswered(host, prompter);
       Path home = homeOf();
       Wizard w = new Wizard(prompter, machine, home);
       Wizard.Target target;
@@ -435,20 +452,87 @@ public final class SetupCommand implements Callable<Integer> {
                         + ")"));
   }
 
+  /** Whether the GPU facts of the probed host still need an answer (the GPU probe was skipped). */
+  private boolean gpuUnknown;
+
   private HostProfiles.Loaded loadHost(String hostFileOrName) {
     if (hostFileOrName != null) {
+      if (gpuFamily != null) {
+        throw new StrataException(
+            ExitCodes.USAGE,
+            "--gpu-family and --host-file do not go together: the host file gives gpu_family"
+                + " (edit it, or drop --host-file to probe this Mac)");
+      }
       String arg = hostFileOrName;
       if (arg.contains("/") || arg.endsWith(".json")) {
         arg = machine.workingDir().resolve(arg).toString();
       }
       return HostProfiles.open(arg);
     }
-    ProbeResult probed = machine.probe().get();
+    Map<String, String> env = io.env();
+    if (gpuFamily != null) {
+      // The user says what Metal would: its query is not run at all.
+      env = new HashMap<>(env);
+      env.put(HostProbe.PROBE_ENV, HostProbe.SYSCTL_ONLY);
+    }
+    ProbeResult probed = machine.probe().apply(env);
+    HostFacts facts = probed.facts();
+    if (gpuFamily != null) {
+      if (!facts.isMac()) {
+        throw new StrataException(
+            ExitCodes.USAGE,
+            "--gpu-family is for a Mac: this machine is " + facts.os() + " (drop --gpu-family)");
+      }
+      facts = HostProbe.withGpuFamily(facts, gpuFamily);
+    }
     for (String note : probed.notes()) {
-      io.err().println("strata-setup: probe: " + note);
+      if (gpuFamily == null || !note.startsWith("Metal: ")) { // --gpu-family answers for Metal
+        io.err().println("strata-setup: probe: " + note);
+      }
     }
     io.err().flush();
-    return new HostProfiles.Loaded(probed.facts(), "probed");
+    gpuUnknown = !probed.gpuFromMetal() && gpuFamily == null && facts.isMac();
+    return new HostProfiles.Loaded(facts, "probed");
+  }
+
+  /**
+   * When the GPU probe was skipped and no --gpu-family was given: the wizard asks (default from the
+   * chip name, which the probe already took); without a terminal the chip name's family stands, as
+   * the probe's note said.
+   */
+  private HostProfiles.Loaded gpuFamilyAnswered(HostProfiles.Loaded host, Prompter prompter) {
+    if (!gpuUnknown || prompter == null) {
+      return host;
+    }
+    HostFacts f = host.facts();
+    List<Question.Option<Integer>> options =
+        List.of(
+            new Question.Option<>("apple7", "M1, M1 Pro, M1 Max, M1 Ultra", 1007),
+            new Question.Option<>("apple8", "M2, M2 Pro, M2 Max, M2 Ultra", 1008),
+            new Question.Option<>("apple9", "M3 and M4 (all variants)", 1009),
+            new Question.Option<>("apple10", "M5 (k4: prompts take the flash chain)", 1010),
+            new Question.Option<>("none", "no Apple GPU (an Intel Mac): Metal cannot run", 0));
+    int guess = HostProbe.gpuFamilyOfChip(f.chip());
+    int def = 4;
+    for (int i = 0; i < options.size(); i++) {
+      if (options.get(i).value() == guess) {
+        def = i;
+      }
+    }
+    int answer =
+        prompter.ask(
+            new Question.Choice<>(
+                "--gpu-family",
+                "GPU family",
+                List.of(
+                    "",
+                    "GPU family — Metal was not asked on this run (see the probe line above);"
+                        + " the chip is "
+                        + f.chip()
+                        + "."),
+                options,
+                def));
+    return new HostProfiles.Loaded(HostProbe.withGpuFamily(f, answer), host.source());
   }
 
   private Path homeOf() {
@@ -485,6 +569,33 @@ public final class SetupCommand implements Callable<Integer> {
   static final class ExpertsCandidates extends ArrayList<String> {
     ExpertsCandidates() {
       super(List.of("stream", "resident"));
+    }
+  }
+
+  static final class GpuFamilyConverter implements ITypeConverter<Integer> {
+    @Override
+    public Integer convert(String value) {
+      String v = value.strip().toLowerCase(java.util.Locale.ROOT);
+      if (v.equals("none") || v.equals("0")) {
+        return 0;
+      }
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile("(?:apple)?(7|8|9|10|100[7-9]|1010)").matcher(v);
+      if (m.matches()) {
+        int n = Integer.parseInt(m.group(1));
+        return n < 1000 ? 1000 + n : n;
+      }
+      throw new CommandLine.TypeConversionException(
+          "'"
+              + value
+              + "' is not a GPU family: use apple7 (M1), apple8 (M2), apple9 (M3, M4), apple10"
+              + " (M5) or none");
+    }
+  }
+
+  static final class GpuFamilyCandidates extends ArrayList<String> {
+    GpuFamilyCandidates() {
+      super(List.of("apple7", "apple8", "apple9", "apple10", "none"));
     }
   }
 

@@ -27,6 +27,10 @@ final class CliHarness {
   final Path config;
   final Map<String, String> env = new HashMap<>();
 
+  /** What the live probe answers (the seed's Mac unless a test says otherwise). */
+  java.util.function.Function<Map<String, String>, ProbeResult> probe =
+      e -> new ProbeResult(m4(), java.util.List.of(), java.util.OptionalLong.empty());
+
   record Run(int code, String out, String err, String terminal) {}
 
   CliHarness(Path dir) throws IOException {
@@ -54,7 +58,7 @@ final class CliHarness {
         model,
         null,
         null,
-        () -> new ProbeResult(m4(), java.util.List.of(), java.util.OptionalLong.empty()),
+        e -> probe.apply(e),
         io ->
             JLinePrompter.dumb(
                 new ByteArrayInputStream(typed.getBytes(StandardCharsets.UTF_8)),

@@ -1,6 +1,7 @@
 package dev.strata.engine.config;
 
 import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.flags.EnvPolicy;
 import dev.strata.engine.flags.FlagException;
 import dev.strata.engine.flags.Suggest;
 import dev.strata.engine.flags.ValueKind;
@@ -122,7 +123,7 @@ final class ConfigRules {
               + "'); they must name the same file");
     }
     try {
-      EngineFlags.validateEnv(c.env());
+      EnvPolicy.validate(c.env());
     } catch (FlagException e) {
       throw w.at("env." + e.envName() + (e.isEnvValue() ? "=" : ""), e.getMessage());
     }
