@@ -22,20 +22,18 @@ public final class ContextSize {
     if (s.isEmpty() || s.length() > 12) {
       return -1;
     }
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c < '0' || c > '9') {
-        return -1;
-      }
+    if (!dev.strata.engine.flags.AsciiDigits.all(s)) {
+      return -1;
     }
     return Long.parseLong(s) * mult;
   }
 
   /** What a bad size is told: the value, and how a size is written. */
   public static String problem(String text) {
-    return "'"
-        + dev.strata.engine.text.Clip.clip(text.strip())
-        + "' is not a context size: tokens as digits (32768), or with k for x 1,024 (32k)";
+    String shown = "'" + dev.strata.engine.text.Clip.clip(text.strip()) + "' is not a context size: ";
+    return dev.strata.engine.flags.AsciiDigits.hasForeignDigit(text)
+        ? shown + "ASCII digits 0-9 only (32768, or 32k for x 1,024)"
+        : shown + "tokens as digits (32768), or with k for x 1,024 (32k)";
   }
 
   /** picocli's converter for {@code --ctx}: the rule above, a usage error otherwise. */

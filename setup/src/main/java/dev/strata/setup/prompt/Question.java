@@ -1,5 +1,6 @@
 package dev.strata.setup.prompt;
 
+import dev.strata.engine.flags.AsciiDigits;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,7 +121,7 @@ public sealed interface Question<T>
     @Override
     public Parsed<T> parse(String input) {
       String s = input.strip();
-      if (s.chars().allMatch(Character::isDigit) && s.length() <= 3) {
+      if (AsciiDigits.all(s) && s.length() <= 3) {
         int n = Integer.parseInt(s);
         if (n >= 1 && n <= options.size()) {
           return new Parsed.Ok<>(options.get(n - 1).value());
@@ -171,7 +172,11 @@ public sealed interface Question<T>
     public Parsed<Long> parse(String input) {
       long v = dev.strata.setup.gen.ContextSize.parse(input);
       if (v < 0) {
-        return new Parsed.Bad<>("'" + input.strip() + "' is not a whole number");
+        return new Parsed.Bad<>(
+            "'"
+                + input.strip()
+                + "' is not a whole number"
+                + (AsciiDigits.hasForeignDigit(input) ? " (ASCII digits 0-9 only)" : ""));
       }
       if (v < min || v > max) {
         return new Parsed.Bad<>(v + " is out of range: between " + min + " and " + max);
