@@ -30,7 +30,8 @@ public final class ContextSize {
 
   /** What a bad size is told: the value, and how a size is written. */
   public static String problem(String text) {
-    String shown = "'" + dev.strata.engine.text.Clip.clip(text.strip()) + "' is not a context size: ";
+    String shown =
+        "'" + dev.strata.engine.text.Clip.clip(text.strip()) + "' is not a context size: ";
     return dev.strata.engine.flags.AsciiDigits.hasForeignDigit(text)
         ? shown + "ASCII digits 0-9 only (32768, or 32k for x 1,024)"
         : shown + "tokens as digits (32768), or with k for x 1,024 (32k)";
