@@ -19,6 +19,7 @@ import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanDefaults;
 import dev.strata.engine.plan.PlanText;
 import dev.strata.engine.text.ByteSize;
+import dev.strata.engine.text.TerminalText;
 import dev.strata.setup.gen.EngineLibraries;
 import dev.strata.setup.gen.Given;
 import dev.strata.setup.prompt.Prompter;
@@ -245,11 +246,11 @@ final class Wizard {
                 new Question.YesNo(
                     "--force",
                     "Replace it anyway (the old file is kept as "
-                        + target.path().getFileName()
+                        + TerminalText.escape(target.path().getFileName().toString())
                         + ".bak)?",
                     List.of(
                         st.error(
-                            target.path().getFileName()
+                            TerminalText.escape(target.path().getFileName().toString())
                                 + " was edited by hand or not written by strata-setup.")),
                     false))) {
           throw new WizardCancelled("declined");
@@ -270,7 +271,7 @@ final class Wizard {
     derive(d.model, given);
     Backend finalBackend = EngineLibraries.backend(host, d.library, given.backend());
     Template t = finalBackend == backend ? template : Templates.load(finalBackend);
-    Generator.Library library = EngineLibraries.describe(d.library);
+    Generator.Library library = EngineLibraries.describe(d.library, host);
     Answers answers = new Answers(d.context, d.experts, d.kv);
     Generator.Generated generated =
         Generator.plan(host, d.model.geometry(), shardPaths(d.model), answers, library, t);
@@ -400,7 +401,9 @@ final class Wizard {
    */
   private Step summary(Draft d, Target target) {
     List<Question.Option<String>> options = new ArrayList<>();
-    options.add(new Question.Option<>("model", d.model.firstShard().toString(), "model"));
+    options.add(
+        new Question.Option<>(
+            "model", TerminalText.escape(d.model.firstShard().toString()), "model"));
     options.add(
         new Question.Option<>(
             "context", String.format(Locale.ROOT, "%,d tokens", d.context), "context"));
@@ -408,15 +411,18 @@ final class Wizard {
     options.add(
         new Question.Option<>(
             "kv", d.kv == null ? "default (no --kv)" : "--kv " + d.kv.flagName(), "kv"));
-    options.add(new Question.Option<>("library", d.library.toString(), "library"));
+    options.add(
+        new Question.Option<>("library", TerminalText.escape(d.library.toString()), "library"));
+    String shownTarget =
+        target.path() == null ? null : TerminalText.escape(target.path().toString());
     options.add(
         new Question.Option<>(
-            "yes", target.path() == null ? "print the config" : "write " + target.path(), "yes"));
+            "yes", shownTarget == null ? "print the config" : "write " + shownTarget, "yes"));
     options.add(new Question.Option<>("no", "stop, writing nothing", "no"));
     Question.Choice<String> q =
         new Question.Choice<>(
             "--yes",
-            target.path() == null ? "Print it?" : "Write " + target.path() + "?",
+            shownTarget == null ? "Print it?" : "Write " + shownTarget + "?",
             List.of(
                 "",
                 st.bold("Summary")
@@ -447,16 +453,19 @@ final class Wizard {
 
   /** The unified diff old → new of the config at the target, or a line saying it is the same. */
   private void showDiff(Target target, String newText) {
+    // everything shown goes through the one escape: a hand-edited config may hold control chars
+    String shown = TerminalText.escape(target.path().toString());
     if (target.oldText().equals(newText)) {
-      p.say(target.path() + " already holds exactly this config.");
+      p.say(shown + " already holds exactly this config.");
       return;
     }
     p.println("");
-    p.say(st.bold(target.path() + " exists; the changes, old → new:"));
+    p.say(st.bold(shown + " exists; the changes, old → new:"));
     for (String line :
         dev.strata.engine.write.UnifiedDiff.diff(
                 target.path() + " (now)", target.oldText(), target.path() + " (new)", newText)
             .split("\n")) {
+      line = TerminalText.escape(line);
       p.println(
           line.startsWith("+") && !line.startsWith("+++")
               ? st.good(line)
@@ -731,7 +740,7 @@ final class Wizard {
             guess,
             home,
             workingDir,
-            EngineLibraries::problem);
+            lib -> EngineLibraries.problem(lib, host)); // launch's own checks, at once
     return p.ask(q, canGoBack);
   }
 
