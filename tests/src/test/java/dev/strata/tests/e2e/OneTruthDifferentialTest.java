@@ -388,8 +388,14 @@ class OneTruthDifferentialTest {
 
   /** Runs one case: verdicts equal; items equal where both exist. */
   void same(String what, Path cfg) throws IOException {
+    long t0 = System.nanoTime();
     DryRun d = dryRun(cfg);
+    long t1 = System.nanoTime();
     Verdict l = launch(cfg);
+    // where the time goes (the test must stay fast): one line per case in the test's output
+    System.out.printf(
+        "one-truth %-44s dry-run %5d ms, launch %5d ms, exit %d%n",
+        what, (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000, l.code());
     assertEquals(d.verdict(), l, what + ": --dry-run vs launch\n" + d.text());
     if (d.json() != null && d.json().get("engine").isObject()) {
       JsonNode e = d.json().get("engine");
