@@ -612,6 +612,31 @@ class OneTruthDifferentialTest {
     same("abi1", cfg);
   }
 
+  @Test
+  void planShowsTheEnginesOwnItemsBesideThePlan() throws IOException {
+    Model m = dense("plan-base", new Shape("llama", 2, 4, 2, 64, true, false, 3));
+    List<String> shards = List.of(m.shards().getFirst().toString());
+    Path cfg =
+        config(cfgPath("plan"), lib.toString(), shards, args(m, 4096, null, SHORT), Map.of());
+    E2e.Result r = E2e.launch("--config", cfg.toString(), "--plan");
+    assertEquals(0, r.code(), r.err());
+    assertTrue(
+        r.out().contains("engine items: what strata-ref 0.1.0 (cpu) itself would allocate"),
+        r.out());
+    assertTrue(r.out().lines().anyMatch(l -> l.matches("  kv +\\d+ +\\d+  same")), r.out());
+    // a library that is not there: the plan still prints, and says why the items are missing
+    Path gone =
+        config(
+            cfgPath("plan-no-lib"),
+            dir.resolve("nowhere/libstrata_ref.so").toString(),
+            shards,
+            args(m, 4096, null, SHORT),
+            Map.of());
+    E2e.Result n = E2e.launch("--config", gone.toString(), "--plan");
+    assertEquals(0, n.code(), n.err());
+    assertTrue(n.out().contains("engine items: the engine's own items are not shown: "), n.out());
+  }
+
   static Path cfgPath(String name) {
     return dir.resolve("edited").resolve(name.replaceAll("[^A-Za-z0-9_.-]", "_") + ".yaml");
   }
