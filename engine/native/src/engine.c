@@ -401,7 +401,7 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
         return RC_USAGE;
     }
 
-    /* The Metal engine's startup rules (DESIGN §3), before anything is read or allocated. */
+    /* The Metal engine's startup rules (docs/ENGINE-CONTRACT.md, KV formats), before anything is read or allocated. */
     const char *rot_env = getenv("STRATA_KV_ROT");
     int rot_on = rot_env != NULL && atoi(rot_env) != 0;
     if (o.kv == KV_K8V4) {

@@ -1,11 +1,11 @@
 package dev.strata.setup.gen;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.Sha256;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.Backend;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
