@@ -9,6 +9,7 @@ import dev.strata.engine.kv.KvFormat;
 import dev.strata.tests.golden.GoldenMatrix.Cell;
 import dev.strata.tests.golden.GoldenMatrix.Config;
 import dev.strata.tests.golden.GoldenMatrix.Outcome;
+import dev.strata.testsupport.GoldenFiles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
