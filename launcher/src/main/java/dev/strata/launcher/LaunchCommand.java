@@ -12,8 +12,10 @@ import dev.strata.launcher.run.EngineRunner;
 import dev.strata.launcher.run.InProcessRunner;
 import dev.strata.launcher.run.IsolatedRunner;
 import dev.strata.launcher.run.LogRouter;
+import dev.strata.launcher.run.RunSummary;
 import dev.strata.launcher.run.Supervisor;
 import dev.strata.metal.HostProbe;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -101,7 +103,12 @@ public final class LaunchCommand implements Callable<Integer> {
               + " fits; exits 0.")
   boolean plan;
 
-  @Option(names = "--json", description = "With --plan or --dry-run: one JSON document on stdout.")
+  @Option(
+      names = "--json",
+      description =
+          "One JSON document on stdout: with --plan the plan, with --dry-run the checks and the"
+              + " plan; with a launch, the run's allocations, arena counters, peak memory and"
+              + " speed (the engine's lines then go to standard error).")
   boolean json;
 
   @Option(
@@ -128,9 +135,6 @@ public final class LaunchCommand implements Callable<Integer> {
   public Integer call() {
     if (plan && dryRun) {
       throw usage("--plan and --dry-run exclude each other: --dry-run already prints the plan");
-    }
-    if (json && !plan && !dryRun) {
-      throw usage("--json goes with --plan or --dry-run");
     }
     if (hostFile != null && !plan && !dryRun) {
       throw usage("--host-file goes with --plan or --dry-run: a launch always checks this machine");
@@ -165,14 +169,22 @@ public final class LaunchCommand implements Callable<Integer> {
         throw report.refusal();
       }
       Reports.printWarnings(report, io.err());
-      Reports.printStart(report, isolate, io.out());
-      LogRouter log = new LogRouter(io.out(), io.err());
+      // with --json, stdout is the one JSON document: everything else goes to standard error
+      PrintWriter out = json ? io.err() : io.out();
+      Reports.printStart(report, isolate, out);
+      RunSummary summary = json ? new RunSummary() : null;
+      LogRouter log = new LogRouter(out, io.err(), summary);
       // the library preflight checked, held open: loaded (or handed to the child) as it was checked
       EngineRunner runner =
           isolate
               ? new IsolatedRunner(report.verified(), log::raw)
-              : InProcessRunner.load(report.verified(), io.out());
-      return new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
+              : InProcessRunner.load(report.verified(), out);
+      int code = new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
+      if (summary != null) {
+        io.out().println(Reports.runJson(report, isolate, code, summary));
+        io.out().flush();
+      }
+      return code;
     }
   }
 
