@@ -49,7 +49,10 @@ import picocli.CommandLine.Option;
       "  host     this machine can run the backend; a config made for another",
       "           machine is a warning, and the plan is for this one",
       "  plan     the memory plan fits this machine (exit 3)",
-      "Then the library is loaded: missing, not a library, or another ABI: exit 3.",
+      "  engine   the library loads (missing, not a library, another ABI: exit 3)",
+      "           and the engine's own check (strata_engine_check, ABI 2) accepts",
+      "           the exact argv and env of the launch (exit 3); an ABI 1 engine",
+      "           has no check: the launcher's rules decide, and --dry-run says so",
       "",
       "Ctrl-C (SIGINT) stops the engine and exits 130; a second Ctrl-C exits at once.",
       "SIGTERM stops it and exits 143.",
@@ -58,7 +61,7 @@ import picocli.CommandLine.Option;
     footerHeading = "%nExamples:%n",
     footer = {
       "  strata-launch                          the config at the default path",
-      "  strata-launch -c engine.yaml --dry-run what would run; nothing loaded",
+      "  strata-launch -c engine.yaml --dry-run what would run; nothing run",
       "  strata-launch --plan --json            the memory plan as JSON",
       "  strata-launch --plan --host-file m4-24   the plan on another Mac",
       "  strata-launch --isolate                a native crash: one line, exit 70",
@@ -92,8 +95,9 @@ public final class LaunchCommand implements Callable<Integer> {
   @Option(
       names = "--dry-run",
       description =
-          "Run every preflight check and print the engine's arguments, environment, the checks and"
-              + " the plan; load nothing. Exits 0 when the launch would start, 3 when refused.")
+          "Run every preflight check, the engine's own check among them, and print the engine's"
+              + " arguments, environment, the checks and the plan; run nothing. Exits 0 when the"
+              + " launch would start, 3 when refused.")
   boolean dryRun;
 
   @Option(

@@ -4,6 +4,7 @@ import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.flags.AsciiDigits;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Template;
@@ -101,6 +102,7 @@ public final class SetupCommand implements Callable<Integer> {
   @Option(
       names = "--ctx",
       paramLabel = "N",
+      converter = AsciiLongConverter.class,
       description = "Context in tokens (1..1048576). Default: the largest standard size that fits.")
   Long ctx;
 
@@ -482,6 +484,21 @@ public final class SetupCommand implements Callable<Integer> {
         }
       }
       return new String[] {"strata-setup " + p.getProperty("version", "(unknown build)")};
+    }
+  }
+
+  /** A whole number in ASCII digits only (picocli's own Long converter takes any script's). */
+  static final class AsciiLongConverter implements ITypeConverter<Long> {
+    @Override
+    public Long convert(String value) {
+      if (value.length() > 18 || !AsciiDigits.all(value)) {
+        throw new CommandLine.TypeConversionException(
+            "'"
+                + value
+                + "' is not a whole number"
+                + (AsciiDigits.hasForeignDigit(value) ? " (ASCII digits 0-9 only)" : ""));
+      }
+      return Long.parseLong(value);
     }
   }
 
