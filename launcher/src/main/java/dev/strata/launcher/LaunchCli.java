@@ -2,6 +2,7 @@ package dev.strata.launcher;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.text.TerminalText;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -54,7 +55,7 @@ public final class LaunchCli {
         (ex, commandLine, parseResult) -> {
           if (ex instanceof StrataException se) {
             io.out().flush();
-            io.err().println(name + ": " + se.getMessage());
+            io.err().println(name + ": " + TerminalText.escape(se.getMessage()));
             io.err().flush();
             return se.exitCode();
           }
@@ -62,7 +63,7 @@ public final class LaunchCli {
         });
     cl.setParameterExceptionHandler(
         (ex, args) -> {
-          io.err().println(name + ": " + ex.getMessage());
+          io.err().println(name + ": " + TerminalText.escape(ex.getMessage()));
           CommandLine.UnmatchedArgumentException.printSuggestions(ex, io.err());
           io.err().println("Try '" + name + " --help' for more information.");
           io.err().flush();

@@ -1,5 +1,7 @@
 package dev.strata.launcher;
 
+import static dev.strata.engine.text.TerminalText.escape;
+
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.strata.engine.plan.PlanItems;
 import dev.strata.engine.plan.PlanText;
@@ -23,7 +25,7 @@ final class Reports {
 
   static void printWarnings(Preflight.Report r, PrintWriter err) {
     for (Preflight.Check c : r.warnings()) {
-      err.println("strata-launch: warning: " + c.detail());
+      err.println("strata-launch: warning: " + escape(c.detail()));
     }
     err.flush();
   }
@@ -95,16 +97,17 @@ final class Reports {
       out.flush();
       return;
     }
-    out.println("config:  " + r.configPath());
+    out.println("config:  " + escape(r.configPath().toString()));
     out.println(
         "engine:  "
-            + (r.library() != null ? r.library() : r.config().engine().library())
+            + escape(
+                String.valueOf(r.library() != null ? r.library() : r.config().engine().library()))
             + " ("
             + r.backend().id()
             + (isolate ? ", isolated in a child process" : ", in this process")
             + ")");
-    out.println("args:    " + shellLine(r.args()));
-    out.println("env:     " + (r.env().isEmpty() ? "(none)" : envLine(r.env())));
+    out.println("args:    " + escape(shellLine(r.args())));
+    out.println("env:     " + (r.env().isEmpty() ? "(none)" : escape(envLine(r.env()))));
     out.println("checks:");
     for (Preflight.Check c : r.checks()) {
       out.printf(
@@ -112,7 +115,7 @@ final class Reports {
           "  %-8s %-8s %s%n",
           c.status().name().toLowerCase(Locale.ROOT),
           c.name(),
-          c.detail());
+          escape(c.detail()));
     }
     if (r.plan() != null) {
       out.println();
@@ -128,7 +131,7 @@ final class Reports {
             + verdictSource(r));
     out.flush();
     if (r.refused()) {
-      err.println("strata-launch: " + r.refusal().getMessage());
+      err.println("strata-launch: " + escape(r.refusal().getMessage()));
       err.flush();
     }
   }
@@ -151,9 +154,9 @@ final class Reports {
   static void printStart(Preflight.Report r, boolean isolate, PrintWriter out) {
     out.println(
         "strata-launch: "
-            + r.configPath()
+            + escape(r.configPath().toString())
             + " → "
-            + r.library()
+            + escape(String.valueOf(r.library()))
             + (isolate ? " (isolated: child process)" : ""));
     out.print(ensureNewline(PlanText.table(r.plan())));
     out.flush();

@@ -3,6 +3,7 @@ package dev.strata.setup;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.host.ProbeResult;
+import dev.strata.engine.text.TerminalText;
 import dev.strata.metal.HostProbe;
 import dev.strata.setup.prompt.JLinePrompter;
 import dev.strata.setup.prompt.Prompter;
@@ -42,7 +43,12 @@ public final class SetupCli {
     public static Io system() {
       return new Io(
           System.in,
-          new PrintWriter(System.out, true, StandardCharsets.UTF_8),
+          // on the descriptor, not System.out: a PrintStream swallows write errors, and
+          // --print to a full disk must fail (PrintWriter.checkError sees them)
+          new PrintWriter(
+              new java.io.OutputStreamWriter(
+                  new java.io.FileOutputStream(java.io.FileDescriptor.out), StandardCharsets.UTF_8),
+              true),
           new PrintWriter(System.err, true, StandardCharsets.UTF_8),
           System.getenv(),
           System.console() != null && System.console().isTerminal());
@@ -104,7 +110,7 @@ public final class SetupCli {
     cl.setExecutionExceptionHandler(
         (ex, commandLine, parseResult) -> {
           if (ex instanceof StrataException se) {
-            io.err().println("strata-setup: " + se.getMessage());
+            io.err().println("strata-setup: " + TerminalText.escape(se.getMessage()));
             io.err().flush();
             return se.exitCode();
           }
@@ -112,11 +118,15 @@ public final class SetupCli {
         });
     cl.setParameterExceptionHandler(
         (ex, args) -> {
-          io.err().println("strata-setup: " + ex.getMessage());
+          io.err().println("strata-setup: " + TerminalText.escape(ex.getMessage()));
           if (ex instanceof CommandLine.UnmatchedArgumentException u) {
             List<String> s = u.getSuggestions();
             if (!s.isEmpty()) {
-              io.err().println("strata-setup: did you mean " + String.join(" or ", s) + "?");
+              io.err()
+                  .println(
+                      "strata-setup: did you mean "
+                          + TerminalText.escape(String.join(" or ", s))
+                          + "?");
             }
           }
           io.err().println("Try 'strata-setup --help' for more information.");
