@@ -1,5 +1,6 @@
 package dev.strata.setup;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.ConfigCodec;
@@ -10,7 +11,7 @@ import dev.strata.engine.gen.Template;
 import dev.strata.engine.gen.Templates;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
-import dev.strata.engine.kv.Backend;
+import dev.strata.engine.host.ProbeResult;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufModel;
@@ -21,7 +22,6 @@ import dev.strata.engine.text.TerminalText;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.engine.write.ConfigWriter;
 import dev.strata.metal.HostProbe;
-import dev.strata.metal.ProbeResult;
 import dev.strata.setup.gen.AnswersFile;
 import dev.strata.setup.gen.EngineLibraries;
 import dev.strata.setup.gen.Given;

@@ -1,8 +1,8 @@
 package dev.strata.setup.gen;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.StrictYaml;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import java.nio.file.Path;
