@@ -87,7 +87,7 @@ public record GgufModel(ModelGeometry geometry, List<Shard> shards, long tensorB
               Locale.ROOT,
               ", MTP drafter: %d block(s), %s",
               g.drafterBlocks(),
-              gb(g.drafterBytes())));
+              dev.strata.engine.text.ByteSize.iec(g.drafterBytes())));
     }
     if (g.experts() > 0) {
       sb.append(

@@ -1,6 +1,6 @@
 package dev.strata.engine.plan;
 
-import dev.strata.engine.kv.Backend;
+import dev.strata.engine.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ModelGeometry;
 import java.util.ArrayList;

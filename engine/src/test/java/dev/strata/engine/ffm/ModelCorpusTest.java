@@ -6,9 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.strata.engine.flags.Golden;
+import dev.strata.engine.Backend;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufException;
@@ -17,6 +16,7 @@ import dev.strata.engine.model.ModelCorpus;
 import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.plan.KvPools;
 import dev.strata.engine.plan.MemoryPlan;
+import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ModelCorpusTest {
   static final long CTX = 32_768;
-  static final Path ROOT = Path.of(System.getProperty("strata.root", "..")).toAbsolutePath();
+  static final Path ROOT = RepoRoot.path();
 
   @TempDir static Path dir;
   static NativeEngine engine;
@@ -57,7 +57,7 @@ class ModelCorpusTest {
   @BeforeAll
   static void load() throws IOException {
     engine = NativeEngine.load(NativeEngine.defaultLibrary(ROOT));
-    String md = Files.readString(Golden.root().resolve("docs/MODELS.md"));
+    String md = Files.readString(RepoRoot.path().resolve("docs/MODELS.md"));
     String figures = section(md, "## The corpus: figures at --ctx 32768");
     for (String line : figures.lines().toList()) {
       Matcher m = ROW.matcher(line);

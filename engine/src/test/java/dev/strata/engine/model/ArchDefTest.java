@@ -2,7 +2,7 @@ package dev.strata.engine.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.strata.engine.flags.Golden;
+import dev.strata.testsupport.GoldenFiles;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 
@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class ArchDefTest {
   @Test
   void archsDefIsTheTablesRendering() throws IOException {
-    Golden.check("engine/native/src/archs.def", ArchDef.render());
+    GoldenFiles.repository().check("engine/native/src/archs.def", ArchDef.render());
   }
 
   @Test
