@@ -2,10 +2,15 @@ package dev.strata.launcher;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.CompletionCommand;
+import dev.strata.engine.cli.HostFileOption;
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.JsonOption;
+import dev.strata.engine.cli.Machine;
+import dev.strata.engine.cli.VersionProvider;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.launcher.preflight.Preflight;
 import dev.strata.launcher.run.EngineRunner;
@@ -13,12 +18,12 @@ import dev.strata.launcher.run.InProcessRunner;
 import dev.strata.launcher.run.IsolatedRunner;
 import dev.strata.launcher.run.LogRouter;
 import dev.strata.launcher.run.Supervisor;
-import dev.strata.metal.HostProbe;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code strata-launch}: check a config against this machine, then start the engine on it. */
@@ -28,7 +33,7 @@ import picocli.CommandLine.Option;
     versionProvider = VersionProvider.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
-    subcommands = {CompletionCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {DemoCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class},
     description = {
       "Check an engine config against this machine, then load the engine library into this"
           + " process (Java FFM) and run it with the config's arguments and environment. The"
@@ -60,6 +65,7 @@ import picocli.CommandLine.Option;
       "  strata-launch --plan --json            the memory plan as JSON",
       "  strata-launch --plan --host-file m4-24   the plan on another Mac",
       "  strata-launch --isolate                a native crash: one line, exit 70",
+      "  strata-launch demo                     the demo model, a config, a launch",
       "  source <(strata-launch completion bash)",
       "",
       "Default config: $STRATA_CONFIG if set; else",
@@ -79,7 +85,8 @@ import picocli.CommandLine.Option;
       "*:otherwise the engine's own exit code"
     })
 public final class LaunchCommand implements Callable<Integer> {
-  private final LaunchCli.Io io;
+  private final Io io;
+  private final Machine machine;
 
   @Option(
       names = {"-c", "--config"},
@@ -101,8 +108,7 @@ public final class LaunchCommand implements Callable<Integer> {
               + " fits; exits 0.")
   boolean plan;
 
-  @Option(names = "--json", description = "With --plan or --dry-run: one JSON document on stdout.")
-  boolean json;
+  @Mixin JsonOption json;
 
   @Option(
       names = "--isolate",
@@ -111,17 +117,21 @@ public final class LaunchCommand implements Callable<Integer> {
               + " instead of a JVM crash report.")
   boolean isolate;
 
-  @Option(
-      names = "--host-file",
-      paramLabel = "FILE",
-      description =
-          "With --plan or --dry-run: plan for this host JSON (strata-setup probe --json) or host"
-              + " profile name (strata-setup probe --list-hosts) instead of this machine. A launch"
-              + " always checks this machine.")
-  String hostFile;
+  @Mixin HostFileOption hostFile;
 
-  public LaunchCommand(LaunchCli.Io io) {
+  public LaunchCommand(Io io, Machine machine) {
     this.io = io;
+    this.machine = machine;
+  }
+
+  /** The command's streams (for {@code demo}). */
+  Io io() {
+    return io;
+  }
+
+  /** The machine the command runs on (for {@code demo}). */
+  Machine machine() {
+    return machine;
   }
 
   @Override
@@ -129,16 +139,16 @@ public final class LaunchCommand implements Callable<Integer> {
     if (plan && dryRun) {
       throw usage("--plan and --dry-run exclude each other: --dry-run already prints the plan");
     }
-    if (json && !plan && !dryRun) {
+    if (json.json() && !plan && !dryRun) {
       throw usage("--json goes with --plan or --dry-run");
     }
-    if (hostFile != null && !plan && !dryRun) {
+    if (hostFile.given() && !plan && !dryRun) {
       throw usage("--host-file goes with --plan or --dry-run: a launch always checks this machine");
     }
     if (isolate && plan) {
       throw usage("--isolate has no effect with --plan: nothing runs");
     }
-    Path configPath = config != null ? config.toAbsolutePath() : defaultConfig();
+    Path configPath = config != null ? machine.resolve(config) : defaultConfig();
     if (!Files.exists(configPath)) {
       throw usage(
           "no config at "
@@ -148,16 +158,17 @@ public final class LaunchCommand implements Callable<Integer> {
                   : " (the default path): run strata-setup to write one, or pass --config FILE"));
     }
     EngineConfig cfg = ConfigCodec.read(configPath);
-    HostFacts here = hostFile != null ? HostProfiles.load(hostFile) : HostProbe.probe().facts();
+    HostFacts here =
+        hostFile.given() ? hostFile.open(machine).facts() : machine.probe().get().facts();
 
     if (plan) {
       Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());
-      Reports.printPlan(report, json, io.out(), io.err());
+      Reports.printPlan(report, json.json(), io.out(), io.err());
       return ExitCodes.OK;
     }
     Preflight.Report report = Preflight.full(cfg, configPath, here, io.env());
     if (dryRun) {
-      Reports.printDryRun(report, isolate, json, io.out(), io.err());
+      Reports.printDryRun(report, isolate, json.json(), io.out(), io.err());
       return report.refused() ? report.refusal().exitCode() : ExitCodes.OK;
     }
     if (report.refused()) {
@@ -177,7 +188,7 @@ public final class LaunchCommand implements Callable<Integer> {
   /** strata-setup's default path: the launcher reads where the wizard writes. */
   private Path defaultConfig() {
     try {
-      return ConfigPaths.defaultConfig(io.env(), System.getProperty("os.name"));
+      return ConfigPaths.defaultConfig(io.env(), machine.osName());
     } catch (StrataException e) {
       throw usage("no --config given and HOME is not set: pass --config FILE or set STRATA_CONFIG");
     }

@@ -2,6 +2,7 @@ package dev.strata.metal;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.host.ProbeResult;
 import java.util.Locale;
 
 /** Probes this machine: {@link MacProbe} on macOS, {@link LinuxProbe} on Linux. */

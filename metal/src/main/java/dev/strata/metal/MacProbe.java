@@ -2,6 +2,7 @@ package dev.strata.metal;
 
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsRules;
+import dev.strata.engine.host.ProbeResult;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,45 +1,32 @@
 package dev.strata.setup;
 
-import dev.strata.engine.ExitCodes;
-import dev.strata.engine.StrataException;
-import dev.strata.engine.config.ConfigCodec;
-import dev.strata.engine.gen.Answers;
-import dev.strata.engine.gen.Generator;
-import dev.strata.engine.gen.Template;
-import dev.strata.engine.gen.Templates;
-import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.cli.CompletionCommand;
+import dev.strata.engine.cli.HostFileOption;
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.KvOption;
+import dev.strata.engine.cli.Machine;
+import dev.strata.engine.cli.TableValues;
+import dev.strata.engine.cli.VersionProvider;
 import dev.strata.engine.kv.Backend;
-import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
-import dev.strata.engine.model.GgufModel;
-import dev.strata.engine.model.GgufReader;
-import dev.strata.engine.plan.MemoryPlan;
-import dev.strata.engine.plan.PlanText;
-import dev.strata.engine.write.ConfigPaths;
-import dev.strata.engine.write.ConfigWriter;
-import dev.strata.metal.ProbeResult;
-import dev.strata.setup.gen.AnswersFile;
-import dev.strata.setup.gen.EngineLibraries;
 import dev.strata.setup.gen.Given;
-import dev.strata.setup.prompt.Prompter;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code strata-setup}: generate an engine config (the wizard asks what the flags do not say). */
 @Command(
-    name = "strata-setup",
+    name = SetupCommand.NAME,
     mixinStandardHelpOptions = true,
-    versionProvider = SetupCommand.Version.class,
+    versionProvider = VersionProvider.class,
     showDefaultValues = true,
     sortOptions = false,
     usageHelpAutoWidth = true,
@@ -85,373 +72,137 @@ import picocli.CommandLine.Option;
       "130:cancelled (Ctrl-C, Ctrl-D or no at the confirmation): nothing written"
     })
 public final class SetupCommand implements Callable<Integer> {
-  private final SetupCli.Io io;
-  private final SetupCli.Machine machine;
+  /** The command's name, in usage and in every message. */
+  public static final String NAME = "strata-setup";
+
+  private final Io io;
+  private final Machine machine;
+  private final SetupCli.PrompterFactory prompter;
 
   @Option(
-      names = "--model",
+      names = SetupArgs.MODEL,
       paramLabel = "PATH",
       description = "The model: its first shard, or the folder holding its shards.")
   Path model;
 
   @Option(
-      names = "--ctx",
+      names = SetupArgs.CTX,
       paramLabel = "N",
-      description = "Context in tokens (1..1048576). Default: the largest standard size that fits.")
+      converter = TableValues.Ctx.class,
+      description =
+          "Context in tokens (1..${bundle:strata.ctx.max}; 32k = 32768). Default: the largest"
+              + " standard size that fits.")
   Long ctx;
 
   @Option(
-      names = "--experts",
+      names = SetupArgs.EXPERTS,
       paramLabel = "MODE",
-      converter = ExpertsConverter.class,
-      completionCandidates = ExpertsCandidates.class,
+      converter = TableValues.Experts.class,
+      completionCandidates = TableValues.ExpertsNames.class,
       description =
           "stream (experts on the SSD, an arena keeps the hot ones) or resident (all in memory)."
               + " Default: resident when it fits with margin.")
   ExpertsMode experts;
 
-  @Option(
-      names = "--kv",
-      paramLabel = "FORMAT",
-      converter = KvConverter.class,
-      completionCandidates = KvCandidates.class,
-      description =
-          "KV cache format, opt-in: q4_0 stores 576 instead of 1,056 B per cell per layer"
-              + " (upstream: +1.7%% perplexity on 1K-token segments, more at longer context)."
-              + " Without it no --kv is written: the engine's default path.")
-  KvFormat kv;
+  @Mixin KvOption kv;
 
   @Option(
-      names = "--engine-lib",
+      names = SetupArgs.ENGINE_LIB,
       paramLabel = "PATH",
       description = "The engine library; its sha256 is pinned in the config when it exists.")
   Path engineLib;
 
   @Option(
-      names = "--backend",
+      names = SetupArgs.BACKEND,
       paramLabel = "NAME",
       converter = BackendConverter.class,
-      completionCandidates = BackendCandidates.class,
+      completionCandidates = BackendNames.class,
       description =
           "metal, cpu-reference or pc. Default: metal on a Mac, cpu-reference elsewhere or for"
               + " strata-ref.")
   Backend backend;
 
-  @Option(
-      names = "--host-file",
-      paramLabel = "FILE",
-      description = "A host JSON or a host profile name (e.g. m4-pro-48) instead of probing.")
-  String hostFile;
+  @Mixin HostFileOption hostFile;
 
   static final class Target {
-    @Option(names = "--out", paramLabel = "FILE", description = "Write the config here.")
+    @Option(names = SetupArgs.OUT, paramLabel = "FILE", description = "Write the config here.")
     Path out;
 
-    @Option(names = "--print", description = "Print the config to stdout; write nothing.")
+    @Option(names = SetupArgs.PRINT, description = "Print the config to stdout; write nothing.")
     boolean print;
   }
 
   @ArgGroup(exclusive = true, multiplicity = "0..1")
   Target target;
 
-  @Option(names = "--yes", description = "Ask nothing: take the planned defaults and write.")
+  @Option(names = SetupArgs.YES, description = "Ask nothing: take the planned defaults and write.")
   boolean yes;
 
-  @Option(names = "--force", description = "Replace a config that was edited by hand.")
+  @Option(names = SetupArgs.FORCE, description = "Replace a config that was edited by hand.")
   boolean force;
 
   @Option(
-      names = "--answers",
+      names = SetupArgs.ANSWERS,
       paramLabel = "FILE",
       description =
           "YAML answers (model, ctx, experts, kv, engine-lib, backend, host-file); flags win.")
   Path answers;
 
-  public SetupCommand(SetupCli.Io io) {
-    this(io, SetupCli.Machine.system());
-  }
-
-  public SetupCommand(SetupCli.Io io, SetupCli.Machine machine) {
+  public SetupCommand(Io io, Machine machine, SetupCli.PrompterFactory prompter) {
     this.io = io;
     this.machine = machine;
+    this.prompter = prompter;
   }
 
-  public SetupCli.Io io() {
+  public Io io() {
     return io;
   }
 
-  public SetupCli.Machine machine() {
+  public Machine machine() {
     return machine;
+  }
+
+  /** What the flags say, for {@link SetupFlow}. */
+  SetupFlow.Request request() {
+    return new SetupFlow.Request(
+        new Given(model, ctx, experts, kv.format(), engineLib, backend, hostFile.value()),
+        answers,
+        target != null && target.out != null ? target.out : null,
+        target != null && target.print,
+        yes,
+        force);
   }
 
   @Override
   public Integer call() {
-    Given flags = new Given(model, ctx, experts, kv, engineLib, backend, hostFile);
-    Given given = answers == null ? flags : flags.over(AnswersFile.read(answers));
-    if (given.model() != null) {
-      given =
-          new Given(
-              machine.workingDir().resolve(given.model()).normalize(),
-              given.context(),
-              given.experts(),
-              given.kv(),
-              given.engineLib() == null
-                  ? null
-                  : machine.workingDir().resolve(given.engineLib()).normalize(),
-              given.backend(),
-              given.hostFile());
-    } else if (given.engineLib() != null) {
-      given =
-          new Given(
-              null,
-              given.context(),
-              given.experts(),
-              given.kv(),
-              machine.workingDir().resolve(given.engineLib()).normalize(),
-              given.backend(),
-              given.hostFile());
-    }
-    if (given.context() != null
-        && (given.context() < 1 || given.context() > Generator.MAX_CONTEXT)) {
-      throw new StrataException(
-          ExitCodes.USAGE,
-          "--ctx " + given.context() + " is out of range: between 1 and " + Generator.MAX_CONTEXT);
-    }
-    boolean print = target != null && target.print;
-    Path out =
-        target != null && target.out != null ? machine.workingDir().resolve(target.out) : null;
-
-    boolean wizard = io.interactive() && !yes;
-    if (!wizard) {
-      requireAnswers(given);
-    }
-    HostProfiles.Loaded host = loadHost(given.hostFile());
-    Path dest =
-        print ? null : (out != null ? out : ConfigPaths.defaultConfig(io.env(), machine.osName()));
-
-    if (wizard) {
-      return runWizard(host, given, print, dest);
-    }
-    GgufModel gguf = GgufReader.readModel(given.model());
-    Path lib = library(host.facts(), given);
-    Backend b = EngineLibraries.backend(host.facts(), lib, given.backend());
-    Template template = Templates.load(b);
-    Answers a = new Answers(given.context(), given.experts(), given.kv());
-    Generator.Generated g =
-        Generator.plan(
-            host.facts(),
-            gguf.geometry(),
-            Wizard.shardPaths(gguf),
-            a,
-            EngineLibraries.describe(lib),
-            template);
-    if (!g.plan().fits()) {
-      throw new StrataException(ExitCodes.PREFLIGHT, g.plan().refusal());
-    }
-    String yaml = ConfigCodec.write(g.config());
-    if (print) {
-      io.out().print(yaml);
-      io.out().flush();
-      return ExitCodes.OK;
-    }
-    return write(dest, yaml, g.plan());
+    return new SetupFlow(io, machine, prompter).run(request());
   }
 
-  private int runWizard(HostProfiles.Loaded host, Given given, boolean print, Path dest) {
-    Prompter prompter;
-    try {
-      prompter = machine.prompter().open(io);
-    } catch (IOException e) {
-      throw new StrataException(
-          ExitCodes.USAGE,
-          "cannot open the terminal ("
-              + e.getMessage()
-              + "): pass the answers as flags (--model, --ctx, --experts) or --yes");
-    }
-    try {
-      Path home = homeOf();
-      Wizard w = new Wizard(prompter, machine, home);
-      Wizard.Result r = w.run(host.facts(), host.source(), given);
-      String yaml = ConfigCodec.write(r.generated().config());
-      if (print) {
-        prompter.close();
-        io.out().print(yaml);
-        io.out().flush();
-        return ExitCodes.OK;
-      }
-      ConfigWriter.Existing existing = ConfigWriter.inspect(dest);
-      boolean ok =
-          w.confirm(dest, existing.text(), existing.exists(), existing.owned(), yaml, force);
-      if (!ok) {
-        throw new dev.strata.setup.prompt.WizardCancelled("declined");
-      }
-      prompter.close();
-      // The user saw the diff and said yes: that is the wizard's --force.
-      return write(dest, yaml, r.generated().plan(), true, false);
-    } finally {
-      prompter.close();
-    }
-  }
-
-  private int write(Path dest, String yaml, MemoryPlan plan) {
-    return write(dest, yaml, plan, force, true);
-  }
-
-  private int write(Path dest, String yaml, MemoryPlan plan, boolean force, boolean showPlan) {
-    ConfigWriter.Result r;
-    try {
-      r = ConfigWriter.write(dest, yaml.getBytes(StandardCharsets.UTF_8), force);
-    } catch (ConfigWriter.KeptException e) {
-      io.err().println("strata-setup: " + e.getMessage());
-      io.err().print(e.diff());
-      io.err().flush();
-      return e.exitCode();
-    }
-    if (showPlan) {
-      io.out().print(PlanText.table(plan));
-    }
-    switch (r.outcome()) {
-      case CREATED -> io.out().println("wrote " + r.path());
-      case REPLACED ->
-          io.out().println("wrote " + r.path() + " (the previous config is " + r.backup() + ")");
-      case UNCHANGED -> io.out().println(r.path() + " already holds this config: unchanged");
-    }
-    io.out().flush();
-    return ExitCodes.OK;
-  }
-
-  /** Without a terminal every answer must be given; one message names all that are missing. */
-  private void requireAnswers(Given given) {
-    List<String> missing = new ArrayList<>();
-    if (given.model() == null) {
-      missing.add("--model PATH");
-    }
-    if (!yes) {
-      if (given.context() == null) {
-        missing.add("--ctx N");
-      }
-      if (given.experts() == null) {
-        missing.add("--experts stream|resident");
-      }
-    }
-    if (!missing.isEmpty()) {
-      throw new StrataException(
-          ExitCodes.USAGE,
-          (io.interactive() ? "" : "no terminal to ask on, and ")
-              + "missing: "
-              + String.join(", ", missing)
-              + (yes
-                  ? ""
-                  : " (pass them, or --answers FILE, or --yes to take the planned defaults for"
-                      + " --ctx and --experts)"));
-    }
-  }
-
-  private Path library(HostFacts host, Given given) {
-    if (given.engineLib() != null) {
-      return given.engineLib();
-    }
-    Backend b = EngineLibraries.backend(host, null, given.backend());
-    return EngineLibraries.discover(b, machine.strataHome(), machine.strataRoot(), machine.osName())
-        .orElseThrow(
-            () ->
-                new StrataException(
-                    ExitCodes.USAGE,
-                    "missing: --engine-lib PATH (no "
-                        + b.id()
-                        + " engine library found"
-                        + (b == Backend.CPU_REFERENCE
-                            ? "; build strata-ref with ./strata build"
-                            : "")
-                        + ")"));
-  }
-
-  private HostProfiles.Loaded loadHost(String hostFileOrName) {
-    if (hostFileOrName != null) {
-      String arg = hostFileOrName;
-      if (arg.contains("/") || arg.endsWith(".json")) {
-        arg = machine.workingDir().resolve(arg).toString();
-      }
-      return HostProfiles.open(arg);
-    }
-    ProbeResult probed = machine.probe().get();
-    for (String note : probed.notes()) {
-      io.err().println("strata-setup: probe: " + note);
-    }
-    io.err().flush();
-    return new HostProfiles.Loaded(probed.facts(), "probed");
-  }
-
-  private Path homeOf() {
-    String h = io.env().get("HOME");
-    return h == null || h.isBlank() ? null : Path.of(h);
-  }
-
-  /** {@code --version}: the build's version, filtered into a resource by Maven. */
-  static final class Version implements CommandLine.IVersionProvider {
-    @Override
-    public String[] getVersion() throws IOException {
-      java.util.Properties p = new java.util.Properties();
-      try (java.io.InputStream in = SetupCommand.class.getResourceAsStream("version.properties")) {
-        if (in != null) {
-          p.load(in);
-        }
-      }
-      return new String[] {"strata-setup " + p.getProperty("version", "(unknown build)")};
-    }
-  }
-
-  static final class ExpertsConverter implements ITypeConverter<ExpertsMode> {
-    @Override
-    public ExpertsMode convert(String value) {
-      ExpertsMode m = ExpertsMode.fromId(value);
-      if (m == null) {
-        throw new CommandLine.TypeConversionException(
-            "'" + value + "' is not an experts mode: use stream or resident");
-      }
-      return m;
-    }
-  }
-
-  static final class ExpertsCandidates extends ArrayList<String> {
-    ExpertsCandidates() {
-      super(List.of("stream", "resident"));
-    }
-  }
-
-  static final class KvConverter implements ITypeConverter<KvFormat> {
-    @Override
-    public KvFormat convert(String value) {
-      KvFormat f = KvFormat.fromName(value);
-      if (f == null) {
-        throw new CommandLine.TypeConversionException(
-            "'" + value + "' is not a KV format: use q4_0 (or fp16, int8)");
-      }
-      return f;
-    }
-  }
-
-  static final class KvCandidates extends ArrayList<String> {
-    KvCandidates() {
-      super(List.of("q4_0", "int8", "fp16"));
-    }
-  }
-
+  /** {@code --backend NAME}: a {@link Backend} id. */
   static final class BackendConverter implements ITypeConverter<Backend> {
     @Override
     public Backend convert(String value) {
       Backend b = Backend.fromId(value);
       if (b == null) {
         throw new CommandLine.TypeConversionException(
-            "'" + value + "' is not a backend: use metal, cpu-reference or pc");
+            "'"
+                + value
+                + "' is not a backend: use "
+                + String.join(", ", BackendNames.IDS.subList(0, BackendNames.IDS.size() - 1))
+                + " or "
+                + BackendNames.IDS.getLast());
       }
       return b;
     }
   }
 
-  static final class BackendCandidates extends ArrayList<String> {
-    BackendCandidates() {
-      super(List.of("metal", "cpu-reference", "pc"));
+  /** The backends' ids, for shell completion. */
+  static final class BackendNames extends ArrayList<String> {
+    private static final long serialVersionUID = 1L;
+    static final List<String> IDS = Arrays.stream(Backend.values()).map(Backend::id).toList();
+
+    BackendNames() {
+      super(IDS);
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.strata.setup;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.Machine;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Template;
@@ -39,21 +40,23 @@ import java.util.Locale;
  */
 final class Wizard {
 
-  /** What the wizard settled on. */
-  record Result(
-      GgufModel model,
-      Answers answers,
-      Generator.Library library,
-      Template template,
-      Generator.Generated generated) {}
+  /**
+   * What the wizard settled on: the answers only; {@link SetupFlow#generate} makes the config from
+   * them, as it does from flags.
+   *
+   * @param model the model read
+   * @param answers context, experts mode, KV format
+   * @param library the engine library's path
+   */
+  record Result(GgufModel model, Answers answers, Path library) {}
 
   private final Prompter p;
   private final Style st;
   private final Path workingDir;
   private final Path home;
-  private final SetupCli.Machine machine;
+  private final Machine machine;
 
-  Wizard(Prompter prompter, SetupCli.Machine machine, Path home) {
+  Wizard(Prompter prompter, Machine machine, Path home) {
     this.p = prompter;
     this.st = prompter.style();
     this.machine = machine;
@@ -87,7 +90,7 @@ final class Wizard {
     Template template = Templates.load(backend);
     ModelGeometry g = model.geometry();
     PlanDefaults defaults = PlanDefaults.compute(host, g, backend, template.env());
-    List<String> shards = shardPaths(model);
+    List<String> shards = SetupFlow.shardPaths(model);
 
     Answers answers;
     Generator.Generated planned;
@@ -117,18 +120,16 @@ final class Wizard {
       p.println(
           st.dim(
               "backend: " + finalBackend.id() + " (from the library's name), not " + backend.id()));
-      template = Templates.load(finalBackend);
     }
-    Generator.Library library = EngineLibraries.describe(lib);
-    Generator.Generated generated = Generator.plan(host, g, shards, answers, library, template);
+    return new Result(model, answers, lib);
+  }
+
+  /** Shows the plan the answers give, before {@link #confirm} (or the refusal) follows. */
+  void showPlan(Generator.Generated generated) {
     p.println("");
     for (String line : PlanText.table(generated.plan()).split("\n")) {
       p.println(line);
     }
-    if (!generated.plan().fits()) {
-      throw new StrataException(ExitCodes.PREFLIGHT, generated.plan().refusal());
-    }
-    return new Result(model, answers, library, template, generated);
   }
 
   /**
@@ -342,14 +343,6 @@ final class Wizard {
             workingDir,
             EngineLibraries::problem);
     return p.ask(q);
-  }
-
-  static List<String> shardPaths(GgufModel model) {
-    List<String> out = new ArrayList<>();
-    for (GgufModel.Shard s : model.shards()) {
-      out.add(s.path().toAbsolutePath().normalize().toString());
-    }
-    return out;
   }
 
   static String hostSummary(HostFacts h) {

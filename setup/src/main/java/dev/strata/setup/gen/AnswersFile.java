@@ -1,6 +1,7 @@
 package dev.strata.setup.gen;
 
-import dev.strata.engine.gen.Generator;
+import dev.strata.engine.cli.TableValues;
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.StrictYaml;
 import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
@@ -36,24 +37,14 @@ public final class AnswersFile {
     StrictYaml y = StrictYaml.read(file, KEYS);
     Path base = file.toAbsolutePath().getParent();
     Long ctx = y.number("ctx");
-    if (ctx != null && (ctx < 1 || ctx > Generator.MAX_CONTEXT)) {
-      throw StrictYaml.error(
-          y.source(),
-          y.lineOf("ctx"),
-          "ctx: " + ctx + " is out of range: between 1 and " + Generator.MAX_CONTEXT);
+    if (ctx != null) {
+      check(y, "ctx", EngineFlags.CTX, Long.toString(ctx));
     }
     String e = y.string("experts");
-    ExpertsMode experts = e == null ? null : ExpertsMode.fromId(e);
-    if (e != null && experts == null) {
-      throw StrictYaml.error(
-          y.source(), y.lineOf("experts"), "experts: must be stream or resident, got '" + e + "'");
-    }
+    ExpertsMode experts =
+        e == null ? null : ExpertsMode.fromId(check(y, "experts", EngineFlags.EXPERTS, e));
     String k = y.string("kv");
-    KvFormat kv = k == null ? null : KvFormat.fromName(k);
-    if (k != null && kv == null) {
-      throw StrictYaml.error(
-          y.source(), y.lineOf("kv"), "kv: must be q4_0 (or fp16, int8), got '" + k + "'");
-    }
+    KvFormat kv = k == null ? null : KvFormat.fromName(check(y, "kv", EngineFlags.KV, k));
     String b = y.string("backend");
     Backend backend = b == null ? null : Backend.fromId(b);
     if (b != null && backend == null) {
@@ -74,6 +65,15 @@ public final class AnswersFile {
         path(base, y.string("engine-lib")),
         backend,
         host);
+  }
+
+  /** {@code value} when the engine flag table allows it for {@code flag}, else file:line: why. */
+  private static String check(StrictYaml y, String key, String flag, String value) {
+    String problem = TableValues.problem(flag, value);
+    if (problem != null) {
+      throw StrictYaml.error(y.source(), y.lineOf(key), key + ": " + problem);
+    }
+    return value;
   }
 
   private static Path path(Path base, String s) {

@@ -1,0 +1,271 @@
+package dev.strata.setup;
+
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.Machine;
+import dev.strata.engine.cli.TableValues;
+import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.gen.Answers;
+import dev.strata.engine.gen.Generator;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.host.ProbeResult;
+import dev.strata.engine.kv.Backend;
+import dev.strata.engine.model.GgufModel;
+import dev.strata.engine.model.GgufReader;
+import dev.strata.engine.plan.PlanText;
+import dev.strata.engine.write.ConfigPaths;
+import dev.strata.engine.write.ConfigWriter;
+import dev.strata.setup.gen.AnswersFile;
+import dev.strata.setup.gen.EngineLibraries;
+import dev.strata.setup.gen.Given;
+import dev.strata.setup.prompt.Prompter;
+import dev.strata.setup.prompt.WizardCancelled;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The one flow of {@code strata-setup}: what the flags and the answers file say, the host, then the
+ * answers — from the wizard on a terminal, else from the flags alone — and for both the same {@link
+ * #generate} (plan, and exit 3 if it does not fit), then print or write.
+ */
+final class SetupFlow {
+  /**
+   * What the command line asks for.
+   *
+   * @param flags the answers the flags give (null = not said)
+   * @param answersFile {@code --answers FILE}, or null
+   * @param out {@code --out FILE}, or null
+   * @param print {@code --print}
+   * @param yes {@code --yes}: ask nothing
+   * @param force {@code --force}: replace a config edited by hand
+   */
+  record Request(
+      Given flags, Path answersFile, Path out, boolean print, boolean yes, boolean force) {}
+
+  private final Io io;
+  private final Machine machine;
+  private final SetupCli.PrompterFactory prompter;
+
+  SetupFlow(Io io, Machine machine, SetupCli.PrompterFactory prompter) {
+    this.io = io;
+    this.machine = machine;
+    this.prompter = prompter;
+  }
+
+  /** Runs the request; returns the exit code (refusals are thrown as {@link StrataException}). */
+  int run(Request r) {
+    Given given = resolve(r);
+    boolean wizard = io.interactive() && !r.yes();
+    if (!wizard) {
+      requireAnswers(given, r.yes());
+    }
+    HostProfiles.Loaded host = loadHost(given.hostFile());
+    Path dest =
+        r.print()
+            ? null
+            : (r.out() != null
+                ? machine.workingDir().resolve(r.out())
+                : ConfigPaths.defaultConfig(io.env(), machine.osName()));
+    if (wizard) {
+      return runWizard(host, given, r, dest);
+    }
+    GgufModel gguf = GgufReader.readModel(given.model());
+    Answers a = new Answers(given.context(), given.experts(), given.kv());
+    Generator.Generated g =
+        generate(host.facts(), gguf, a, library(host.facts(), given), given.backend(), x -> {});
+    String yaml = ConfigCodec.write(g.config());
+    if (r.print()) {
+      io.out().print(yaml);
+      io.out().flush();
+      return ExitCodes.OK;
+    }
+    return write(dest, yaml, g, r.force(), true);
+  }
+
+  /**
+   * The config for these answers, and its plan: exit 3 ({@link ExitCodes#PREFLIGHT}) with the
+   * plan's refusal when it does not fit. {@code beforeCheck} sees the result first (the wizard
+   * shows the plan table, fitting or not).
+   */
+  static Generator.Generated generate(
+      HostFacts host,
+      GgufModel model,
+      Answers answers,
+      Path library,
+      Backend requested,
+      Consumer<Generator.Generated> beforeCheck) {
+    Backend backend = EngineLibraries.backend(host, library, requested);
+    Generator.Generated g =
+        Generator.plan(
+            host,
+            model.geometry(),
+            shardPaths(model),
+            answers,
+            EngineLibraries.describe(library),
+            dev.strata.engine.gen.Templates.load(backend));
+    beforeCheck.accept(g);
+    if (!g.plan().fits()) {
+      throw new StrataException(ExitCodes.PREFLIGHT, g.plan().refusal());
+    }
+    return g;
+  }
+
+  /** Every shard's path, absolute and normalized, first shard first: what the config lists. */
+  static List<String> shardPaths(GgufModel model) {
+    List<String> out = new ArrayList<>();
+    for (GgufModel.Shard s : model.shards()) {
+      out.add(s.path().toAbsolutePath().normalize().toString());
+    }
+    return out;
+  }
+
+  /** Flags over the answers file; paths from the command line resolved against the working dir. */
+  private Given resolve(Request r) {
+    Given given =
+        r.answersFile() == null ? r.flags() : r.flags().over(AnswersFile.read(r.answersFile()));
+    return new Given(
+        given.model() == null ? null : machine.resolve(given.model()),
+        given.context(),
+        given.experts(),
+        given.kv(),
+        given.engineLib() == null ? null : machine.resolve(given.engineLib()),
+        given.backend(),
+        given.hostFile());
+  }
+
+  private int runWizard(HostProfiles.Loaded host, Given given, Request r, Path dest) {
+    Prompter p;
+    try {
+      p = prompter.open(io);
+    } catch (IOException e) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          "cannot open the terminal ("
+              + e.getMessage()
+              + "): pass the answers as flags (--model, --ctx, --experts) or --yes");
+    }
+    try {
+      Wizard w = new Wizard(p, machine, homeOf());
+      Wizard.Result answers = w.run(host.facts(), host.source(), given);
+      Generator.Generated g =
+          generate(
+              host.facts(),
+              answers.model(),
+              answers.answers(),
+              answers.library(),
+              given.backend(),
+              w::showPlan);
+      String yaml = ConfigCodec.write(g.config());
+      if (r.print()) {
+        p.close();
+        io.out().print(yaml);
+        io.out().flush();
+        return ExitCodes.OK;
+      }
+      ConfigWriter.Existing existing = ConfigWriter.inspect(dest);
+      if (!w.confirm(dest, existing.text(), existing.exists(), existing.owned(), yaml, r.force())) {
+        throw new WizardCancelled("declined");
+      }
+      p.close();
+      // The user saw the diff and said yes: that is the wizard's --force.
+      return write(dest, yaml, g, true, false);
+    } finally {
+      p.close();
+    }
+  }
+
+  private int write(
+      Path dest, String yaml, Generator.Generated g, boolean force, boolean showPlan) {
+    ConfigWriter.Result w;
+    try {
+      w = ConfigWriter.write(dest, yaml.getBytes(StandardCharsets.UTF_8), force);
+    } catch (ConfigWriter.KeptException e) {
+      io.err().println("strata-setup: " + e.getMessage());
+      io.err().print(e.diff());
+      io.err().flush();
+      return e.exitCode();
+    }
+    if (showPlan) {
+      io.out().print(PlanText.table(g.plan()));
+    }
+    switch (w.outcome()) {
+      case CREATED -> io.out().println("wrote " + w.path());
+      case REPLACED ->
+          io.out().println("wrote " + w.path() + " (the previous config is " + w.backup() + ")");
+      case UNCHANGED -> io.out().println(w.path() + " already holds this config: unchanged");
+    }
+    io.out().flush();
+    return ExitCodes.OK;
+  }
+
+  /** Without a terminal every answer must be given; one message names all that are missing. */
+  private void requireAnswers(Given given, boolean yes) {
+    List<String> missing = new ArrayList<>();
+    if (given.model() == null) {
+      missing.add(EngineFlags.MODEL + " PATH");
+    }
+    if (!yes) {
+      if (given.context() == null) {
+        missing.add(EngineFlags.lookup(EngineFlags.CTX).usage());
+      }
+      if (given.experts() == null) {
+        missing.add(
+            EngineFlags.EXPERTS + " " + String.join("|", TableValues.choices(EngineFlags.EXPERTS)));
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          (io.interactive() ? "" : "no terminal to ask on, and ")
+              + "missing: "
+              + String.join(", ", missing)
+              + (yes
+                  ? ""
+                  : " (pass them, or --answers FILE, or --yes to take the planned defaults for"
+                      + " --ctx and --experts)"));
+    }
+  }
+
+  private Path library(HostFacts host, Given given) {
+    if (given.engineLib() != null) {
+      return given.engineLib();
+    }
+    Backend b = EngineLibraries.backend(host, null, given.backend());
+    return EngineLibraries.discover(b, machine.strataHome(), machine.strataRoot(), machine.osName())
+        .orElseThrow(
+            () ->
+                new StrataException(
+                    ExitCodes.USAGE,
+                    "missing: --engine-lib PATH (no "
+                        + b.id()
+                        + " engine library found"
+                        + (b == Backend.CPU_REFERENCE
+                            ? "; build strata-ref with ./strata build"
+                            : "")
+                        + ")"));
+  }
+
+  private HostProfiles.Loaded loadHost(String hostFileOrName) {
+    if (hostFileOrName != null) {
+      return HostProfiles.open(hostFileOrName, machine.workingDir());
+    }
+    ProbeResult probed = machine.probe().get();
+    for (String note : probed.notes()) {
+      io.err().println("strata-setup: probe: " + note);
+    }
+    io.err().flush();
+    return new HostProfiles.Loaded(probed.facts(), "probed");
+  }
+
+  private Path homeOf() {
+    String h = io.env().get("HOME");
+    return h == null || h.isBlank() ? null : Path.of(h);
+  }
+}
