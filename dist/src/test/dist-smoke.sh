@@ -129,6 +129,21 @@ for cmd in strata-setup strata-launch; do
     printf '%s\n' "$out" >"$tmp/$cmd.zsh"
     zsh -n "$tmp/$cmd.zsh"
     expect "$cmd completion zsh parses (zsh -n)" $? "$(what)"
+    # loaded the way a zsh user loads it (compinit, then the script, which brings bashcompinit):
+    # it registers, and its function runs under zsh's bash emulation (ksharrays, as
+    # bashcompinit's _bash_complete sets) offering the option; zsh itself filters by the prefix
+    run zsh -f -c "autoload -U +X compinit && compinit -u -D
+      source '$tmp/$cmd.zsh' || exit 1
+      print -r -- \"registered: \$_comps[$cmd]\"
+      setopt ksharrays
+      COMP_WORDS=($cmd $word); COMP_CWORD=1; COMP_LINE='$cmd $word'; COMP_POINT=\${#COMP_LINE}
+      _complete_$cmd $cmd $word $cmd
+      print -l -- \"\${COMPREPLY[@]}\""
+    [ $rc = 0 ] && printf '%s\n' "$out" | grep -q -- "^registered: _bash_complete -F _complete_$cmd" \
+      && printf '%s\n' "$out" | grep -qx -- "$want"
+    expect "$cmd completion zsh registers and offers $want for $word (zsh)" $? "$(what)"
+  elif [ "${CI:-}" = true ]; then
+    expect "$cmd completion zsh parses" 1 "zsh not installed on CI (.ci/run installs it)"
   else
     record skip "$cmd completion zsh parses" "zsh not installed"
   fi

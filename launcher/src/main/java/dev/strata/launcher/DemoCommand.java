@@ -109,7 +109,7 @@ public final class DemoCommand implements Callable<Integer> {
     GgufModel model = GgufReader.readModel(shards.getFirst());
 
     // 2. The config, from strata-setup's generator: this machine, strata-ref, its sha256 pinned.
-    HostFacts host = machine.probe().get().facts();
+    HostFacts host = machine.probe().apply(io.env()).facts();
     List<String> shardPaths = new ArrayList<>();
     shards.forEach(p -> shardPaths.add(p.toString()));
     EngineConfig config =

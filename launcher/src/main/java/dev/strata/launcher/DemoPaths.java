@@ -2,6 +2,7 @@ package dev.strata.launcher;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.write.ConfigPaths;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,21 +21,12 @@ public final class DemoPaths {
    * @throws StrataException (exit 2) when HOME is not set and no other rule applies
    */
   public static Path cacheDir(Map<String, String> env, String osName) {
-    boolean mac = osName != null && osName.toLowerCase(Locale.ROOT).startsWith("mac");
-    if (!mac) {
-      String xdg = env.get("XDG_CACHE_HOME");
-      if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {
-        return Path.of(xdg, "strata", "demo");
-      }
-    }
-    String home = env.get("HOME");
-    if (home == null || home.isBlank()) {
-      throw new StrataException(
-          ExitCodes.USAGE, "HOME is not set: pass --dir DIR for the demo's files");
-    }
-    return mac
-        ? Path.of(home, "Library", "Caches", "Strata", "demo")
-        : Path.of(home, ".cache", "strata", "demo");
+    return ConfigPaths.cacheFolder(env, osName)
+        .map(p -> p.resolve("demo"))
+        .orElseThrow(
+            () ->
+                new StrataException(
+                    ExitCodes.USAGE, "HOME is not set: pass --dir DIR for the demo's files"));
   }
 
   /** strata-ref's file name on this OS. */

@@ -159,30 +159,32 @@ public final class LaunchCommand implements Callable<Integer> {
     }
     EngineConfig cfg = ConfigCodec.read(configPath);
     HostFacts here =
-        hostFile.given() ? hostFile.open(machine).facts() : machine.probe().get().facts();
+        hostFile.given() ? hostFile.open(machine).facts() : machine.probe().apply(io.env()).facts();
 
     if (plan) {
       Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());
       Reports.printPlan(report, json.json(), io.out(), io.err());
       return ExitCodes.OK;
     }
-    Preflight.Report report = Preflight.full(cfg, configPath, here, io.env());
-    if (dryRun) {
-      Reports.printDryRun(report, isolate, json.json(), io.out(), io.err());
-      return report.refused() ? report.refusal().exitCode() : ExitCodes.OK;
-    }
-    if (report.refused()) {
+    try (Preflight.Report report = Preflight.full(cfg, configPath, here, io.env())) {
+      if (dryRun) {
+        Reports.printDryRun(report, isolate, json.json(), io.out(), io.err());
+        return report.refused() ? report.refusal().exitCode() : ExitCodes.OK;
+      }
+      if (report.refused()) {
+        Reports.printWarnings(report, io.err());
+        throw report.refusal();
+      }
       Reports.printWarnings(report, io.err());
-      throw report.refusal();
+      Reports.printStart(report, isolate, io.out());
+      LogRouter log = new LogRouter(io.out(), io.err());
+      // the library preflight checked, held open: loaded (or handed to the child) as it was checked
+      EngineRunner runner =
+          isolate
+              ? new IsolatedRunner(report.verified(), log::raw)
+              : InProcessRunner.load(report.verified(), io.out());
+      return new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
     }
-    Reports.printWarnings(report, io.err());
-    Reports.printStart(report, isolate, io.out());
-    LogRouter log = new LogRouter(io.out(), io.err());
-    EngineRunner runner =
-        isolate
-            ? new IsolatedRunner(report.library(), log::raw)
-            : InProcessRunner.load(report.library(), io.out());
-    return new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
   }
 
   /** strata-setup's default path: the launcher reads where the wizard writes. */

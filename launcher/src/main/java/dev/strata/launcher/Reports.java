@@ -1,11 +1,7 @@
 package dev.strata.launcher;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.strata.engine.plan.PlanText;
+import dev.strata.engine.text.Json;
 import dev.strata.launcher.preflight.Preflight;
 import java.io.PrintWriter;
 import java.util.List;
@@ -18,15 +14,6 @@ final class Reports {
   private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9_./:=@%+,-]+");
 
   private Reports() {}
-
-  /**
-   * Built on first use: only {@code --dry-run --json} needs a mapper, and building one loads a few
-   * hundred Jackson classes the plain dry run, the plan and the start line would pay for nothing.
-   */
-  private static final class Json {
-    static final ObjectMapper MAPPER =
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-  }
 
   static void printWarnings(Preflight.Report r, PrintWriter err) {
     for (Preflight.Check c : r.warnings()) {
@@ -103,45 +90,49 @@ final class Reports {
     out.flush();
   }
 
+  /** The dry run as one JSON document (the plan written into it, not re-parsed), no newline. */
   static String dryRunJson(Preflight.Report r, boolean isolate) {
-    ObjectNode root = Json.MAPPER.createObjectNode();
-    root.put("config", r.configPath().toString());
-    root.put("backend", r.backend().id());
-    root.put(
-        "library", r.library() != null ? r.library().toString() : r.config().engine().library());
-    root.put("isolate", isolate);
-    ArrayNode args = root.putArray("args");
-    r.args().forEach(args::add);
-    ObjectNode env = root.putObject("env");
-    r.env().forEach(env::put);
-    ArrayNode checks = root.putArray("checks");
-    for (Preflight.Check c : r.checks()) {
-      ObjectNode n = checks.addObject();
-      n.put("check", c.name());
-      n.put("status", c.status().name().toLowerCase(Locale.ROOT));
-      n.put("detail", c.detail());
-    }
-    try {
-      if (r.plan() != null) {
-        root.set("plan", Json.MAPPER.readTree(PlanText.json(r.plan())));
-      } else {
-        root.putNull("plan");
-      }
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("PlanText.json wrote invalid JSON", e);
-    }
-    root.put("would_start", !r.refused());
-    root.put("exit_code", r.refused() ? r.refusal().exitCode() : 0);
-    if (r.refused()) {
-      root.put("refusal", r.refusal().getMessage());
-    } else {
-      root.putNull("refusal");
-    }
-    try {
-      return Json.MAPPER.writeValueAsString(root);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return Json.write(
+            false,
+            g -> {
+              g.writeStartObject();
+              g.writeStringField("config", r.configPath().toString());
+              g.writeStringField("backend", r.backend().id());
+              g.writeStringField(
+                  "library",
+                  r.library() != null ? r.library().toString() : r.config().engine().library());
+              g.writeBooleanField("isolate", isolate);
+              g.writeArrayFieldStart("args");
+              for (String a : r.args()) {
+                g.writeString(a);
+              }
+              g.writeEndArray();
+              g.writeObjectFieldStart("env");
+              for (Map.Entry<String, String> e : r.env().entrySet()) {
+                g.writeStringField(e.getKey(), e.getValue());
+              }
+              g.writeEndObject();
+              g.writeArrayFieldStart("checks");
+              for (Preflight.Check c : r.checks()) {
+                g.writeStartObject();
+                g.writeStringField("check", c.name());
+                g.writeStringField("status", c.status().name().toLowerCase(Locale.ROOT));
+                g.writeStringField("detail", c.detail());
+                g.writeEndObject();
+              }
+              g.writeEndArray();
+              g.writeFieldName("plan");
+              if (r.plan() != null) {
+                PlanText.writeJson(r.plan(), g);
+              } else {
+                g.writeNull();
+              }
+              g.writeBooleanField("would_start", !r.refused());
+              g.writeNumberField("exit_code", r.refused() ? r.refusal().exitCode() : 0);
+              g.writeStringField("refusal", r.refused() ? r.refusal().getMessage() : null);
+              g.writeEndObject();
+            })
+        .strip();
   }
 
   /** The args as one line a POSIX shell reads back the same. */

@@ -3,10 +3,14 @@ package dev.strata.metal;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsRules;
 import dev.strata.engine.host.ProbeResult;
+import dev.strata.engine.write.ConfigPaths;
+import java.lang.foreign.SymbolLookup;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -14,8 +18,9 @@ import java.util.function.Supplier;
 /**
  * The Mac probe: {@code sysctlbyname} for the CPU, memory and OS, the Metal device for the GPU
  * family, Metal 4 and k4. It spawns no process. The native calls live in {@link Sysctl}, {@link
- * MetalGpu} and {@code objc.ObjC}; this class only assembles, so everything but those calls is
- * tested on any machine from recorded buffers.
+ * MetalGpu} and {@code objc.ObjC}, bound from {@link MacSymbols}: the Mac's libraries, or in tests
+ * the Darwin stand-in, through which the whole probe runs on Linux. The GPU part runs under {@link
+ * GpuProbeGuard}, so a crash or hang in it never leaves the user stuck (docs/PROBE.md).
  */
 public final class MacProbe {
   /** The sysctl names read, in the order they are read. */
@@ -58,9 +63,68 @@ public final class MacProbe {
 
   private MacProbe() {}
 
-  /** Probes this Mac. Call only on macOS ({@link HostProbe} does the choosing). */
-  public static ProbeResult probe() {
-    return assemble(Sysctl::read, MetalGpu::query, Fallback.jvm());
+  /**
+   * Probes this Mac with its own libraries. Call only on macOS ({@link HostProbe} does the
+   * choosing).
+   *
+   * @param env the process environment: {@code STRATA_PROBE}, and HOME / XDG_CACHE_HOME for the
+   *     cache folder that holds the GPU probe's marker
+   */
+  static ProbeResult probe(Map<String, String> env) {
+    GpuProbeGuard guard =
+        new GpuProbeGuard(
+            ConfigPaths.cacheFolder(env, System.getProperty("os.name")),
+            GpuProbeGuard.DEFAULT_TIMEOUT,
+            env.get(GpuProbeGuard.ENV));
+    return assemble(
+        name -> Sysctl.darwin().read(name),
+        () -> guard.run(() -> metal(MetalGpu::darwin)),
+        Fallback.jvm());
+  }
+
+  /**
+   * The probe of {@link #probe(Map)} with every native function taken from {@code symbols} instead
+   * of the Mac's libraries: how the tests run it end to end on Linux against the Darwin stand-in
+   * (metal/src/test/native; docs/PROBE.md). Only code can pass a lookup: no setting switches it.
+   */
+  public static ProbeResult probeWith(SymbolLookup symbols, Map<String, String> env) {
+    return probe(
+        MacSymbols.of(symbols),
+        new GpuProbeGuard(
+            ConfigPaths.cacheFolder(env, System.getProperty("os.name")),
+            GpuProbeGuard.DEFAULT_TIMEOUT,
+            env.get(GpuProbeGuard.ENV)),
+        Fallback.jvm());
+  }
+
+  /** Probes through {@code symbols}: the same code as {@link #probe(Map)}, other libraries. */
+  static ProbeResult probe(MacSymbols symbols, GpuProbeGuard guard, Fallback fallback) {
+    SysctlSource sysctl =
+        new SysctlSource() {
+          private Sysctl bound;
+
+          @Override
+          public Optional<byte[]> read(String name) {
+            if (bound == null) {
+              bound = Sysctl.bind(symbols.system().get());
+            }
+            return bound.read(name);
+          }
+        };
+    return assemble(sysctl, () -> guard.run(() -> metal(() -> MetalGpu.bind(symbols))), fallback);
+  }
+
+  /** Binds Metal (only now: a skipped GPU probe never even loads it) and asks the device. */
+  private static GpuReport metal(Supplier<MetalGpu> bind) {
+    MetalGpu gpu;
+    try {
+      gpu = bind.get();
+    } catch (RuntimeException | LinkageError e) {
+      Throwable cause =
+          e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
+      return GpuReport.none("cannot load Metal (" + cause.getMessage() + ")");
+    }
+    return gpu.query();
   }
 
   /** Builds the facts from a sysctl reader and a GPU query; never throws. */
@@ -69,12 +133,13 @@ public final class MacProbe {
     List<String> notes = new ArrayList<>();
     Reader r = new Reader(sysctl, notes);
 
-    int cpus = (int) r.integer("hw.ncpu").orElse(-1);
+    // Silent when absent: the fallback line below names the sysctl.
+    int cpus = (int) r.integerIfPresent("hw.ncpu").orElse(-1);
     if (cpus < 1 || cpus > 8192) {
       notes.add("hw.ncpu unreadable: using the JVM's count, " + fallback.cpus());
       cpus = fallback.cpus();
     }
-    long memory = r.integer("hw.memsize").orElse(-1);
+    long memory = r.integerIfPresent("hw.memsize").orElse(-1);
     if (memory <= 0) {
       memory = fallback.memoryBytes().getAsLong();
       notes.add("hw.memsize unreadable: using the JVM's total memory, " + memory + " bytes");
@@ -108,10 +173,7 @@ public final class MacProbe {
       efficiency = 0;
     }
 
-    String chip = ChipName.of(r.string("machdep.cpu.brand_string").orElse(""));
-    if (chip.equals("unknown")) {
-      notes.add("machdep.cpu.brand_string unreadable: chip reported as 'unknown'");
-    }
+    String brand = r.string("machdep.cpu.brand_string").orElse("");
     String osVersion = ChipName.clean(r.string("kern.osproductversion").orElse(""));
     if (osVersion.isEmpty()) {
       osVersion = ChipName.clean(fallback.osVersion());
@@ -137,28 +199,61 @@ public final class MacProbe {
     } catch (RuntimeException | LinkageError e) {
       gpu = GpuReport.none("the query failed (" + e.getMessage() + ")");
     }
-    notes.addAll(gpu.notes());
-    boolean metal4 = gpu.metal4() && gpu.family() >= 1007;
-    if (gpu.metal4() && !metal4) {
+
+    String chip = ChipName.of(brand);
+    if (chip.equals("unknown") && !gpu.deviceName().isEmpty()) {
+      chip = ChipName.of(gpu.deviceName());
       notes.add(
-          "the GPU reports Metal 4 with Apple family " + gpu.family() + ": metal4 reported false");
+          "machdep.cpu.brand_string unreadable: chip taken from the Metal device name '"
+              + chip
+              + "'");
+    } else if (chip.equals("unknown")) {
+      notes.add("machdep.cpu.brand_string unreadable: chip reported as 'unknown'");
+    }
+
+    int family = gpu.family();
+    boolean metal4 = gpu.metal4() && family >= 1007;
+    boolean k4 = gpu.k4() && family == HostFacts.FAMILY_APPLE10;
+    if (gpu.fromMetal()) {
+      notes.addAll(gpu.notes());
+      if (gpu.metal4() && !metal4) {
+        notes.add(
+            "the GPU reports Metal 4 with Apple family " + family + ": metal4 reported false");
+      }
+    } else {
+      OptionalInt byChip = GpuFamilies.ofChip(chip);
+      family = byChip.orElse(0);
+      metal4 = GpuFamilies.metal4(family, osVersion);
+      k4 = family == HostFacts.FAMILY_APPLE10;
+      String took =
+          byChip.isPresent()
+              ? "gpu_family "
+                  + family
+                  + ", k4 "
+                  + (k4 ? "yes" : "no")
+                  + ", metal4 "
+                  + (metal4 ? "yes" : "no")
+                  + " taken from the chip name '"
+                  + chip
+                  + "' (strata-setup --gpu-family changes it)"
+              : "the chip '"
+                  + chip
+                  + "' names no Apple GPU: gpu_family 0, metal4 and k4 false"
+                  + " (strata-setup --gpu-family changes it)";
+      String advice = gpu.notes().size() > 1 ? gpu.notes().get(1) : "";
+      notes.add(
+          "Metal: "
+              + gpu.notes().getFirst()
+              + "; "
+              + took
+              + (advice.isEmpty() ? "" : "; " + advice));
     }
 
     HostFacts facts =
         new HostFacts(
-            "macos",
-            chip,
-            cpus,
-            perf,
-            efficiency,
-            memory,
-            gpu.family(),
-            metal4,
-            gpu.k4() && gpu.family() == HostFacts.FAMILY_APPLE10,
-            osVersion,
-            wired);
+            "macos", chip, cpus, perf, efficiency, memory, family, metal4, k4, osVersion, wired);
     HostFactsRules.check(facts, "probe"); // the repairs above make this hold; a slip shows in tests
-    return new ProbeResult(facts, notes, gpu.recommendedMaxWorkingSet());
+    return new ProbeResult(facts, notes, gpu.recommendedMaxWorkingSet(), gpu.fromMetal());
   }
 
   /** Reads and decodes sysctls, turning every failure into a note. */

@@ -20,7 +20,7 @@ class GpuReportTest {
     IntStream.rangeClosed(1001, top).forEach(s::add);
     s.add(2002); // Mac2: every Apple-silicon Mac also reports it
     s.add(3001); // Common1
-    s.add(4001); // Metal3
+    s.add(5001); // Metal3
     if (metal4) {
       s.add(5002);
     }

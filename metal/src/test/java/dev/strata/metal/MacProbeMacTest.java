@@ -17,9 +17,9 @@ import org.junit.jupiter.api.condition.OS;
 class MacProbeMacTest {
   @Test
   void sysctlAnswersTheBasics() {
-    assertTrue(SysctlValues.decodeInteger(Sysctl.read("hw.ncpu").orElseThrow()) >= 1);
-    assertTrue(SysctlValues.decodeInteger(Sysctl.read("hw.memsize").orElseThrow()) > 0);
-    assertTrue(Sysctl.read("no.such.sysctl.name").isEmpty());
+    assertTrue(SysctlValues.decodeInteger(Sysctl.darwin().read("hw.ncpu").orElseThrow()) >= 1);
+    assertTrue(SysctlValues.decodeInteger(Sysctl.darwin().read("hw.memsize").orElseThrow()) > 0);
+    assertTrue(Sysctl.darwin().read("no.such.sysctl.name").isEmpty());
   }
 
   @Test
@@ -30,8 +30,14 @@ class MacProbeMacTest {
   }
 
   @Test
-  void probeReportsThisMacWithoutNotes() {
-    ProbeResult r = MacProbe.probe();
+  void probeReportsThisMacWithoutNotes(@org.junit.jupiter.api.io.TempDir java.nio.file.Path home)
+      throws java.io.IOException {
+    ProbeResult r = MacProbe.probe(java.util.Map.of("HOME", home.toString()));
+    assertTrue(r.gpuFromMetal());
+    java.nio.file.Path caches = home.resolve("Library/Caches/Strata");
+    try (var left = java.nio.file.Files.list(caches)) {
+      assertEquals(0, left.count(), "the GPU probe's marker is removed when it returns");
+    }
     HostFacts f = r.facts();
     assertEquals("macos", f.os());
     assertEquals(Runtime.getRuntime().availableProcessors(), f.cpuCores());

@@ -10,6 +10,7 @@ import dev.strata.engine.host.ProbeResult;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -170,10 +171,14 @@ class MacProbeTest {
 
   @Test
   @org.junit.jupiter.api.condition.DisabledOnOs(org.junit.jupiter.api.condition.OS.MAC)
-  void offTheMacTheRealNativeCallsFailIntoNotes() {
+  void offTheMacTheRealNativeCallsFailIntoNotes(@org.junit.jupiter.api.io.TempDir Path cache) {
     // The real Sysctl and MetalGpu, where libSystem's sysctlbyname and libobjc do not exist: the
     // probe must still return valid facts, with the failures as notes.
-    ProbeResult r = MacProbe.assemble(Sysctl::read, MetalGpu::query, MacProbe.Fallback.jvm());
+    ProbeResult r =
+        MacProbe.probe(
+            MacSymbols.darwin(),
+            new GpuProbeGuard(Optional.of(cache), GpuProbeGuard.DEFAULT_TIMEOUT, null),
+            MacProbe.Fallback.jvm());
     assertEquals(Runtime.getRuntime().availableProcessors(), r.facts().cpuCores());
     assertEquals(0, r.facts().gpuFamily());
     assertTrue(

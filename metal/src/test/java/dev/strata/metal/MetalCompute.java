@@ -42,7 +42,7 @@ final class MetalCompute implements AutoCloseable {
     ObjC.framework(FOUNDATION);
     pool = objc.pushPool();
     // MetalGpu loads CoreGraphics before Metal: without it a command-line process gets no device
-    device = MetalGpu.createSystemDefaultDevice();
+    device = MetalGpu.darwin().createSystemDefaultDevice();
     if (device.equals(MemorySegment.NULL)) {
       throw new IllegalStateException("MTLCreateSystemDefaultDevice returned nil");
     }

@@ -80,7 +80,7 @@ public final class ProbeCommand implements Callable<Integer> {
       notes = List.of();
       workingSet = OptionalLong.empty();
     } else {
-      ProbeResult r = parent.machine().probe().get();
+      ProbeResult r = parent.machine().probe().apply(io.env());
       facts = r.facts();
       source = "probed (" + (facts.isMac() ? "sysctl + Metal" : "/proc, /sys") + ")";
       notes = r.notes();

@@ -37,6 +37,10 @@ final class SetupArgs {
   static final String YES = "--yes";
   static final String FORCE = "--force";
   static final String ANSWERS = "--answers";
+  static final String GPU_FAMILY = "--gpu-family";
+
+  /** Options the fast path leaves to picocli (rare, interactive-minded): never simple. */
+  static final Set<String> DEFERRED = Set.of(GPU_FAMILY);
 
   /** The options that take a value, and the switches: every option of the command itself. */
   static final Set<String> VALUED =
@@ -116,6 +120,7 @@ final class SetupArgs {
         out,
         print,
         yes,
-        force);
+        force,
+        null);
   }
 }

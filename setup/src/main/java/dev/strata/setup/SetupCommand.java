@@ -124,6 +124,17 @@ public final class SetupCommand implements Callable<Integer> {
 
   @Mixin HostFileOption hostFile;
 
+  @Option(
+      names = SetupArgs.GPU_FAMILY,
+      paramLabel = "FAMILY",
+      converter = GpuFamilyConverter.class,
+      completionCandidates = GpuFamilyCandidates.class,
+      description =
+          "This Mac's GPU family instead of asking Metal (the GPU probe is skipped): apple7 (M1),"
+              + " apple8 (M2), apple9 (M3, M4), apple10 (M5) or none. For a Mac where the GPU"
+              + " probe crashed or hung.")
+  Integer gpuFamily;
+
   static final class Target {
     @Option(names = SetupArgs.OUT, paramLabel = "FILE", description = "Write the config here.")
     Path out;
@@ -170,7 +181,8 @@ public final class SetupCommand implements Callable<Integer> {
         target != null && target.out != null ? target.out : null,
         target != null && target.print,
         yes,
-        force);
+        force,
+        gpuFamily);
   }
 
   @Override
@@ -193,6 +205,37 @@ public final class SetupCommand implements Callable<Integer> {
                 + BackendNames.IDS.getLast());
       }
       return b;
+    }
+  }
+
+  /** {@code --gpu-family FAMILY}: apple7..apple10 (or 1007..1010, 7..10) or none (0). */
+  static final class GpuFamilyConverter implements ITypeConverter<Integer> {
+    @Override
+    public Integer convert(String value) {
+      String v = value.strip().toLowerCase(java.util.Locale.ROOT);
+      if (v.equals("none") || v.equals("0")) {
+        return 0;
+      }
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile("(?:apple)?(7|8|9|10|100[7-9]|1010)").matcher(v);
+      if (m.matches()) {
+        int n = Integer.parseInt(m.group(1));
+        return n < 1000 ? 1000 + n : n;
+      }
+      throw new CommandLine.TypeConversionException(
+          "'"
+              + value
+              + "' is not a GPU family: use apple7 (M1), apple8 (M2), apple9 (M3, M4), apple10"
+              + " (M5) or none");
+    }
+  }
+
+  /** The GPU families, for shell completion. */
+  static final class GpuFamilyCandidates extends ArrayList<String> {
+    private static final long serialVersionUID = 1L;
+
+    GpuFamilyCandidates() {
+      super(List.of("apple7", "apple8", "apple9", "apple10", "none"));
     }
   }
 

@@ -18,16 +18,20 @@ import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.plan.PlanText;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.engine.write.ConfigWriter;
+import dev.strata.metal.HostProbe;
 import dev.strata.setup.gen.AnswersFile;
 import dev.strata.setup.gen.EngineLibraries;
 import dev.strata.setup.gen.Given;
 import dev.strata.setup.prompt.Prompter;
+import dev.strata.setup.prompt.Question;
 import dev.strata.setup.prompt.WizardCancelled;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -45,9 +49,16 @@ final class SetupFlow {
    * @param print {@code --print}
    * @param yes {@code --yes}: ask nothing
    * @param force {@code --force}: replace a config edited by hand
+   * @param gpuFamily {@code --gpu-family}: this Mac's GPU family instead of asking Metal, or null
    */
   record Request(
-      Given flags, Path answersFile, Path out, boolean print, boolean yes, boolean force) {}
+      Given flags,
+      Path answersFile,
+      Path out,
+      boolean print,
+      boolean yes,
+      boolean force,
+      Integer gpuFamily) {}
 
   private final Io io;
   private final Machine machine;
@@ -66,7 +77,7 @@ final class SetupFlow {
     if (!wizard) {
       requireAnswers(given, r.yes());
     }
-    HostProfiles.Loaded host = loadHost(given.hostFile());
+    HostProfiles.Loaded host = loadHost(given.hostFile(), r.gpuFamily());
     Path dest =
         r.print()
             ? null
@@ -76,6 +87,7 @@ final class SetupFlow {
     if (wizard) {
       return runWizard(host, given, r, dest);
     }
+    host = gpuFamilyAnswered(host, null);
     GgufModel gguf = GgufReader.readModel(given.model());
     Answers a = new Answers(given.context(), given.experts(), given.kv());
     Generator.Generated g =
@@ -152,6 +164,7 @@ final class SetupFlow {
               + "): pass the answers as flags (--model, --ctx, --experts) or --yes");
     }
     try {
+      host = gpuFamilyAnswered(host, p);
       Wizard w = new Wizard(p, machine, homeOf());
       Wizard.Result answers = w.run(host.facts(), host.source(), given);
       Generator.Generated g =
@@ -252,16 +265,83 @@ final class SetupFlow {
                         + ")"));
   }
 
-  private HostProfiles.Loaded loadHost(String hostFileOrName) {
+  /** Whether the GPU facts of the probed host still need an answer (the GPU probe was skipped). */
+  private boolean gpuUnknown;
+
+  private HostProfiles.Loaded loadHost(String hostFileOrName, Integer gpuFamily) {
     if (hostFileOrName != null) {
+      if (gpuFamily != null) {
+        throw new StrataException(
+            ExitCodes.USAGE,
+            "--gpu-family and --host-file do not go together: the host file gives gpu_family"
+                + " (edit it, or drop --host-file to probe this Mac)");
+      }
       return HostProfiles.open(hostFileOrName, machine.workingDir());
     }
-    ProbeResult probed = machine.probe().get();
+    Map<String, String> env = io.env();
+    if (gpuFamily != null) {
+      // The user says what Metal would: its query is not run at all.
+      env = new HashMap<>(env);
+      env.put(HostProbe.PROBE_ENV, HostProbe.SYSCTL_ONLY);
+    }
+    ProbeResult probed = machine.probe().apply(env);
+    HostFacts facts = probed.facts();
+    if (gpuFamily != null) {
+      if (!facts.isMac()) {
+        throw new StrataException(
+            ExitCodes.USAGE,
+            "--gpu-family is for a Mac: this machine is " + facts.os() + " (drop --gpu-family)");
+      }
+      facts = HostProbe.withGpuFamily(facts, gpuFamily);
+    }
     for (String note : probed.notes()) {
-      io.err().println("strata-setup: probe: " + note);
+      if (gpuFamily == null || !note.startsWith("Metal: ")) { // --gpu-family answers for Metal
+        io.err().println("strata-setup: probe: " + note);
+      }
     }
     io.err().flush();
-    return new HostProfiles.Loaded(probed.facts(), "probed");
+    gpuUnknown = !probed.gpuFromMetal() && gpuFamily == null && facts.isMac();
+    return new HostProfiles.Loaded(facts, "probed");
+  }
+
+  /**
+   * When the GPU probe was skipped and no --gpu-family was given: the wizard asks (default from the
+   * chip name, which the probe already took); without a terminal the chip name's family stands, as
+   * the probe's note said.
+   */
+  private HostProfiles.Loaded gpuFamilyAnswered(HostProfiles.Loaded host, Prompter prompter) {
+    if (!gpuUnknown || prompter == null) {
+      return host;
+    }
+    HostFacts f = host.facts();
+    List<Question.Option<Integer>> options =
+        List.of(
+            new Question.Option<>("apple7", "M1, M1 Pro, M1 Max, M1 Ultra", 1007),
+            new Question.Option<>("apple8", "M2, M2 Pro, M2 Max, M2 Ultra", 1008),
+            new Question.Option<>("apple9", "M3 and M4 (all variants)", 1009),
+            new Question.Option<>("apple10", "M5 (k4: prompts take the flash chain)", 1010),
+            new Question.Option<>("none", "no Apple GPU (an Intel Mac): Metal cannot run", 0));
+    int guess = HostProbe.gpuFamilyOfChip(f.chip());
+    int def = 4;
+    for (int i = 0; i < options.size(); i++) {
+      if (options.get(i).value() == guess) {
+        def = i;
+      }
+    }
+    int answer =
+        prompter.ask(
+            new Question.Choice<>(
+                "--gpu-family",
+                "GPU family",
+                List.of(
+                    "",
+                    "GPU family — Metal was not asked on this run (see the probe line above);"
+                        + " the chip is "
+                        + f.chip()
+                        + "."),
+                options,
+                def));
+    return new HostProfiles.Loaded(HostProbe.withGpuFamily(f, answer), host.source());
   }
 
   private Path homeOf() {

@@ -29,6 +29,10 @@ final class CliHarness {
   final Path config;
   final Map<String, String> env = new HashMap<>();
 
+  /** What the live probe answers (the seed's Mac unless a test says otherwise). */
+  java.util.function.Function<Map<String, String>, ProbeResult> probe =
+      e -> new ProbeResult(m4(), java.util.List.of(), java.util.OptionalLong.empty());
+
   record Run(int code, String out, String err, String terminal) {}
 
   CliHarness(Path dir) throws IOException {
@@ -52,12 +56,7 @@ final class CliHarness {
 
   Machine machine() {
     return new Machine(
-        "Linux",
-        model,
-        null,
-        null,
-        () -> new ProbeResult(m4(), java.util.List.of(), java.util.OptionalLong.empty()),
-        java.time.Clock.systemUTC());
+        "Linux", model, null, null, e -> probe.apply(e), java.time.Clock.systemUTC());
   }
 
   static SetupCli.PrompterFactory prompter(ByteArrayOutputStream terminalOut, String typed) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.Sha256;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.write.ConfigWriter;
@@ -42,8 +43,7 @@ class SetupCommandTest {
     assertEquals("", r.err());
     EngineConfig c = ConfigCodec.read(r.out(), "stdout");
     assertEquals("cpu-reference", c.engine().backend(), "strata-ref by the library's name");
-    assertEquals(
-        ConfigWriter.sha256(bytes(h.lib)), c.engine().sha256(), "the library's hash pinned");
+    assertEquals(Sha256.hex(bytes(h.lib)), c.engine().sha256(), "the library's hash pinned");
     assertEquals(4, c.model().shards().size());
     assertTrue(c.args().contains("32768"));
     assertFalse(Files.exists(h.config), "--print writes nothing");

@@ -3,7 +3,8 @@ package dev.strata.engine.cli;
 import dev.strata.engine.host.ProbeResult;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.function.Supplier;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
  * What a command knows of the machine it runs on, beyond its streams: injected so tests stay
@@ -13,7 +14,8 @@ import java.util.function.Supplier;
  * @param workingDir where relative paths on the command line start (absolute)
  * @param strataHome the distribution's root ({@code -Dstrata.home}), or null
  * @param strataRoot the source tree's root ({@code -Dstrata.root}), or null
- * @param probe the live host probe (used when no {@code --host-file} is given)
+ * @param probe the live host probe (used when no {@code --host-file} is given), given the
+ *     environment it reads ({@code STRATA_PROBE}, the cache folder's HOME / XDG_CACHE_HOME)
  * @param clock the wall clock (time stamps in reports)
  */
 public record Machine(
@@ -21,7 +23,7 @@ public record Machine(
     Path workingDir,
     Path strataHome,
     Path strataRoot,
-    Supplier<ProbeResult> probe,
+    Function<Map<String, String>, ProbeResult> probe,
     Clock clock) {
 
   /**
@@ -29,7 +31,7 @@ public record Machine(
    * probe} (the metal module's {@code HostProbe::probe}; the engine module has no probe of its
    * own).
    */
-  public static Machine system(Supplier<ProbeResult> probe) {
+  public static Machine system(Function<Map<String, String>, ProbeResult> probe) {
     return new Machine(
         System.getProperty("os.name"),
         Path.of("").toAbsolutePath(),
@@ -40,7 +42,7 @@ public record Machine(
   }
 
   /** The same machine with another probe (a test's host, a host profile). */
-  public Machine withProbe(Supplier<ProbeResult> other) {
+  public Machine withProbe(Function<Map<String, String>, ProbeResult> other) {
     return new Machine(osName, workingDir, strataHome, strataRoot, other, clock);
   }
 

@@ -1,5 +1,6 @@
 package dev.strata.engine.config;
 
+import dev.strata.engine.text.Clip;
 import java.util.Set;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.error.Mark;
@@ -14,12 +15,11 @@ import org.yaml.snakeyaml.tokens.TagTuple;
 import org.yaml.snakeyaml.tokens.Token;
 
 /**
- * The one rule for every YAML file the toolkit reads (the engine config through {@link YamlTree},
- * strata-setup's answers files and templates through {@code dev.strata.engine.gen.StrictYaml}): a
- * file holds plain values only. A pass over SnakeYAML's scanner tokens, before any structure is
- * built, refuses every anchor and alias (so an alias bomb is refused at its first {@code &}), every
- * tag but the standard scalar ones (so no tag can ever name a class), and every directive but
- * {@code %YAML}, each at its exact position.
+ * The one rule for every YAML file the toolkit reads (the engine config, strata-setup's answers
+ * files and templates, all through {@link YamlReader}): a file holds plain values only. A pass over
+ * SnakeYAML's scanner tokens, before any structure is built, refuses every anchor and alias (so an
+ * alias bomb is refused at its first {@code &}), every tag but the standard scalar ones (so no tag
+ * can ever name a class), and every directive but {@code %YAML}, each at its exact position.
  */
 public final class YamlRules {
   /** The standard scalar tags ({@code !!str} and friends): the only tags a file may carry. */
@@ -144,7 +144,7 @@ public final class YamlRules {
         + " holds plain values only (the only tags are !!str, !!int, !!float, !!bool, !!null)";
   }
 
-  static String shorten(String s) {
-    return s.length() > 60 ? s.substring(0, 60) + "…" : s;
+  private static String shorten(String s) {
+    return Clip.clip(s);
   }
 }

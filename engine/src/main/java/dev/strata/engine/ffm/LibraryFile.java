@@ -58,7 +58,65 @@ public final class LibraryFile {
 
   /** As {@link #problem(Path)}, for the loader of {@code platform}. */
   public static String problem(Path p, Format platform) throws IOException {
-    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+    try (FileChannel fc = FileChannel.open(p, StandardOpenOption.READ)) {
+      return problem(Source.of(fc), platform);
+    }
+  }
+
+  /**
+   * As {@link #problem(Path)}, for the whole content of a file already read (the bytes {@link
+   * VerifiedLibrary} hashed and will load).
+   */
+  public static String problem(byte[] whole, Format platform) {
+    try {
+      return problem(Source.of(whole), platform);
+    } catch (IOException e) {
+      throw new IllegalStateException("reading an array cannot fail", e);
+    }
+  }
+
+  /** Positional reads of a file or of its bytes in memory. */
+  private interface Source {
+    long size() throws IOException;
+
+    int read(ByteBuffer into, long at) throws IOException;
+
+    static Source of(FileChannel fc) {
+      return new Source() {
+        @Override
+        public long size() throws IOException {
+          return fc.size();
+        }
+
+        @Override
+        public int read(ByteBuffer into, long at) throws IOException {
+          return fc.read(into, at);
+        }
+      };
+    }
+
+    static Source of(byte[] whole) {
+      return new Source() {
+        @Override
+        public long size() {
+          return whole.length;
+        }
+
+        @Override
+        public int read(ByteBuffer into, long at) {
+          if (at >= whole.length) {
+            return -1;
+          }
+          int n = (int) Math.min(into.remaining(), whole.length - at);
+          into.put(whole, (int) at, n);
+          return n;
+        }
+      };
+    }
+  }
+
+  private static String problem(Source ch, Format platform) throws IOException {
+    {
       long size = ch.size();
       ByteBuffer head = read(ch, 0, (int) Math.min(size, 64));
       if (head.remaining() < 4) {
@@ -106,7 +164,7 @@ public final class LibraryFile {
     }
   }
 
-  private static String elf(FileChannel ch, long size, ByteBuffer head) throws IOException {
+  private static String elf(Source ch, long size, ByteBuffer head) throws IOException {
     if (head.remaining() < 64 || head.get(4) != 2 || head.get(5) != 1) {
       return "is not a 64-bit little-endian ELF library (built for another platform?)";
     }
@@ -138,7 +196,7 @@ public final class LibraryFile {
     return null;
   }
 
-  private static String machO(FileChannel ch, long size) throws IOException {
+  private static String machO(Source ch, long size) throws IOException {
     ByteBuffer h = read(ch, 0, 32).order(ByteOrder.LITTLE_ENDIAN);
     if (h.remaining() < 32) {
       return truncated(size, "its header");
@@ -179,7 +237,7 @@ public final class LibraryFile {
         + " bytes; rebuild or re-copy the library)";
   }
 
-  private static ByteBuffer read(FileChannel ch, long at, int n) throws IOException {
+  private static ByteBuffer read(Source ch, long at, int n) throws IOException {
     ByteBuffer b = ByteBuffer.allocate(Math.max(0, n));
     while (b.hasRemaining()) {
       if (ch.read(b, at + b.position()) < 0) {

@@ -12,7 +12,6 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -156,44 +155,133 @@ public final class NativeEngine implements AutoCloseable {
   }
 
   /**
-   * Loads and checks an engine library.
+   * Opens, checks and loads an engine library that no config pins ({@link VerifiedLibrary#open}
+   * with no hash): the same ownership, mode and header checks as a launch, and the loader gets the
+   * checked file, never the path again.
    *
    * @throws EngineLoadException (exit 3) for a missing file, a file that is not a shared library, a
    *     library the system cannot load, a missing ABI symbol, or another ABI version
+   * @throws dev.strata.engine.trust.TrustRefused (exit 3) for a file or folder another user could
+   *     change
    */
   public static NativeEngine load(Path library) {
     Objects.requireNonNull(library, "library");
-    Path p = library.toAbsolutePath().normalize();
-    if (!Files.exists(p)) {
-      throw new EngineLoadException(
-          "engine library not found: " + p + " (build it, or fix engine.library in the config)");
+    try (VerifiedLibrary v = VerifiedLibrary.open(library, null, null)) {
+      return load(v);
     }
-    if (!Files.isRegularFile(p)) {
-      throw new EngineLoadException("engine library " + p + " is not a regular file");
-    }
-    String problem;
+  }
+
+  /**
+   * Loads a checked library: {@code dlopen} of the descriptor it holds ({@code /proc/self/fd/N}) or
+   * of its private copy, never of the configured path. The library may be closed afterwards.
+   *
+   * @throws EngineLoadException (exit 3) when the loader refuses it, an ABI symbol is missing, or
+   *     the ABI version differs
+   */
+  public static NativeEngine load(VerifiedLibrary library) {
+    Objects.requireNonNull(library, "library");
+    Path shown = library.configured();
+    int extra = -1;
+    String name;
     try {
-      problem = LibraryFile.problem(p);
+      name = dlopenName(library);
+      if (!library.loadName(library.fd()).equals(name)) {
+        extra = Integer.parseInt(name.substring(name.lastIndexOf('/') + 1));
+      }
     } catch (IOException e) {
       throw new EngineLoadException(
-          "engine library " + p + " cannot be read: " + e.getMessage(), e);
-    }
-    if (problem != null) {
-      throw new EngineLoadException("engine library " + p + " " + problem);
+          "engine library " + shown + " cannot be loaded: " + e.getMessage(), e);
     }
     Arena arena = Arena.ofShared();
     try {
-      SymbolLookup lookup;
-      try {
-        lookup = SymbolLookup.libraryLookup(p, arena);
-      } catch (IllegalArgumentException e) {
-        throw new EngineLoadException(
-            "engine library " + p + " cannot be loaded: " + dlerrorFor(p), e);
+      MemorySegment handle;
+      try (Arena a = Arena.ofConfined()) {
+        handle = (MemorySegment) Libc.DLOPEN.invokeExact(a.allocateFrom(name), RTLD_NOW_LOCAL);
+      } catch (Throwable t) {
+        throw rethrow(t);
       }
-      return new NativeEngine(p, arena, lookup);
+      if (handle.equals(MemorySegment.NULL)) {
+        throw new EngineLoadException(
+            "engine library "
+                + shown
+                + " cannot be loaded: "
+                + dlerror().replace(name, shown.toString()));
+      }
+      // dlclose when the engine's arena closes
+      MemorySegment owned =
+          handle.reinterpret(
+              arena,
+              h -> {
+                try {
+                  int ignored = (int) Libc.DLCLOSE.invokeExact(h);
+                } catch (Throwable t) {
+                  // the process is ending, or the library stays mapped: nothing to do
+                }
+              });
+      SymbolLookup lookup =
+          symbol -> {
+            try (Arena a = Arena.ofConfined()) {
+              MemorySegment s =
+                  (MemorySegment) Libc.DLSYM.invokeExact(owned, a.allocateFrom(symbol));
+              return s.equals(MemorySegment.NULL)
+                  ? Optional.empty()
+                  : Optional.of(s.reinterpret(arena, null));
+            } catch (Throwable t) {
+              return Optional.empty();
+            }
+          };
+      return new NativeEngine(shown, arena, lookup);
     } catch (RuntimeException e) {
       arena.close();
       throw e;
+    } finally {
+      if (extra >= 0) {
+        Posix.close(extra);
+      }
+    }
+  }
+
+  /** {@code RTLD_NOW}, and {@code RTLD_LOCAL} (0 on Linux, 4 on macOS). */
+  private static final int RTLD_NOW_LOCAL =
+      System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("mac") ? 2 | 4 : 2;
+
+  /** {@code /proc/self/fd/N} names handed to dlopen in this process; never handed out twice. */
+  private static final java.util.Set<String> NAMES_USED =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  private static int nextFd = 64;
+
+  /**
+   * The name to {@code dlopen}. glibc returns an already-loaded object whose name matches before it
+   * looks at the file, so a {@code /proc/self/fd/N} name used by an earlier load in this process (a
+   * JVM that runs several launches: tests, the demo) could return the earlier library. Such a name
+   * is never reused: the descriptor is duplicated to a number not used before.
+   */
+  private static synchronized String dlopenName(VerifiedLibrary library) throws IOException {
+    String name = library.loadName(library.fd());
+    if (library.strategy() != VerifiedLibrary.Strategy.FD_PATH || NAMES_USED.add(name)) {
+      return name;
+    }
+    for (int i = 0; i < 64; i++) {
+      int fd = Posix.dupAtLeast(library.fd(), Math.max(nextFd, library.fd() + 1));
+      nextFd = fd + 1;
+      name = library.loadName(fd);
+      if (NAMES_USED.add(name)) {
+        return name;
+      }
+      Posix.close(fd);
+    }
+    throw new IOException("no unused descriptor number to load it through");
+  }
+
+  private static String dlerror() {
+    try {
+      MemorySegment msg = (MemorySegment) Libc.DLERROR.invokeExact();
+      return msg.equals(MemorySegment.NULL)
+          ? "the dynamic loader refused it"
+          : msg.reinterpret(4096).getString(0);
+    } catch (Throwable t) {
+      return "the dynamic loader refused it";
     }
   }
 
@@ -492,23 +580,6 @@ public final class NativeEngine implements AutoCloseable {
                         + " build)"));
   }
 
-  /** Asks the dynamic loader why a library does not load, for the one-line error. */
-  private static String dlerrorFor(Path p) {
-    try (Arena a = Arena.ofConfined()) {
-      MemorySegment h = (MemorySegment) Libc.DLOPEN.invokeExact(a.allocateFrom(p.toString()), 2);
-      if (!h.equals(MemorySegment.NULL)) {
-        int ignored = (int) Libc.DLCLOSE.invokeExact(h);
-        return "the system loads it, but the JVM could not";
-      }
-      MemorySegment msg = (MemorySegment) Libc.DLERROR.invokeExact();
-      return msg.equals(MemorySegment.NULL)
-          ? "the dynamic loader refused it"
-          : msg.reinterpret(4096).getString(0);
-    } catch (Throwable t) {
-      return "the dynamic loader refused it (truncated, or built for another platform?)";
-    }
-  }
-
   private static ValueLayout sizeT() {
     MemoryLayout l = LINKER.canonicalLayouts().get("size_t");
     if (!(l instanceof ValueLayout.OfLong v)) {
@@ -547,6 +618,10 @@ public final class NativeEngine implements AutoCloseable {
     static final MethodHandle DLCLOSE =
         LINKER.downcallHandle(
             libc("dlclose"), FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+    static final MethodHandle DLSYM =
+        LINKER.downcallHandle(
+            libc("dlsym"),
+            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
     static final MethodHandle DLERROR =
         LINKER.downcallHandle(libc("dlerror"), FunctionDescriptor.of(ValueLayout.ADDRESS));
 

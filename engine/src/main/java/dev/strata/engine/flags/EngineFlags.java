@@ -2,7 +2,6 @@ package dev.strata.engine.flags;
 
 import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
-import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ExpertsMode;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,17 +10,15 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * The engine flag table — every flag the engines take, in the manner of llama.cpp's {@code
  * common/arg.cpp}: one row per flag, and everything else (validation, argv rendering, the typed
  * {@link EngineArgs} view, {@code docs/FLAGS.md} through {@link FlagDocs}, strata-ref's {@code
- * flags.def} through {@link FlagsDef}) comes from it. Also the table of env switches, and the rules
- * for the environment a config may set.
+ * flags.def} through {@link FlagsDef}) comes from it. The env switches and the rules for the
+ * environment a config may set are {@link EnvPolicy}'s.
  *
  * <p>Row order is the order argv is rendered in. {@code --kv} is the last row so that opting into
  * q4_0 appends exactly its pair at the end of a generated config's args (DESIGN §6).
@@ -45,53 +42,6 @@ public final class EngineFlags {
 
   /** Largest memory budget: 16 TiB in MiB, far above any Mac, low enough to stay exact in C. */
   public static final long MAX_MEM_BUDGET_MB = 16L << 20;
-
-  /** Longest env name a config may set. */
-  public static final int MAX_ENV_NAME = 128;
-
-  /** Longest env value a config may set, in UTF-8 bytes. */
-  public static final int MAX_ENV_VALUE_BYTES = 4096;
-
-  /** The namespace of the toolkit's own env switches: an unknown name in it is a typo. */
-  public static final String OWN_PREFIX = "STRATA_";
-
-  /**
-   * Env name prefixes a config may not set, compared without regard to case: the dynamic loaders'
-   * ({@code LD_*} on Linux, {@code DYLD_*} on macOS: preloading and library search paths) and the
-   * allocators' debug switches ({@code MALLOC_*} in glibc, {@code Malloc*} in macOS libmalloc,
-   * which also write log files).
-   */
-  public static final List<String> REFUSED_ENV_PREFIXES = List.of("LD_", "DYLD_", "MALLOC");
-
-  /**
-   * Env names a config may not set, compared without regard to case: glibc's "unsecure" list (the
-   * variables {@code ld.so} strips for setuid programs because they make a process load other code
-   * or files: {@code unsecvars.h}), the JVM's option and class-path variables (they change the code
-   * a Java child runs), and {@code PATH}, {@code BASH_ENV}, {@code ENV} (which program, which shell
-   * start-up file a child runs).
-   */
-  public static final List<String> REFUSED_ENV_NAMES =
-      List.of(
-          "GCONV_PATH",
-          "GETCONF_DIR",
-          "GLIBC_TUNABLES",
-          "HOSTALIASES",
-          "LOCALDOMAIN",
-          "LOCPATH",
-          "NIS_PATH",
-          "NLSPATH",
-          "RESOLV_HOST_CONF",
-          "RES_OPTIONS",
-          "TMPDIR",
-          "TZDIR",
-          "JAVA_TOOL_OPTIONS",
-          "_JAVA_OPTIONS",
-          "JDK_JAVA_OPTIONS",
-          "CLASSPATH",
-          "JAVA_HOME",
-          "PATH",
-          "BASH_ENV",
-          "ENV");
 
   private static final Set<Backend> ALL = EnumSet.allOf(Backend.class);
   private static final Set<Backend> PC_ONLY = EnumSet.of(Backend.PC);
@@ -224,27 +174,7 @@ public final class EngineFlags {
               ALL,
               false));
 
-  private static final List<EnvSwitch> ENV_SWITCHES =
-      List.of(
-          new EnvSwitch(
-              "STRATA_METAL_PROMPT",
-              List.of("window"),
-              "window: prompts run through decode windows, the slow exact fallback; both prompt"
-                  + " fast paths are off and the arena is planned without the prompt-GEMM"
-                  + " stand-by slots."),
-          new EnvSwitch(
-              "STRATA_METAL_PROMPT_GEMM",
-              List.of("0", "1"),
-              "0: prompts stay off the matrix-unit GEMM chain, and the arena is planned without"
-                  + " its 576 stand-by slots (64 instead)."),
-          new EnvSwitch(
-              KvRules.KV_ROT_ENV,
-              List.of("0", "1"),
-              "1: the PC engine rotates its int8 KV pools (FWHT-256). Refused on Metal and"
-                  + " strata-ref next to --kv int8; a no-op next to fp16, q4_0 or no --kv."));
-
   private static final Map<String, FlagSpec> BY_NAME = index();
-  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   private EngineFlags() {}
 
@@ -268,24 +198,9 @@ public final class EngineFlags {
     return FLAGS;
   }
 
-  /** Every env switch the engines read. */
-  public static List<EnvSwitch> envSwitches() {
-    return ENV_SWITCHES;
-  }
-
   /** The row of a flag, or null when there is none. */
   public static FlagSpec lookup(String name) {
     return BY_NAME.get(name);
-  }
-
-  /** The env switch of that name, or null. */
-  public static EnvSwitch envSwitch(String name) {
-    for (EnvSwitch s : ENV_SWITCHES) {
-      if (s.name().equals(name)) {
-        return s;
-      }
-    }
-    return null;
   }
 
   /**
@@ -439,88 +354,5 @@ public final class EngineFlags {
     }
     parse(argv, backend);
     return List.copyOf(argv);
-  }
-
-  /**
-   * Validates the environment a config sets for the engine.
-   *
-   * <ul>
-   *   <li>A name is a valid identifier ({@code [A-Za-z_][A-Za-z0-9_]*}, at most 128 characters).
-   *   <li>Names that change how a process loads code are refused: {@link #REFUSED_ENV_PREFIXES},
-   *       {@link #REFUSED_ENV_NAMES}.
-   *   <li>A {@code STRATA_*} name must be a known switch (an unknown one is a typo), with one of
-   *       its values.
-   *   <li>A value has no NUL or line break and is at most 4096 bytes.
-   * </ul>
-   *
-   * @throws FlagException naming the variable
-   */
-  public static void validateEnv(Map<String, String> env) {
-    for (Map.Entry<String, String> e : env.entrySet()) {
-      String name = e.getKey();
-      String value = e.getValue();
-      checkEnvName(name);
-      if (value == null) {
-        throw FlagException.envValue(name, "env " + name + ": missing value");
-      }
-      String bad = Text.problem(value, MAX_ENV_VALUE_BYTES);
-      if (bad != null) {
-        throw FlagException.envValue(name, "env " + name + ": the value " + bad);
-      }
-      EnvSwitch known = envSwitch(name);
-      if (known != null && !known.values().contains(value)) {
-        String near = Suggest.nearest(value, known.values());
-        throw FlagException.envValue(
-            name,
-            "env "
-                + name
-                + ": '"
-                + value
-                + "' is not one of "
-                + String.join(", ", known.values())
-                + (near == null ? "" : " (did you mean " + near + "?)"));
-      }
-    }
-  }
-
-  private static void checkEnvName(String name) {
-    if (name == null || name.isEmpty()) {
-      throw FlagException.envName("", "env: a variable has an empty name");
-    }
-    if (name.length() > MAX_ENV_NAME || !IDENTIFIER.matcher(name).matches()) {
-      String shown = name.length() > 40 ? name.substring(0, 40) + "…" : name;
-      throw FlagException.envName(
-          name,
-          "env: '"
-              + shown
-              + "' is not a valid variable name (letters, digits and _, not starting with a"
-              + " digit, at most "
-              + MAX_ENV_NAME
-              + " characters)");
-    }
-    String upper = name.toUpperCase(Locale.ROOT);
-    boolean refused = REFUSED_ENV_NAMES.contains(upper);
-    for (String p : REFUSED_ENV_PREFIXES) {
-      refused |= upper.startsWith(p);
-    }
-    if (refused) {
-      throw FlagException.envName(
-          name,
-          "env "
-              + name
-              + " is refused: it changes how the engine process loads code or files; set it"
-              + " outside the config if you really mean it (see docs/FLAGS.md)");
-    }
-    if (name.startsWith(OWN_PREFIX) && envSwitch(name) == null) {
-      List<String> names = ENV_SWITCHES.stream().map(EnvSwitch::name).toList();
-      String near = Suggest.nearest(name, names);
-      throw FlagException.envName(
-          name,
-          "env: unknown switch "
-              + name
-              + (near != null
-                  ? " (did you mean " + near + "?)"
-                  : " (known: " + String.join(", ", names) + ")"));
-    }
   }
 }

@@ -58,7 +58,7 @@ public final class FlagsDef {
           .append(")\n");
     }
     c.append('\n');
-    for (EnvSwitch s : EngineFlags.envSwitches()) {
+    for (EnvSwitch s : EnvPolicy.switches()) {
       c.append("STRATA_ENV(")
           .append(quote(s.name()))
           .append(", ")

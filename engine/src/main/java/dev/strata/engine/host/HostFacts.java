@@ -1,13 +1,9 @@
 package dev.strata.engine.host;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-
 /**
  * What the toolkit knows about a machine: the host JSON of DESIGN §5 ({@code probe --json} prints
- * it, {@code --host-file} reads it, a config embeds it under {@code host}). Field order is the JSON
- * order.
+ * it, {@code --host-file} reads it, a config embeds it under {@code host}). Component order is the
+ * JSON order; each key is the component's name in snake_case ({@link HostKeys}).
  *
  * @param os "macos" or "linux"
  * @param chip the CPU brand, e.g. "Apple M4 Pro"
@@ -21,31 +17,18 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param osVersion e.g. "27.0.1" or "Debian GNU/Linux 12 (bookworm)"
  * @param wiredLimitMb iogpu.wired_limit_mb, 0 for the OS default
  */
-@JsonPropertyOrder({
-  "os",
-  "chip",
-  "cpu_cores",
-  "perf_cores",
-  "efficiency_cores",
-  "memory_bytes",
-  "gpu_family",
-  "metal4",
-  "k4",
-  "os_version",
-  "wired_limit_mb"
-})
 public record HostFacts(
-    @JsonProperty(value = "os", required = true) String os,
-    @JsonProperty(value = "chip", required = true) String chip,
-    @JsonProperty(value = "cpu_cores", required = true) int cpuCores,
-    @JsonProperty(value = "perf_cores", required = true) int perfCores,
-    @JsonProperty(value = "efficiency_cores", required = true) int efficiencyCores,
-    @JsonProperty(value = "memory_bytes", required = true) long memoryBytes,
-    @JsonProperty(value = "gpu_family", required = true) int gpuFamily,
-    @JsonProperty(value = "metal4", required = true) boolean metal4,
-    @JsonProperty(value = "k4", required = true) boolean k4,
-    @JsonProperty(value = "os_version", required = true) String osVersion,
-    @JsonProperty(value = "wired_limit_mb", required = true) long wiredLimitMb) {
+    String os,
+    String chip,
+    int cpuCores,
+    int perfCores,
+    int efficiencyCores,
+    long memoryBytes,
+    int gpuFamily,
+    boolean metal4,
+    boolean k4,
+    String osVersion,
+    long wiredLimitMb) {
 
   /** MTLGPUFamilyApple10: the M5 class, the first with the k4 matrix-unit layout. */
   public static final int FAMILY_APPLE10 = 1010;
@@ -53,8 +36,7 @@ public record HostFacts(
   /** MTLGPUFamilyMetal4. */
   public static final int FAMILY_METAL4 = 5002;
 
-  /** Derived, not a key: without @JsonIgnore Jackson would write it as a "mac" field. */
-  @JsonIgnore
+  /** Derived, not a key (the keys are the components: {@link HostKeys}). */
   public boolean isMac() {
     return "macos".equals(os);
   }

@@ -1,18 +1,13 @@
 package dev.strata.engine.host;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.util.DefaultIndenter;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import com.fasterxml.jackson.core.util.Separators;
+import dev.strata.engine.text.Json;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -41,60 +36,19 @@ public final class HostFactsCodec {
   /** A host file larger than this is refused before it is parsed. */
   public static final int MAX_BYTES = 64 * 1024;
 
-  /** The JSON names in record (and output) order. */
-  public static final List<String> FIELDS =
-      List.of(
-          "os",
-          "chip",
-          "cpu_cores",
-          "perf_cores",
-          "efficiency_cores",
-          "memory_bytes",
-          "gpu_family",
-          "metal4",
-          "k4",
-          "os_version",
-          "wired_limit_mb");
+  /** The JSON names in record (and output) order: {@link HostKeys#names()}. */
+  public static final List<String> FIELDS = HostKeys.names();
 
-  private enum Kind {
-    STRING("a string"),
-    INT("an integer"),
-    LONG("an integer"),
-    BOOL("true or false");
-
-    final String expected;
-
-    Kind(String expected) {
-      this.expected = expected;
-    }
+  /** What a field's value must be, by the component's type. */
+  private static String expected(Class<?> type) {
+    return type == String.class
+        ? "a string"
+        : type == boolean.class ? "true or false" : "an integer";
   }
 
-  private static final Map<String, Kind> KINDS =
-      Map.ofEntries(
-          Map.entry("os", Kind.STRING),
-          Map.entry("chip", Kind.STRING),
-          Map.entry("cpu_cores", Kind.INT),
-          Map.entry("perf_cores", Kind.INT),
-          Map.entry("efficiency_cores", Kind.INT),
-          Map.entry("memory_bytes", Kind.LONG),
-          Map.entry("gpu_family", Kind.INT),
-          Map.entry("metal4", Kind.BOOL),
-          Map.entry("k4", Kind.BOOL),
-          Map.entry("os_version", Kind.STRING),
-          Map.entry("wired_limit_mb", Kind.LONG));
-
-  /**
-   * Jackson is set up on first read or write only: the probe calls {@link #check} on every run, and
-   * a command that only checks should not pay for Jackson's start-up.
-   */
+  /** Jackson's parser, set up on first read only (the probe calls {@link #check} on every run). */
   private static final class Jackson {
     static final JsonFactory JSON = new JsonFactory();
-
-    static final DefaultPrettyPrinter PRETTY =
-        new DefaultPrettyPrinter(
-                Separators.createDefaultInstance()
-                    .withObjectFieldValueSpacing(Separators.Spacing.AFTER))
-            .withObjectIndenter(new DefaultIndenter("  ", "\n"));
   }
 
   private HostFactsCodec() {}
@@ -150,26 +104,22 @@ public final class HostFactsCodec {
 
   /** The canonical host JSON of {@code facts}, ending in a newline. */
   public static String write(HostFacts facts) {
-    StringWriter out = new StringWriter(512);
-    try (JsonGenerator g = Jackson.JSON.createGenerator(out)) {
-      g.setPrettyPrinter(Jackson.PRETTY);
-      g.writeStartObject();
-      g.writeStringField("os", facts.os());
-      g.writeStringField("chip", facts.chip());
-      g.writeNumberField("cpu_cores", facts.cpuCores());
-      g.writeNumberField("perf_cores", facts.perfCores());
-      g.writeNumberField("efficiency_cores", facts.efficiencyCores());
-      g.writeNumberField("memory_bytes", facts.memoryBytes());
-      g.writeNumberField("gpu_family", facts.gpuFamily());
-      g.writeBooleanField("metal4", facts.metal4());
-      g.writeBooleanField("k4", facts.k4());
-      g.writeStringField("os_version", facts.osVersion());
-      g.writeNumberField("wired_limit_mb", facts.wiredLimitMb());
-      g.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a StringWriter does not fail
-    }
-    return out.append('\n').toString();
+    return Json.write(
+        false,
+        g -> {
+          g.writeStartObject();
+          for (HostKeys.Key k : HostKeys.KEYS) {
+            g.writeFieldName(k.key());
+            switch (HostKeys.value(k, facts)) {
+              case String v -> g.writeString(v);
+              case Boolean v -> g.writeBoolean(v);
+              case Integer v -> g.writeNumber(v);
+              case Long v -> g.writeNumber(v);
+              default -> throw new IllegalStateException("HostFacts." + k.key());
+            }
+          }
+          g.writeEndObject();
+        });
   }
 
   /**
@@ -201,8 +151,8 @@ public final class HostFactsCodec {
       while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
         String name = p.currentName();
         JsonLocation at = p.currentTokenLocation();
-        Kind kind = KINDS.get(name);
-        if (kind == null) {
+        HostKeys.Key key = HostKeys.named(name);
+        if (key == null) {
           throw fail(source, at, name, unknownField(name));
         }
         if (values.containsKey(name)) {
@@ -210,7 +160,7 @@ public final class HostFactsCodec {
         }
         p.nextToken();
         where.put(name, position(p.currentTokenLocation()));
-        values.put(name, value(p, name, kind, source));
+        values.put(name, value(p, name, key.type(), source));
       }
       if (p.nextToken() != null) {
         throw fail(
@@ -242,61 +192,43 @@ public final class HostFactsCodec {
               + ")",
           first);
     }
-    HostFacts facts =
-        new HostFacts(
-            (String) values.get("os"),
-            (String) values.get("chip"),
-            (Integer) values.get("cpu_cores"),
-            (Integer) values.get("perf_cores"),
-            (Integer) values.get("efficiency_cores"),
-            (Long) values.get("memory_bytes"),
-            (Integer) values.get("gpu_family"),
-            (Boolean) values.get("metal4"),
-            (Boolean) values.get("k4"),
-            (String) values.get("os_version"),
-            (Long) values.get("wired_limit_mb"));
+    HostFacts facts = HostKeys.create(FIELDS.stream().map(values::get).toArray());
     HostFactsRules.check(facts, source, where);
     return facts;
   }
 
-  private static Object value(JsonParser p, String name, Kind kind, String source)
+  private static Object value(JsonParser p, String name, Class<?> type, String source)
       throws IOException {
     JsonToken t = p.currentToken();
     JsonLocation at = p.currentTokenLocation();
-    switch (kind) {
-      case STRING -> {
-        if (t == JsonToken.VALUE_STRING) {
-          return p.getText();
-        }
+    if (type == String.class) {
+      if (t == JsonToken.VALUE_STRING) {
+        return p.getText();
       }
-      case INT, LONG -> {
-        if (t == JsonToken.VALUE_NUMBER_INT) {
-          JsonParser.NumberType nt = p.getNumberType();
-          if (nt == JsonParser.NumberType.INT) {
-            return kind == Kind.INT ? (Object) p.getIntValue() : (Object) p.getLongValue();
-          }
-          if (nt == JsonParser.NumberType.LONG && kind == Kind.LONG) {
-            return p.getLongValue();
-          }
-          throw fail(
-              source,
-              at,
-              name,
-              "field '"
-                  + name
-                  + "' is out of range: "
-                  + HostFactsRules.clip(p.getText())
-                  + (kind == Kind.INT ? " (at most 2147483647)" : " (at most 2^63-1)"));
-        }
+    } else if (type == boolean.class) {
+      if (t == JsonToken.VALUE_TRUE || t == JsonToken.VALUE_FALSE) {
+        return t == JsonToken.VALUE_TRUE;
       }
-      case BOOL -> {
-        if (t == JsonToken.VALUE_TRUE || t == JsonToken.VALUE_FALSE) {
-          return t == JsonToken.VALUE_TRUE;
-        }
+    } else if (t == JsonToken.VALUE_NUMBER_INT) {
+      JsonParser.NumberType nt = p.getNumberType();
+      if (nt == JsonParser.NumberType.INT) {
+        return type == int.class ? (Object) p.getIntValue() : (Object) p.getLongValue();
       }
+      if (nt == JsonParser.NumberType.LONG && type == long.class) {
+        return p.getLongValue();
+      }
+      throw fail(
+          source,
+          at,
+          name,
+          "field '"
+              + name
+              + "' is out of range: "
+              + HostFactsRules.clip(p.getText())
+              + (type == int.class ? " (at most 2147483647)" : " (at most 2^63-1)"));
     }
     throw fail(
-        source, at, name, "field '" + name + "' must be " + kind.expected + ", got " + got(p));
+        source, at, name, "field '" + name + "' must be " + expected(type) + ", got " + got(p));
   }
 
   private static HostFileException fail(

@@ -11,10 +11,22 @@ import java.util.OptionalLong;
  *     well. A probe never fails on a missing value: it says so here.
  * @param recommendedMaxWorkingSet Metal's {@code recommendedMaxWorkingSetSize} in bytes (how much
  *     the GPU should keep resident), for the memory plan; empty off the Mac or when Metal failed
+ * @param gpuFromMetal whether {@code gpu_family}, {@code metal4} and {@code k4} are what Metal
+ *     answered (true off the Mac, where there is nothing to ask). False when the GPU probe was
+ *     skipped ({@code STRATA_PROBE=sysctl-only}, an earlier run crashed in it, it timed out): the
+ *     facts are then taken from the chip name, and strata-setup asks or takes {@code --gpu-family}.
  */
 public record ProbeResult(
-    HostFacts facts, List<String> notes, OptionalLong recommendedMaxWorkingSet) {
+    HostFacts facts,
+    List<String> notes,
+    OptionalLong recommendedMaxWorkingSet,
+    boolean gpuFromMetal) {
   public ProbeResult {
     notes = List.copyOf(notes);
+  }
+
+  /** A result whose GPU facts need no asking (Linux, a host file, a test). */
+  public ProbeResult(HostFacts facts, List<String> notes, OptionalLong recommendedMaxWorkingSet) {
+    this(facts, notes, recommendedMaxWorkingSet, true);
   }
 }

@@ -1,5 +1,8 @@
 package dev.strata.engine.plan;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.strata.engine.text.Json;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -115,106 +118,63 @@ public final class PlanText {
     return out.toString();
   }
 
-  /** The plan as JSON: two-space indent, snake_case keys in a fixed order, exact byte counts. */
+  /**
+   * The plan as JSON ({@link Json}'s layout, ASCII only): snake_case keys in a fixed order, exact
+   * byte counts.
+   */
   public static String json(MemoryPlan p) {
+    return Json.write(true, g -> writeJson(p, g));
+  }
+
+  /** The plan as one JSON object into {@code g}: how a larger document embeds it. */
+  public static void writeJson(MemoryPlan p, JsonGenerator g) throws IOException {
     UsableMemory m = p.memory();
     KvPools kv = p.kv();
     StandbySlots s = p.standby();
     ExpertArena a = p.arena();
-    StringBuilder o = new StringBuilder();
-    o.append("{\n");
-    field(o, 1, "backend", str(p.backend().id()));
-    field(o, 1, "experts", str(p.experts().id()));
-    field(o, 1, "context", Long.toString(p.context()));
-    open(o, 1, "memory");
-    field(o, 2, "total_bytes", Long.toString(m.totalBytes()));
-    field(o, 2, "usable_bytes", Long.toString(m.usableBytes()));
-    field(o, 2, "rule", str(m.rule().name().toLowerCase(Locale.ROOT)));
-    last(o, 2, "rule_text", str(m.rule().text()));
-    close(o, 1, false);
-    field(o, 1, "margin_bytes", Long.toString(p.marginBytes()));
-    field(o, 1, "budget_bytes", Long.toString(p.budgetBytes()));
-    field(o, 1, "dense_bytes", Long.toString(p.denseBytes()));
-    open(o, 1, "kv");
-    field(o, 2, "format", str(kv.format().flagName()));
-    field(o, 2, "cells", Long.toString(kv.cells()));
-    field(o, 2, "cell_bytes", Long.toString(kv.cellBytes()));
-    field(o, 2, "layers", Integer.toString(kv.layers()));
-    last(o, 2, "bytes", Long.toString(kv.bytes()));
-    close(o, 1, false);
-    open(o, 1, "standby");
-    field(o, 2, "prompt_gemm", Boolean.toString(s.promptGemm()));
-    field(o, 2, "slots", Integer.toString(s.slots()));
-    field(o, 2, "bytes", Long.toString(p.standbyBytes()));
-    last(o, 2, "reason", str(s.reason()));
-    close(o, 1, false);
-    field(o, 1, "page_cache_headroom_bytes", Long.toString(p.pageCacheHeadroomBytes()));
-    open(o, 1, "arena");
-    field(o, 2, "slot_bytes", Long.toString(a.slotBytes()));
-    field(o, 2, "slots", Long.toString(a.slots()));
-    field(o, 2, "model_slots", Long.toString(a.modelSlots()));
-    field(o, 2, "token_slots", Long.toString(a.tokenSlots()));
-    last(o, 2, "bytes", Long.toString(a.bytes()));
-    close(o, 1, false);
-    field(o, 1, "free_bytes", Long.toString(p.freeBytes()));
-    field(o, 1, "fits", Boolean.toString(p.fits()));
-    field(o, 1, "shortfall_bytes", Long.toString(p.shortfallBytes()));
-    field(o, 1, "refusal", p.refusal() == null ? "null" : str(p.refusal()));
-    indent(o, 1).append("\"notes\": [");
-    if (p.notes().isEmpty()) {
-      o.append("]\n");
-    } else {
-      o.append('\n');
-      for (int i = 0; i < p.notes().size(); i++) {
-        indent(o, 2).append(str(p.notes().get(i)));
-        o.append(i + 1 < p.notes().size() ? ",\n" : "\n");
-      }
-      indent(o, 1).append("]\n");
+    g.writeStartObject();
+    g.writeStringField("backend", p.backend().id());
+    g.writeStringField("experts", p.experts().id());
+    g.writeNumberField("context", p.context());
+    g.writeObjectFieldStart("memory");
+    g.writeNumberField("total_bytes", m.totalBytes());
+    g.writeNumberField("usable_bytes", m.usableBytes());
+    g.writeStringField("rule", m.rule().name().toLowerCase(Locale.ROOT));
+    g.writeStringField("rule_text", m.rule().text());
+    g.writeEndObject();
+    g.writeNumberField("margin_bytes", p.marginBytes());
+    g.writeNumberField("budget_bytes", p.budgetBytes());
+    g.writeNumberField("dense_bytes", p.denseBytes());
+    g.writeObjectFieldStart("kv");
+    g.writeStringField("format", kv.format().flagName());
+    g.writeNumberField("cells", kv.cells());
+    g.writeNumberField("cell_bytes", kv.cellBytes());
+    g.writeNumberField("layers", kv.layers());
+    g.writeNumberField("bytes", kv.bytes());
+    g.writeEndObject();
+    g.writeObjectFieldStart("standby");
+    g.writeBooleanField("prompt_gemm", s.promptGemm());
+    g.writeNumberField("slots", s.slots());
+    g.writeNumberField("bytes", p.standbyBytes());
+    g.writeStringField("reason", s.reason());
+    g.writeEndObject();
+    g.writeNumberField("page_cache_headroom_bytes", p.pageCacheHeadroomBytes());
+    g.writeObjectFieldStart("arena");
+    g.writeNumberField("slot_bytes", a.slotBytes());
+    g.writeNumberField("slots", a.slots());
+    g.writeNumberField("model_slots", a.modelSlots());
+    g.writeNumberField("token_slots", a.tokenSlots());
+    g.writeNumberField("bytes", a.bytes());
+    g.writeEndObject();
+    g.writeNumberField("free_bytes", p.freeBytes());
+    g.writeBooleanField("fits", p.fits());
+    g.writeNumberField("shortfall_bytes", p.shortfallBytes());
+    g.writeStringField("refusal", p.refusal());
+    g.writeArrayFieldStart("notes");
+    for (String n : p.notes()) {
+      g.writeString(n);
     }
-    o.append("}\n");
-    return o.toString();
-  }
-
-  private static StringBuilder indent(StringBuilder o, int level) {
-    return o.append("  ".repeat(level));
-  }
-
-  private static void field(StringBuilder o, int level, String key, String value) {
-    indent(o, level).append('"').append(key).append("\": ").append(value).append(",\n");
-  }
-
-  private static void last(StringBuilder o, int level, String key, String value) {
-    indent(o, level).append('"').append(key).append("\": ").append(value).append('\n');
-  }
-
-  private static void open(StringBuilder o, int level, String key) {
-    indent(o, level).append('"').append(key).append("\": {\n");
-  }
-
-  private static void close(StringBuilder o, int level, boolean lastInParent) {
-    indent(o, level).append(lastInParent ? "}\n" : "},\n");
-  }
-
-  /** A JSON string literal (RFC 8259 escapes; non-ASCII as \\u escapes so output stays ASCII). */
-  static String str(String s) {
-    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (c < 0x20 || c > 0x7e) {
-            b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.append('"').toString();
+    g.writeEndArray();
+    g.writeEndObject();
   }
 }

@@ -5,6 +5,7 @@ import dev.strata.engine.StrataException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Where the engine config lives by default. The environment and the OS name are passed in, never
@@ -50,5 +51,29 @@ public final class ConfigPaths {
     return mac
         ? Path.of(home, "Library", "Application Support", "Strata", FILE_NAME)
         : Path.of(home, ".config", "strata", FILE_NAME);
+  }
+
+  /**
+   * The user's cache folder for Strata: {@code ~/Library/Caches/Strata} on macOS; elsewhere {@code
+   * $XDG_CACHE_HOME/strata} when that is an absolute path, else {@code ~/.cache/strata}. Empty when
+   * HOME is needed and not set. Used by the demo (its files) and the Mac probe (its marker).
+   *
+   * @param env the process environment
+   * @param osName the {@code os.name} system property
+   */
+  public static Optional<Path> cacheFolder(Map<String, String> env, String osName) {
+    boolean mac = osName != null && osName.toLowerCase(Locale.ROOT).startsWith("mac");
+    if (!mac) {
+      String xdg = env.get("XDG_CACHE_HOME");
+      if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {
+        return Optional.of(Path.of(xdg, "strata"));
+      }
+    }
+    String home = env.get("HOME");
+    if (home == null || home.isBlank()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        mac ? Path.of(home, "Library", "Caches", "Strata") : Path.of(home, ".cache", "strata"));
   }
 }

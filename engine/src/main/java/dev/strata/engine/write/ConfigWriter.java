@@ -1,6 +1,7 @@
 package dev.strata.engine.write;
 
 import dev.strata.engine.ExitCodes;
+import dev.strata.engine.Sha256;
 import dev.strata.engine.StrataException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -16,10 +17,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 
@@ -290,13 +288,8 @@ public final class ConfigWriter {
     }
   }
 
-  /** Lowercase hex sha256. */
-  public static String sha256(byte[] bytes) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
+  private static String sha256(byte[] bytes) {
+    return Sha256.hex(bytes);
   }
 
   static String reason(IOException e) {

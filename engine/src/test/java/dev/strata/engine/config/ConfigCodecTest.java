@@ -49,6 +49,20 @@ class ConfigCodecTest {
 
   /** Every config of the list: write → read gives it back, and write → read → write is bytes. */
   @Test
+  void aByteOrderMarkInAValueIsRefusedBeforeAnythingIsWritten() {
+    // the reader refuses a BOM written as is, and the emitter writes it as is: refused once, here
+    ConfigException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ConfigException.class,
+            () ->
+                ConfigCodec.write(
+                    Configs.withModel("pc", List.of("/m/a.gguf"), Map.of("ODD", "x\ufeff"))));
+    assertEquals(
+        "(config): env.ODD: holds an invisible byte order mark (U+FEFF) at character 2; remove it",
+        e.getMessage());
+  }
+
+  @Test
   void roundTripsByteForByte() {
     List<EngineConfig> configs = new ArrayList<>();
     configs.add(Configs.metal());
@@ -93,7 +107,7 @@ class ConfigCodecTest {
             "back\\slash",
             "C:\\Models\\m.gguf",
             "nbsp\u00a0here",
-            "bell\u0007 del\u007f c1\u0090 nel\u0085 ls\u2028 bom\ufeff",
+            "bell\u0007 del\u007f c1\u0090 nel\u0085 ls\u2028",
             "=",
             "<<",
             "'quoted'",

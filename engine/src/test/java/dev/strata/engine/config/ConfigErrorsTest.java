@@ -152,7 +152,7 @@ class ConfigErrorsTest {
             + " args, env), found nothing",
         refused("---\n"));
     assertEquals(
-        "engine.yaml:1: the line is longer than 32768 characters; config lines are short (is"
+        "engine.yaml:1: the line is longer than 32768 characters; a config has short lines (is"
             + " this the right file?)",
         refused("#" + "x".repeat(40_000) + "\n"));
   }

@@ -5,13 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.strata.engine.ExitCodes;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A seeded mutator over valid configs (issue 8): every mutated text either reads as a config that
@@ -115,7 +118,9 @@ class ConfigFuzzTest {
     return s;
   }
 
+  // A bound, not a timing assertion: ~50x the run's usual time, so only a hang trips it.
   @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void mutatedConfigsReadOrAreRefusedCleanly() {
     List<String> seeds = seeds();
     for (String s : seeds) {
@@ -139,6 +144,12 @@ class ConfigFuzzTest {
         assertFalse(e.getMessage().contains("\n"), "case " + i + ": " + e.getMessage());
         assertFalse(e.getMessage().contains("\r"), "case " + i + ": " + e.getMessage());
         assertTrue(e.getMessage().startsWith("fuzz.yaml"), "case " + i + ": " + e.getMessage());
+        // the kind: a config mistake is a usage error (exit 2), and its position is in the input
+        assertEquals(ExitCodes.USAGE, e.exitCode(), "case " + i + ": " + e.getMessage());
+        long lines = new String(input, StandardCharsets.UTF_8).lines().count();
+        assertTrue(
+            e.line() >= 0 && e.line() <= lines + 1 && e.column() >= 0,
+            "case " + i + ": position " + e.line() + ":" + e.column() + " outside the input");
       } catch (Throwable t) {
         String text = new String(input, StandardCharsets.UTF_8);
         fail(
@@ -234,7 +245,7 @@ class ConfigFuzzTest {
         int len =
             switch (rnd.nextInt(10)) {
               case 0 -> (1 << 20) + rnd.nextInt(1000);
-              case 1, 2, 3 -> YamlTree.MAX_LINE + rnd.nextInt(100);
+              case 1, 2, 3 -> ConfigReader.MAX_LINE + rnd.nextInt(100);
               default -> 2000 + rnd.nextInt(6000);
             };
         String big = "x".repeat(len);

@@ -392,7 +392,9 @@ class NativeEngineTest {
     EngineLoadException n =
         assertThrows(EngineLoadException.class, () -> NativeEngine.load(elfNoise));
     assertEquals(ExitCodes.PREFLIGHT, n.exitCode());
-    EngineLoadException d = assertThrows(EngineLoadException.class, () -> NativeEngine.load(dir));
+    dev.strata.engine.StrataException d =
+        assertThrows(dev.strata.engine.StrataException.class, () -> NativeEngine.load(dir));
+    assertEquals(ExitCodes.PREFLIGHT, d.exitCode());
     assertTrue(d.getMessage().contains("is not a regular file"), d.getMessage());
   }
 

@@ -56,9 +56,9 @@ class EngineFlagsTest {
         assertTrue(envs.add(f.envVar()), "duplicate env var " + f.envVar());
       }
     }
-    for (EnvSwitch s : EngineFlags.envSwitches()) {
+    for (EnvSwitch s : EnvPolicy.switches()) {
       assertTrue(envs.add(s.name()), "duplicate env var " + s.name());
-      assertTrue(s.name().startsWith(EngineFlags.OWN_PREFIX), s.name());
+      assertTrue(s.name().startsWith(EnvPolicy.OWN_PREFIX), s.name());
       assertFalse(s.help().isBlank(), s.name());
       assertFalse(s.values().isEmpty(), s.name());
     }
@@ -85,7 +85,7 @@ class EngineFlagsTest {
     assertEquals("--kv", names.getLast());
     assertEquals(
         List.of("STRATA_METAL_PROMPT", "STRATA_METAL_PROMPT_GEMM", "STRATA_KV_ROT"),
-        EngineFlags.envSwitches().stream().map(EnvSwitch::name).toList());
+        EnvPolicy.switches().stream().map(EnvSwitch::name).toList());
     assertEquals(Set.of(Backend.PC), EngineFlags.lookup("--kv-resident").backends());
     assertEquals(Set.of(Backend.CPU_REFERENCE), EngineFlags.lookup("--fault").backends());
     assertEquals(Set.of(Backend.CPU_REFERENCE), EngineFlags.lookup("--n-predict").backends());
@@ -338,7 +338,7 @@ class EngineFlagsTest {
 
   private static FlagException envRefused(String name, String value) {
     FlagException e =
-        assertThrows(FlagException.class, () -> EngineFlags.validateEnv(Map.of(name, value)));
+        assertThrows(FlagException.class, () -> EnvPolicy.validate(Map.of(name, value)));
     assertEquals(ExitCodes.USAGE, e.exitCode());
     assertEquals(name, e.envName());
     assertFalse(e.getMessage().contains("\n"));
@@ -347,7 +347,7 @@ class EngineFlagsTest {
 
   @Test
   void envSwitchesAndOrdinaryNamesPass() {
-    EngineFlags.validateEnv(
+    EnvPolicy.validate(
         Map.of(
             "STRATA_METAL_PROMPT", "window",
             "STRATA_METAL_PROMPT_GEMM", "0",

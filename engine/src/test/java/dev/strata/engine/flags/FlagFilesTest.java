@@ -31,10 +31,10 @@ class FlagFilesTest {
       assertTrue(md.contains("`" + f.usage() + "`"), f.name());
       assertTrue(md.contains(f.help()), f.name());
     }
-    for (EnvSwitch s : EngineFlags.envSwitches()) {
+    for (EnvSwitch s : EnvPolicy.switches()) {
       assertTrue(md.contains("`" + s.name() + "`"), s.name());
     }
-    for (String n : EngineFlags.REFUSED_ENV_NAMES) {
+    for (String n : EnvPolicy.REFUSED_ENV_NAMES) {
       assertTrue(md.contains("`" + n + "`"), n);
     }
   }
@@ -45,8 +45,7 @@ class FlagFilesTest {
     assertEquals(
         EngineFlags.flags().size(), def.lines().filter(l -> l.startsWith("STRATA_FLAG(")).count());
     assertEquals(
-        EngineFlags.envSwitches().size(),
-        def.lines().filter(l -> l.startsWith("STRATA_ENV(")).count());
+        EnvPolicy.switches().size(), def.lines().filter(l -> l.startsWith("STRATA_ENV(")).count());
     assertTrue(
         def.contains(
             "STRATA_FLAG(\"--kv-resident\", STRATA_KIND_SWITCH, NULL, STRATA_BACKEND_PC)"));
@@ -90,7 +89,7 @@ class FlagFilesTest {
               && strcmp(flags[1].name, "--ctx") == 0 && flags[1].max == 1048576 ? 0 : 1;
         }
         """
-            .formatted(EngineFlags.flags().size(), EngineFlags.envSwitches().size()));
+            .formatted(EngineFlags.flags().size(), EnvPolicy.switches().size()));
     Process cc =
         new ProcessBuilder("/usr/bin/cc", "-std=c11", "-Wall", "-Werror", "-o", "t", "t.c")
             .directory(dir.toFile())

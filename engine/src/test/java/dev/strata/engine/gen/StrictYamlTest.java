@@ -50,12 +50,12 @@ class StrictYamlTest {
   @Test
   void aBadIndentGetsAHint() {
     assertEquals(
-        "a.yaml:2: not valid YAML: mapping values are not allowed here; check the indentation at"
+        "a.yaml:2: YAML syntax error: mapping values are not allowed here; check the indentation at"
             + " line 2: YAML uses spaces, two per level",
         refused("model: m.gguf\n ctx: 1\n"));
     // a colon inside a value is not an indent
     assertEquals(
-        "a.yaml:1: not valid YAML: mapping values are not allowed here",
+        "a.yaml:1: YAML syntax error: mapping values are not allowed here",
         refused("model: m.gguf: x\n"));
   }
 }

@@ -38,7 +38,8 @@ class TemplatesTest {
   @Test
   void duplicateKeyNamesBothLines() {
     String m = refusal("template: strata.template/v1\nbackend: metal\nbackend: pc\n");
-    assertEquals("t.yaml:3: duplicate key 'backend' (first on line 2)", m);
+    assertEquals(
+        "t.yaml:3: duplicate key 'backend' at the top level (first at line 2); keep one", m);
   }
 
   @Test

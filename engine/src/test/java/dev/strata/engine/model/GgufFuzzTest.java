@@ -11,13 +11,19 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A seeded mutation fuzzer: a small valid model, mutated 10,000 ways (bit flips, byte replacements,
  * truncations, count and length fields set to huge values, type fields set to anything), must each
  * either read or raise a {@link GgufException} — never another exception, an out-of-memory or a
- * hang. All in memory; deterministic from the seed.
+ * hang. All in memory; deterministic from the seed. A case whose only mutation is a truncation must
+ * be refused as {@link GgufException.Kind#TRUNCATED} (that is what sends a user to download again,
+ * so no other damage may be reported as it, nor it as another kind). The whole run is bounded in
+ * time: a reader that loops on a crafted length fails the build instead of stalling it (the bound
+ * is ~50x the run's usual time here, so load on a shared machine does not trip it).
  */
 class GgufFuzzTest {
   private static final long SEED = 0x5EED_6600FL;
@@ -34,6 +40,7 @@ class GgufFuzzTest {
   };
 
   @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void mutatedFilesReadOrFailWithATypedError() {
     byte[] base = TinyModel.bytes();
     GgufFile original = GgufReader.read(new ByteArrayChannel(base, base.length), "base");
@@ -59,12 +66,16 @@ class GgufFuzzTest {
     ByteBuffer wle = ByteBuffer.wrap(work).order(ByteOrder.LITTLE_ENDIAN);
     Map<GgufException.Kind, Integer> kinds = new EnumMap<>(GgufException.Kind.class);
     int read = 0;
+    int truncations = 0;
     for (int i = 0; i < CASES; i++) {
       System.arraycopy(base, 0, work, 0, base.length);
       int len = base.length;
       int ops = 1 + rnd.nextInt(3);
+      boolean onlyTruncated = true;
       for (int op = 0; op < ops; op++) {
-        switch (rnd.nextInt(5)) {
+        int what = rnd.nextInt(5);
+        onlyTruncated &= what == 2;
+        switch (what) {
           case 0 -> work[at(rnd, header, len)] ^= (byte) (1 << rnd.nextInt(8));
           case 1 -> work[at(rnd, header, len)] = (byte) rnd.nextInt(256);
           case 2 -> len = rnd.nextInt(len + 1);
@@ -81,11 +92,19 @@ class GgufFuzzTest {
       String name = "case-" + i;
       try {
         GgufFile f = GgufReader.read(new ByteArrayChannel(work, len), name);
-        GgufReader.checkSet(List.of(f), false);
+        GgufSplitSet.checkSet(List.of(f), false);
         GeometryRules.derive(List.of(f));
+        if (onlyTruncated && len < base.length) {
+          fail(
+              name + " (seed " + SEED + "): cut to " + len + " of " + base.length + " bytes, read");
+        }
         read++;
       } catch (GgufException e) {
         kinds.merge(e.kind(), 1, Integer::sum);
+        if (onlyTruncated && len < base.length) {
+          truncations++;
+          assertEquals(GgufException.Kind.TRUNCATED, e.kind(), name + ": " + e.getMessage());
+        }
         assertTrue(e.getMessage().startsWith(name + ": "), e.getMessage());
         assertEquals(1, e.getMessage().lines().count(), e.getMessage());
       } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
@@ -95,6 +114,7 @@ class GgufFuzzTest {
     // the mutations must reach past the magic: many kinds of refusal, and some survivors
     assertTrue(read > 0, "no mutated file was readable: " + kinds);
     assertTrue(kinds.size() >= 6, "too few kinds of refusal reached: " + kinds);
+    assertTrue(truncations > 500, "too few pure truncations to check their kind: " + truncations);
     assertEquals(CASES, read + kinds.values().stream().mapToInt(Integer::intValue).sum());
   }
 

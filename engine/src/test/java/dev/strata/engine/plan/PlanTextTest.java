@@ -12,6 +12,7 @@ import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ExpertsMode;
+import dev.strata.engine.text.Json;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -112,7 +113,8 @@ class PlanTextTest {
   }
 
   @Test
-  void jsonStringsAreEscaped() {
-    assertEquals("\"a\\\"b\\\\c\\nd\\u00e9\"", PlanText.str("a\"b\\c\nd\u00e9"));
+  void jsonStringsAreEscapedAndAsciiOnly() {
+    assertEquals(
+        "\"a\\\"b\\\\c\\nd\\u00E9\"\n", Json.write(true, g -> g.writeString("a\"b\\c\nd\u00e9")));
   }
 }

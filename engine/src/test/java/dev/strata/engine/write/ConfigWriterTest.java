@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.Sha256;
 import dev.strata.engine.StrataException;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -62,8 +63,7 @@ class ConfigWriterTest {
     byte[] c = bytes("schema: strata.engine/v1\n");
     ConfigWriter.write(cfg, c, false);
     assertArrayEquals(c, Files.readAllBytes(cfg));
-    assertTrue(
-        Files.readString(ConfigWriter.stateOf(cfg)).contains("sha256 " + ConfigWriter.sha256(c)));
+    assertTrue(Files.readString(ConfigWriter.stateOf(cfg)).contains("sha256 " + Sha256.hex(c)));
     assertEquals(".engine.yaml.strata-state", ConfigWriter.stateOf(cfg).getFileName().toString());
     try (Stream<Path> s = Files.list(dir)) {
       assertEquals(2, s.count(), "no temp file left behind");

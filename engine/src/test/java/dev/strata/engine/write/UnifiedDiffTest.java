@@ -1,8 +1,10 @@
 package dev.strata.engine.write;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.difflib.DiffUtils;
+import com.github.difflib.UnifiedDiffUtils;
+import com.github.difflib.patch.PatchFailedException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,71 +42,75 @@ class UnifiedDiffTest {
   }
 
   @Test
-  void fromNothing() {
+  void aChangedLineShowsTheRemovalBeforeTheAddition() {
     assertEquals(
-        "--- a\n+++ b\n@@ -0,0 +1,2 @@\n+x\n+y\n", UnifiedDiff.diff("a", "", "b", "x\ny\n"));
+        "--- a\n+++ b\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n",
+        UnifiedDiff.diff("a", "x\ny\nz\n", "b", "x\nY\nz\n"));
   }
 
-  /** Applying the hunks to the old text gives the new text, over random edits. */
+  /** Applying the diff to the old text gives the new text, over random edits. */
   @Test
-  void patchRoundTripsOverRandomEdits() {
+  void patchRoundTripsOverRandomEdits() throws PatchFailedException {
     Random rnd = new Random(42);
     for (int round = 0; round < 300; round++) {
-      List<String> a = new ArrayList<>();
-      int n = rnd.nextInt(30);
-      for (int i = 0; i < n; i++) {
-        a.add("l" + rnd.nextInt(8));
+      List<String> a = randomLines(rnd);
+      List<String> b = edit(rnd, a);
+      String d = UnifiedDiff.diff("a", join(a), "b", join(b));
+      if (a.equals(b)) {
+        assertEquals("", d);
+        continue;
       }
-      List<String> b = new ArrayList<>(a);
-      int edits = rnd.nextInt(6);
-      for (int e = 0; e < edits; e++) {
-        int kind = rnd.nextInt(3);
-        if (kind == 0 || b.isEmpty()) {
-          b.add(rnd.nextInt(b.size() + 1), "n" + rnd.nextInt(5));
-        } else if (kind == 1) {
-          b.remove(rnd.nextInt(b.size()));
-        } else {
-          b.set(rnd.nextInt(b.size()), "c" + rnd.nextInt(5));
-        }
-      }
-      String at = join(a);
-      String bt = join(b);
-      String d = UnifiedDiff.diff("a", at, "b", bt);
-      assertEquals(bt, apply(at, d), "round " + round + "\n" + d);
+      List<String> patched =
+          DiffUtils.patch(a, UnifiedDiffUtils.parseUnifiedDiff(UnifiedDiff.lines(d)));
+      assertEquals(b, patched, "round " + round + "\n" + d);
     }
   }
 
-  /** Same hunks as diff -u where the system has it (both minimal: counts must agree). */
+  /** The system's {@code patch} (GNU) applies our diffs: the format is diff -u's. */
   @Test
-  void agreesWithSystemDiffOnChangedLineCounts(@TempDir Path dir)
-      throws IOException, InterruptedException {
-    Path diffBin = Path.of("/usr/bin/diff");
-    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(diffBin));
-    String a = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\n";
-    String b = "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\nL\nm\nn\n";
-    Files.writeString(dir.resolve("a"), a);
-    Files.writeString(dir.resolve("b"), b);
-    Process p =
-        new ProcessBuilder(diffBin.toString(), "-u", "a", "b")
-            .directory(dir.toFile())
-            .redirectErrorStream(true)
-            .start();
-    String sys = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    p.waitFor();
-    String ours = UnifiedDiff.diff("a", a, "b", b);
-    // drop the --- / +++ lines (system diff adds timestamps)
-    assertEquals(body(sys), body(ours));
-    assertTrue(ours.contains("@@"));
+  void theSystemPatchToolAppliesIt(@TempDir Path dir) throws IOException, InterruptedException {
+    Path patchBin = Path.of("/usr/bin/patch");
+    Assumptions.assumeTrue(Files.isExecutable(patchBin), "no /usr/bin/patch here");
+    Random rnd = new Random(7);
+    for (int round = 0; round < 20; round++) {
+      List<String> a = randomLines(rnd);
+      List<String> b = edit(rnd, a);
+      Path f = dir.resolve("f" + round);
+      Files.writeString(f, join(a));
+      Files.writeString(dir.resolve("d"), UnifiedDiff.diff("f", join(a), "f", join(b)));
+      Process p =
+          new ProcessBuilder(patchBin.toString(), "-s", f.toString(), dir.resolve("d").toString())
+              .redirectErrorStream(true)
+              .start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertEquals(0, p.waitFor(), out);
+      assertEquals(join(b), Files.readString(f), "round " + round);
+    }
   }
 
-  private static String body(String diff) {
-    StringBuilder sb = new StringBuilder();
-    for (String l : UnifiedDiff.lines(diff)) {
-      if (!l.startsWith("--- ") && !l.startsWith("+++ ")) {
-        sb.append(l).append('\n');
+  private static List<String> randomLines(Random rnd) {
+    List<String> a = new ArrayList<>();
+    int n = rnd.nextInt(30);
+    for (int i = 0; i < n; i++) {
+      a.add("l" + rnd.nextInt(8));
+    }
+    return a;
+  }
+
+  private static List<String> edit(Random rnd, List<String> a) {
+    List<String> b = new ArrayList<>(a);
+    int edits = rnd.nextInt(6);
+    for (int e = 0; e < edits; e++) {
+      int kind = rnd.nextInt(3);
+      if (kind == 0 || b.isEmpty()) {
+        b.add(rnd.nextInt(b.size() + 1), "n" + rnd.nextInt(5));
+      } else if (kind == 1) {
+        b.remove(rnd.nextInt(b.size()));
+      } else {
+        b.set(rnd.nextInt(b.size()), "c" + rnd.nextInt(5));
       }
     }
-    return sb.toString();
+    return b;
   }
 
   private static String join(List<String> l) {
@@ -112,43 +119,5 @@ class UnifiedDiffTest {
       sb.append(s).append('\n');
     }
     return sb.toString();
-  }
-
-  /** A minimal patch applier: enough to check hunks are right. */
-  private static String apply(String old, String diff) {
-    List<String> a = UnifiedDiff.lines(old);
-    List<String> out = new ArrayList<>();
-    int pos = 0;
-    for (String l : UnifiedDiff.lines(diff)) {
-      if (l.startsWith("--- ") || l.startsWith("+++ ")) {
-        continue;
-      }
-      if (l.startsWith("@@")) {
-        String oldRange = l.split(" ")[1].substring(1);
-        String[] parts = oldRange.split(",");
-        int start = Integer.parseInt(parts[0]);
-        int count = parts.length > 1 ? Integer.parseInt(parts[1]) : 1;
-        int from = count == 0 ? start : start - 1;
-        while (pos < from) {
-          out.add(a.get(pos++));
-        }
-        continue;
-      }
-      char k = l.charAt(0);
-      String text = l.substring(1);
-      if (k == ' ') {
-        assertEquals(a.get(pos), text);
-        out.add(a.get(pos++));
-      } else if (k == '-') {
-        assertEquals(a.get(pos), text);
-        pos++;
-      } else {
-        out.add(text);
-      }
-    }
-    while (pos < a.size()) {
-      out.add(a.get(pos++));
-    }
-    return join(out);
   }
 }

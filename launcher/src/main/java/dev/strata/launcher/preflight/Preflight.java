@@ -3,8 +3,10 @@ package dev.strata.launcher.preflight;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.ffm.VerifiedLibrary;
 import dev.strata.engine.flags.EngineArgs;
 import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.flags.EnvPolicy;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvDecision;
@@ -59,12 +61,15 @@ public final class Preflight {
    * @param engineArgs their typed view
    * @param env the config's env, validated
    * @param kv the KV decision (the pools the engine will allocate)
-   * @param library the engine library's real path, checked (null for {@code --plan})
+   * @param library the engine library's real path, checked (null for {@code --plan}); for messages
+   *     only, never opened again
    * @param model the model read from its shards
    * @param here the machine the plan is for
    * @param plan the memory plan for {@code here}
    * @param checks every check run, in order
    * @param refusal the refusal that stopped the checks, or null
+   * @param verified the engine library as checked, held open: what the launch loads (null for
+   *     {@code --plan} or when the checks stopped before it); closed by {@link #close()}
    */
   public record Report(
       Path configPath,
@@ -79,9 +84,19 @@ public final class Preflight {
       HostFacts here,
       MemoryPlan plan,
       List<Check> checks,
-      StrataException refusal) {
+      StrataException refusal,
+      VerifiedLibrary verified)
+      implements AutoCloseable {
     public Report {
       checks = List.copyOf(checks);
+    }
+
+    /** Closes the checked library (its descriptor, or its private copy). */
+    @Override
+    public void close() {
+      if (verified != null) {
+        verified.close();
+      }
     }
 
     public boolean refused() {
@@ -133,6 +148,7 @@ public final class Preflight {
     private EngineArgs engineArgs;
     private KvDecision.Accepted kv;
     private Path library;
+    private VerifiedLibrary verified;
     private GgufModel model;
     private MemoryPlan plan;
 
@@ -166,7 +182,16 @@ public final class Preflight {
         checkPlan(full);
         return report(null);
       } catch (PreflightRefused r) {
+        if (verified != null) {
+          verified.close(); // nothing will load it
+          verified = null;
+        }
         return report(r);
+      } catch (RuntimeException e) {
+        if (verified != null) {
+          verified.close();
+        }
+        throw e;
       }
     }
 
@@ -184,7 +209,8 @@ public final class Preflight {
           here,
           plan,
           checks,
-          refusal);
+          refusal,
+          verified);
     }
 
     private void ok(String name, String detail) {
@@ -207,7 +233,7 @@ public final class Preflight {
       }
       try {
         engineArgs = EngineFlags.parse(config.args(), backend);
-        EngineFlags.validateEnv(config.env());
+        EnvPolicy.validate(config.env());
       } catch (StrataException e) {
         throw configError(e.getMessage());
       }
@@ -262,13 +288,18 @@ public final class Preflight {
 
     private void checkLibrary() {
       try {
-        library =
+        verified =
             LibraryTrust.check(resolve(config.engine().library()), config.engine().sha256(), where);
       } catch (PreflightRefused r) {
         throw refuse("library", r);
       }
-      boolean pinned = config.engine().sha256() != null && !config.engine().sha256().isBlank();
-      ok("library", library + (pinned ? " (sha256 matches the pin)" : " (sha256 not pinned)"));
+      library = verified.real();
+      ok(
+          "library",
+          library
+              + (verified.pinned() ? " (sha256 matches the pin)" : " (sha256 not pinned)")
+              + "; loads "
+              + verified.loadedVia());
     }
 
     private void checkModel() {

@@ -24,7 +24,11 @@ import java.util.Map;
  * <p>Launcher → child, on the child's standard input: {@code cancel} asks the engine to stop; end
  * of input (the launcher is gone) does the same, so the child never outlives its launcher's pipe.
  *
- * <p>Child argv: {@code <library> <env-count> <NAME=value>... <engine args>...}.
+ * <p>Child argv: {@code <handle> <sha256> <library> <env-count> <NAME=value>... <engine args>...}:
+ * the handle is what the launcher checked and holds open ({@code VerifiedLibrary#handOver}: {@code
+ * /proc/<launcher pid>/fd/N}, or a private copy on macOS), never the configured path; the child
+ * re-hashes what it opens and refuses anything but {@code sha256}. The library path is for
+ * messages.
  */
 public final class ChildProtocol {
   static final String PREFIX = "@strata:";
@@ -36,7 +40,12 @@ public final class ChildProtocol {
   private ChildProtocol() {}
 
   /** The child's command-line arguments. */
-  public record ChildArgs(String library, Map<String, String> env, List<String> engineArgs) {
+  public record ChildArgs(
+      String handle,
+      String sha256,
+      String library,
+      Map<String, String> env,
+      List<String> engineArgs) {
     public ChildArgs {
       env = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(env));
       engineArgs = List.copyOf(engineArgs);
@@ -45,6 +54,8 @@ public final class ChildProtocol {
     /** Encodes these arguments as the child's argv. */
     public List<String> encode() {
       List<String> argv = new ArrayList<>();
+      argv.add(handle);
+      argv.add(sha256);
       argv.add(library);
       argv.add(Integer.toString(env.size()));
       env.forEach((k, v) -> argv.add(k + "=" + v));
@@ -58,27 +69,28 @@ public final class ChildProtocol {
      * @throws IllegalArgumentException when argv was not written by {@link #encode}
      */
     public static ChildArgs decode(List<String> argv) {
-      if (argv.size() < 2) {
-        throw new IllegalArgumentException("expected <library> <env-count> ...");
+      if (argv.size() < 4) {
+        throw new IllegalArgumentException("expected <handle> <sha256> <library> <env-count> ...");
       }
       int n;
       try {
-        n = Integer.parseInt(argv.get(1));
+        n = Integer.parseInt(argv.get(3));
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("bad env count: " + argv.get(1), e);
+        throw new IllegalArgumentException("bad env count: " + argv.get(3), e);
       }
-      if (n < 0 || argv.size() < 2 + n) {
+      if (n < 0 || argv.size() < 4 + n) {
         throw new IllegalArgumentException("bad env count: " + n);
       }
       Map<String, String> env = new LinkedHashMap<>();
-      for (String kv : argv.subList(2, 2 + n)) {
+      for (String kv : argv.subList(4, 4 + n)) {
         int eq = kv.indexOf('=');
         if (eq <= 0) {
           throw new IllegalArgumentException("bad env entry: " + kv);
         }
         env.put(kv.substring(0, eq), kv.substring(eq + 1));
       }
-      return new ChildArgs(argv.get(0), env, argv.subList(2 + n, argv.size()));
+      return new ChildArgs(
+          argv.get(0), argv.get(1), argv.get(2), env, argv.subList(4 + n, argv.size()));
     }
   }
 

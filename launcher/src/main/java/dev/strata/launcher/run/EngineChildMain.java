@@ -3,6 +3,7 @@ package dev.strata.launcher.run;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.ffm.NativeEngine;
+import dev.strata.engine.ffm.VerifiedLibrary;
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -10,7 +11,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 
 /**
  * The {@code --isolate} child: loads the engine, runs it, reports through {@link ChildProtocol}.
@@ -32,7 +32,11 @@ public final class EngineChildMain {
     }
     NativeEngine engine;
     try {
-      engine = NativeEngine.load(Path.of(a.library()));
+      // What the launcher checked and holds open, re-hashed here; never the configured path.
+      try (VerifiedLibrary v =
+          VerifiedLibrary.openHandedOver(a.handle(), a.sha256(), a.library())) {
+        engine = v.load();
+      }
     } catch (StrataException e) {
       fail(e.exitCode(), e.getMessage());
       return;

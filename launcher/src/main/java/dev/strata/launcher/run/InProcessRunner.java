@@ -2,8 +2,8 @@ package dev.strata.launcher.run;
 
 import dev.strata.engine.ffm.LogLevel;
 import dev.strata.engine.ffm.NativeEngine;
+import dev.strata.engine.ffm.VerifiedLibrary;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -21,11 +21,12 @@ public final class InProcessRunner implements EngineRunner {
   }
 
   /**
-   * Loads the library (missing, not a library, ABI mismatch: a one-line error, exit 3) and says
-   * which engine it is on standard error.
+   * Loads the checked library — the open file preflight checked, never its path again — (the loader
+   * refuses it, ABI mismatch: a one-line error, exit 3) and says which engine it is on standard
+   * error.
    */
-  public static InProcessRunner load(Path library, PrintWriter out) {
-    NativeEngine engine = NativeEngine.load(library);
+  public static InProcessRunner load(VerifiedLibrary library, PrintWriter out) {
+    NativeEngine engine = library.load();
     out.println("strata-launch: engine " + engine.name() + " (ABI " + engine.abiVersion() + ")");
     out.flush();
     return new InProcessRunner(engine);

@@ -2,6 +2,7 @@ package dev.strata.launcher.run;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.ffm.VerifiedLibrary;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -43,17 +44,18 @@ import java.util.stream.Stream;
  * The banner HotSpot prints on a crash ({@code #} lines) is read for the signal and never shown.
  */
 public final class IsolatedRunner implements EngineRunner {
-  private final Path library;
+  private final VerifiedLibrary library;
   private final Consumer<String> strayLines;
   private final Object lock = new Object();
   private Process process;
   private boolean cancelRequested;
 
   /**
-   * @param library the engine library (already through preflight); the child loads it
+   * @param library the engine library preflight checked, held open until the run ends; the child
+   *     opens its {@link VerifiedLibrary#handOver()} (never the configured path) and re-hashes it
    * @param strayLines where the child JVM's own non-protocol lines go (standard error)
    */
-  public IsolatedRunner(Path library, Consumer<String> strayLines) {
+  public IsolatedRunner(VerifiedLibrary library, Consumer<String> strayLines) {
     this.library = library;
     this.strayLines = strayLines;
   }
@@ -87,7 +89,10 @@ public final class IsolatedRunner implements EngineRunner {
           "cannot create a temporary folder for --isolate: " + e.getMessage(),
           e);
     }
-    List<String> childArgs = new ChildProtocol.ChildArgs(library.toString(), env, args).encode();
+    List<String> childArgs =
+        new ChildProtocol.ChildArgs(
+                library.handOver(), library.sha256(), library.configured().toString(), env, args)
+            .encode();
     ProcessBuilder pb = new ProcessBuilder(command(errorDir, childArgs));
     Process p;
     try {

@@ -1,12 +1,12 @@
 package dev.strata.launcher.preflight;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.ffm.LibraryFile;
+import dev.strata.engine.ffm.VerifiedLibrary;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -65,9 +65,16 @@ class LibraryTrustTest {
     }
   }
 
+  /** The real path of the file the check opened (and closes again). */
+  private static Path accepted(Path p, String sha) {
+    try (VerifiedLibrary v = LibraryTrust.check(p, sha, "cfg.yaml")) {
+      return v.real();
+    }
+  }
+
   private static PreflightRefused refused(Path p, String sha) {
     PreflightRefused r =
-        assertThrows(PreflightRefused.class, () -> LibraryTrust.check(p, sha, "cfg.yaml"));
+        assertThrows(PreflightRefused.class, () -> LibraryTrust.check(p, sha, "cfg.yaml").close());
     assertEquals(ExitCodes.PREFLIGHT, r.exitCode());
     assertTrue(!r.getMessage().contains("\n"), "one line: " + r.getMessage());
     return r;
@@ -76,7 +83,7 @@ class LibraryTrustTest {
   @Test
   void acceptsAPrivateFileAndReturnsItsRealPath() throws IOException {
     Path f = lib(tmp.resolve("lib"), "libx.so");
-    assertEquals(f.toRealPath(), LibraryTrust.check(f, null, "cfg.yaml"));
+    assertEquals(f.toRealPath(), accepted(f, null));
   }
 
   @Test
@@ -97,23 +104,40 @@ class LibraryTrustTest {
   void refusesAWorldWritableFile() throws IOException {
     Path f = lib(tmp.resolve("lib"), "libx.so");
     Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-rw-rw-"));
-    assertTrue(refused(f, null).getMessage().contains("is world-writable"));
+    String m = refused(f, null).getMessage();
+    assertTrue(m.contains("mode 0666) is writable by group and others"), m);
+    assertTrue(m.contains("(chmod go-w " + f.toRealPath() + "; engine.library in cfg.yaml)"), m);
+  }
+
+  @Test
+  void refusesAGroupWritableFileAndFolder() throws IOException {
+    Path f = lib(tmp.resolve("grp"), "libx.so");
+    Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-rw-r--"));
+    assertTrue(refused(f, null).getMessage().contains("is writable by its group"));
+    Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
+    Files.setPosixFilePermissions(f.getParent(), PosixFilePermissions.fromString("rwxrwxr-x"));
+    String m = refused(f, null).getMessage();
+    assertTrue(m.startsWith("folder " + f.getParent().toRealPath() + " of the engine library"), m);
   }
 
   @Test
   void refusesAFileInAWorldWritableFolder() throws IOException {
     Path f = lib(tmp.resolve("open"), "libx.so");
     Files.setPosixFilePermissions(f.getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path folder = f.getParent().toRealPath();
     assertEquals(
         "folder "
-            + f.getParent().toRealPath()
+            + folder
             + " of the engine library "
             + f
-            + " is world-writable: anyone on this machine could replace the code the launcher"
-            + " loads (chmod o-w "
-            + f.getParent().toRealPath()
-            + ", or move the library to a folder only you can write; engine.library in"
-            + " cfg.yaml)",
+            + " (owner "
+            + System.getProperty("user.name")
+            + " (uid "
+            + dev.strata.engine.trust.TrustedPath.me()
+            + "), mode 0777) is writable by group and others: they could replace what runs"
+            + " (chmod go-w "
+            + folder
+            + "; engine.library in cfg.yaml)",
         refused(f, null).getMessage());
   }
 
@@ -124,8 +148,10 @@ class LibraryTrustTest {
     Files.setPosixFilePermissions(pub, PosixFilePermissions.fromString("rwxrwxrwx"));
     String m = refused(f, null).getMessage();
     assertTrue(
-        m.startsWith("folder " + pub.toRealPath() + " above the engine library " + f + " is"), m);
-    assertTrue(m.contains("(chmod o-w " + pub.toRealPath() + ","), m);
+        m.startsWith("folder " + pub.toRealPath() + " above the engine library " + f + " (owner"),
+        m);
+    assertTrue(m.contains("(chmod go-w " + pub.toRealPath() + ";"), m);
+    assertTrue(m.contains("without being a sticky root folder"), m);
   }
 
   @Test
@@ -133,16 +159,7 @@ class LibraryTrustTest {
     Path pub = Files.createDirectories(tmp.resolve("pub"));
     Path f = lib(pub.resolve("sub"), "libx.so");
     sticky(pub); // like /tmp: others may not rename pub/sub
-    assertEquals(f.toRealPath(), LibraryTrust.check(f, null, "cfg.yaml"));
-  }
-
-  @Test
-  void aFolderAboveIsSafeWhenNotWorldWritableOrSticky() {
-    assertTrue(LibraryTrust.safeAbove(0755));
-    assertTrue(LibraryTrust.safeAbove(0775)); // group-writable: not refused, as documented
-    assertTrue(LibraryTrust.safeAbove(01777));
-    assertFalse(LibraryTrust.safeAbove(0777));
-    assertFalse(LibraryTrust.safeAbove(0757));
+    assertEquals(f.toRealPath(), accepted(f, null));
   }
 
   @Test
@@ -166,8 +183,8 @@ class LibraryTrustTest {
     Path link = Files.createSymbolicLink(safe.resolve("libx.so"), target);
     String m = refused(link, null).getMessage();
     assertTrue(
-        m.contains(
-            " of the engine library " + link + " (a symlink to " + target.toRealPath() + ") is"),
+        m.startsWith(
+            "folder " + target.getParent().toRealPath() + " of the engine library " + link),
         m);
   }
 
@@ -178,7 +195,8 @@ class LibraryTrustTest {
     Path safe = Files.createDirectories(tmp.resolve("safe"));
     Files.setPosixFilePermissions(safe, PosixFilePermissions.fromString("rwxr-xr-x"));
     Path link = Files.createSymbolicLink(safe.resolve("libx.so"), target);
-    assertTrue(refused(link, null).getMessage().contains("world-writable"));
+    String m = refused(link, null).getMessage();
+    assertTrue(m.contains("is writable by group and others"), m);
   }
 
   @Test
@@ -187,14 +205,15 @@ class LibraryTrustTest {
     Path open = Files.createDirectories(tmp.resolve("open"));
     Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
     Path link = Files.createSymbolicLink(open.resolve("libx.so"), target);
-    assertTrue(refused(link, null).getMessage().contains("engine library link"));
+    String m = refused(link, null).getMessage();
+    assertTrue(m.startsWith("folder " + open.toRealPath() + " of the engine library " + link), m);
   }
 
   @Test
   void followsASafeLinkToItsTarget() throws IOException {
     Path target = lib(tmp.resolve("safe"), "libx.so.1");
     Path link = Files.createSymbolicLink(tmp.resolve("safe/libx.so"), target.getFileName());
-    assertEquals(target.toRealPath(), LibraryTrust.check(link, null, "cfg.yaml"));
+    assertEquals(target.toRealPath(), accepted(link, null));
   }
 
   @Test
@@ -210,7 +229,7 @@ class LibraryTrustTest {
     Path f = lib(tmp.resolve("lib"), "libx.so");
     String sha = LibraryTrust.sha256Of(f);
     assertEquals(64, sha.length());
-    assertEquals(f.toRealPath(), LibraryTrust.check(f, sha.toUpperCase(), "cfg.yaml"));
+    assertEquals(f.toRealPath(), accepted(f, sha.toUpperCase()));
     Files.writeString(f, "tampered", StandardCharsets.UTF_8);
     PreflightRefused r = refused(f, sha);
     assertTrue(r.getMessage().contains("does not match engine.sha256"), r.getMessage());

@@ -15,9 +15,16 @@ class ChildProtocolTest {
     env.put("STRATA_METAL_PROMPT_GEMM", "0");
     env.put("STRATA_X", "a=b");
     ChildProtocol.ChildArgs a =
-        new ChildProtocol.ChildArgs("/lib/libstrata_ref.so", env, List.of("--ctx", "2", "3"));
+        new ChildProtocol.ChildArgs(
+            "/proc/1/fd/7",
+            "ab".repeat(32),
+            "/lib/libstrata_ref.so",
+            env,
+            List.of("--ctx", "2", "3"));
     assertEquals(
         List.of(
+            "/proc/1/fd/7",
+            "ab".repeat(32),
             "/lib/libstrata_ref.so",
             "2",
             "STRATA_METAL_PROMPT_GEMM=0",
@@ -35,10 +42,10 @@ class ChildProtocolTest {
         IllegalArgumentException.class, () -> ChildProtocol.ChildArgs.decode(List.of("x")));
     assertThrows(
         IllegalArgumentException.class,
-        () -> ChildProtocol.ChildArgs.decode(List.of("x", "2", "A=1")));
+        () -> ChildProtocol.ChildArgs.decode(List.of("h", "s", "x", "2", "A=1")));
     assertThrows(
         IllegalArgumentException.class,
-        () -> ChildProtocol.ChildArgs.decode(List.of("x", "1", "=1")));
+        () -> ChildProtocol.ChildArgs.decode(List.of("h", "s", "x", "1", "=1")));
   }
 
   @Test

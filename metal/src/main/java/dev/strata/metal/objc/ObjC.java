@@ -65,6 +65,17 @@ public final class ObjC {
   }
 
   /**
+   * The runtime whose functions ({@code objc_getClass}, {@code sel_registerName}, {@code
+   * objc_msgSend}, {@code objc_autoreleasePoolPush}/{@code Pop}) come from {@code objc}: {@link
+   * #runtime()} binds libobjc; the tests bind the Darwin stand-in (metal/src/test/native).
+   *
+   * @throws IllegalStateException when one of those functions is not in {@code objc}
+   */
+  public static ObjC bind(SymbolLookup objc) {
+    return new ObjC(objc);
+  }
+
+  /**
    * The runtime, loaded on first use.
    *
    * @throws IllegalStateException when libobjc or one of its functions cannot be found (not a Mac)

@@ -1,11 +1,11 @@
 package dev.strata.setup.gen;
 
 import dev.strata.engine.ExitCodes;
+import dev.strata.engine.Sha256;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.Backend;
-import dev.strata.engine.write.ConfigWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -107,7 +107,7 @@ public final class EngineLibraries {
       if (Files.size(abs) > MAX_LIBRARY_BYTES) {
         throw new StrataException(ExitCodes.USAGE, abs + ": too large for an engine library");
       }
-      return new Generator.Library(abs.toString(), ConfigWriter.sha256(Files.readAllBytes(abs)));
+      return new Generator.Library(abs.toString(), Sha256.hex(Files.readAllBytes(abs)));
     } catch (IOException e) {
       throw new StrataException(ExitCodes.USAGE, abs + ": cannot read the engine library", e);
     }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.strata.engine.host.HostKeys;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.DemoModel;
 import java.io.IOException;
@@ -32,20 +33,6 @@ class JsonOutputTest {
           .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .build();
-
-  private static final List<String> HOST_KEYS =
-      List.of(
-          "os",
-          "chip",
-          "cpu_cores",
-          "perf_cores",
-          "efficiency_cores",
-          "memory_bytes",
-          "gpu_family",
-          "metal4",
-          "k4",
-          "os_version",
-          "wired_limit_mb");
 
   @TempDir static Path tmp;
   static Path config;
@@ -88,7 +75,7 @@ class JsonOutputTest {
     JsonNode host = parse(r);
     List<String> keys = new ArrayList<>();
     host.fieldNames().forEachRemaining(keys::add);
-    assertEquals(HOST_KEYS, keys, "the host JSON's keys, in order");
+    assertEquals(HostKeys.names(), keys, "the host JSON's keys, in order");
     assertEquals("Apple M4 Pro", host.get("chip").asText());
     assertTrue(host.get("k4").isBoolean() && !host.get("k4").asBoolean(), "M4 is not k4");
     assertEquals(48L << 30, host.get("memory_bytes").asLong());

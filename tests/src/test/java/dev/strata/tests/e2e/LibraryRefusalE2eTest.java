@@ -132,7 +132,7 @@ class LibraryRefusalE2eTest {
     Files.setPosixFilePermissions(lib, PosixFilePermissions.fromString("rwxrwxrwx"));
     E2e.Result r = launch("ww", lib, null);
     assertEquals(3, r.code());
-    assertTrue(r.oneLineRefusal().contains("is world-writable"), r.err());
+    assertTrue(r.oneLineRefusal().contains("is writable by group and others"), r.err());
     assertEngineNeverRan(r);
   }
 
@@ -145,7 +145,11 @@ class LibraryRefusalE2eTest {
     assertTrue(
         r.oneLineRefusal()
             .startsWith(
-                "folder " + lib.getParent().toRealPath() + " of the engine library " + lib + " is"),
+                "folder "
+                    + lib.getParent().toRealPath()
+                    + " of the engine library "
+                    + lib
+                    + " (owner "),
         r.err());
     assertEngineNeverRan(r);
   }
@@ -159,7 +163,7 @@ class LibraryRefusalE2eTest {
             E2e.privateDir(dir.resolve("linkhome")).resolve(target.getFileName()), target);
     E2e.Result r = launch("link", link, null);
     assertEquals(3, r.code());
-    assertTrue(r.oneLineRefusal().contains("world-writable"), r.err());
+    assertTrue(r.oneLineRefusal().contains("is writable by group and others"), r.err());
     assertEngineNeverRan(r);
   }
 

@@ -1,0 +1,92 @@
+package dev.strata.engine.config;
+
+import dev.strata.engine.host.HostKeys;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.nodes.Tag;
+import org.yaml.snakeyaml.reader.StreamReader;
+import org.yaml.snakeyaml.representer.Representer;
+
+/**
+ * Writing an engine config as YAML through SnakeYAML's emitter: fixed key order, block style,
+ * two-space indent, {@code args} one item per line, no line folding, {@code sha256} left out when
+ * null. The emitter decides the quoting: a string is plain when YAML reads it back as that string,
+ * otherwise quoted ({@code '32768'}, {@code 'true'}). Reached through {@link ConfigCodec#write}.
+ */
+final class ConfigYaml {
+  private ConfigYaml() {}
+
+  private static final Yaml YAML = yaml();
+
+  private static Yaml yaml() {
+    DumperOptions o = new DumperOptions();
+    o.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+    o.setIndent(2);
+    o.setIndicatorIndent(0);
+    o.setWidth(Integer.MAX_VALUE); // one value, one line: never folded
+    o.setSplitLines(false);
+    o.setAllowUnicode(true);
+    o.setLineBreak(DumperOptions.LineBreak.UNIX);
+    // dumping only; a SafeConstructor all the same, so this Yaml can never build a class
+    return new Yaml(new SafeConstructor(new LoaderOptions()), new Strings(o), o);
+  }
+
+  /**
+   * Every string as a {@code !!str} scalar, never {@code !!binary} (SnakeYAML's choice for text
+   * with control characters, which the reader refuses) nor a literal block: text YAML can show
+   * literally is left to the emitter (plain when it reads back as the same string, else
+   * single-quoted); text with a tab, a control character, a line break or a BOM is double-quoted
+   * with escapes, so every value stays on its one line.
+   */
+  private static final class Strings extends Representer {
+    Strings(DumperOptions o) {
+      super(o);
+      this.representers.put(
+          String.class,
+          data -> {
+            String s = (String) data;
+            DumperOptions.ScalarStyle style =
+                s.codePoints().allMatch(Strings::literal)
+                    ? DumperOptions.ScalarStyle.PLAIN
+                    : DumperOptions.ScalarStyle.DOUBLE_QUOTED;
+            return representScalar(Tag.STR, s, style);
+          });
+    }
+
+    /** Printable, and not a tab or one of YAML 1.1's extra line breaks, nor a BOM. */
+    private static boolean literal(int cp) {
+      return cp >= 0x20
+          && cp != 0x85
+          && cp != 0x2028
+          && cp != 0x2029
+          && cp != 0xFEFF
+          && StreamReader.isPrintable(cp);
+    }
+  }
+
+  /** The config as YAML text; the caller has validated it. */
+  static String write(EngineConfig c) {
+    Map<String, Object> top = new LinkedHashMap<>();
+    top.put("schema", c.schema());
+    Map<String, Object> engine = new LinkedHashMap<>();
+    engine.put("backend", c.engine().backend());
+    engine.put("library", c.engine().library());
+    if (c.engine().sha256() != null) {
+      engine.put("sha256", c.engine().sha256());
+    }
+    top.put("engine", engine);
+    top.put("model", Map.of("shards", c.model().shards()));
+    Map<String, Object> host = new LinkedHashMap<>();
+    for (HostKeys.Key k : HostKeys.KEYS) {
+      host.put(k.key(), HostKeys.value(k, c.host()));
+    }
+    top.put("host", host);
+    top.put("args", c.args());
+    top.put("env", new LinkedHashMap<>(c.env()));
+    return YAML.dump(top);
+  }
+}

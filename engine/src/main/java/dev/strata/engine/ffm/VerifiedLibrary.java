@@ -1,0 +1,446 @@
+package dev.strata.engine.ffm;
+
+import dev.strata.engine.Sha256;
+import dev.strata.engine.trust.TrustRefused;
+import dev.strata.engine.trust.TrustedPath;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.stream.Stream;
+
+/**
+ * An engine library opened once and checked on that open file, ready to be loaded as exactly the
+ * bytes that were checked. This is the one way the toolkit loads an engine (docs/LAUNCH.md, "What
+ * is loaded"):
+ *
+ * <ol>
+ *   <li>{@link TrustedPath#open}: the path is walked from {@code /} with every folder and symlink
+ *       checked ({@code OwnerRule}: owned by root or the launching user, not writable by group or
+ *       others), the file is opened once ({@code O_NOFOLLOW}) and its {@code fstat} checked (a
+ *       regular file, owner, mode);
+ *   <li>the whole file is read through that descriptor; its SHA-256 and its header ({@link
+ *       LibraryFile}) are checked on those bytes; the hash must match {@code engine.sha256} when
+ *       the config pins one;
+ *   <li>{@link #load()} hands the dynamic loader <em>that</em> file: on Linux the name {@code
+ *       /proc/self/fd/N} of the open descriptor ({@link Strategy#FD_PATH}); on macOS, which has no
+ *       such name, a copy of the checked bytes written into a fresh folder only this user can enter
+ *       (mode 0700, created with {@code O_EXCL}), read back and re-hashed, then loaded ({@link
+ *       Strategy#PRIVATE_COPY}).
+ * </ol>
+ *
+ * A swapper renaming another library over the configured path between any two of these steps
+ * changes nothing: the path is never opened again. The {@code --isolate} child gets {@link
+ * #handOver()} (the launcher's descriptor as {@code /proc/<pid>/fd/N}, or the private copy) and the
+ * hash, and loads through {@link #openHandedOver}, which re-hashes what it opened.
+ *
+ * <p>Not thread-safe; close it once the engine is loaded or the run is over. The loaded engine
+ * stays valid after {@link #close()} (the loader keeps its own mapping).
+ */
+public final class VerifiedLibrary implements AutoCloseable {
+
+  /** How the verified bytes reach the dynamic loader. */
+  public enum Strategy {
+    /** Linux: {@code dlopen("/proc/self/fd/N")} of the checked descriptor. */
+    FD_PATH,
+    /** macOS (and a test of that path anywhere): a re-hashed copy in a private 0700 folder. */
+    PRIVATE_COPY;
+
+    /** This machine's way: {@link #FD_PATH} where {@code /proc/self/fd} exists, else a copy. */
+    public static Strategy here() {
+      return Files.isDirectory(Path.of("/proc/self/fd")) ? FD_PATH : PRIVATE_COPY;
+    }
+  }
+
+  private final Path configured;
+  private final Path real;
+  private final String sha256;
+  private final boolean pinned;
+  private final Strategy strategy;
+  private TrustedPath.OpenFile file;
+  private final Path privateDir;
+  private final Path loadPath;
+  private boolean closed;
+
+  private VerifiedLibrary(
+      Path configured,
+      Path real,
+      String sha256,
+      boolean pinned,
+      Strategy strategy,
+      TrustedPath.OpenFile file,
+      Path privateDir,
+      Path loadPath) {
+    this.configured = configured;
+    this.real = real;
+    this.sha256 = sha256;
+    this.pinned = pinned;
+    this.strategy = strategy;
+    this.file = file;
+    this.privateDir = privateDir;
+    this.loadPath = loadPath;
+  }
+
+  /**
+   * Opens and checks {@code library} for this machine's loader.
+   *
+   * @param library the library path (absolute, or relative to the working folder)
+   * @param pinnedSha256 the pinned hash (64 hex digits, either case), or null/blank when not pinned
+   * @param context where the path came from, for messages ("engine.library in /c/engine.yaml"), or
+   *     null
+   * @throws TrustRefused (exit 3) when a folder, link or the file fails the ownership rule
+   * @throws EngineLoadException (exit 3) when it is missing, unreadable, not a whole library for
+   *     this machine, or does not match the pin
+   */
+  public static VerifiedLibrary open(Path library, String pinnedSha256, String context) {
+    return open(library, pinnedSha256, context, Strategy.here(), TrustedPath.me());
+  }
+
+  /** As {@link #open(Path, String, String)} with the strategy and the launching user given. */
+  public static VerifiedLibrary open(
+      Path library, String pinnedSha256, String context, Strategy strategy, int me) {
+    Objects.requireNonNull(library, "library");
+    Path abs = library.toAbsolutePath();
+    String where = context == null ? "" : "; " + context;
+    TrustedPath.OpenFile f;
+    try {
+      f = TrustedPath.open(abs, new TrustedPath.Subject("engine library", context), me);
+    } catch (NoSuchFileException | NotDirectoryException e) {
+      throw new EngineLoadException(
+          "engine library not found: "
+              + abs
+              + (e.getFile() != null && !e.getFile().equals(abs.toString())
+                  ? " (" + e.getFile() + " does not exist)"
+                  : "")
+              + " (build strata-ref with ./strata build, or rerun strata-setup --engine-lib PATH"
+              + where
+              + ")");
+    } catch (IOException e) {
+      throw new EngineLoadException(
+          "engine library " + abs + " cannot be checked: " + e.getMessage(), e);
+    }
+    boolean keep = false;
+    try {
+      String name = named(abs, f.real());
+      byte[] bytes;
+      try {
+        bytes = f.readAll();
+      } catch (IOException e) {
+        throw new EngineLoadException(
+            "engine library " + name + " cannot be read: " + e.getMessage(), e);
+      }
+      String actual = sha256(bytes);
+      boolean pinned = pinnedSha256 != null && !pinnedSha256.isBlank();
+      if (pinned) {
+        String want = pinnedSha256.strip().toLowerCase(Locale.ROOT);
+        if (!actual.equals(want)) {
+          throw new EngineLoadException(
+              "engine library "
+                  + name
+                  + " does not match engine.sha256"
+                  + (context == null ? "" : " (" + context + ")")
+                  + " (pinned "
+                  + abbreviate(want)
+                  + ", file "
+                  + abbreviate(actual)
+                  + "): restore the library, or rerun strata-setup to pin the new one");
+        }
+      }
+      String problem = LibraryFile.problem(bytes, LibraryFile.Format.here());
+      if (problem != null) {
+        throw new EngineLoadException("engine library " + name + " " + problem);
+      }
+      VerifiedLibrary v;
+      if (strategy == Strategy.FD_PATH) {
+        v = new VerifiedLibrary(abs, f.real(), actual, pinned, strategy, f, null, null);
+      } else {
+        Path dir = privateFolder(me);
+        Path copy;
+        try {
+          copy = privateCopy(bytes, actual, dir, f.real().getFileName().toString(), me);
+        } catch (RuntimeException e) {
+          deleteTree(dir);
+          throw e;
+        }
+        v = new VerifiedLibrary(abs, f.real(), actual, pinned, strategy, f, dir, copy);
+      }
+      keep = true;
+      return v;
+    } finally {
+      if (!keep) {
+        f.close();
+      }
+    }
+  }
+
+  /**
+   * The {@code --isolate} child's side: opens what the launcher handed over ({@link #handOver()}),
+   * re-hashes it and checks it is the library the launcher verified.
+   *
+   * @param handle the launcher's {@link #handOver()}
+   * @param sha256 the launcher's {@link #sha256()}
+   * @param shown the configured path, for messages and {@code argv[0]}
+   * @throws EngineLoadException (exit 3) when it cannot be opened or its hash differs
+   */
+  public static VerifiedLibrary openHandedOver(String handle, String sha256, String shown) {
+    Strategy strategy = Strategy.here();
+    Path abs = Path.of(shown).toAbsolutePath();
+    int fd;
+    Posix.Stat st;
+    byte[] bytes;
+    try {
+      // A /proc/<pid>/fd/N name is a link by nature: follow it (the kernel opens the inode the
+      // launcher holds); a private copy is a plain file in a folder only this user enters.
+      fd = Posix.open(handle, strategy == Strategy.FD_PATH);
+    } catch (IOException e) {
+      throw new EngineLoadException(
+          "engine library "
+              + abs
+              + " handed to the isolated engine cannot be opened: "
+              + e.getMessage(),
+          e);
+    }
+    TrustedPath.OpenFile f = null;
+    try {
+      st = Posix.fstat(fd);
+      f = new TrustedPath.OpenFile(abs, Path.of(handle), fd, st);
+      if (!st.regularFile()) {
+        throw new EngineLoadException(
+            "engine library " + abs + " handed to the isolated engine is not a regular file");
+      }
+      bytes = f.readAll();
+    } catch (IOException e) {
+      Posix.close(fd);
+      throw new EngineLoadException(
+          "engine library "
+              + abs
+              + " handed to the isolated engine cannot be read: "
+              + e.getMessage(),
+          e);
+    }
+    String actual = sha256(bytes);
+    if (!actual.equalsIgnoreCase(sha256)) {
+      f.close();
+      throw new EngineLoadException(
+          "engine library "
+              + abs
+              + " handed to the isolated engine is not the file the launcher checked (sha256 "
+              + abbreviate(actual)
+              + ", checked "
+              + abbreviate(sha256)
+              + ")");
+    }
+    Path loadPath = strategy == Strategy.PRIVATE_COPY ? Path.of(handle) : null;
+    return new VerifiedLibrary(abs, abs, actual, true, strategy, f, null, loadPath);
+  }
+
+  /**
+   * Writes {@code bytes} into a new file {@code name} in the private folder {@code dir} ({@code
+   * O_EXCL}, mode 0500 once written), reads it back through a checked descriptor and compares its
+   * SHA-256 with {@code sha256}.
+   *
+   * @return the copy's path, to hand to the loader
+   * @throws EngineLoadException when it cannot be written or reads back different
+   */
+  static Path privateCopy(byte[] bytes, String sha256, Path dir, String name, int me) {
+    Path copy = dir.resolve(name);
+    try {
+      try (FileChannel out =
+          FileChannel.open(
+              copy,
+              java.util.Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW),
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        while (b.hasRemaining()) {
+          out.write(b);
+        }
+        out.force(true);
+      }
+      Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("r-x------"));
+      try (TrustedPath.OpenFile back =
+          TrustedPath.open(
+              copy, new TrustedPath.Subject("private copy of the engine library", null), me)) {
+        String again = sha256(back.readAll());
+        if (!again.equals(sha256)) {
+          throw new EngineLoadException(
+              "the private copy "
+                  + copy
+                  + " of the engine library reads back different (sha256 "
+                  + abbreviate(again)
+                  + ", expected "
+                  + abbreviate(sha256)
+                  + "): check the disk");
+        }
+      }
+      return copy;
+    } catch (IOException e) {
+      throw new EngineLoadException(
+          "cannot write the private copy of the engine library (" + copy + "): " + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * A new folder, mode 0700, made with {@code mkdir} (fails if the name exists: the JDK retries
+   * with another name), under the temporary folder, which must itself pass the ownership rule.
+   */
+  static Path privateFolder(int me) {
+    Path base = Path.of(System.getProperty("java.io.tmpdir"));
+    try {
+      Path real =
+          TrustedPath.requireFolderAbove(
+              base, new TrustedPath.Subject("private copy of the engine library", null), me);
+      return Files.createTempDirectory(
+          real,
+          "strata-engine-",
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    } catch (IOException e) {
+      throw new EngineLoadException(
+          "cannot create a private folder for the engine library under "
+              + base
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /** The library as the config names it. */
+  public Path configured() {
+    return configured;
+  }
+
+  /** The file that was opened: every link resolved. For messages only; never re-opened. */
+  public Path real() {
+    return real;
+  }
+
+  /** The SHA-256 of the checked bytes, lower-case hex. */
+  public String sha256() {
+    return sha256;
+  }
+
+  /** Whether the config pinned the hash (and it matched). */
+  public boolean pinned() {
+    return pinned;
+  }
+
+  /** How the bytes reach the loader. */
+  public Strategy strategy() {
+    return strategy;
+  }
+
+  /**
+   * One phrase for {@code --dry-run} and the docs: what the loader is given, e.g. "the checked open
+   * file (/proc/self/fd/N)" or "a private copy … (sha256 re-checked)".
+   */
+  public String loadedVia() {
+    return strategy == Strategy.FD_PATH
+        ? "the open file that was checked (/proc/self/fd/N), never the path again"
+        : "a copy of the checked bytes in a private 0700 folder (sha256 re-checked): "
+            + (loadPath == null ? "?" : loadPath);
+  }
+
+  /**
+   * What the {@code --isolate} child opens instead of the path: this process's descriptor as {@code
+   * /proc/<pid>/fd/N}, or the private copy. Valid while this object is open.
+   */
+  public String handOver() {
+    requireOpen();
+    return strategy == Strategy.FD_PATH
+        ? "/proc/" + ProcessHandle.current().pid() + "/fd/" + file.fd()
+        : loadPath.toString();
+  }
+
+  /**
+   * The name handed to {@code dlopen}: {@code /proc/self/fd/N}, or the private copy. Package
+   * private: {@link NativeEngine#load(VerifiedLibrary)} is the one caller.
+   */
+  String loadName(int fd) {
+    return strategy == Strategy.FD_PATH ? "/proc/self/fd/" + fd : loadPath.toString();
+  }
+
+  /** The open descriptor (for {@link NativeEngine#load(VerifiedLibrary)}). */
+  int fd() {
+    requireOpen();
+    return file.fd();
+  }
+
+  /**
+   * Loads the checked bytes and binds the engine's ABI.
+   *
+   * @throws EngineLoadException (exit 3) when the loader refuses it, a symbol is missing or the ABI
+   *     version differs
+   */
+  public NativeEngine load() {
+    return NativeEngine.load(this);
+  }
+
+  /** Closes the descriptor and deletes the private copy. A loaded engine stays valid. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (file != null) {
+      file.close();
+      file = null;
+    }
+    if (privateDir != null) {
+      deleteTree(privateDir);
+    }
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("engine library " + configured + " was closed");
+    }
+  }
+
+  /** The SHA-256 of {@code bytes}, lower-case hex ({@link Sha256}). */
+  public static String sha256(byte[] bytes) {
+    return Sha256.hex(bytes);
+  }
+
+  static String named(Path configured, Path real) {
+    if (configured.equals(real)) {
+      return configured.toString();
+    }
+    return configured
+        + (Files.isSymbolicLink(configured) ? " (a symlink to " : " (resolved: ")
+        + real
+        + ")";
+  }
+
+  static String abbreviate(String hex) {
+    return hex.length() > 16 ? hex.substring(0, 16) + "…" : hex;
+  }
+
+  private static void deleteTree(Path dir) {
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(dir)) {
+      walk.sorted(Comparator.reverseOrder())
+          .forEach(
+              p -> {
+                try {
+                  Files.deleteIfExists(p);
+                } catch (IOException e) {
+                  // a private folder left in the temp folder is harmless
+                }
+              });
+    } catch (IOException e) {
+      // same
+    }
+  }
+}

@@ -1,0 +1,405 @@
+package dev.strata.engine.model;
+
+import dev.strata.engine.model.GgufException.Kind;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Which files make a model, and whether they are one model: a single {@code .gguf}, a folder
+ * holding one model, or the shards of a split set as llama.cpp's gguf-split writes them
+ * (docs/ENGINE-CONTRACT.md, "Reading"). The headers themselves are read by {@link GgufParser}.
+ */
+final class GgufSplitSet {
+  /** Keys of the early split format ({@code general.split.count} …), which llama.cpp dropped. */
+  static final String OLD_SPLIT_PREFIX = "general.split.";
+
+  private GgufSplitSet() {}
+
+  /** The shard paths of the model {@code input} names, in order; every one exists. */
+  static List<Path> resolve(Path input) {
+    String shown = input.toString();
+    if (Files.isDirectory(input)) {
+      return resolveFolder(input);
+    }
+    Path fileName = input.getFileName();
+    Matcher part = fileName == null ? null : BYTE_PART.matcher(fileName.toString());
+    if (part != null && part.matches()) {
+      throw joinParts(shown, part.group(1), part.group(3));
+    }
+    if (!Files.exists(input)) {
+      if (fileName != null) {
+        String prefix = fileName + ".part1of";
+        try (DirectoryStream<Path> ds =
+            Files.newDirectoryStream(
+                parentOf(input), p -> p.getFileName().toString().startsWith(prefix))) {
+          for (Path p : ds) {
+            Matcher m = BYTE_PART.matcher(p.getFileName().toString());
+            if (m.matches()) {
+              throw joinParts(
+                  shown,
+                  "no such file, but its " + m.group(3) + " byte-split parts are here",
+                  m.group(1),
+                  m.group(3));
+            }
+          }
+        } catch (IOException e) {
+          // no listing: plain "no such file" below
+        }
+      }
+      throw new GgufException(
+          Kind.NOT_FOUND,
+          shown,
+          "no such file; pass the model's .gguf file (the first shard of a split model) or its"
+              + " folder");
+    }
+    if (!Files.isRegularFile(input)) {
+      throw new GgufException(Kind.NOT_A_MODEL, shown, "not a regular file; pass a .gguf file");
+    }
+    Path name = input.getFileName();
+    ShardName sn = name == null ? null : ShardName.parse(name.toString());
+    if (sn == null) {
+      return List.of(input);
+    }
+    return shardPaths(parentOf(input), sn, shown);
+  }
+
+  /**
+   * A byte-split part ({@code NAME.gguf.part1of2}): a file cut by bytes (split, HF's old upload
+   * limit), not by gguf-split. Groups: the whole file's name, k, n.
+   */
+  static final Pattern BYTE_PART =
+      Pattern.compile("(.+\\.gguf)\\.part(\\d{1,4})of(\\d{1,4})", Pattern.CASE_INSENSITIVE);
+
+  private static GgufException joinParts(String shown, String whole, String count) {
+    return joinParts(
+        shown,
+        "is one of "
+            + count
+            + " byte-split parts of "
+            + GgufException.clip(whole)
+            + ", not a GGUF on its own",
+        whole,
+        count);
+  }
+
+  private static GgufException joinParts(String shown, String lead, String whole, String count) {
+    return new GgufException(
+        Kind.NOT_A_MODEL,
+        shown,
+        lead
+            + "; join them in order (cat "
+            + GgufException.clip(whole)
+            + ".part1of"
+            + count
+            + " … "
+            + GgufException.clip(whole)
+            + ".part"
+            + count
+            + "of"
+            + count
+            + " > "
+            + GgufException.clip(whole)
+            + ") and pass the joined file");
+  }
+
+  private static Path parentOf(Path p) {
+    return p.getParent() != null ? p.getParent() : Path.of("");
+  }
+
+  private static List<Path> resolveFolder(Path dir) {
+    String shown = dir.toString();
+    // key → first file seen: a split set is one model whatever shards are present
+    TreeMap<String, Path> models = new TreeMap<>();
+    int seen = 0;
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.gguf")) {
+      for (Path p : ds) {
+        if (++seen > GgufReader.MAX_FOLDER_FILES) {
+          throw new GgufException(
+              Kind.ABSURD_COUNT,
+              shown,
+              "holds more than "
+                  + GgufReader.MAX_FOLDER_FILES
+                  + " .gguf files; pass the model's first shard");
+        }
+        if (!Files.isRegularFile(p)) {
+          continue;
+        }
+        String fn = p.getFileName().toString();
+        ShardName sn = ShardName.parse(fn);
+        models.putIfAbsent(sn == null ? fn : sn.fileName(1), p);
+      }
+    } catch (AccessDeniedException e) {
+      throw new GgufException(Kind.IO, shown, "permission denied; make the folder readable");
+    } catch (IOException e) {
+      throw new GgufException(Kind.IO, shown, "cannot list (" + e.getMessage() + ")", e);
+    }
+    if (models.isEmpty()) {
+      try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.gguf.part*")) {
+        for (Path p : ds) {
+          Matcher m = BYTE_PART.matcher(p.getFileName().toString());
+          if (m.matches()) {
+            throw joinParts(p.toString(), m.group(1), m.group(3));
+          }
+        }
+      } catch (IOException e) {
+        // no listing: the plain refusal below
+      }
+      throw new GgufException(
+          Kind.NOT_A_MODEL, shown, "holds no .gguf file; pass the folder that holds the model");
+    }
+    if (models.size() > 1) {
+      List<String> names = new ArrayList<>(models.keySet());
+      String list = String.join(", ", names.size() > 5 ? names.subList(0, 5) : names);
+      throw new GgufException(
+          Kind.NOT_A_MODEL,
+          shown,
+          "holds "
+              + models.size()
+              + " models ("
+              + list
+              + (names.size() > 5 ? ", …" : "")
+              + "); pass the first shard of the one to use");
+    }
+    String key = models.firstKey();
+    ShardName sn = ShardName.parse(key);
+    return sn == null ? List.of(models.firstEntry().getValue()) : shardPaths(dir, sn, shown);
+  }
+
+  private static List<Path> shardPaths(Path dir, ShardName sn, String shown) {
+    if (sn.count() < 1 || sn.count() > GgufReader.MAX_SHARDS) {
+      throw new GgufException(
+          Kind.ABSURD_COUNT,
+          shown,
+          "names a set of "
+              + sn.count()
+              + " shards (limit "
+              + GgufReader.MAX_SHARDS
+              + "); check the name");
+    }
+    if (sn.index() < 1 || sn.index() > sn.count()) {
+      throw new GgufException(
+          Kind.INCONSISTENT,
+          shown,
+          "names shard "
+              + sn.index()
+              + " of "
+              + sn.count()
+              + ", which cannot exist; check the name");
+    }
+    List<Path> paths = new ArrayList<>(sn.count());
+    List<Path> missing = new ArrayList<>();
+    for (int k = 1; k <= sn.count(); k++) {
+      Path p = dir.resolve(sn.fileName(k));
+      paths.add(p);
+      if (!Files.isRegularFile(p)) {
+        missing.add(p);
+      }
+    }
+    if (!missing.isEmpty()) {
+      ShardName first = ShardName.parse(missing.getFirst().getFileName().toString());
+      throw new GgufException(
+          Kind.MISSING_SHARD,
+          missing.getFirst().toString(),
+          "missing: shard "
+              + Objects.requireNonNull(first).index()
+              + " of "
+              + sn.count()
+              + (missing.size() > 1 ? " (" + missing.size() + " shards missing in all)" : "")
+              + "; download it next to the other shards");
+    }
+    return paths;
+  }
+
+  /**
+   * Checks that the files are one model. gguf-split writes the model's metadata into the first
+   * shard only and {@code split.no}, {@code split.count}, {@code split.tensors.count} into every
+   * shard; any key two shards share must have one value, so a shard of another model or of another
+   * split of the same model is caught by its keys or by its tensors.
+   */
+  static void checkSet(List<GgufFile> files, boolean splitNamed) {
+    GgufFile first = files.getFirst();
+    for (GgufFile f : files) {
+      if (f.get("split.count") == null) {
+        for (String key : f.metadata().keySet()) {
+          if (key.startsWith(OLD_SPLIT_PREFIX)) {
+            throw new GgufException(
+                Kind.NOT_A_MODEL,
+                f.file(),
+                "carries the old split key "
+                    + GgufException.clip(key)
+                    + " (an early gguf-split format that llama.cpp no longer reads); merge the"
+                    + " shards with the gguf-split that wrote them (gguf-split --merge) and pass the"
+                    + " merged file, or re-split it with a current llama.cpp's gguf-split");
+          }
+        }
+      }
+    }
+    if (!splitNamed) {
+      long count = first.unsigned("split.count");
+      if (count > 1) {
+        throw new GgufException(
+            Kind.INCONSISTENT,
+            first.file(),
+            "says it is shard "
+                + (first.unsigned("split.no") + 1)
+                + " of "
+                + count
+                + " but its name lacks -0000k-of-0000n.gguf; restore the original file names");
+      }
+      return;
+    }
+    int n = files.size();
+    for (int k = 0; k < n; k++) {
+      GgufFile f = files.get(k);
+      long count = f.unsigned("split.count");
+      long no = f.unsigned("split.no");
+      if (count < 0 || no < 0) {
+        if (n == 1) {
+          continue; // NAME-00001-of-00001.gguf without split keys: just a single file
+        }
+        throw new GgufException(
+            Kind.FOREIGN_SHARD,
+            f.file(),
+            "has no split.count/split.no: it is not a shard of this split model; download shard "
+                + (k + 1)
+                + " again");
+      }
+      if (count != n) {
+        throw new GgufException(
+            Kind.FOREIGN_SHARD,
+            f.file(),
+            "says it is one of "
+                + count
+                + " shards but the set has "
+                + n
+                + ": a shard of another model or split; download shard "
+                + (k + 1)
+                + " again");
+      }
+      if (no != k) {
+        throw new GgufException(
+            Kind.INCONSISTENT,
+            f.file(),
+            "is named shard "
+                + (k + 1)
+                + " but says it is shard "
+                + (no + 1)
+                + "; restore the original file names");
+      }
+    }
+    // The value most shards hold is the set's: the odd one out is named, even when it is the first.
+    GgufValue common = majority(files, "split.tensors.count");
+    for (int k = 0; k < n && n > 1; k++) {
+      GgufFile f = files.get(k);
+      GgufValue v = f.get("split.tensors.count");
+      if (!Objects.equals(v, common)) {
+        throw new GgufException(
+            Kind.FOREIGN_SHARD,
+            f.file(),
+            "split.tensors.count is "
+                + (v == null ? "absent" : GgufFile.describe(v))
+                + " but the other shards say "
+                + (common == null ? "nothing" : GgufFile.describe(common))
+                + ": a shard of another model; download shard "
+                + (k + 1)
+                + " again");
+      }
+    }
+    for (int k = 1; k < n; k++) {
+      GgufFile f = files.get(k);
+      for (Map.Entry<String, GgufValue> e : f.metadata().entrySet()) {
+        if (e.getKey().equals("split.no")) {
+          continue;
+        }
+        GgufValue mine = first.get(e.getKey());
+        if (mine != null && !mine.equals(e.getValue())) {
+          throw new GgufException(
+              Kind.FOREIGN_SHARD,
+              f.file(),
+              GgufException.clip(e.getKey())
+                  + " is "
+                  + GgufFile.describe(e.getValue())
+                  + " but the first shard's is "
+                  + GgufFile.describe(mine)
+                  + ": a shard of another model; download shard "
+                  + (k + 1)
+                  + " again");
+        }
+      }
+    }
+    Map<String, Integer> where = new HashMap<>();
+    long total = 0;
+    for (int k = 0; k < n; k++) {
+      GgufFile f = files.get(k);
+      for (GgufTensor t : f.tensors()) {
+        Integer prev = where.putIfAbsent(t.name(), k);
+        if (prev != null) {
+          throw new GgufException(
+              Kind.INCONSISTENT,
+              f.file(),
+              "holds tensor "
+                  + GgufException.clip(t.name())
+                  + " which "
+                  + files.get(prev).file()
+                  + " holds too: shards of different splits; download the set again");
+        }
+      }
+      total += f.tensors().size();
+    }
+    GgufValue declared = first.get("split.tensors.count");
+    if (declared != null) {
+      if (!(declared instanceof GgufValue.IntValue iv) || iv.bits() != total) {
+        throw new GgufException(
+            Kind.INCONSISTENT,
+            first.file(),
+            "split.tensors.count is "
+                + GgufFile.describe(declared)
+                + " but the "
+                + n
+                + " shards hold "
+                + total
+                + " tensors; download the set again");
+      }
+    }
+  }
+
+  private static GgufValue majority(List<GgufFile> files, String key) {
+    Map<GgufValue, Integer> votes = new HashMap<>();
+    GgufValue best = files.getFirst().get(key);
+    int bestVotes = 0;
+    for (GgufFile f : files) {
+      GgufValue v = f.get(key);
+      if (v == null) {
+        continue;
+      }
+      int c = votes.merge(v, 1, Integer::sum);
+      if (c > bestVotes) {
+        best = v;
+        bestVotes = c;
+      }
+    }
+    // a tie keeps the first shard's value
+    GgufValue first = files.getFirst().get(key);
+    return first != null && votes.getOrDefault(first, 0) == bestVotes ? first : best;
+  }
+
+  static long addOrAbsurd(long a, long b, String file) {
+    try {
+      return Math.addExact(a, b);
+    } catch (ArithmeticException e) {
+      throw new GgufException(
+          Kind.ABSURD_COUNT, file, "tensor bytes overflow; the file is damaged");
+    }
+  }
+}

@@ -1,0 +1,60 @@
+package dev.strata.engine.text;
+
+/**
+ * The one way a value read from a file, a flag or the environment is quoted into a message: one
+ * line, at most {@link #MAX} characters (the middle elided with "…", so both the start and the end,
+ * where a file name or a number usually differs, stay visible), and no character that could move
+ * the cursor or restyle a terminal. A hostile value can neither flood nor restyle the screen.
+ */
+public final class Clip {
+  /** The longest quoted value, in code points, "…" included. */
+  public static final int MAX = 60;
+
+  private Clip() {}
+
+  /** {@code s} clipped to {@link #MAX} code points and made visible ({@link #visible}). */
+  public static String clip(String s) {
+    return clip(s, MAX);
+  }
+
+  /**
+   * {@code s} clipped to {@code max} code points (a third from the start, the rest from the end,
+   * "…" between) and made visible.
+   */
+  public static String clip(String s, int max) {
+    if (s == null) {
+      return "";
+    }
+    int n = s.codePointCount(0, s.length());
+    String t = s;
+    if (n > max) {
+      int head = max / 3;
+      int tail = max - head - 1;
+      t =
+          s.substring(0, s.offsetByCodePoints(0, head))
+              + "…"
+              + s.substring(s.offsetByCodePoints(0, n - tail));
+    }
+    return visible(t);
+  }
+
+  /**
+   * Control characters (C0, DEL, C1) as {@code \xNN}, and the Unicode line and paragraph separators
+   * as {@code \u2028}/{@code \u2029}; everything else as it is.
+   */
+  public static String visible(String s) {
+    StringBuilder b = new StringBuilder(s.length());
+    s.codePoints()
+        .forEach(
+            cp -> {
+              if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+                b.append(String.format("\\x%02X", cp));
+              } else if (cp == 0x2028 || cp == 0x2029) {
+                b.append(String.format("\\u%04X", cp));
+              } else {
+                b.appendCodePoint(cp);
+              }
+            });
+    return b.toString();
+  }
+}

@@ -1,0 +1,335 @@
+package dev.strata.engine.trust;
+
+import dev.strata.engine.ffm.Posix;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+
+/**
+ * Resolves and opens the files that decide what runs under {@link OwnerRule}: the path is walked
+ * one name at a time from {@code /}, each folder is checked as it is entered, each symlink is read
+ * once (its folder and owner checked) and its target spliced into the walk, and the final file is
+ * opened once ({@code O_NOFOLLOW}, so a link planted after the walk fails the open) and checked on
+ * the open descriptor ({@code fstat}). The caller then reads or loads <em>that</em> descriptor,
+ * never the path again.
+ *
+ * <p>Why a walk and not {@code toRealPath}: a symlink in the middle of the path lives in a folder
+ * that must be checked too (whoever can write that folder can re-point the link), and {@code
+ * toRealPath} forgets where the links were.
+ */
+public final class TrustedPath {
+  /** As the kernel's {@code ELOOP} limit ({@code MAXSYMLINKS} is 40 on Linux). */
+  static final int MAX_LINKS = 40;
+
+  private TrustedPath() {}
+
+  /**
+   * What a message calls the file and where it came from.
+   *
+   * @param what "engine library", "config", …
+   * @param context where the name came from, ending the message ("engine.library in /c.yaml"), or
+   *     null
+   */
+  public record Subject(String what, String context) {
+    String suffix() {
+      return context == null ? "" : "; " + context;
+    }
+  }
+
+  /**
+   * An open, checked file: read or load through {@link #fd()}, never through the path.
+   *
+   * @param given the path as given (for messages)
+   * @param real the path every link resolved (for messages)
+   * @param fd the open read-only descriptor (close-on-exec)
+   * @param stat {@code fstat} of {@code fd}
+   */
+  public record OpenFile(Path given, Path real, int fd, Posix.Stat stat) implements AutoCloseable {
+    /** Reads the whole file through the descriptor. */
+    public byte[] readAll() throws IOException {
+      return Posix.readAll(fd, stat.size());
+    }
+
+    @Override
+    public void close() {
+      Posix.close(fd);
+    }
+  }
+
+  /** The launching user: the effective uid of this process. */
+  public static int me() {
+    return Posix.geteuid();
+  }
+
+  /**
+   * Walks {@code path}, checking every folder and link on the way, and returns the real path of the
+   * final object (not itself checked: {@link #open} does that on the descriptor).
+   *
+   * @throws NoSuchFileException when a name on the way does not exist (the exception's file is the
+   *     missing path)
+   * @throws TrustRefused when a folder or link fails {@link OwnerRule}, or the links loop
+   * @throws IOException when the walk cannot read an attribute
+   */
+  public static Path resolve(Path path, Subject subject, int me) throws IOException {
+    Path abs = path.toAbsolutePath();
+    Deque<String> todo = new ArrayDeque<>();
+    for (Path name : abs) {
+      todo.addLast(name.toString());
+    }
+    Path root = abs.getRoot();
+    Path cur = root;
+    requireFolder(cur, OwnerRule.Place.ABOVE, abs, subject, me);
+    int links = 0;
+    while (!todo.isEmpty()) {
+      String name = todo.removeFirst();
+      if (name.isEmpty() || name.equals(".")) {
+        continue;
+      }
+      if (name.equals("..")) {
+        cur = cur.getParent() == null ? cur : cur.getParent();
+        continue;
+      }
+      Path next = cur.resolve(name);
+      Map<String, Object> a;
+      try {
+        a = Files.readAttributes(next, "unix:mode,uid", LinkOption.NOFOLLOW_LINKS);
+      } catch (NoSuchFileException e) {
+        throw new NoSuchFileException(next.toString());
+      }
+      int mode = (Integer) a.get("mode");
+      int uid = (Integer) a.get("uid");
+      int type = mode & 0170000;
+      if (type == 0120000) { // S_IFLNK
+        requireFolder(cur, OwnerRule.Place.HOLDER, abs, subject, me);
+        if (OwnerRule.problem(uid, mode & 07777, me, OwnerRule.Place.LINK) != null) {
+          throw new TrustRefused(
+              "symlink "
+                  + next
+                  + " on the way to the "
+                  + subject.what()
+                  + " "
+                  + abs
+                  + " is owned by "
+                  + owner(next, uid)
+                  + ", not by root or you ("
+                  + owner(null, me)
+                  + "): that user decides where it points (remove it and point to the file"
+                  + " directly"
+                  + subject.suffix()
+                  + ")");
+        }
+        if (++links > MAX_LINKS) {
+          throw new TrustRefused(
+              subject.what()
+                  + " "
+                  + abs
+                  + " is a symlink loop (more than "
+                  + MAX_LINKS
+                  + " links)");
+        }
+        Path target = Files.readSymbolicLink(next);
+        if (target.isAbsolute()) {
+          cur = target.getRoot();
+          requireFolder(cur, OwnerRule.Place.ABOVE, abs, subject, me);
+        }
+        Deque<String> spliced = new ArrayDeque<>();
+        for (Path t : target) {
+          spliced.addLast(t.toString());
+        }
+        while (!spliced.isEmpty()) {
+          todo.addFirst(spliced.removeLast());
+        }
+        continue;
+      }
+      if (todo.isEmpty()) {
+        if (type == 0040000) {
+          // a folder at the end: checked as one passed through; the caller asks for more
+          check(next, uid, mode & 07777, OwnerRule.Place.ABOVE, abs, subject, me);
+        } else {
+          requireFolder(cur, OwnerRule.Place.HOLDER, abs, subject, me);
+        }
+        return next;
+      }
+      if (type != 0040000) { // S_IFDIR
+        throw new NotDirectoryException(next.toString());
+      }
+      // Passed through: the sticky root exception applies here; the folder that holds the last
+      // name is checked strictly once its type is known (below). A refusal of that folder is
+      // worded as "of the …", a folder higher up as "above the …".
+      if (OwnerRule.problem(uid, mode & 07777, me, OwnerRule.Place.ABOVE) != null) {
+        boolean holder = todo.size() == 1 && !todo.peekFirst().equals("..");
+        check(
+            next,
+            uid,
+            mode & 07777,
+            holder ? OwnerRule.Place.HOLDER : OwnerRule.Place.ABOVE,
+            abs,
+            subject,
+            me);
+      }
+      cur = next;
+    }
+    return cur; // the path named a folder ("/", or ending in "..")
+  }
+
+  /**
+   * {@link #resolve}s {@code path}, opens the result once without following a link, and checks the
+   * open file: a regular file, owned by root or {@code me}, not writable by group or others.
+   *
+   * @throws NoSuchFileException when the file or a folder on the way is missing
+   * @throws TrustRefused when any object on the way, or the file, fails the rule
+   * @throws IOException when it cannot be opened or read
+   */
+  public static OpenFile open(Path path, Subject subject, int me) throws IOException {
+    Path real = resolve(path, subject, me);
+    int fd;
+    try {
+      fd = Posix.open(real.toString(), false);
+    } catch (IOException e) {
+      if (!Files.exists(real, LinkOption.NOFOLLOW_LINKS)) {
+        throw new NoSuchFileException(real.toString());
+      }
+      throw new IOException("cannot open " + real + ": " + e.getMessage(), e);
+    }
+    try {
+      Posix.Stat st = Posix.fstat(fd);
+      Path abs = path.toAbsolutePath();
+      String shown = abs.equals(real) ? abs.toString() : abs + " (resolved: " + real + ")";
+      if (!st.regularFile()) {
+        throw new TrustRefused(
+            subject.what() + " " + shown + " is not a regular file" + paren(subject.context()));
+      }
+      check(real, st.uid(), st.permissions(), OwnerRule.Place.FILE, abs, subject, me);
+      return new OpenFile(abs, real, fd, st);
+    } catch (IOException | RuntimeException e) {
+      Posix.close(fd);
+      throw e;
+    }
+  }
+
+  /**
+   * Checks a folder something will be written into (setup's {@code --out}): every folder down to it
+   * passes the rule and it holds the file (checked strictly). A folder that does not exist yet is
+   * checked up to the nearest one that does: setup creates the rest, owned by the user.
+   *
+   * @throws TrustRefused naming the first folder that fails
+   */
+  public static void requireWritableFolder(Path folder, Subject subject, int me)
+      throws IOException {
+    Path abs = folder.toAbsolutePath().normalize();
+    Path existing = abs;
+    while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+      existing = existing.getParent();
+    }
+    if (existing == null) {
+      return;
+    }
+    Path real = resolve(existing, subject, me); // checks it as a folder passed through
+    if (existing.equals(abs)) {
+      requireFolder(real, OwnerRule.Place.HOLDER, abs, subject, me);
+    }
+  }
+
+  /**
+   * Checks a folder something private will be created in (a fresh 0700 folder, made with {@code
+   * mkdir}, which fails when the name exists): the folder and every folder down to it pass the rule
+   * as folders passed through — a sticky root-owned {@code /tmp} passes.
+   *
+   * @return the folder's real path
+   * @throws TrustRefused naming the first folder that fails
+   */
+  public static Path requireFolderAbove(Path folder, Subject subject, int me) throws IOException {
+    return resolve(folder, subject, me);
+  }
+
+  private static void requireFolder(
+      Path folder, OwnerRule.Place place, Path target, Subject subject, int me) throws IOException {
+    Map<String, Object> a =
+        Files.readAttributes(folder, "unix:mode,uid", LinkOption.NOFOLLOW_LINKS);
+    check(
+        folder,
+        (Integer) a.get("uid"),
+        (Integer) a.get("mode") & 07777,
+        place,
+        target,
+        subject,
+        me);
+  }
+
+  private static void check(
+      Path p, int uid, int perms, OwnerRule.Place place, Path target, Subject subject, int me) {
+    OwnerRule.Problem problem = OwnerRule.problem(uid, perms, me, place);
+    if (problem == null) {
+      return;
+    }
+    String role =
+        switch (place) {
+          case FILE -> subject.what() + " " + p;
+          case HOLDER -> "folder " + p + " of the " + subject.what() + " " + target;
+          case ABOVE -> "folder " + p + " above the " + subject.what() + " " + target;
+          case LINK -> "symlink " + p;
+        };
+    String facts = " (owner " + owner(p, uid) + ", mode " + String.format("%04o", perms) + ")";
+    String line =
+        switch (problem) {
+          case OWNER ->
+              role
+                  + facts
+                  + " is not owned by root or by you ("
+                  + owner(null, me)
+                  + "): its owner could change what runs ("
+                  + (place == OwnerRule.Place.FILE
+                      ? "copy it to a folder you own, or as root: chown " + me + " " + p
+                      : "move the "
+                          + subject.what()
+                          + " to a folder you own, or as root: chown "
+                          + me
+                          + " "
+                          + p)
+                  + subject.suffix()
+                  + ")";
+          case WRITABLE ->
+              role
+                  + facts
+                  + " is writable by "
+                  + ((perms & 0020) != 0 && (perms & 0002) != 0
+                      ? "group and others"
+                      : (perms & 0020) != 0 ? "its group" : "others")
+                  + (place == OwnerRule.Place.ABOVE ? " without being a sticky root folder" : "")
+                  + ": they could replace what runs (chmod go-w "
+                  + p
+                  + subject.suffix()
+                  + ")";
+        };
+    throw new TrustRefused(line);
+  }
+
+  /** "alice (uid 1001)" when the name is known, else "uid 1001". */
+  static String owner(Path p, int uid) {
+    String name = null;
+    try {
+      if (p != null
+          && ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == uid) {
+        name = Files.getOwner(p, LinkOption.NOFOLLOW_LINKS).getName();
+      } else if (p == null && uid == me()) {
+        name = System.getProperty("user.name");
+      }
+    } catch (IOException | RuntimeException e) {
+      name = null;
+    }
+    if (name == null || name.equals(Integer.toString(uid))) {
+      return "uid " + uid;
+    }
+    return name + " (uid " + uid + ")";
+  }
+
+  private static String paren(String context) {
+    return context == null ? "" : " (" + context + ")";
+  }
+}

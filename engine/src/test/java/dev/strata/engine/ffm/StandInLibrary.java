@@ -1,0 +1,65 @@
+package dev.strata.engine.ffm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Engine libraries of the real ABI (version 1, every symbol) compiled by the test with {@code cc}:
+ * each answers its own name, and its constructor — code that runs the moment the loader maps it,
+ * before any ABI check — appends its name to a marker file, so a test can tell whether a library
+ * ran at all.
+ */
+final class StandInLibrary {
+  private StandInLibrary() {}
+
+  static Path compile(Path folder, String name, Path marker)
+      throws IOException, InterruptedException {
+    Path src = folder.resolve(name + ".c");
+    Files.writeString(
+        src,
+        """
+        #include <stddef.h>
+        #include <stdint.h>
+        #include <stdio.h>
+        typedef void (*strata_log_fn)(void *, int, const char *);
+        __attribute__((constructor)) static void ran(void) {
+          FILE *f = fopen(MARKER, "a"); if (f) { fputs(NAME "\\n", f); fclose(f); } }
+        int strata_engine_abi_version(void) { return 1; }
+        const char *strata_engine_name(void) { return NAME; }
+        int strata_engine_main(int c, const char *const *v, strata_log_fn l, void *u) {
+          l(u, 0, NAME ": running"); return 0; }
+        void strata_engine_cancel(void) {}
+        size_t strata_kv_cell_bytes(int f, int h, int d) { return 0; }
+        int strata_kv_encode(int f, const float *s, size_t n, int d, uint8_t *o) { return -1; }
+        int strata_kv_decode(int f, const uint8_t *s, size_t n, int d, float *o) { return -1; }
+        """,
+        StandardCharsets.UTF_8);
+    Path lib = folder.resolve("lib" + name + (mac() ? ".dylib" : ".so"));
+    Process cc =
+        new ProcessBuilder(
+                "cc",
+                "-shared",
+                "-fPIC",
+                "-DNAME=\"" + name + "\"",
+                "-DMARKER=\"" + marker + "\"",
+                "-o",
+                lib.toString(),
+                src.toString())
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(cc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(cc.waitFor(60, TimeUnit.SECONDS));
+    assertEquals(0, cc.exitValue(), out);
+    return lib;
+  }
+
+  static boolean mac() {
+    return System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("mac");
+  }
+}

@@ -1,0 +1,77 @@
+package dev.strata.engine.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.strata.engine.model.GgufException.Kind;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.SequencedMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Files that are not broken but packaged another way get a message that points at the fix, never
+ * "download again": byte-split parts, the early split keys, long chat templates.
+ */
+class GgufMessagesTest {
+  @TempDir Path dir;
+
+  private static GgufException refused(Path p) {
+    GgufException e = assertThrows(GgufException.class, () -> GgufReader.readModel(p));
+    assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+    assertFalse(e.getMessage().contains("download"), e.getMessage());
+    return e;
+  }
+
+  @Test
+  void byteSplitPartsAreJoinedNotDownloadedAgain() throws IOException {
+    byte[] whole = TinyModel.bytes();
+    int half = whole.length / 2;
+    Path p1 = dir.resolve("tiny.gguf.part1of2");
+    Path p2 = dir.resolve("tiny.gguf.part2of2");
+    Files.write(p1, Arrays.copyOfRange(whole, 0, half));
+    Files.write(p2, Arrays.copyOfRange(whole, half, whole.length));
+    GgufException e = refused(p1);
+    assertEquals(Kind.NOT_A_MODEL, e.kind());
+    assertTrue(e.getMessage().startsWith(p1 + ": is one of 2 byte-split parts of tiny.gguf"));
+    assertTrue(e.getMessage().contains("> tiny.gguf) and pass the joined file"), e.getMessage());
+    // the whole file's name, not yet joined
+    e = refused(dir.resolve("tiny.gguf"));
+    assertTrue(
+        e.getMessage().contains("no such file, but its 2 byte-split parts are here; join them"),
+        e.getMessage());
+    // the folder
+    e = refused(dir);
+    assertTrue(e.getMessage().contains("byte-split parts of tiny.gguf"), e.getMessage());
+    // joined, it reads
+    Files.write(dir.resolve("tiny.gguf"), whole);
+    assertEquals(
+        TinyModel.ARCH, GgufReader.readModel(dir.resolve("tiny.gguf")).geometry().architecture());
+  }
+
+  @Test
+  void earlySplitKeysSayHowToResplit() throws IOException {
+    SequencedMap<String, GgufValue> m = TinyModel.metadata();
+    m.put("general.split.count", GgufValue.u16(2));
+    m.put("general.split.no", GgufValue.u16(0));
+    Path p = dir.resolve("old-split.gguf");
+    Files.write(p, GgufWriter.toBytes(m, TinyModel.tensors()));
+    GgufException e = refused(p);
+    assertTrue(e.getMessage().contains("old split key general.split."), e.getMessage());
+    assertTrue(e.getMessage().contains("gguf-split"), e.getMessage());
+  }
+
+  @Test
+  void aChatTemplateOfOneAndAHalfMebibytesReads() throws IOException {
+    SequencedMap<String, GgufValue> m = TinyModel.metadata();
+    m.put("tokenizer.chat_template", GgufValue.string("x".repeat(1_572_864)));
+    Path p = dir.resolve("long-template.gguf");
+    Files.write(p, GgufWriter.toBytes(m, TinyModel.tensors()));
+    assertEquals(4, GgufReader.readModel(p).geometry().blocks());
+  }
+}
