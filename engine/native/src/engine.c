@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "ref_internal.h"
 #include "strata_engine.h"
 #include "strata_kernels.h"
@@ -247,7 +248,7 @@ static void pool_free(pool *p) {
 
 /* ---- the workload ---- */
 
-enum { PREFILL_SPAN = 256, SPLIT_CELLS = 2048, CHUNK = 64, MAX_HEADS = 64 };
+enum { PREFILL_SPAN = 256, SPLIT_CELLS = STRATA_SPLIT_CELLS, CHUNK = 64, MAX_HEADS = 64 };
 
 typedef struct {
     int format; /* pool format: KV_INT8 or KV_Q4_0 */
@@ -386,6 +387,104 @@ static void inject_fault(int fault) {
     abort();
 }
 
+/* ---- the memory plan's refusal, in the words of the Java MemoryPlan (docs/PLAN.md, "Refusals") ---- */
+
+#define GIB_BYTES (1ull << 30)
+
+/* GiB with two decimals, rounded half-up (Java Units.gib) */
+static void gib2(char *b, size_t n, uint64_t bytes) {
+    unsigned __int128 v = (unsigned __int128)bytes * 100;
+    uint64_t q = (uint64_t)(v / GIB_BYTES), r = (uint64_t)(v % GIB_BYTES);
+    q += r * 2 >= GIB_BYTES;
+    snprintf(b, n, "%llu.%02llu", (unsigned long long)(q / 100), (unsigned long long)(q % 100));
+}
+
+/* GiB with one decimal, rounded up (Java Units.gibUp) */
+static void gib_up(char *b, size_t n, uint64_t bytes) {
+    unsigned __int128 v = (unsigned __int128)bytes * 10;
+    uint64_t q = (uint64_t)((v + GIB_BYTES - 1) / GIB_BYTES);
+    snprintf(b, n, "%llu.%llu", (unsigned long long)(q / 10), (unsigned long long)(q % 10));
+}
+
+/* an exact count with thousands separators (Java Units.count) */
+static void count(char *b, size_t n, uint64_t v) {
+    char d[32];
+    int len = snprintf(d, sizeof d, "%llu", (unsigned long long)v), o = 0;
+    for (int i = 0; i < len && (size_t)o + 2 < n; i++) {
+        if (i > 0 && (len - i) % 3 == 0) {
+            b[o++] = ',';
+        }
+        b[o++] = d[i];
+    }
+    b[o] = '\0';
+}
+
+/* What to do when the stream arena cannot hold one token's experts (Java MemoryPlan.streamAdvice). */
+static void stream_advice(char *b, size_t n, const char *lead, const strata_mem_plan *p, const strata_mem_inputs *in,
+                          uint64_t stream_fixed, uint64_t context_length) {
+    uint64_t per_cell = p->kv_cell_bytes * in->qsa_layers;
+    int64_t room = (int64_t)p->budget - (int64_t)(stream_fixed - p->kv) - (int64_t)(p->token_slots * p->slot_bytes);
+    int64_t max_ctx = per_cell > 0 ? room / (int64_t)per_cell - 128 : 0;
+    int q4 = in->pools_format != KV_Q4_0 && in->head_dim == 256;
+    if (max_ctx >= 1) {
+        int64_t sug = max_ctx >= 1024 ? max_ctx / 1024 * 1024 : max_ctx;
+        if (context_length > 0 && (uint64_t)sug > context_length) {
+            sug = (int64_t)context_length;
+        }
+        snprintf(b, n, "%s a smaller context (--ctx %lld fits)%s", lead, (long long)sug, q4 ? " or --kv q4_0" : "");
+    } else {
+        snprintf(b, n, "the model does not fit even streamed at the smallest context; use a machine with more memory");
+    }
+}
+
+static void plan_refusal(char *b, size_t n, const strata_mem_plan *p, const strata_mem_inputs *in,
+                         uint64_t context_length) {
+    char tok[32], tokg[16], dense[16], kv[16], sb[16], hr[16], bud[16], sh[16], adv[256], scr[48];
+    /* the stream figures, also used to advise a refused resident plan */
+    strata_mem_inputs si = *in;
+    si.experts_resident = 0;
+    strata_mem_plan sp;
+    strata_memory_plan(&si, &sp);
+    uint64_t token_bytes = p->token_slots * p->slot_bytes;
+    gib2(dense, sizeof dense, p->dense);
+    gib2(kv, sizeof kv, p->kv);
+    gib2(bud, sizeof bud, p->budget);
+    scr[0] = '\0';
+    if (p->scratch > 0) { /* strata-ref's own buffers: a term of the sum only where the plan has them */
+        char g[16];
+        gib2(g, sizeof g, p->scratch);
+        snprintf(scr, sizeof scr, " + scratch %s", g);
+    }
+    if (!in->experts_resident) {
+        count(tok, sizeof tok, p->token_slots);
+        gib2(tokg, sizeof tokg, token_bytes);
+        gib2(sb, sizeof sb, p->standby);
+        gib2(hr, sizeof hr, p->headroom);
+        gib_up(sh, sizeof sh, p->shortfall);
+        stream_advice(adv, sizeof adv, "use", p, in, sp.fixed, context_length);
+        snprintf(b, n,
+                 "stream: the expert arena cannot hold one token's experts (%s slots, %s GiB) after dense %s + KV %s + "
+                 "stand-by %s + page-cache headroom %s%s GiB in the %s GiB the engine may use; short by %s GiB; %s",
+                 tok, tokg, dense, kv, sb, hr, scr, bud, sh, adv);
+        return;
+    }
+    char all[16], need[16], use[16], mar[16];
+    gib2(all, sizeof all, p->arena);
+    gib2(need, sizeof need, p->fixed + p->arena);
+    gib2(use, sizeof use, p->usable);
+    gib2(mar, sizeof mar, p->margin);
+    gib_up(sh, sizeof sh, p->shortfall);
+    if (sp.fits) {
+        snprintf(adv, sizeof adv, "use --experts stream");
+    } else {
+        stream_advice(adv, sizeof adv, "use --experts stream with", &sp, in, sp.fixed, context_length);
+    }
+    snprintf(b, n,
+             "resident: dense %s + KV %s + every expert %s%s = %s GiB, over the %s GiB the engine may use (%s GiB "
+             "usable - %s GiB margin) by %s GiB; %s",
+             dense, kv, all, scr, need, bud, use, mar, sh, adv);
+}
+
 API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log, void *user) {
     logger lg = {log, user};
     atomic_store(&g_cancel, 0);
@@ -418,7 +517,8 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
     }
 
     strata_geometry g;
-    if (strata_gguf_geometry(o.model, &g, err, sizeof err) != 0) {
+    strata_expert_index ix;
+    if (strata_gguf_read(o.model, &g, &ix, err, sizeof err) != 0) {
         logf_(&lg, 2, "%s", err);
         return RC_USAGE;
     }
@@ -428,18 +528,52 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
     if (cell_bytes == 0 || g.head_dim > 256) {
         logf_(&lg, 2, "kv: --kv %s cannot hold head_dim %u (q4_0 needs 256; int8 a multiple of 64, at most 256 in "
                       "strata-ref)", FORMAT_NAMES[format], g.head_dim);
+        strata_expert_index_free(&ix);
         return RC_REFUSED;
     }
     size_t cells = (size_t)o.ctx + 128;
     if ((size_t)o.prompt_tokens + (size_t)o.n_predict > cells) {
         logf_(&lg, 2, "flags: --prompt-tokens %ld + --n-predict %ld exceed the pool's %zu cells (--ctx %ld + 128)",
               o.prompt_tokens, o.n_predict, cells, o.ctx);
+        strata_expert_index_free(&ix);
         return RC_USAGE;
     }
     size_t layer_bytes = cells * cell_bytes;
     size_t total_bytes = layer_bytes * g.qsa_layers;
     logf_(&lg, 0, "kv: format=%s cell_bytes=%zu layers=%u cells=%zu bytes=%zu", FORMAT_NAMES[format], cell_bytes,
           g.qsa_layers, cells, total_bytes);
+    /* The memory plan (memory.c): every buffer below is allocated at exactly the size it gives, and each is
+     * logged once, before any is allocated, as `alloc: item=… bytes=…`. */
+    strata_mem_inputs mi = {
+        .qsa_layers = g.qsa_layers, .kv_heads = g.kv_heads, .head_dim = g.head_dim,
+        .experts = g.experts, .experts_used = g.experts_used, .moe_layers = g.moe_layers,
+        .expert_bytes = g.expert_bytes, .dense_bytes = g.dense_bytes, .ssm_state_bytes = 0,
+        .context = (uint64_t)o.ctx, .experts_resident = o.experts_resident, .pools_format = format,
+        .mem_budget_mb = (uint64_t)o.mem_budget_mb, .total_memory = strata_memory_total(), .k4 = 0,
+        .env_prompt = getenv("STRATA_METAL_PROMPT"), .env_prompt_gemm = getenv("STRATA_METAL_PROMPT_GEMM"),
+    };
+    strata_mem_plan plan;
+    strata_memory_plan(&mi, &plan);
+    logf_(&lg, 0,
+          "memory: total=%llu budget=%llu dense=%llu headroom=%llu arena_slots=%llu model_slots=%llu token_slots=%llu "
+          "slot_bytes=%llu standby_slots=%u",
+          (unsigned long long)plan.total, (unsigned long long)plan.budget, (unsigned long long)plan.dense,
+          (unsigned long long)plan.headroom, (unsigned long long)plan.arena_slots,
+          (unsigned long long)plan.model_slots, (unsigned long long)plan.token_slots,
+          (unsigned long long)plan.slot_bytes, o.experts_resident ? 0u : plan.standby_rule_slots);
+    if (!plan.fits) {
+        char why[1024];
+        plan_refusal(why, sizeof why, &plan, &mi, g.context_length);
+        logf_(&lg, 2, "%s", why);
+        strata_expert_index_free(&ix);
+        return RC_REFUSED;
+    }
+    for (int i = 0; i < plan.n_items; i++) {
+        char line[128];
+        if (strata_memory_item_line(&plan, i, "alloc", line, sizeof line) == 0) {
+            logf_(&lg, 0, "%s", line);
+        }
+    }
     int n_threads = o.threads > 0 ? (int)o.threads : threads_default();
     const strata_fused_ops *ops = strata_fused_best();
     logf_(&lg, 0, "engine: threads=%d kernels=%s experts=%s spec=%ld suffix_draft=%ld mem_budget_mb=%ld", n_threads,
@@ -450,6 +584,8 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
     }
 
     int rc = RC_OK;
+    strata_arena arena;
+    memset(&arena, 0, sizeof arena);
     work w;
     memset(&w, 0, sizeof w);
     w.format = format;
@@ -478,6 +614,19 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
         goto done;
     }
     have_pool = 1;
+    int arc = strata_arena_open(&arena, &plan, &g, &ix, o.model, o.experts_resident, err, sizeof err);
+    if (arc != 0) {
+        if (arc == STRATA_ARENA_NOMEM) {
+            logf_(&lg, 2, "experts: out of memory allocating the arena (%llu slots, %llu bytes) and stand-by (%llu "
+                          "bytes); lower --mem-budget-mb", (unsigned long long)plan.arena_slots,
+                  (unsigned long long)plan.arena, (unsigned long long)plan.standby);
+            rc = RC_NOMEM;
+        } else {
+            logf_(&lg, 2, "%s", err);
+            rc = RC_USAGE;
+        }
+        goto done;
+    }
 
     /* prefill: --prompt-tokens cells per QSA layer, every KV head's K and V */
     w.prefill_tokens = (size_t)o.prompt_tokens;
@@ -502,6 +651,7 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
     uint64_t fnv = 0xcbf29ce484222325ULL;
     double sum = 0.0;
     size_t steps = (size_t)o.n_predict;
+    double t_experts = 0.0;
     t0 = now_s();
     double c0 = cpu_s();
     for (size_t step = 0; step < steps; step++) {
@@ -526,6 +676,20 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
             rc = RC_CANCELLED;
             goto done;
         }
+        /* the experts of this token: every MoE layer routes, hits use their slot, misses read from the shards */
+        double e0 = now_s();
+        int erc = strata_arena_token(&arena, pos, cancelled);
+        if (erc == 1) {
+            rc = RC_CANCELLED;
+            goto done;
+        }
+        if (erc != 0) {
+            logf_(&lg, 2, "experts: reading block %u's experts from the shards failed (%s)", arena.err_layer,
+                  strerror(arena.io_error));
+            rc = RC_USAGE;
+            goto done;
+        }
+        t_experts += now_s() - e0;
         /* combine the splits in a fixed order, so the outputs do not depend on --threads */
         const int H = w.heads, D = w.hd;
         for (int layer = 0; layer < w.layers; layer++) {
@@ -575,11 +739,27 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
           steps > 0 ? 1000.0 * c_decode / (double)steps : 0.0,
           steps > 0 ? (size_t)w.layers * (w.prefill_tokens * steps + steps * (steps + 1) / 2) : (size_t)0);
     logf_(&lg, 0, "checksum: fnv1a64=%016llx sum=%.6e", (unsigned long long)fnv, sum);
+    if (arena.layers > 0) {
+        uint64_t uses = arena.hits + arena.misses;
+        logf_(&lg, 0,
+              "arena: mode=%s slots=%llu slots_used=%llu hits=%llu misses=%llu miss_rate=%.4f bytes_read=%llu "
+              "bytes_read_per_token=%llu evictions=%llu expert_seconds=%.3f",
+              arena.resident ? "resident" : "stream", (unsigned long long)plan.arena_slots,
+              (unsigned long long)(arena.resident ? plan.arena_slots : arena.slots_used),
+              (unsigned long long)arena.hits, (unsigned long long)arena.misses,
+              uses > 0 ? (double)arena.misses / (double)uses : 0.0, (unsigned long long)arena.bytes_read,
+              steps > 0 ? (unsigned long long)(arena.bytes_read / steps) : 0ull, (unsigned long long)arena.evictions,
+              t_experts);
+    }
+    logf_(&lg, 0, "memory: peak_rss_bytes=%llu allocated_bytes=%llu",
+          (unsigned long long)strata_peak_rss_bytes(), (unsigned long long)plan.allocated);
 
 done:
     if (rc == RC_CANCELLED) {
         logf_(&lg, 1, "cancelled: stopping (exit 130)");
     }
+    strata_arena_close(&arena);
+    strata_expert_index_free(&ix);
     if (have_pool) {
         pool_free(&tp);
     }

@@ -64,12 +64,96 @@ typedef struct {
     uint32_t qsa_layers;
     uint32_t shards;
     uint32_t full_attention_interval; /* 0 when absent */
+    /* experts (Java ModelGeometry): {arch}.expert_count / expert_used_count (0 for a dense model), blocks holding
+     * ffn_{gate,up,down}_exps, bytes of one expert of one MoE layer (the largest over layers: one arena slot),
+     * bytes of every other tensor, {arch}.context_length (0 when absent) */
+    uint32_t experts, experts_used, moe_layers;
+    uint64_t expert_bytes, dense_bytes, context_length;
 } strata_geometry;
+
+/* Where one expert tensor's data is: shard number (0-based), absolute file offset of expert 0's slice, and the
+ * bytes of one expert's slice (tensor bytes / expert_count; expert e starts at offset + e * bytes_per_expert). */
+typedef struct {
+    uint32_t shard;
+    uint64_t offset;
+    uint64_t bytes_per_expert;
+} strata_expert_tensor;
+
+/* The expert tensors of every MoE layer, in block order: t[0..2] = ffn_gate_exps, ffn_up_exps, ffn_down_exps. */
+typedef struct {
+    uint32_t n_layers;
+    struct {
+        uint32_t block;
+        strata_expert_tensor t[3];
+    } *layers;
+} strata_expert_index;
 
 /* Reads the model geometry from the shard set whose first shard is path. Returns 0, or -1 with a one-line
  * message in err (names the file and what is wrong). Bounded: never allocates more than a few MB, whatever
  * the file claims. */
 int strata_gguf_geometry(const char *path, strata_geometry *g, char *err, size_t errlen);
+/* The same, and when ix is not NULL the expert tensor index too (free it with strata_expert_index_free). */
+int strata_gguf_read(const char *path, strata_geometry *g, strata_expert_index *ix, char *err, size_t errlen);
+void strata_expert_index_free(strata_expert_index *ix);
+/* The path of shard k (0-based) of a set of count shards whose first is `first` (NAME-00001-of-0000n.gguf). */
+int strata_gguf_shard_path(const char *first, uint32_t k, uint32_t count, char *buf, size_t cap);
+
+/* ---- memory accounting (memory.c): the one function that sizes every buffer strata-ref allocates ---- */
+
+/* Decode attention is split into items of this many cells (engine.c); the scratch for the partials follows it. */
+#define STRATA_SPLIT_CELLS 2048
+#define STRATA_MEM_MAX_ITEMS 8
+
+/* Everything the plan depends on. Geometry from strata_gguf_read; the rest from the flags, the environment and
+ * the machine. */
+typedef struct {
+    uint32_t qsa_layers, kv_heads, head_dim;
+    uint32_t experts, experts_used, moe_layers;
+    uint64_t expert_bytes, dense_bytes;
+    uint64_t ssm_state_bytes;   /* recurrent/SSM state of hybrid layers, per sequence (0: none or not read yet) */
+    uint64_t context;           /* --ctx */
+    int experts_resident;       /* --experts resident */
+    int pools_format;           /* KV_INT8 or KV_Q4_0: the pools' format after the KV rules */
+    uint64_t mem_budget_mb;     /* --mem-budget-mb, 0 = none */
+    uint64_t total_memory;      /* the machine's physical memory (strata_memory_total) */
+    int k4;                     /* an Apple10 (M5-class) GPU: never for strata-ref, which has none */
+    const char *env_prompt;     /* getenv("STRATA_METAL_PROMPT") */
+    const char *env_prompt_gemm; /* getenv("STRATA_METAL_PROMPT_GEMM") */
+} strata_mem_inputs;
+
+typedef struct {
+    const char *name; /* kv, ssm_state, standby, arena, scratch */
+    uint64_t bytes;
+} strata_mem_item;
+
+/* The plan: every figure of the Java MemoryPlan for backend cpu-reference, plus the list of items allocated. */
+typedef struct {
+    uint64_t total, usable, margin, budget, dense;
+    uint64_t kv, kv_cells, kv_cell_bytes;
+    int prompt_gemm;
+    uint32_t standby_rule_slots; /* 576 or 64 by the rule; the stand-by bytes are 0 in resident mode */
+    uint64_t standby, headroom;
+    uint64_t slot_bytes, model_slots, token_slots, arena_slots, arena;
+    uint64_t ssm_state, scratch;
+    uint64_t fixed;      /* what the budget holds before the arena */
+    int64_t free_bytes;  /* budget left after everything (negative when it does not fit) */
+    int fits;
+    uint64_t shortfall;
+    int n_items;
+    strata_mem_item items[STRATA_MEM_MAX_ITEMS];
+    uint64_t allocated;  /* sum of the items */
+} strata_mem_plan;
+
+/* Plans: pure, O(1), no allocation and no I/O. Returns 0. */
+int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *out);
+/* The item line `PREFIX: item=NAME bytes=N` of item i ("plan" for the check, "alloc" for main). 0 or -1. */
+int strata_memory_item_line(const strata_mem_plan *p, int i, const char *prefix, char *buf, size_t cap);
+/* strata-ref's own working buffers (docs/ENGINE-ABI.md lists them; Java MemoryPlan repeats the formula). */
+uint64_t strata_memory_scratch_bytes(uint32_t qsa_layers, uint32_t kv_heads, uint32_t head_dim, uint64_t context,
+                                     uint32_t experts, uint32_t moe_layers);
+/* The machine's physical memory in bytes, as the Java probe reads it (Linux: MemTotal of /proc/meminfo; macOS:
+ * hw.memsize); 0 when unknown. */
+uint64_t strata_memory_total(void);
 
 /* ---- flags (flags.c) ---- */
 typedef struct {

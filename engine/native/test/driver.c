@@ -68,6 +68,15 @@ static int has_line(const capture *c, const char *prefix) {
     return 0;
 }
 
+static int has_text(const capture *c, const char *text) {
+    for (int i = 0; i < c->n; i++) {
+        if (strstr(c->lines[i], text) != NULL) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int failures = 0, passes = 0;
 
 static void check(int ok, const char *flow, const char *what, const capture *c) {
@@ -122,6 +131,7 @@ static int cmd_flows(int argc, char **argv) {
     char first[1024], single[1024];
     gguf_model m = gguf_seed_model(4);
     gguf_model m1 = gguf_seed_model(1);
+    m.sized = m1.sized = 1; /* engine runs read the experts */
     if (gguf_write_model(dir, "seed", &m, first, sizeof first) || gguf_write_model(dir, "one", &m1, single, sizeof single)) {
         fprintf(stderr, "cannot write the test models under %s\n", dir);
         return 2;
@@ -145,6 +155,9 @@ static int cmd_flows(int argc, char **argv) {
         check(has_line(&c, want), kinds[k], want, &c);
         check(has_line(&c, "decode: tokens="), kinds[k], "a decode line", &c);
         check(has_line(&c, "checksum: "), kinds[k], "a checksum line", &c);
+        check(has_line(&c, "alloc: item=arena bytes="), kinds[k], "the arena's alloc line", &c);
+        check(has_line(&c, "arena: mode=stream slots="), kinds[k], "the arena's counters", &c);
+        check(has_line(&c, "memory: peak_rss_bytes="), kinds[k], "the peak RSS line", &c);
         if (k == 2) {
             check(has_line(&c, "kv: --kv fp16 runs on the int8 pools on Metal"), "fp16", "the fp16 note", &c);
         }
@@ -153,6 +166,18 @@ static int cmd_flows(int argc, char **argv) {
         const char *args[] = {"--model", single, "--ctx", "512", "--prompt-tokens", "64", "--n-predict", "2", NULL};
         check(run_engine(&c, args) == 0, "single shard, no --kv", "exit 0", &c);
         check(has_line(&c, "kv: format=int8 cell_bytes=1056 layers=12 cells=640 "), "single shard", "int8 default", &c);
+    }
+    {
+        const char *args[] = {"--model", single, "--ctx", "512", "--prompt-tokens", "16", "--n-predict", "2",
+                              "--experts", "resident", NULL};
+        check(run_engine(&c, args) == 0, "resident experts", "exit 0", &c);
+        check(has_line(&c, "arena: mode=resident "), "resident experts", "resident counters", &c);
+        /* a budget too small for one token's experts: the plan's refusal, before anything is allocated */
+        const char *args2[] = {"--model", single, "--ctx", "512", "--mem-budget-mb", "1", NULL};
+        check(run_engine(&c, args2) == 3, "tiny budget", "exit 3", &c);
+        check(has_line(&c, "stream: the expert arena cannot hold one token's experts (480 slots, "), "tiny budget",
+              "the stream refusal", &c);
+        check(!has_line(&c, "alloc: "), "tiny budget", "no alloc line", &c);
     }
     {
         const char *args[] = {"--model", first, "--kv", "k8v4", NULL};
@@ -210,12 +235,20 @@ static int cmd_flows(int argc, char **argv) {
         check(run_engine(&c, args3) == 2 && has_line(&c, "model: "), "truncated GGUF", "exit 2", &c);
         /* a split set with a missing shard */
         gguf_model m3 = gguf_seed_model(3);
+        m3.sized = 1;
         char first3[1024], gone[1100];
         gguf_write_model(dir, "holed", &m3, first3, sizeof first3);
         snprintf(gone, sizeof gone, "%s/holed-00002-of-00003.gguf", dir);
         remove(gone);
         const char *args4[] = {"--model", first3, NULL};
         check(run_engine(&c, args4) == 2 && has_line(&c, "model: "), "missing shard", "exit 2", &c);
+        /* a shard cut inside its expert data: named, before any run */
+        gguf_model m5 = gguf_seed_model(1);
+        char cut[1024];
+        gguf_write_model(dir, "cut", &m5, cut, sizeof cut); /* not sized: the data is missing */
+        const char *args5[] = {"--model", cut, "--ctx", "512", "--prompt-tokens", "8", "--n-predict", "1", NULL};
+        check(run_engine(&c, args5) == 2 && has_line(&c, "model: ") && has_text(&c, "is truncated"),
+              "expert data past the end", "exit 2", &c);
     }
     {
         /* cancel from another thread during a long run */
@@ -244,6 +277,7 @@ int main(int argc, char **argv) {
         int shards = argc >= 4 ? atoi(argv[3]) : 4;
         char first[1024];
         gguf_model m = gguf_seed_model(shards);
+        m.sized = 1;
         mkdir(argv[2], 0755);
         if (shards < 1 || gguf_write_model(argv[2], "seed", &m, first, sizeof first) != 0) {
             fprintf(stderr, "cannot write the model under %s\n", argv[2]);

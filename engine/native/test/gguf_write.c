@@ -1,12 +1,15 @@
-/* gguf_write.c — see gguf_write.h. Tensor data is not written: strata-ref reads metadata and tensor infos only. */
+/* gguf_write.c — see gguf_write.h. Tensor data is not written; a sized model is extended (sparse zeros) to hold it. */
+#define _POSIX_C_SOURCE 200809L
 #include "gguf_write.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 gguf_model gguf_seed_model(int shards) {
-    gguf_model m = {"qwen3next", shards, 48, 2, 256, 4, 4};
+    gguf_model m = {"qwen3next", shards, 48, 2, 256, 4, 4, 0};
     return m;
 }
 
@@ -140,11 +143,19 @@ int gguf_write_model(const char *dir, const char *stem, const gguf_model *m, cha
                 tensor(f, name, 2048, 12288, 0, &off);
             }
             snprintf(name, sizeof name, "blk.%d.ffn_gate_exps.weight", b);
-            tensor(f, name, 2048, 512, 512, &off);
+            tensor(f, name, 256, 16, 512, &off);
             snprintf(name, sizeof name, "blk.%d.ffn_up_exps.weight", b);
-            tensor(f, name, 2048, 512, 512, &off);
+            tensor(f, name, 256, 16, 512, &off);
             snprintf(name, sizeof name, "blk.%d.ffn_down_exps.weight", b);
-            tensor(f, name, 512, 2048, 512, &off);
+            tensor(f, name, 16, 256, 512, &off);
+        }
+        if (m->sized) {
+            /* the data section starts at the end of the infos, aligned to 32 (GGUF's default alignment) */
+            long end = ftell(f);
+            if (end < 0 || fflush(f) != 0 || ftruncate(fileno(f), (off_t)(((uint64_t)end + 31) / 32 * 32 + off)) != 0) {
+                fclose(f);
+                return -1;
+            }
         }
         if (fclose(f) != 0) {
             return -1;

@@ -13,10 +13,16 @@ import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Templates;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.Backend;
+import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.DemoModel;
+import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
+import dev.strata.engine.model.ModelGeometry;
+import dev.strata.engine.plan.MemoryPlan;
+import dev.strata.engine.plan.UsableMemory;
 import dev.strata.engine.write.ConfigWriter;
 import dev.strata.launcher.preflight.LibraryTrust;
 import java.io.IOException;
@@ -25,6 +31,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -44,7 +51,8 @@ import picocli.CommandLine.ParentCommand;
     sortOptions = false,
     description = {
       "Write the demo model and a config for this machine and strata-ref, then launch the engine"
-          + " on it with a short synthetic workload (a 512-token prompt, 64 decode steps).",
+          + " on it with a short synthetic workload (a 512-token prompt, 8 decode steps whose"
+          + " experts stream through an arena of 4 tokens' experts).",
       "",
       "Files go to ~/.cache/strata/demo ($XDG_CACHE_HOME/strata/demo; ~/Library/Caches/Strata/demo"
           + " on macOS) unless --dir says otherwise. Your own config is never touched.",
@@ -64,6 +72,18 @@ public final class DemoCommand implements Callable<Integer> {
 
   /** Shards of the demo model. */
   public static final int DEMO_SHARDS = 4;
+
+  /**
+   * Decode steps of the demo. Each streams one token's experts: 480 reads of 811,008 B when cold,
+   * so a few steps show the arena at work without reading gigabytes.
+   */
+  public static final int DEMO_DECODE_STEPS = 8;
+
+  /**
+   * The demo's stream arena holds this many tokens' experts (the default-context rule's "4 tokens'
+   * experts", docs/PLAN.md): small enough that the run evicts, whatever the machine.
+   */
+  public static final int DEMO_ARENA_TOKENS = 4;
 
   @ParentCommand LaunchCommand parent;
 
@@ -120,6 +140,7 @@ public final class DemoCommand implements Callable<Integer> {
             new Answers(ctx, null, format),
             new Generator.Library(library.toString(), LibraryTrust.sha256Of(library)),
             Templates.load(Backend.CPU_REFERENCE));
+    config = demoWorkload(config, host, model.geometry(), format);
     Path configPath = folder.resolve("engine.yaml");
     ConfigWriter.write(
         configPath, ConfigCodec.write(config).getBytes(StandardCharsets.UTF_8), true);
@@ -143,6 +164,15 @@ public final class DemoCommand implements Callable<Integer> {
                 + ctx
                 + (format != null ? ", --kv " + format.flagName() : "")
                 + ")");
+    io.out()
+        .println(
+            "  experts stream, --mem-budget-mb "
+                + argAfter(config.args(), "--mem-budget-mb")
+                + " (an arena of "
+                + DEMO_ARENA_TOKENS
+                + " tokens' experts), "
+                + DEMO_DECODE_STEPS
+                + " decode steps; the engine's arena: line counts hits, misses and bytes read");
     io.out()
         .println(
             "  launch  strata-launch --config "
@@ -169,6 +199,56 @@ public final class DemoCommand implements Callable<Integer> {
 
   private static String str(Path p) {
     return p == null ? null : p.toString();
+  }
+
+  /**
+   * The demo's workload on top of the generated config: experts streamed, a budget whose arena
+   * holds {@link #DEMO_ARENA_TOKENS} tokens' experts (never more than the generated budget), and
+   * {@link #DEMO_DECODE_STEPS} decode steps. Everything else stays the generator's.
+   */
+  static EngineConfig demoWorkload(
+      EngineConfig config, HostFacts host, ModelGeometry model, KvFormat format) {
+    long ctx = Long.parseLong(argAfter(config.args(), "--ctx"));
+    if (!(KvRules.decide(Backend.CPU_REFERENCE, format, Map.of())
+        instanceof KvDecision.Accepted kv)) {
+      return config; // refused (k8v4): the launch says so in its own words
+    }
+    MemoryPlan p =
+        MemoryPlan.compute(
+            host, model, ctx, ExpertsMode.STREAM, kv, Backend.CPU_REFERENCE, config.env());
+    long fixed =
+        p.denseBytes()
+            + p.kv().bytes()
+            + p.standbyBytes()
+            + p.pageCacheHeadroomBytes()
+            + p.scratchBytes();
+    long want = fixed + DEMO_ARENA_TOKENS * p.arena().tokenSlots() * p.arena().slotBytes();
+    long mb = (want + UsableMemory.MIB - 1) / UsableMemory.MIB;
+    long generated = Long.parseLong(argAfter(config.args(), "--mem-budget-mb"));
+    List<String> args = new ArrayList<>(config.args());
+    set(args, "--experts", "stream");
+    set(args, "--mem-budget-mb", Long.toString(Math.min(mb, generated)));
+    set(args, "--n-predict", Integer.toString(DEMO_DECODE_STEPS));
+    return new EngineConfig(
+        config.schema(), config.engine(), config.model(), config.host(), args, config.env());
+  }
+
+  private static String argAfter(List<String> args, String flag) {
+    int i = args.indexOf(flag);
+    if (i < 0 || i + 1 >= args.size()) {
+      throw new IllegalStateException("the generated config has no " + flag);
+    }
+    return args.get(i + 1);
+  }
+
+  private static void set(List<String> args, String flag, String value) {
+    int i = args.indexOf(flag);
+    if (i < 0) {
+      args.add(flag);
+      args.add(value);
+    } else {
+      args.set(i + 1, value);
+    }
   }
 
   private static List<Path> existingDemoModel(Path modelDir) {

@@ -250,7 +250,11 @@ final class GpuProbeGuard {
       return false;
     }
     Optional<Instant> start = p.get().info().startInstant();
-    return start.isEmpty() || processStart == null || start.get().toString().equals(processStart);
+    // Without a start instant on either side the pid alone decides.
+    return start.isEmpty()
+        || processStart == null
+        || processStart.isBlank()
+        || start.get().toString().equals(processStart);
   }
 
   private static Path writeMarker(Path dir) throws IOException {

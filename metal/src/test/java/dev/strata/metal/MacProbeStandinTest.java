@@ -269,6 +269,22 @@ class MacProbeStandinTest {
   }
 
   @Test
+  void aMarkerWhosePidWasReusedIsACrash() throws IOException {
+    // The pid runs (it is this JVM) but started at another time than the marker's process did.
+    ProcessHandle self = ProcessHandle.current();
+    Files.writeString(
+        cache.resolve("metal-probe-" + self.pid() + ".marker"),
+        "pid="
+            + self.pid()
+            + "\nstarted=2026-11-30T09:00:00Z\nprocess_start=2000-01-01T00:00:00Z\nstate=running\n");
+    DarwinStandin s = DarwinStandin.get().load("m1-8");
+    ProbeResult r = probe(s);
+    assertFalse(r.gpuFromMetal());
+    assertEquals(0, s.count("devices"));
+    assertEquals(HostProfiles.load("m1-8"), r.facts());
+  }
+
+  @Test
   void objcMsgSendHandsEveryArgumentOverUntouched() throws Throwable {
     // Eight integer and nine double arguments after (self, _cmd): on x86-64 and arm64 some go on
     // the

@@ -28,6 +28,9 @@ import java.util.Map;
  * @param pageCacheHeadroomBytes stream mode: room kept for the page cache the SSD streaming reads
  *     through; 0 in resident mode
  * @param arena the experts kept in memory
+ * @param scratchBytes the engine's own working buffers that the plan knows: strata-ref's (its
+ *     attention queries and partials, the arena's books, the router's tables; formula in {@link
+ *     #refScratchBytes}); 0 for the Metal and PC engines, whose buffers are not modelled
  * @param freeBytes what the budget leaves after everything planned (0 or less when it does not fit)
  * @param shortfallBytes how much is missing; 0 when the plan fits
  * @param refusal one line saying by how much it does not fit and what to do; null when it fits
@@ -46,6 +49,7 @@ public record MemoryPlan(
     long standbyBytes,
     long pageCacheHeadroomBytes,
     ExpertArena arena,
+    long scratchBytes,
     long freeBytes,
     long shortfallBytes,
     String refusal,
@@ -84,7 +88,24 @@ public record MemoryPlan(
       KvDecision.Accepted kv,
       Backend backend,
       Map<String, String> env) {
-    return compute(host, model, context, experts, kv.pools(), kv.notes(), backend, env);
+    return compute(host, model, context, experts, kv.pools(), kv.notes(), backend, env, 0);
+  }
+
+  /**
+   * Plans with a KV decision and the engine's {@code --mem-budget-mb} (0 = none): a value below the
+   * plan's own budget in whole MiB lowers the budget to exactly that many MiB ({@link #budget}).
+   */
+  public static MemoryPlan compute(
+      HostFacts host,
+      ModelGeometry model,
+      long context,
+      ExpertsMode experts,
+      KvDecision.Accepted kv,
+      Backend backend,
+      Map<String, String> env,
+      long memBudgetMb) {
+    return compute(
+        host, model, context, experts, kv.pools(), kv.notes(), backend, env, memBudgetMb);
   }
 
   /**
@@ -103,7 +124,58 @@ public record MemoryPlan(
       KvFormat pools,
       Backend backend,
       Map<String, String> env) {
-    return compute(host, model, context, experts, pools, List.of(), backend, env);
+    return compute(host, model, context, experts, pools, List.of(), backend, env, 0);
+  }
+
+  /** Plans one configuration with the engine's {@code --mem-budget-mb} (0 = none). */
+  public static MemoryPlan compute(
+      HostFacts host,
+      ModelGeometry model,
+      long context,
+      ExpertsMode experts,
+      KvFormat pools,
+      Backend backend,
+      Map<String, String> env,
+      long memBudgetMb) {
+    return compute(host, model, context, experts, pools, List.of(), backend, env, memBudgetMb);
+  }
+
+  /**
+   * The budget: usable − margin (never negative), lowered to {@code memBudgetMb} MiB when that is
+   * set and below the plan's own budget in whole MiB. The generator writes exactly that whole-MiB
+   * figure as {@code --mem-budget-mb}, so a generated config plans as if the flag were absent;
+   * strata-ref applies the same rule (engine/native/src/memory.c).
+   */
+  public static long budget(UsableMemory memory, long memBudgetMb) {
+    long plan = Math.max(0, memory.usableBytes() - SAFETY_MARGIN);
+    if (memBudgetMb > 0 && memBudgetMb < plan / UsableMemory.MIB) {
+      return memBudgetMb * UsableMemory.MIB;
+    }
+    return plan;
+  }
+
+  /** strata-ref splits decode attention into items of this many cells (engine/native/src). */
+  static final long REF_SPLIT_CELLS = 2048;
+
+  /**
+   * strata-ref's own working buffers at a context, in bytes (engine/native/src/memory.c,
+   * strata_memory_scratch_bytes, the same formula): the decode queries (QSA layers × KV heads ×
+   * head_dim floats), the flash-decoding partials (QSA layers × ⌈cells / 2048⌉ × KV heads ×
+   * (head_dim + 2) floats), one head's output (head_dim floats), and the arena's and router's
+   * tables: 18 B per model slot (slot index, LRU key and links as int32, popularity order as
+   * uint16) plus one double per expert.
+   */
+  public static long refScratchBytes(ModelGeometry model, long context) {
+    long cells = KvFormat.cells(context);
+    long splits = (cells + REF_SPLIT_CELLS - 1) / REF_SPLIT_CELLS;
+    long q = model.qsaLayerCount();
+    long queries = q * model.kvHeads() * model.headDim() * Float.BYTES;
+    long partials =
+        Math.multiplyExact(
+            q * splits, (long) model.kvHeads() * (model.headDim() + 2) * Float.BYTES);
+    long out = (long) model.headDim() * Float.BYTES;
+    long books = model.expertSlots() * 18 + (long) model.experts() * Double.BYTES;
+    return queries + partials + out + books;
   }
 
   private static MemoryPlan compute(
@@ -114,7 +186,8 @@ public record MemoryPlan(
       KvFormat pools,
       List<String> kvNotes,
       Backend backend,
-      Map<String, String> env) {
+      Map<String, String> env,
+      long memBudgetMb) {
     if (context < 1) {
       throw new IllegalArgumentException("context must be at least 1, got " + context);
     }
@@ -141,7 +214,7 @@ public record MemoryPlan(
               + " is above the model's trained context "
               + model.trainedContext());
     }
-    long budget = Math.max(0, memory.usableBytes() - SAFETY_MARGIN);
+    long budget = budget(memory, memBudgetMb);
     long dense = model.denseBytes();
     StandbySlots rule = StandbySlots.decide(host, backend, env);
 
@@ -178,7 +251,9 @@ public record MemoryPlan(
         slotBytes > 0 ? Math.multiplyExact((long) model.expertsUsed(), model.moeLayers()) : 0;
     long tokenBytes = Math.multiplyExact(tokenSlots, slotBytes);
 
-    Stream stream = stream(memory, budget, dense, kv, rule, slotBytes, modelSlots, tokenBytes);
+    long scratch = backend == Backend.CPU_REFERENCE ? refScratchBytes(model, context) : 0;
+    Stream stream =
+        stream(memory, budget, dense + scratch, kv, rule, slotBytes, modelSlots, tokenBytes);
     if (experts == ExpertsMode.STREAM) {
       long slots = stream.slots();
       if (slots >= modelSlots && modelSlots > 0) {
@@ -206,6 +281,7 @@ public record MemoryPlan(
                   + Units.gib(stream.standbyBytes())
                   + " + page-cache headroom "
                   + Units.gib(stream.headroom())
+                  + scratchTerm(scratch)
                   + " GiB in the "
                   + Units.gib(budget)
                   + " GiB the engine may use; short by "
@@ -225,6 +301,7 @@ public record MemoryPlan(
           stream.standbyBytes(),
           stream.headroom(),
           arena,
+          scratch,
           budget - stream.fixed() - arenaBytes,
           shortfall,
           refusal,
@@ -233,7 +310,7 @@ public record MemoryPlan(
 
     // Resident: every expert in memory, nothing streams, so no stand-by slots and no headroom.
     long allExperts = Math.multiplyExact(modelSlots, slotBytes);
-    long need = Math.addExact(Math.addExact(dense, kv.bytes()), allExperts);
+    long need = Math.addExact(Math.addExact(dense + scratch, kv.bytes()), allExperts);
     ExpertArena arena = new ExpertArena(slotBytes, modelSlots, modelSlots, tokenSlots, allExperts);
     StandbySlots none =
         new StandbySlots(rule.promptGemm(), 0, "resident experts: no stand-by slots");
@@ -248,6 +325,7 @@ public record MemoryPlan(
               + Units.gib(kv.bytes())
               + " + every expert "
               + Units.gib(allExperts)
+              + scratchTerm(scratch)
               + " = "
               + Units.gib(need)
               + " GiB, over the "
@@ -277,10 +355,16 @@ public record MemoryPlan(
         0,
         0,
         arena,
+        scratch,
         budget - need,
         fits ? 0 : need - budget,
         refusal,
         notes);
+  }
+
+  /** " + scratch X.XX" where the plan has the engine's scratch (strata-ref), else nothing. */
+  private static String scratchTerm(long scratch) {
+    return scratch > 0 ? " + scratch " + Units.gib(scratch) : "";
   }
 
   /** The stream-mode figures, also used to advise a refused resident plan. */
@@ -375,6 +459,7 @@ public record MemoryPlan(
         0,
         0,
         empty,
+        0,
         0,
         0,
         refusal,

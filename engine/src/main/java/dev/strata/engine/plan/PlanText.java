@@ -69,6 +69,9 @@ public final class PlanText {
                 + Units.count(a.slotBytes())
                 + " B; one token uses "
                 + Units.count(a.tokenSlots())));
+    if (p.scratchBytes() > 0) {
+      rows.add(new Row("engine scratch", p.scratchBytes(), "strata-ref's working buffers"));
+    }
     rows.add(new Row("free", p.freeBytes(), "budget left after everything above"));
 
     int wItem = "item".length();
@@ -119,6 +122,29 @@ public final class PlanText {
   }
 
   /**
+   * What the engine allocates, one {@code item=NAME bytes=N} per item of more than 0 bytes, in the
+   * engine's order: kv, standby, arena, scratch. strata-ref logs the same list from its own
+   * accounting (engine/native/src/memory.c) as {@code alloc: item=… bytes=…} when it starts and as
+   * {@code plan: item=… bytes=…} from its check; the two are compared byte for byte. Dense weights
+   * and the page-cache headroom are not engine allocations and are not listed. Not for a plan that
+   * does not fit: the engine allocates nothing then.
+   */
+  public static List<String> items(MemoryPlan p) {
+    List<String> out = new ArrayList<>();
+    item(out, "kv", p.kv().bytes());
+    item(out, "standby", p.standbyBytes());
+    item(out, "arena", p.arena().bytes());
+    item(out, "scratch", p.scratchBytes());
+    return List.copyOf(out);
+  }
+
+  private static void item(List<String> out, String name, long bytes) {
+    if (bytes > 0) {
+      out.add("item=" + name + " bytes=" + bytes);
+    }
+  }
+
+  /**
    * The plan as JSON ({@link Json}'s layout, ASCII only): snake_case keys in a fixed order, exact
    * byte counts.
    */
@@ -166,6 +192,9 @@ public final class PlanText {
     g.writeNumberField("token_slots", a.tokenSlots());
     g.writeNumberField("bytes", a.bytes());
     g.writeEndObject();
+    if (p.scratchBytes() > 0) {
+      g.writeNumberField("scratch_bytes", p.scratchBytes());
+    }
     g.writeNumberField("free_bytes", p.freeBytes());
     g.writeBooleanField("fits", p.fits());
     g.writeNumberField("shortfall_bytes", p.shortfallBytes());

@@ -2,6 +2,7 @@ package dev.strata.engine.ffm;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -12,8 +13,10 @@ import java.util.List;
 
 /**
  * Writes the seed geometry as GGUF v3 shards for the engine tests (docs/ENGINE-CONTRACT.md): 48
- * blocks, QSA every 4th (12 layers), 2 KV heads, head_dim 256. Metadata and tensor infos only — the
- * engine never reads tensor data — so each shard is a few KB.
+ * blocks, QSA every 4th (12 layers), 2 KV heads, head_dim 256, 512 small experts (10 used) in every
+ * block (F16 256 × 16 per expert tensor: 24,576-byte arena slots). Each shard is extended to hold
+ * its tensor data as a hole (sparse zeros), so the engine's arena can read the experts; on disk
+ * each is a few KB.
  */
 final class TinyGguf {
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -48,14 +51,23 @@ final class TinyGguf {
         kvs.add(() -> g.kvI32("split.tensors.count", 0));
       }
       List<String> tensors = new ArrayList<>();
+      List<long[]> dims = new ArrayList<>();
       for (int b = b0; b < b1; b++) {
         if ((b + 1) % 4 == 0) {
           tensors.add("blk." + b + ".attn_k.weight");
+          dims.add(new long[] {2048, 512});
           tensors.add("blk." + b + ".attn_v.weight");
+          dims.add(new long[] {2048, 512});
         } else {
           tensors.add("blk." + b + ".ssm_in.weight");
+          dims.add(new long[] {2048, 512});
         }
         tensors.add("blk." + b + ".ffn_gate_exps.weight");
+        dims.add(new long[] {256, 16, 512});
+        tensors.add("blk." + b + ".ffn_up_exps.weight");
+        dims.add(new long[] {256, 16, 512});
+        tensors.add("blk." + b + ".ffn_down_exps.weight");
+        dims.add(new long[] {16, 256, 512});
       }
       g.bytes("GGUF".getBytes(StandardCharsets.US_ASCII));
       g.u32(3);
@@ -63,17 +75,25 @@ final class TinyGguf {
       g.u64(kvs.size());
       kvs.forEach(Runnable::run);
       long offset = 0;
-      for (String t : tensors) {
-        g.string(t);
-        g.u32(2);
-        g.u64(2048);
-        g.u64(512);
+      for (int i = 0; i < tensors.size(); i++) {
+        long[] d = dims.get(i);
+        g.string(tensors.get(i));
+        g.u32(d.length);
+        long n = 2; // F16
+        for (long x : d) {
+          g.u64(x);
+          n *= x;
+        }
         g.u32(1); // F16
         g.u64(offset);
-        offset += 2048L * 512 * 2;
+        offset += (n + 31) / 32 * 32;
       }
       Path p = dir.resolve(name);
       Files.write(p, g.out.toByteArray());
+      // the data section (GGUF's default alignment of 32) as a hole
+      try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+        f.setLength((g.out.size() + 31L) / 32 * 32 + offset);
+      }
       paths.add(p);
     }
     return paths.get(0);

@@ -401,7 +401,8 @@ public final class Preflight {
                 engineArgs.experts(),
                 kv,
                 backend,
-                engineEnv);
+                engineEnv,
+                engineArgs.memBudgetMb());
       } catch (IllegalArgumentException e) {
         throw refuse("plan", new PreflightRefused("memory plan: " + e.getMessage(), e));
       }

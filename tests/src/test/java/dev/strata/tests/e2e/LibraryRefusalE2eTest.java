@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LibraryRefusalE2eTest {
   @TempDir static Path dir;
   static List<Path> shards;
-  static final List<String> SHORT = List.of("--prompt-tokens", "8", "--n-predict", "2");
+  static final List<String> SHORT = List.of("--prompt-tokens", "8", "--n-predict", "1");
 
   @BeforeAll
   static void model() throws IOException {

@@ -24,7 +24,7 @@ class ModelAndPlanE2eTest {
   @TempDir static Path dir;
   static List<Path> shards;
   static Path lib;
-  static final List<String> SHORT = List.of("--prompt-tokens", "8", "--n-predict", "2");
+  static final List<String> SHORT = List.of("--prompt-tokens", "8", "--n-predict", "1");
 
   @BeforeAll
   static void model() throws IOException {
@@ -105,7 +105,7 @@ class ModelAndPlanE2eTest {
             null,
             shards,
             32_768,
-            List.of("--prompt-tokens", "8", "--n-predict", "2", "--kv", "q4_0"),
+            List.of("--prompt-tokens", "8", "--n-predict", "1", "--kv", "q4_0"),
             Map.of("STRATA_METAL_PROMPT_GEMM", "0"));
     E2e.Result r = E2e.launch("--config", cfg.toString(), "--dry-run", "--json");
     assertEquals(0, r.code(), r.err());

@@ -1,0 +1,401 @@
+/* arena.c — strata-ref's experts: the streaming arena (LRU slots filled with pread from the shards), resident
+ * experts (every expert tensor mapped), the synthetic router, and the process's peak resident memory.
+ *
+ * Router (docs/ENGINE-ABI.md, "Experts"): for each decoded token and MoE layer it picks experts_used distinct
+ * experts. Popularity is Zipf with exponent STRATA_ROUTER_ZIPF_S over a fixed, per-layer random order of the
+ * experts, and tokens are drawn independently (no token-to-token locality). Seeded by (layer, position), so a run
+ * routes the same way whatever the threads or the arena size. */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#if defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
+
+#include "arena.h"
+
+static const char *const TENSOR_NAMES[3] = {"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"};
+
+uint64_t strata_memory_total(void) {
+#if defined(__APPLE__)
+    uint64_t mem = 0;
+    size_t len = sizeof mem;
+    return sysctlbyname("hw.memsize", &mem, &len, NULL, 0) == 0 ? mem : 0;
+#else
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f == NULL) {
+        return 0;
+    }
+    char line[256];
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (sscanf(line, "MemTotal: %llu kB", &kib) == 1) {
+            break;
+        }
+    }
+    fclose(f);
+    return (uint64_t)kib * 1024; /* the file says kB and means KiB */
+#endif
+}
+
+uint64_t strata_peak_rss_bytes(void) {
+#if !defined(__APPLE__)
+    /* VmHWM: the peak of this process image's own memory. getrusage's ru_maxrss also keeps the peak of the image
+     * before execve — for a process spawned from a JVM (posix_spawn shares the parent's memory until exec) that
+     * is the JVM's, not ours. */
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f != NULL) {
+        char line[256];
+        unsigned long long kib = 0;
+        int found = 0;
+        while (!found && fgets(line, sizeof line, f) != NULL) {
+            found = sscanf(line, "VmHWM: %llu kB", &kib) == 1;
+        }
+        fclose(f);
+        if (found) {
+            return (uint64_t)kib * 1024;
+        }
+    }
+#endif
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) {
+        return 0;
+    }
+#if defined(__APPLE__)
+    return (uint64_t)ru.ru_maxrss; /* bytes on macOS */
+#else
+    return (uint64_t)ru.ru_maxrss * 1024; /* KiB on Linux */
+#endif
+}
+
+static inline uint64_t mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void *map_anon(uint64_t bytes) {
+    if (bytes == 0) {
+        return NULL;
+    }
+    /* anonymous pages: reserved now, backed by memory as they are first written (like the KV pools' calloc) */
+    void *p = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static int errf(char *err, size_t errlen, const char *fmt, const char *a, unsigned long long x, unsigned long long y,
+                const char *b) {
+    snprintf(err, errlen, fmt, a, x, y, b);
+    return -1;
+}
+
+int strata_arena_open(strata_arena *a, const strata_mem_plan *p, const strata_geometry *g,
+                      const strata_expert_index *ix, const char *first, int resident, char *err, size_t errlen) {
+    memset(a, 0, sizeof *a);
+    a->resident = resident;
+    a->experts = g->experts;
+    a->used = g->experts_used;
+    a->layers = ix->n_layers;
+    a->slot_bytes = p->slot_bytes;
+    a->plan_slots = p->arena_slots;
+    a->ix = ix;
+    a->n_fds = g->shards;
+    if (a->layers == 0 || a->experts == 0 || a->slot_bytes == 0) {
+        return 0; /* a dense model: nothing to stream */
+    }
+    a->fds = calloc(a->n_fds, sizeof *a->fds);
+    if (a->fds == NULL) {
+        return STRATA_ARENA_NOMEM;
+    }
+    for (uint32_t k = 0; k < a->n_fds; k++) {
+        a->fds[k] = -1;
+    }
+    char path[4096];
+    for (uint32_t k = 0; k < a->n_fds; k++) {
+        if (strata_gguf_shard_path(first, k, a->n_fds, path, sizeof path) != 0) {
+            return errf(err, errlen, "model: %s: cannot name shard %llu of %llu%s", first, k + 1ull, a->n_fds, "");
+        }
+        a->fds[k] = open(path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (a->fds[k] < 0 || fstat(a->fds[k], &st) != 0) {
+            snprintf(err, errlen, "model: %s: %s", path, strerror(errno));
+            return -1;
+        }
+        uint64_t size = (uint64_t)st.st_size;
+        /* every expert tensor's data lies inside its shard (the Java reader's rule for every tensor) */
+        for (uint32_t l = 0; l < a->layers; l++) {
+            for (int t = 0; t < 3; t++) {
+                const strata_expert_tensor *et = &ix->layers[l].t[t];
+                uint64_t end = et->offset + et->bytes_per_expert * a->experts;
+                if (et->shard == k && end > size) {
+                    snprintf(err, errlen,
+                             "model: %s: tensor blk.%u.%s.weight ends at byte %llu but the file has %llu bytes: the "
+                             "file is truncated; download it again",
+                             path, ix->layers[l].block, TENSOR_NAMES[t], (unsigned long long)end,
+                             (unsigned long long)size);
+                    return -1;
+                }
+            }
+        }
+    }
+    if (resident) {
+        /* every expert tensor mapped on its own (page-aligned around its data), so the resident set holds expert
+         * pages and nothing of the dense tensors beside them */
+        long page = sysconf(_SC_PAGESIZE);
+        uint64_t pg = page > 0 ? (uint64_t)page : 4096;
+        a->maps = calloc((size_t)a->layers * 3, sizeof *a->maps);
+        a->map_len = calloc((size_t)a->layers * 3, sizeof *a->map_len);
+        a->map_skip = calloc((size_t)a->layers * 3, sizeof *a->map_skip);
+        if (a->maps == NULL || a->map_len == NULL || a->map_skip == NULL) {
+            return STRATA_ARENA_NOMEM;
+        }
+        for (uint32_t l = 0; l < a->layers; l++) {
+            for (int t = 0; t < 3; t++) {
+                const strata_expert_tensor *et = &ix->layers[l].t[t];
+                uint64_t start = et->offset / pg * pg, len = et->offset + et->bytes_per_expert * a->experts - start;
+                if (len == 0) {
+                    continue;
+                }
+                void *m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, a->fds[et->shard], (off_t)start);
+                if (m == MAP_FAILED) {
+                    snprintf(err, errlen, "experts: cannot map blk.%u.%s.weight (%s)", ix->layers[l].block,
+                             TENSOR_NAMES[t], strerror(errno));
+                    return STRATA_ARENA_NOMEM;
+                }
+                madvise(m, (size_t)len, MADV_RANDOM); /* no readahead: an expert's pages come in when it is used */
+                a->maps[l * 3 + t] = m;
+                a->map_len[l * 3 + t] = len;
+                a->map_skip[l * 3 + t] = et->offset - start;
+            }
+        }
+    }
+    uint64_t model_slots = (uint64_t)a->experts * a->layers;
+    /* the books: exactly the scratch formula's arena and router share (strata_memory_scratch_bytes) */
+    a->slot_of = malloc(model_slots * sizeof *a->slot_of);
+    a->key = malloc(model_slots * sizeof *a->key);
+    a->prev = malloc(model_slots * sizeof *a->prev);
+    a->next = malloc(model_slots * sizeof *a->next);
+    a->order = malloc(model_slots * sizeof *a->order);
+    a->cdf = malloc((size_t)a->experts * sizeof *a->cdf);
+    if (!a->slot_of || !a->key || !a->prev || !a->next || !a->order || !a->cdf) {
+        return STRATA_ARENA_NOMEM;
+    }
+    for (uint64_t i = 0; i < model_slots; i++) {
+        a->slot_of[i] = -1;
+    }
+    /* Zipf popularity over ranks, then a per-layer order of the experts (Fisher–Yates, seeded by the layer) */
+    double sum = 0.0;
+    for (uint32_t r = 0; r < a->experts; r++) {
+        sum += pow((double)(r + 1), -STRATA_ROUTER_ZIPF_S);
+        a->cdf[r] = sum;
+    }
+    for (uint32_t r = 0; r < a->experts; r++) {
+        a->cdf[r] /= sum;
+    }
+    for (uint32_t l = 0; l < a->layers; l++) {
+        uint16_t *ord = a->order + (uint64_t)l * a->experts;
+        for (uint32_t e = 0; e < a->experts; e++) {
+            ord[e] = (uint16_t)e;
+        }
+        uint64_t s = mix64(0xe4e27u + l);
+        for (uint32_t e = a->experts - 1; e > 0; e--) {
+            s = mix64(s + 0x9e3779b97f4a7c15ULL);
+            uint32_t j = (uint32_t)(s % (e + 1));
+            uint16_t tmp = ord[e];
+            ord[e] = ord[j];
+            ord[j] = tmp;
+        }
+    }
+    a->head = a->tail = -1;
+    if (!resident) {
+        a->mem = map_anon(p->arena_slots * p->slot_bytes);
+#ifdef MADV_HUGEPAGE
+        if (a->mem != NULL) {
+            /* slots fill in order: huge pages cut the first-touch faults of a cold arena 512-fold */
+            madvise(a->mem, (size_t)(p->arena_slots * p->slot_bytes), MADV_HUGEPAGE);
+        }
+#endif
+        a->standby = map_anon(p->standby);
+        if ((p->arena > 0 && a->mem == NULL) || (p->standby > 0 && a->standby == NULL)) {
+            return STRATA_ARENA_NOMEM;
+        }
+        a->n_slots = p->arena_slots;
+        a->standby_bytes = p->standby;
+    }
+    return 0;
+}
+
+/* LRU list: head = most recently used */
+static void lru_unlink(strata_arena *a, int32_t s) {
+    if (a->prev[s] >= 0) a->next[a->prev[s]] = a->next[s]; else a->head = a->next[s];
+    if (a->next[s] >= 0) a->prev[a->next[s]] = a->prev[s]; else a->tail = a->prev[s];
+}
+
+static void lru_push_front(strata_arena *a, int32_t s) {
+    a->prev[s] = -1;
+    a->next[s] = a->head;
+    if (a->head >= 0) a->prev[a->head] = s;
+    a->head = s;
+    if (a->tail < 0) a->tail = s;
+}
+
+static int read_full(int fd, uint8_t *dst, uint64_t n, uint64_t off) {
+    while (n > 0) {
+        ssize_t r = pread(fd, dst, (size_t)(n > (1u << 30) ? (1u << 30) : n), (off_t)off);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            return -1;
+        }
+        dst += r;
+        n -= (uint64_t)r;
+        off += (uint64_t)r;
+    }
+    return 0;
+}
+
+/* The work of one expert: one 8-byte word of every 64-byte cache line of its slices, summed. The memory system
+ * moves whole lines, so this costs the bandwidth of reading every byte (a hit costs memory bandwidth) at an eighth
+ * of the instructions of a full sum. */
+static uint64_t touch(const uint8_t *p, uint64_t n) {
+    uint64_t s0 = 0, s1 = 0, w;
+    uint64_t i = 0;
+    for (; i + 128 <= n; i += 128) {
+        memcpy(&w, p + i, 8);
+        s0 += w;
+        memcpy(&w, p + i + 64, 8);
+        s1 ^= w;
+    }
+    for (; i < n; i += 8) {
+        uint64_t v = 0;
+        memcpy(&v, p + i, n - i < 8 ? n - i : 8);
+        s0 += v;
+    }
+    return s0 ^ (s1 << 1);
+}
+
+/* Routes one layer of one token: experts_used distinct experts by Zipf rank (docs/ENGINE-ABI.md). */
+static void route(const strata_arena *a, uint32_t l, uint64_t pos, uint32_t *pick) {
+    uint64_t s = mix64(0x407e5ULL ^ mix64(pos * 0x9e3779b97f4a7c15ULL + l));
+    const uint16_t *ord = a->order + (uint64_t)l * a->experts;
+    for (uint32_t k = 0; k < a->used;) {
+        s = mix64(s + 0x9e3779b97f4a7c15ULL);
+        double u = (double)(s >> 11) * (1.0 / 9007199254740992.0);
+        uint32_t lo = 0, hi = a->experts - 1;
+        while (lo < hi) { /* first rank whose cumulative share exceeds u */
+            uint32_t mid = (lo + hi) / 2;
+            if (a->cdf[mid] > u) hi = mid; else lo = mid + 1;
+        }
+        uint32_t e = ord[lo];
+        int dup = 0;
+        for (uint32_t j = 0; j < k; j++) {
+            dup |= pick[j] == e;
+        }
+        if (!dup) {
+            pick[k++] = e;
+        }
+    }
+}
+
+int strata_arena_token(strata_arena *a, uint64_t pos, int (*cancelled)(void)) {
+    if (a->layers == 0 || a->experts == 0 || a->slot_bytes == 0) {
+        return 0;
+    }
+    uint32_t pick[1024];
+    if (a->used > 1024) {
+        return -1;
+    }
+    for (uint32_t l = 0; l < a->layers; l++) {
+        if (cancelled != NULL && cancelled()) {
+            return 1;
+        }
+        route(a, l, pos, pick);
+        for (uint32_t k = 0; k < a->used; k++) {
+            uint32_t e = pick[k];
+            const strata_expert_tensor *t = a->ix->layers[l].t;
+            if (a->resident) {
+                for (int i = 0; i < 3; i++) {
+                    a->checksum += touch(a->maps[l * 3 + i] + a->map_skip[l * 3 + i] +
+                                             (uint64_t)e * t[i].bytes_per_expert,
+                                         t[i].bytes_per_expert);
+                }
+                a->hits++;
+                continue;
+            }
+            uint64_t id = (uint64_t)l * a->experts + e;
+            int32_t s = a->slot_of[id];
+            if (s >= 0) {
+                a->hits++;
+                lru_unlink(a, s);
+            } else {
+                a->misses++;
+                if (a->slots_used < a->n_slots) {
+                    s = (int32_t)a->slots_used++;
+                } else {
+                    s = a->tail; /* the least recently used slot; never one of this layer's picks (slots >= 1 token) */
+                    lru_unlink(a, s);
+                    a->slot_of[a->key[s]] = -1;
+                    a->evictions++;
+                }
+                uint8_t *dst = a->mem + (uint64_t)s * a->slot_bytes;
+                for (int i = 0; i < 3; i++) {
+                    if (read_full(a->fds[t[i].shard], dst, t[i].bytes_per_expert,
+                                  t[i].offset + (uint64_t)e * t[i].bytes_per_expert) != 0) {
+                        a->io_error = errno != 0 ? errno : EIO;
+                        a->err_layer = a->ix->layers[l].block;
+                        return -1;
+                    }
+                    dst += t[i].bytes_per_expert;
+                    a->bytes_read += t[i].bytes_per_expert;
+                }
+                a->key[s] = (int32_t)id;
+                a->slot_of[id] = s;
+            }
+            lru_push_front(a, s);
+            a->checksum += touch(a->mem + (uint64_t)s * a->slot_bytes, a->slot_bytes);
+        }
+    }
+    a->tokens++;
+    return 0;
+}
+
+void strata_arena_close(strata_arena *a) {
+    if (a->mem != NULL) {
+        munmap(a->mem, (size_t)(a->n_slots * a->slot_bytes));
+    }
+    if (a->standby != NULL) {
+        munmap(a->standby, (size_t)a->standby_bytes);
+    }
+    for (uint32_t k = 0; a->maps != NULL && k < a->layers * 3; k++) {
+        if (a->maps[k] != NULL) {
+            munmap(a->maps[k], (size_t)a->map_len[k]);
+        }
+    }
+    for (uint32_t k = 0; a->fds != NULL && k < a->n_fds; k++) {
+        if (a->fds[k] >= 0) {
+            close(a->fds[k]);
+        }
+    }
+    free(a->fds);
+    free(a->maps);
+    free(a->map_len);
+    free(a->map_skip);
+    free(a->slot_of);
+    free(a->key);
+    free(a->prev);
+    free(a->next);
+    free(a->order);
+    free(a->cdf);
+    memset(a, 0, sizeof *a);
+}

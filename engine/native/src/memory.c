@@ -1,0 +1,160 @@
+/* memory.c — strata-ref's memory accounting: the one function that sizes every buffer the engine allocates.
+ *
+ * strata_memory_plan is the C twin of the Java dev.strata.engine.plan.MemoryPlan for backend cpu-reference
+ * (docs/PLAN.md): same inputs, same order of rules, same integer arithmetic, so each item it returns equals the
+ * Java plan's row byte for byte (MemoryAccountingTest in tests/ runs both on the same models and compares).
+ * It is pure — no I/O, no allocation — so the engine's check (ABI 2, strata_engine_check) can log the items as
+ * `plan: item=… bytes=…` and strata_engine_main can log the very same list as `alloc: item=… bytes=…` before it
+ * allocates exactly those sizes. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ref_internal.h"
+#include "strata_engine.h"
+
+#define GIB (1ull << 30)
+#define MIB (1ull << 20)
+
+/* The seed's stand-by slots: 576 with the prompt-GEMM chain, 64 without (docs/PLAN.md, StandbySlots). */
+enum { STANDBY_WITH_GEMM = 576, STANDBY_WITHOUT_GEMM = 64 };
+
+/* The C atoi reading of a switch (Java KvRules.kvRotOn): optional blanks, an optional sign, then digits; on when
+ * any digit is not 0. NULL, empty or no digits: off. */
+static int switch_on(const char *v) {
+    if (v == NULL) {
+        return 0;
+    }
+    while (isspace((unsigned char)*v)) {
+        v++;
+    }
+    if (*v == '+' || *v == '-') {
+        v++;
+    }
+    int on = 0;
+    while (*v >= '0' && *v <= '9') {
+        on |= *v != '0';
+        v++;
+    }
+    return on;
+}
+
+/* value, blanks stripped at both ends, equals word */
+static int stripped_equals(const char *value, const char *word) {
+    if (value == NULL) {
+        return 0;
+    }
+    while (isspace((unsigned char)*value)) {
+        value++;
+    }
+    size_t n = strlen(value);
+    while (n > 0 && isspace((unsigned char)value[n - 1])) {
+        n--;
+    }
+    return n == strlen(word) && strncmp(value, word, n) == 0;
+}
+
+uint64_t strata_memory_scratch_bytes(uint32_t qsa_layers, uint32_t kv_heads, uint32_t head_dim, uint64_t context,
+                                     uint32_t experts, uint32_t moe_layers) {
+    uint64_t cells = context + 128;
+    uint64_t splits = (cells + STRATA_SPLIT_CELLS - 1) / STRATA_SPLIT_CELLS;
+    uint64_t queries = (uint64_t)qsa_layers * kv_heads * head_dim * sizeof(float);
+    uint64_t partials = (uint64_t)qsa_layers * splits * kv_heads * (head_dim + 2) * sizeof(float);
+    uint64_t out = (uint64_t)head_dim * sizeof(float);
+    uint64_t model_slots = (uint64_t)experts * moe_layers;
+    /* the arena's books, sized by the model's slots (an arena never has more): slot of each expert (int32), and
+     * per slot its expert and LRU links (3 x int32); the router's popularity order per MoE layer (uint16) and one
+     * cumulative distribution over the experts (double) */
+    uint64_t books = model_slots * (4 + 12) + model_slots * 2 + (uint64_t)experts * sizeof(double);
+    return queries + partials + out + books;
+}
+
+int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
+    memset(p, 0, sizeof *p);
+    p->total = in->total_memory;
+    p->usable = in->total_memory; /* cpu-reference: no GPU working-set limit (docs/PLAN.md, usable memory) */
+    p->margin = GIB;
+    uint64_t budget = p->usable > p->margin ? p->usable - p->margin : 0;
+    /* --mem-budget-mb lowers the budget when it is below the plan's own budget in whole MiB (what setup writes, so
+     * a generated config plans exactly as before) */
+    if (in->mem_budget_mb > 0 && in->mem_budget_mb < budget / MIB) {
+        budget = in->mem_budget_mb * MIB;
+    }
+    p->budget = budget;
+    p->dense = in->dense_bytes;
+
+    size_t cell = strata_kv_cell_bytes(in->pools_format, (int)in->kv_heads, (int)in->head_dim);
+    p->kv_cells = in->context + 128;
+    p->kv_cell_bytes = cell;
+    p->kv = p->kv_cells * cell * in->qsa_layers;
+
+    /* stand-by: the Metal rules, which strata-ref follows so a plan made here matches the Mac's */
+    if (stripped_equals(in->env_prompt, "window") ||
+        (in->env_prompt_gemm != NULL && !switch_on(in->env_prompt_gemm)) || in->k4) {
+        p->standby_rule_slots = STANDBY_WITHOUT_GEMM;
+        p->prompt_gemm = 0;
+    } else {
+        p->standby_rule_slots = STANDBY_WITH_GEMM;
+        p->prompt_gemm = 1;
+    }
+
+    p->slot_bytes = in->expert_bytes;
+    p->model_slots = in->expert_bytes > 0 ? (uint64_t)in->experts * in->moe_layers : 0;
+    p->token_slots = in->expert_bytes > 0 ? (uint64_t)in->experts_used * in->moe_layers : 0;
+    uint64_t token_bytes = p->token_slots * p->slot_bytes;
+    p->ssm_state = in->ssm_state_bytes;
+    p->scratch = strata_memory_scratch_bytes(in->qsa_layers, in->kv_heads, in->head_dim, in->context, in->experts,
+                                             in->moe_layers);
+
+    if (!in->experts_resident) {
+        p->standby = (uint64_t)p->standby_rule_slots * p->slot_bytes;
+        p->headroom = in->total_memory / 8 > 2 * GIB ? in->total_memory / 8 : 2 * GIB;
+        p->fixed = p->dense + p->kv + p->standby + p->headroom + p->ssm_state + p->scratch;
+        int64_t available = (int64_t)p->budget - (int64_t)p->fixed;
+        uint64_t slots = 0;
+        if (available > 0 && p->slot_bytes > 0) {
+            slots = (uint64_t)available / p->slot_bytes;
+            slots = slots < p->model_slots ? slots : p->model_slots;
+        }
+        p->arena_slots = slots;
+        p->arena = slots * p->slot_bytes;
+        p->fits = available >= (int64_t)token_bytes;
+        p->shortfall = p->fits ? 0 : (uint64_t)((int64_t)token_bytes - available);
+        p->free_bytes = (int64_t)p->budget - (int64_t)p->fixed - (int64_t)p->arena;
+    } else {
+        p->arena_slots = p->model_slots;
+        p->arena = p->model_slots * p->slot_bytes;
+        p->fixed = p->dense + p->kv + p->ssm_state + p->scratch;
+        uint64_t need = p->fixed + p->arena;
+        p->fits = need <= p->budget;
+        p->shortfall = p->fits ? 0 : need - p->budget;
+        p->free_bytes = (int64_t)p->budget - (int64_t)need;
+    }
+
+    /* what the engine allocates, in allocation order; items of 0 bytes are not allocated and not listed */
+    const struct {
+        const char *name;
+        uint64_t bytes;
+    } all[] = {
+        {"kv", p->kv}, {"ssm_state", p->ssm_state}, {"standby", p->standby}, {"arena", p->arena},
+        {"scratch", p->scratch},
+    };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (all[i].bytes > 0 && p->n_items < STRATA_MEM_MAX_ITEMS) {
+            p->items[p->n_items].name = all[i].name;
+            p->items[p->n_items].bytes = all[i].bytes;
+            p->allocated += all[i].bytes;
+            p->n_items++;
+        }
+    }
+    return 0;
+}
+
+int strata_memory_item_line(const strata_mem_plan *p, int i, const char *prefix, char *buf, size_t cap) {
+    if (i < 0 || i >= p->n_items) {
+        return -1;
+    }
+    int n = snprintf(buf, cap, "%s: item=%s bytes=%llu", prefix, p->items[i].name,
+                     (unsigned long long)p->items[i].bytes);
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
