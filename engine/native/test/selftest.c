@@ -304,6 +304,81 @@ static void test_gguf(int quick) {
     free(buf);
 }
 
+/* memory.c: the plan's rules on the seed geometry (docs/PLAN.md); the byte-for-byte comparison with the Java
+ * plan is MemoryAccountingE2eTest. */
+static strata_mem_inputs seed_inputs(int format, int resident) {
+    strata_mem_inputs in = {.qsa_layers = 12, .kv_heads = 2, .head_dim = 256, .experts = 512, .experts_used = 10,
+                            .moe_layers = 48, .expert_bytes = 811008, .dense_bytes = 2665016320ull,
+                            .context = 32768, .experts_resident = resident, .pools_format = format,
+                            .total_memory = 24ull << 30};
+    return in;
+}
+
+static void test_memory(void) {
+    strata_mem_plan p, q;
+    strata_mem_inputs in = seed_inputs(KV_INT8, 0);
+    strata_memory_plan(&in, &p);
+    CHECK(p.kv == 416858112ull && p.kv_cells == 32896, "int8 pools at 32K: %llu", (unsigned long long)p.kv);
+    CHECK(p.budget == (23ull << 30) && p.headroom == (3ull << 30), "budget 23 GiB, headroom memory/8");
+    CHECK(p.standby == 576ull * 811008 && p.prompt_gemm, "576 stand-by slots: %llu", (unsigned long long)p.standby);
+    CHECK(p.scratch == 893120, "seed scratch at 32K: %llu", (unsigned long long)p.scratch);
+    CHECK(p.fits && p.arena_slots == (p.budget - p.fixed) / 811008 && p.arena == p.arena_slots * 811008,
+          "arena: whole slots of what is left");
+    CHECK(p.n_items == 4 && strcmp(p.items[0].name, "kv") == 0 && strcmp(p.items[1].name, "standby") == 0 &&
+              strcmp(p.items[2].name, "arena") == 0 && strcmp(p.items[3].name, "scratch") == 0,
+          "items kv, standby, arena, scratch");
+    char line[128];
+    CHECK(strata_memory_item_line(&p, 0, "alloc", line, sizeof line) == 0 &&
+              strcmp(line, "alloc: item=kv bytes=416858112") == 0, "item line: %s", line);
+    in.pools_format = KV_Q4_0;
+    strata_memory_plan(&in, &q);
+    CHECK(q.kv == 227377152ull, "q4_0 pools at 32K");
+    CHECK(q.arena_slots - p.arena_slots == 233 || q.arena_slots - p.arena_slots == 234,
+          "q4_0 wins 189,480,960 B of 811,008-byte slots: +%llu", (unsigned long long)(q.arena_slots - p.arena_slots));
+    /* --mem-budget-mb: the plan's own whole-MiB budget changes nothing, one MiB less lowers it */
+    in = seed_inputs(KV_INT8, 0);
+    in.mem_budget_mb = (23ull << 30) >> 20;
+    strata_memory_plan(&in, &q);
+    CHECK(q.budget == p.budget && q.arena_slots == p.arena_slots, "mem_budget_mb = the plan's: unchanged");
+    in.mem_budget_mb = ((23ull << 30) >> 20) - 1;
+    strata_memory_plan(&in, &q);
+    CHECK(q.budget == in.mem_budget_mb << 20, "mem_budget_mb below: exactly that many MiB");
+    in.mem_budget_mb = 1;
+    strata_memory_plan(&in, &q);
+    CHECK(!q.fits && q.shortfall > 0 && q.arena_slots == 0, "1 MiB: does not fit");
+    /* the stand-by rule's switches, read as the engine reads them (C atoi) */
+    const struct {
+        const char *prompt, *gemm;
+        int k4;
+        uint32_t slots;
+    } sw[] = {{NULL, NULL, 0, 576},   {"window", NULL, 0, 64}, {" window\n", NULL, 0, 64}, {"windowed", NULL, 0, 576},
+              {NULL, "0", 0, 64},     {NULL, "00", 0, 64},     {NULL, "", 0, 64},            {NULL, " 1", 0, 576},
+              {NULL, "-2", 0, 576},   {NULL, "x1", 0, 64},     {NULL, NULL, 1, 64}};
+    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
+        in = seed_inputs(KV_INT8, 0);
+        in.env_prompt = sw[i].prompt;
+        in.env_prompt_gemm = sw[i].gemm;
+        in.k4 = sw[i].k4;
+        strata_memory_plan(&in, &q);
+        CHECK(q.standby_rule_slots == sw[i].slots && q.standby == sw[i].slots * 811008ull,
+              "stand-by case %zu: %u slots", i, q.standby_rule_slots);
+    }
+    /* resident: every expert, no stand-by, no headroom; 21.4 GiB fits 23 */
+    in = seed_inputs(KV_INT8, 1);
+    strata_memory_plan(&in, &q);
+    CHECK(q.fits && q.standby == 0 && q.headroom == 0 && q.arena_slots == 24576 && q.arena == 24576ull * 811008,
+          "resident plan");
+    in.total_memory = 16ull << 30;
+    strata_memory_plan(&in, &q);
+    CHECK(!q.fits && q.shortfall == q.fixed + q.arena - q.budget, "resident on 16 GiB: short");
+    /* a dense model: no arena, no stand-by bytes */
+    in = seed_inputs(KV_INT8, 0);
+    in.experts = in.experts_used = in.moe_layers = 0;
+    in.expert_bytes = 0;
+    strata_memory_plan(&in, &q);
+    CHECK(q.fits && q.arena == 0 && q.standby == 0 && q.n_items == 2, "dense model: kv and scratch only");
+}
+
 static void test_flags(void) {
     strata_opts o;
     char err[300];
@@ -356,6 +431,7 @@ int main(int argc, char **argv) {
     }
 #endif
     test_gguf(quick);
+    test_memory();
     test_flags();
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) {

@@ -17,7 +17,9 @@ import dev.strata.launcher.run.EngineRunner;
 import dev.strata.launcher.run.InProcessRunner;
 import dev.strata.launcher.run.IsolatedRunner;
 import dev.strata.launcher.run.LogRouter;
+import dev.strata.launcher.run.RunSummary;
 import dev.strata.launcher.run.Supervisor;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -53,6 +55,10 @@ import picocli.CommandLine.Option;
       "           machine is a warning, and the plan is for this one",
       "  plan     the memory plan fits this machine (exit 3)",
       "Then the library is loaded: missing, not a library, or another ABI: exit 3.",
+      "",
+      "--json: with --plan the plan, with --dry-run the checks and the plan, with a launch",
+      "the run's allocations, arena counters, peak memory and speed (the engine's lines",
+      "then go to standard error).",
       "",
       "Ctrl-C (SIGINT) stops the engine and exits 130; a second Ctrl-C exits at once.",
       "SIGTERM stops it and exits 143.",
@@ -139,9 +145,6 @@ public final class LaunchCommand implements Callable<Integer> {
     if (plan && dryRun) {
       throw usage("--plan and --dry-run exclude each other: --dry-run already prints the plan");
     }
-    if (json.json() && !plan && !dryRun) {
-      throw usage("--json goes with --plan or --dry-run");
-    }
     if (hostFile.given() && !plan && !dryRun) {
       throw usage("--host-file goes with --plan or --dry-run: a launch always checks this machine");
     }
@@ -176,14 +179,22 @@ public final class LaunchCommand implements Callable<Integer> {
         throw report.refusal();
       }
       Reports.printWarnings(report, io.err());
-      Reports.printStart(report, isolate, io.out());
-      LogRouter log = new LogRouter(io.out(), io.err());
+      // with --json, stdout is the one JSON document: everything else goes to standard error
+      PrintWriter out = json.json() ? io.err() : io.out();
+      Reports.printStart(report, isolate, out);
+      RunSummary summary = json.json() ? new RunSummary() : null;
+      LogRouter log = new LogRouter(out, io.err(), summary);
       // the library preflight checked, held open: loaded (or handed to the child) as it was checked
       EngineRunner runner =
           isolate
               ? new IsolatedRunner(report.verified(), log::raw)
-              : InProcessRunner.load(report.verified(), io.out());
-      return new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
+              : InProcessRunner.load(report.verified(), out);
+      int code = new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
+      if (summary != null) {
+        io.out().println(Reports.runJson(report, isolate, code, summary));
+        io.out().flush();
+      }
+      return code;
     }
   }
 

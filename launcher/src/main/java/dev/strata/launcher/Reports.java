@@ -1,8 +1,11 @@
 package dev.strata.launcher;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import dev.strata.engine.plan.PlanText;
 import dev.strata.engine.text.Json;
 import dev.strata.launcher.preflight.Preflight;
+import dev.strata.launcher.run.RunSummary;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
@@ -90,18 +93,44 @@ final class Reports {
     out.flush();
   }
 
+  /**
+   * A run as one JSON document, no newline: {@code config, backend, library, isolate, exit_code},
+   * then what the engine logged ({@code alloc[{item, bytes}]}, {@code kv}, {@code decode}, {@code
+   * arena}, {@code memory}: {@link RunSummary}), then the launcher's {@code plan}.
+   */
+  static String runJson(Preflight.Report r, boolean isolate, int exitCode, RunSummary summary) {
+    return Json.write(
+        false,
+        g -> {
+          g.writeStartObject();
+          writeLaunchHead(g, r, isolate);
+          g.writeNumberField("exit_code", exitCode);
+          summary.writeFields(g);
+          if (r.plan() != null) {
+            g.writeFieldName("plan");
+            PlanText.writeJson(r.plan(), g);
+          }
+          g.writeEndObject();
+        });
+  }
+
+  /** {@code config, backend, library, isolate}: how a run's and a dry run's JSON begin. */
+  private static void writeLaunchHead(JsonGenerator g, Preflight.Report r, boolean isolate)
+      throws IOException {
+    g.writeStringField("config", r.configPath().toString());
+    g.writeStringField("backend", r.backend().id());
+    g.writeStringField(
+        "library", r.library() != null ? r.library().toString() : r.config().engine().library());
+    g.writeBooleanField("isolate", isolate);
+  }
+
   /** The dry run as one JSON document (the plan written into it, not re-parsed), no newline. */
   static String dryRunJson(Preflight.Report r, boolean isolate) {
     return Json.write(
             false,
             g -> {
               g.writeStartObject();
-              g.writeStringField("config", r.configPath().toString());
-              g.writeStringField("backend", r.backend().id());
-              g.writeStringField(
-                  "library",
-                  r.library() != null ? r.library().toString() : r.config().engine().library());
-              g.writeBooleanField("isolate", isolate);
+              writeLaunchHead(g, r, isolate);
               g.writeArrayFieldStart("args");
               for (String a : r.args()) {
                 g.writeString(a);

@@ -90,10 +90,12 @@ class LaunchCliTest {
   }
 
   @Test
-  void jsonWithoutPlanOrDryRunIsAUsageError() {
-    Result r = run("--json");
+  void jsonWithALaunchNeedsItsConfigLikeAnyLaunch() {
+    // --json of a run is a run: its config is checked first (the run's JSON:
+    // MemoryAccountingE2eTest)
+    Result r = run("--json", "--config", "/nonexistent-strata/engine.yaml");
     assertEquals(2, r.code());
-    assertEquals("strata-launch: --json goes with --plan or --dry-run\n", r.err());
+    assertEquals("strata-launch: no config at /nonexistent-strata/engine.yaml\n", r.err());
   }
 
   @Test

@@ -82,7 +82,12 @@ public final class ProbeCommand implements Callable<Integer> {
     } else {
       ProbeResult r = parent.machine().probe().apply(io.env());
       facts = r.facts();
-      source = "probed (" + (facts.isMac() ? "sysctl + Metal" : "/proc, /sys") + ")";
+      source =
+          "probed ("
+              + (!facts.isMac()
+                  ? "/proc, /sys"
+                  : r.gpuFromMetal() ? "sysctl + Metal" : "sysctl; GPU from the chip name")
+              + ")";
       notes = r.notes();
       workingSet = r.recommendedMaxWorkingSet();
     }

@@ -73,6 +73,15 @@ class GpuFamilyQuestionTest {
   }
 
   @Test
+  void probeTableSaysWhereTheGpuFactsCameFrom(@TempDir Path d) throws IOException {
+    CliHarness c = skipped(d, new ArrayList<>());
+    CliHarness.Run r = c.run("probe");
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().startsWith("Host: probed (sysctl; GPU from the chip name)\n"), r.out());
+    assertTrue(r.out().contains("note: " + NOTE), r.out());
+  }
+
+  @Test
   void gpuFamilyFlagSkipsTheGpuProbeAndAnswersForIt(@TempDir Path d) throws IOException {
     List<Map<String, String>> seen = new ArrayList<>();
     CliHarness c = skipped(d, seen);

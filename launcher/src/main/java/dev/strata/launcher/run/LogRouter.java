@@ -13,15 +13,25 @@ public final class LogRouter implements EngineLog {
   private final PrintWriter out;
   private final PrintWriter err;
   private final Object lock = new Object();
+  private final RunSummary tap;
 
   public LogRouter(PrintWriter out, PrintWriter err) {
+    this(out, err, null);
+  }
+
+  /** Also hands every info line to {@code tap} ({@code strata-launch --json} of a run). */
+  public LogRouter(PrintWriter out, PrintWriter err, RunSummary tap) {
     this.out = out;
     this.err = err;
+    this.tap = tap;
   }
 
   @Override
   public void line(int level, String text) {
     String line = text == null ? "" : stripTerminator(text);
+    if (level == INFO && tap != null) {
+      tap.line(line);
+    }
     synchronized (lock) {
       if (level == INFO) {
         out.println(line);

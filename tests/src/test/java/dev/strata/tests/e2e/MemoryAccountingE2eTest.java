@@ -124,6 +124,47 @@ class MemoryAccountingE2eTest {
     assertEquals(11, runs);
   }
 
+  /**
+   * {@code strata-launch --json} of a run: one JSON document on stdout with the engine's {@code
+   * alloc} items (the plan's), its arena counters and its peak memory; the engine's lines on
+   * stderr.
+   */
+  @Test
+  void launchJsonReturnsTheRunsCounters() throws Exception {
+    List<Path> model = write("json", hybridMoe(), 1);
+    Path cfg =
+        E2e.config(
+            dir.resolve("json.yaml"),
+            E2e.refLibrary(),
+            null,
+            model,
+            2048,
+            List.of("--prompt-tokens", "16", "--n-predict", "3", "--kv", "q4_0"),
+            Map.of());
+    E2e.Result r = E2e.launch("--config", cfg.toString(), "--json");
+    assertEquals(0, r.code(), r.err());
+    com.fasterxml.jackson.databind.JsonNode j =
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+    assertEquals(0, j.get("exit_code").asInt(), r.out());
+    ModelGeometry g = GgufReader.readModel(model.getFirst()).geometry();
+    MemoryPlan p = plan(E2e.here(), g, 2048, ExpertsMode.STREAM, KvFormat.Q4_0, Map.of(), 0);
+    List<String> items = new ArrayList<>();
+    j.get("alloc")
+        .forEach(a -> items.add("item=" + a.get("item").asText() + " bytes=" + a.get("bytes")));
+    assertEquals(PlanText.items(p), items, r.out());
+    assertEquals("stream", j.get("arena").get("mode").asText(), r.out());
+    assertEquals(p.arena().slots(), j.get("arena").get("slots").asLong(), r.out());
+    assertEquals(
+        3L * g.expertsUsed() * g.moeLayers(),
+        j.get("arena").get("hits").asLong() + j.get("arena").get("misses").asLong(),
+        r.out());
+    assertTrue(j.get("memory").get("peak_rss_bytes").asLong() > 0, r.out());
+    assertEquals(3, j.get("decode").get("tokens").asInt(), r.out());
+    assertEquals(p.budgetBytes(), j.get("plan").get("budget_bytes").asLong(), r.out());
+    assertTrue(
+        r.err().contains("arena: mode=stream"), "the engine's lines go to stderr: " + r.err());
+  }
+
   private void check(
       Path driver,
       List<Path> model,

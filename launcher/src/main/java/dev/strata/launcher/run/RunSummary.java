@@ -1,0 +1,94 @@
+package dev.strata.launcher.run;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What a run's engine said about its memory and speed, collected from its info lines for {@code
+ * strata-launch --json} (docs/LAUNCH.md): the {@code alloc: item=NAME bytes=N} lines, and the
+ * {@code key=value} fields of the {@code kv:}, {@code decode:}, {@code arena:} and {@code memory:}
+ * lines (docs/ENGINE-ABI.md). Lines of other shapes are ignored; numbers stay as the engine wrote
+ * them (integers as JSON integers, decimals as JSON numbers). Thread-safe: the engine may log from
+ * any thread.
+ */
+public final class RunSummary {
+  private static final Pattern ALLOC = Pattern.compile("alloc: item=([a-z_]+) bytes=(\\d+)");
+  private static final Pattern FIELD = Pattern.compile("([a-z_]+)=(\\S+)");
+  private static final Pattern INTEGER = Pattern.compile("-?\\d{1,18}");
+  private static final Pattern DECIMAL = Pattern.compile("-?\\d{1,18}\\.\\d{1,18}");
+
+  /** The lines whose fields are kept, in the order they are written. */
+  static final List<String> SECTIONS = List.of("kv", "decode", "arena", "memory");
+
+  private final List<Map.Entry<String, Long>> alloc = new ArrayList<>();
+  private final Map<String, Map<String, String>> sections = new LinkedHashMap<>();
+
+  /** Takes one info line of the engine. */
+  public synchronized void line(String text) {
+    Matcher a = ALLOC.matcher(text);
+    if (a.matches()) {
+      alloc.add(Map.entry(a.group(1), Long.parseLong(a.group(2))));
+      return;
+    }
+    int colon = text.indexOf(": ");
+    if (colon < 0 || !SECTIONS.contains(text.substring(0, colon))) {
+      return;
+    }
+    Map<String, String> fields =
+        sections.computeIfAbsent(text.substring(0, colon), k -> new LinkedHashMap<>());
+    Matcher f = FIELD.matcher(text.substring(colon + 2));
+    while (f.find()) {
+      fields.put(f.group(1), f.group(2));
+    }
+  }
+
+  /** The allocations the engine logged, in its order. */
+  public synchronized List<Map.Entry<String, Long>> alloc() {
+    return List.copyOf(alloc);
+  }
+
+  /** The fields of one section ({@link #SECTIONS}), empty when the engine did not log it. */
+  public synchronized Map<String, String> section(String name) {
+    return Map.copyOf(sections.getOrDefault(name, Map.of()));
+  }
+
+  /**
+   * Writes {@code "alloc": [{item, bytes}…]} and one object per section the engine logged ({@code
+   * kv, decode, arena, memory}) into the object {@code g} is inside.
+   */
+  public synchronized void writeFields(JsonGenerator g) throws IOException {
+    g.writeArrayFieldStart("alloc");
+    for (Map.Entry<String, Long> e : alloc) {
+      g.writeStartObject();
+      g.writeStringField("item", e.getKey());
+      g.writeNumberField("bytes", e.getValue());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    for (String s : SECTIONS) {
+      Map<String, String> fields = sections.get(s);
+      if (fields == null) {
+        continue;
+      }
+      g.writeObjectFieldStart(s);
+      for (Map.Entry<String, String> f : fields.entrySet()) {
+        String v = f.getValue();
+        if (INTEGER.matcher(v).matches()) {
+          g.writeNumberField(f.getKey(), Long.parseLong(v));
+        } else if (DECIMAL.matcher(v).matches()) {
+          g.writeFieldName(f.getKey());
+          g.writeNumber(new java.math.BigDecimal(v));
+        } else {
+          g.writeStringField(f.getKey(), v);
+        }
+      }
+      g.writeEndObject();
+    }
+  }
+}
