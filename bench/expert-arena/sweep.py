@@ -11,6 +11,7 @@ Budget points, by the int8 arena they give: the tightest that fits (one token's 
 6,000 slots, this machine's whole budget (no --mem-budget-mb), and --experts resident (every expert mapped).
 
 usage: sweep.py RUN MODEL OUT_DIR [--reps N] [--tokens N] [--threads N] [--ctx 32768,65536]
+       sweep.py --render OUT_DIR     (table.md again from OUT_DIR/raw.txt)
 """
 import statistics
 import subprocess
@@ -47,6 +48,9 @@ def run(cmd, raw):
 
 def main():
     args = sys.argv[1:]
+    if args and args[0] == "--render":
+        render(args[1])  # table.md again from an existing raw.txt
+        return
     run_bin, model, out = args[0], args[1], args[2]
     opts = dict(reps=3, tokens=6, threads=2, ctx="32768,65536")
     i = 3
@@ -78,26 +82,76 @@ def main():
                     res[f].append(run([run_bin, "run"] + base + extra + ["--kv", f, "--n-predict", str(tokens)], raw))
             rows.append((ctx, label, extra, res))
     raw.close()
+    render(out)
+
+
+def load_raw(path):
+    """The runs of raw.txt: [(argv, parsed engine output)], in order."""
+    runs, cmd, buf = [], None, []
+    for line in open(path):
+        if line.startswith("### "):
+            if cmd is not None:
+                runs.append((cmd, parse("".join(buf))))
+            cmd, buf = line[4:].split("  (exit")[0].split(), []
+        else:
+            buf.append(line)
+    if cmd is not None:
+        runs.append((cmd, parse("".join(buf))))
+    return runs
+
+
+def render(out):
+    """table.md from raw.txt: exact arena figures, medians of the decode times, q4_0 vs int8."""
+    rows = {}  # (ctx, point) -> {fmt: [parsed]}
+    order = []
+    seen_mb = {}
+    for cmd, d in load_raw(out + "/raw.txt"):
+        arg = lambda k: cmd[cmd.index(k) + 1] if k in cmd else None
+        if arg("--n-predict") == "0":
+            continue
+        ctx = int(arg("--ctx"))
+        mb = arg("--mem-budget-mb")
+        if mb is not None:
+            labels = seen_mb.setdefault(ctx, [])
+            if mb not in labels:
+                labels.append(mb)
+            point = ("tightest (1 token's experts)", "int8 arena 2,000 slots", "int8 arena 6,000 slots")[labels.index(mb)]
+        elif arg("--experts") == "resident":
+            point = "--experts resident"
+        else:
+            point = "whole machine (no --mem-budget-mb)"
+        key = (ctx, point, mb or "")
+        if key not in rows:
+            rows[key] = {"int8": [], "q4_0": []}
+            order.append(key)
+        rows[key][arg("--kv")].append(d)
+    med = lambda xs: statistics.median(xs)
     with open(out + "/table.md", "w") as t:
-        t.write("| ctx | budget point | --mem-budget-mb | format | arena slots | q4_0 - int8 slots | misses | miss rate"
-                " | MB read / token | decode tok/s (median) | q4_0 / int8 tok/s |\n")
-        t.write("|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
-        for ctx, label, extra, res in rows:
-            mb = extra[1] if extra and extra[0] == "--mem-budget-mb" else ("(plan)" if not extra else "-")
-            med = {f: statistics.median(float(d["decode.tok_s"]) for d in res[f]) for f in res}
+        t.write("| ctx | budget point | --mem-budget-mb | format | arena slots | q4_0 − int8 | misses | miss rate |"
+                " MB read / token | decode s (median, wall) | CPU s (median) | int8 ÷ q4_0 wall | int8 ÷ q4_0 CPU |\n")
+        t.write("|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+        for key in order:
+            ctx, point, mb = key
+            res = rows[key]
+            wall = {f: med([float(d["decode.seconds"]) for d in res[f]]) for f in res}
+            cpu = {f: med([float(d["decode-cpu.seconds"]) for d in res[f]]) for f in res}
             for f in ("int8", "q4_0"):
                 d = res[f][0]
-                same = all(x["arena.misses"] == d["arena.misses"] for x in res[f])
+                exact = all(x["arena.misses"] == d["arena.misses"] and x["arena.slots"] == d["arena.slots"]
+                            for x in res[f])
                 diff = int(res["q4_0"][0]["arena.slots"]) - int(res["int8"][0]["arena.slots"])
-                t.write(f"| {ctx} | {label} | {mb} | {f} | {int(d['arena.slots']):,} | "
+                t.write(f"| {ctx} | {point} | {mb or '-'} | {f} | {int(d['arena.slots']):,} | "
                         f"{('+' + format(diff, ',')) if f == 'q4_0' else ''} | {int(d['arena.misses']):,}"
-                        f"{'' if same else ' (varied!)'} | {float(d['arena.miss_rate']):.4f} | "
-                        f"{int(d['arena.bytes_read_per_token']) / 1e6:.1f} | {med[f]:.2f} | "
-                        f"{(med['q4_0'] / med['int8']) if f == 'q4_0' and med['int8'] > 0 else 0:.2f} |\n"
-                        .replace("| 0.00 |\n", "| |\n"))
-            t.write("| | | | speeds per rep | " + "; ".join(
-                f"{f}: " + ", ".join(d["decode.tok_s"] for d in res[f]) for f in ("int8", "q4_0")) + " | | | | | | |\n")
-
+                        f"{'' if exact else ' (varied)'} | {float(d['arena.miss_rate']):.4f} | "
+                        f"{int(d['arena.bytes_read_per_token']) / 1e6:.1f} | {wall[f]:.3f} | {cpu[f]:.3f} | "
+                        + (f"{wall['int8'] / wall['q4_0']:.2f} | {cpu['int8'] / cpu['q4_0']:.2f} |"
+                           if f == "q4_0" else " | |") + "\n")
+        t.write("\nPer repetition (decode wall s / CPU s, in run order):\n\n")
+        for key in order:
+            ctx, point, mb = key
+            t.write(f"- {ctx}, {point}: " + "; ".join(
+                f"{f} " + ", ".join(f"{d['decode.seconds']}/{d['decode-cpu.seconds']}" for d in rows[key][f])
+                for f in ("int8", "q4_0")) + "\n")
 
 if __name__ == "__main__":
     main()

@@ -38,7 +38,12 @@ static const char FP16_NOTE[] = "kv: --kv fp16 runs on the int8 pools on Metal (
 /* Exit codes (docs/ENGINE-ABI.md). */
 enum { RC_OK = 0, RC_USAGE = 2, RC_REFUSED = 3, RC_NOMEM = 4, RC_CANCELLED = 130 };
 
+#ifdef STRATA_REF_ABI1
+/* A test build (Makefile target test-libs): the ABI 1 engine the launcher must still run, without the check. */
+API int strata_engine_abi_version(void) { return 1; }
+#else
 API int strata_engine_abi_version(void) { return STRATA_ENGINE_ABI_VERSION; }
+#endif
 
 API const char *strata_engine_name(void) { return STRATA_REF_NAME; }
 
@@ -485,89 +490,148 @@ static void plan_refusal(char *b, size_t n, const strata_mem_plan *p, const stra
              dense, kv, all, scr, need, bud, use, mar, sh, adv);
 }
 
-API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log, void *user) {
-    logger lg = {log, user};
-    atomic_store(&g_cancel, 0);
-    char err[STRATA_GGUF_ERR_MAX + 64];
+/* What the startup rules found: main goes on from here, the check reports it. */
+typedef struct {
     strata_opts o;
+    strata_geometry g;
+    strata_expert_index ix; /* freed by the caller when startup_rules returned RC_OK */
+    int format;             /* pool format: KV_INT8 or KV_Q4_0 */
+    size_t cell_bytes;      /* one cell of one layer: K and V of every KV head */
+    size_t cells;           /* per pool: --ctx + 128 */
+    strata_mem_inputs mi;
+    strata_mem_plan plan;
+} startup;
+
+/* Every rule strata_engine_main applies before it allocates or runs anything, in its order, logging as main
+ * logs: flags, the KV rules, the model, the pool rules, the memory plan (memory.c). The one place these rules
+ * live: strata_engine_check calls it too, so the check's verdict is main's (docs/ENGINE-ABI.md, ABI 2).
+ * Returns RC_OK (s->ix then holds the expert index, to free), or the code main returns, its error logged. */
+static int startup_rules(int argc, const char *const *argv, const logger *lg, startup *s, char *err,
+                         size_t errlen) {
+    memset(s, 0, sizeof *s);
     if (argc < 0 || (argc > 0 && argv == NULL)) {
-        logf_(&lg, 2, "flags: bad argv (argc=%d)", argc);
+        logf_(lg, 2, "flags: bad argv (argc=%d)", argc);
         return RC_USAGE;
     }
-    logf_(&lg, 0, "%s: starting", STRATA_REF_NAME);
-    if (strata_parse_flags(argc, argv, &o, err, sizeof err) != 0) {
-        logf_(&lg, 2, "%s", err);
+    strata_opts *o = &s->o;
+    if (strata_parse_flags(argc, argv, o, err, errlen) != 0) {
+        logf_(lg, 2, "%s", err);
         return RC_USAGE;
     }
 
     /* The Metal engine's startup rules (DESIGN §3), before anything is read or allocated. */
     const char *rot_env = getenv("STRATA_KV_ROT");
     int rot_on = rot_env != NULL && atoi(rot_env) != 0;
-    if (o.kv == KV_K8V4) {
-        logf_(&lg, 2, "%s", K8V4_REFUSAL);
+    if (o->kv == KV_K8V4) {
+        logf_(lg, 2, "%s", K8V4_REFUSAL);
         return RC_REFUSED;
     }
-    if (o.kv == KV_INT8 && rot_on) {
-        logf_(&lg, 2, "%s", KV_ROT_INT8_REFUSAL);
+    if (o->kv == KV_INT8 && rot_on) {
+        logf_(lg, 2, "%s", KV_ROT_INT8_REFUSAL);
         return RC_REFUSED;
     }
-    int format = o.kv == KV_Q4_0 ? KV_Q4_0 : KV_INT8;
-    if (o.kv == KV_FP16) {
-        logf_(&lg, 0, "%s", FP16_NOTE);
+    int format = o->kv == KV_Q4_0 ? KV_Q4_0 : KV_INT8;
+    s->format = format;
+    if (o->kv == KV_FP16) {
+        logf_(lg, 0, "%s", FP16_NOTE);
     }
 
-    strata_geometry g;
-    strata_expert_index ix;
-    if (strata_gguf_read(o.model, &g, &ix, err, sizeof err) != 0) {
-        logf_(&lg, 2, "%s", err);
+    strata_geometry *g = &s->g;
+    if (strata_gguf_read(o->model, g, &s->ix, err, errlen) != 0) {
+        logf_(lg, 2, "%s", err);
         return RC_USAGE;
     }
-    logf_(&lg, 0, "model: arch=%s blocks=%u qsa_layers=%u kv_heads=%u head_dim=%u shards=%u", g.arch, g.blocks,
-          g.qsa_layers, g.kv_heads, g.head_dim, g.shards);
-    size_t cell_bytes = strata_kv_cell_bytes(format, (int)g.kv_heads, (int)g.head_dim);
-    if (cell_bytes == 0 || g.head_dim > 256) {
-        logf_(&lg, 2, "kv: --kv %s cannot hold head_dim %u (q4_0 needs 256; int8 a multiple of 64, at most 256 in "
-                      "strata-ref)", FORMAT_NAMES[format], g.head_dim);
-        strata_expert_index_free(&ix);
+    logf_(lg, 0, "model: arch=%s blocks=%u qsa_layers=%u kv_heads=%u head_dim=%u shards=%u", g->arch, g->blocks,
+          g->qsa_layers, g->kv_heads, g->head_dim, g->shards);
+    size_t cell_bytes = strata_kv_cell_bytes(format, (int)g->kv_heads, (int)g->head_dim);
+    s->cell_bytes = cell_bytes;
+    if (cell_bytes == 0 || g->head_dim > 256) {
+        logf_(lg, 2, "kv: --kv %s cannot hold head_dim %u (q4_0 needs 256; int8 a multiple of 64, at most 256 in "
+                     "strata-ref)", FORMAT_NAMES[format], g->head_dim);
+        strata_expert_index_free(&s->ix);
         return RC_REFUSED;
     }
-    size_t cells = (size_t)o.ctx + 128;
-    if ((size_t)o.prompt_tokens + (size_t)o.n_predict > cells) {
-        logf_(&lg, 2, "flags: --prompt-tokens %ld + --n-predict %ld exceed the pool's %zu cells (--ctx %ld + 128)",
-              o.prompt_tokens, o.n_predict, cells, o.ctx);
-        strata_expert_index_free(&ix);
+    size_t cells = (size_t)o->ctx + 128;
+    s->cells = cells;
+    if ((size_t)o->prompt_tokens + (size_t)o->n_predict > cells) {
+        logf_(lg, 2, "flags: --prompt-tokens %ld + --n-predict %ld exceed the pool's %zu cells (--ctx %ld + 128)",
+              o->prompt_tokens, o->n_predict, cells, o->ctx);
+        strata_expert_index_free(&s->ix);
         return RC_USAGE;
     }
     size_t layer_bytes = cells * cell_bytes;
-    size_t total_bytes = layer_bytes * g.qsa_layers;
-    logf_(&lg, 0, "kv: format=%s cell_bytes=%zu layers=%u cells=%zu bytes=%zu", FORMAT_NAMES[format], cell_bytes,
-          g.qsa_layers, cells, total_bytes);
-    /* The memory plan (memory.c): every buffer below is allocated at exactly the size it gives, and each is
-     * logged once, before any is allocated, as `alloc: item=… bytes=…`. */
+    size_t total_bytes = layer_bytes * g->qsa_layers;
+    logf_(lg, 0, "kv: format=%s cell_bytes=%zu layers=%u cells=%zu bytes=%zu", FORMAT_NAMES[format], cell_bytes,
+          g->qsa_layers, cells, total_bytes);
+    /* The memory plan (memory.c): every buffer main allocates is allocated at exactly the size it gives. */
     strata_mem_inputs mi = {
-        .qsa_layers = g.qsa_layers, .kv_heads = g.kv_heads, .head_dim = g.head_dim,
-        .experts = g.experts, .experts_used = g.experts_used, .moe_layers = g.moe_layers,
-        .expert_bytes = g.expert_bytes, .dense_bytes = g.dense_bytes, .ssm_state_bytes = 0,
-        .context = (uint64_t)o.ctx, .experts_resident = o.experts_resident, .pools_format = format,
-        .mem_budget_mb = (uint64_t)o.mem_budget_mb, .total_memory = strata_memory_total(), .k4 = 0,
+        .qsa_layers = g->qsa_layers, .kv_heads = g->kv_heads, .head_dim = g->head_dim,
+        .experts = g->experts, .experts_used = g->experts_used, .moe_layers = g->moe_layers,
+        .expert_bytes = g->expert_bytes, .dense_bytes = g->dense_bytes, .ssm_state_bytes = 0,
+        .context = (uint64_t)o->ctx, .experts_resident = o->experts_resident, .pools_format = format,
+        .mem_budget_mb = (uint64_t)o->mem_budget_mb, .total_memory = strata_memory_total(), .k4 = 0,
         .env_prompt = getenv("STRATA_METAL_PROMPT"), .env_prompt_gemm = getenv("STRATA_METAL_PROMPT_GEMM"),
     };
-    strata_mem_plan plan;
-    strata_memory_plan(&mi, &plan);
-    logf_(&lg, 0,
+    s->mi = mi;
+    strata_mem_plan *plan = &s->plan;
+    strata_memory_plan(&s->mi, plan);
+    logf_(lg, 0,
           "memory: total=%llu budget=%llu dense=%llu headroom=%llu arena_slots=%llu model_slots=%llu token_slots=%llu "
           "slot_bytes=%llu standby_slots=%u",
-          (unsigned long long)plan.total, (unsigned long long)plan.budget, (unsigned long long)plan.dense,
-          (unsigned long long)plan.headroom, (unsigned long long)plan.arena_slots,
-          (unsigned long long)plan.model_slots, (unsigned long long)plan.token_slots,
-          (unsigned long long)plan.slot_bytes, o.experts_resident ? 0u : plan.standby_rule_slots);
-    if (!plan.fits) {
+          (unsigned long long)plan->total, (unsigned long long)plan->budget, (unsigned long long)plan->dense,
+          (unsigned long long)plan->headroom, (unsigned long long)plan->arena_slots,
+          (unsigned long long)plan->model_slots, (unsigned long long)plan->token_slots,
+          (unsigned long long)plan->slot_bytes, o->experts_resident ? 0u : plan->standby_rule_slots);
+    if (!plan->fits) {
         char why[1024];
-        plan_refusal(why, sizeof why, &plan, &mi, g.context_length);
-        logf_(&lg, 2, "%s", why);
-        strata_expert_index_free(&ix);
+        plan_refusal(why, sizeof why, plan, &s->mi, g->context_length);
+        logf_(lg, 2, "%s", why);
+        strata_expert_index_free(&s->ix);
         return RC_REFUSED;
     }
+    return RC_OK;
+}
+
+#ifndef STRATA_REF_ABI1
+API int strata_engine_check(int argc, const char *const *argv, strata_log_fn log, void *user) {
+    logger lg = {log, user};
+    char err[STRATA_GGUF_ERR_MAX + 64];
+    startup s;
+    logf_(&lg, 0, "%s: checking", STRATA_REF_NAME);
+    int rc = startup_rules(argc, argv, &lg, &s, err, sizeof err);
+    if (rc != RC_OK) {
+        return rc;
+    }
+    /* the items main would allocate, by the same plan, as `plan: item=… bytes=…` (nothing allocated here) */
+    for (int i = 0; i < s.plan.n_items; i++) {
+        char line[128];
+        if (strata_memory_item_line(&s.plan, i, "plan", line, sizeof line) == 0) {
+            logf_(&lg, 0, "%s", line);
+        }
+    }
+    strata_expert_index_free(&s.ix);
+    return RC_OK;
+}
+#endif
+
+API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log, void *user) {
+    logger lg = {log, user};
+    atomic_store(&g_cancel, 0);
+    char err[STRATA_GGUF_ERR_MAX + 64];
+    logf_(&lg, 0, "%s: starting", STRATA_REF_NAME);
+    startup s;
+    int src = startup_rules(argc, argv, &lg, &s, err, sizeof err);
+    if (src != RC_OK) {
+        return src;
+    }
+    const strata_opts o = s.o;
+    const strata_geometry g = s.g;
+    strata_expert_index ix = s.ix;
+    const int format = s.format;
+    const size_t cell_bytes = s.cell_bytes, cells = s.cells;
+    const size_t total_bytes = cells * cell_bytes * g.qsa_layers;
+    strata_mem_plan plan = s.plan;
+    /* each buffer logged once, before any is allocated, as `alloc: item=… bytes=…` */
     for (int i = 0; i < plan.n_items; i++) {
         char line[128];
         if (strata_memory_item_line(&plan, i, "alloc", line, sizeof line) == 0) {

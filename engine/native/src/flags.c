@@ -2,7 +2,6 @@
  * table (dev.strata.engine.flags.EngineFlags), so the two never drift. "--flag value" only, as the table renders
  * them; a flag given twice, an unknown flag, a flag of another backend, a missing or bad value is an error
  * naming the flag. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,15 +50,19 @@ static int choice_index(const char *choices, const char *value) {
     return -1;
 }
 
+/* ASCII digits only (no sign, no blank, no other script's digits: '４０９６' is refused, as the launcher's flag
+ * table refuses it — dev.strata.engine.flags.ValueKind.IntRange), at most 18 of them like the table. */
 static int parse_long(const char *s, long *out) {
-    if (*s == '\0' || *s == ' ' || *s == '+') {
+    size_t n = strlen(s);
+    if (n == 0 || n > 18) {
         return -1;
     }
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || *end != '\0') {
-        return -1;
+    long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') {
+            return -1;
+        }
+        v = v * 10 + (s[i] - '0');
     }
     *out = v;
     return 0;

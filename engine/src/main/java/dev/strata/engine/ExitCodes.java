@@ -14,6 +14,9 @@ public final class ExitCodes {
   /** The engine crashed in an isolated child process (--isolate). */
   public static final int ENGINE_CRASHED = 70;
 
+  /** Hung up: SIGHUP (the terminal or ssh session went away); the engine was cancelled. */
+  public static final int HANGUP = 129;
+
   /** Interrupted by SIGINT / Ctrl-C, or Ctrl-D in the wizard. */
   public static final int INTERRUPTED = 130;
 

@@ -10,7 +10,9 @@ import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.VersionProvider;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.ffm.Posix;
 import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.trust.TrustedPath;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.launcher.preflight.Preflight;
 import dev.strata.launcher.run.EngineRunner;
@@ -43,31 +45,37 @@ import picocli.CommandLine.Option;
           + " and errors on standard error (prefixed warn: / error:).",
       "",
       "Before anything is loaded, preflight checks (and refuses with one line):",
-      "  config   the YAML is valid; args and env fit the config's backend (exit 2)",
+      "  config   owned by root or you, not writable by group or others, nor its",
+      "           folders (exit 3); the YAML is valid; args and env fit the config's",
+      "           backend (exit 2)",
       "  kv       the KV format runs on this backend: --kv k8v4, and STRATA_KV_ROT=1",
       "           with --kv int8, are refused on Metal and strata-ref (exit 3)",
-      "  library  engine.library exists, is a regular file, is not world-writable,",
-      "           nor is its folder, nor is it a symlink into such a place; it matches",
-      "           engine.sha256 when pinned (exit 3)",
+      "  library  engine.library, its folders and links are owned by root or you and",
+      "           not writable by group or others; it is a whole library and matches",
+      "           engine.sha256 when pinned; checked on the one open file, which is",
+      "           what gets loaded (exit 3)",
       "  model    every shard of model.shards is there and the split set is complete",
       "           (exit 3); --model is the first shard (exit 2)",
       "  host     this machine can run the backend; a config made for another",
       "           machine is a warning, and the plan is for this one",
       "  plan     the memory plan fits this machine (exit 3)",
-      "Then the library is loaded: missing, not a library, or another ABI: exit 3.",
+      "  engine   the library loads (missing, not a library, another ABI: exit 3)",
+      "           and the engine's own check (strata_engine_check, ABI 2) accepts",
+      "           the exact argv and env of the launch (exit 3); an ABI 1 engine",
+      "           has no check: the launcher's rules decide, and --dry-run says so",
       "",
       "--json: with --plan the plan, with --dry-run the checks and the plan, with a",
       "launch the run's allocations, arena counters, peak memory and speed (the",
       "engine's lines then go to standard error).",
       "",
       "Ctrl-C (SIGINT) stops the engine and exits 130; a second Ctrl-C exits at once.",
-      "SIGTERM stops it and exits 143.",
+      "SIGTERM stops it and exits 143; SIGHUP (the terminal went away) exits 129.",
       ""
     },
     footerHeading = "%nExamples:%n",
     footer = {
       "  strata-launch                          the config at the default path",
-      "  strata-launch -c engine.yaml --dry-run what would run; nothing loaded",
+      "  strata-launch -c engine.yaml --dry-run what would run; nothing run",
       "  strata-launch --plan --json            the memory plan as JSON",
       "  strata-launch --plan --host-file m4-24   the plan on another Mac",
       "  strata-launch --isolate                a native crash: one line, exit 70",
@@ -86,6 +94,7 @@ import picocli.CommandLine.Option;
       "3:preflight refused (library, model, KV format, memory), or the library could not be"
           + " loaded (missing, not a library, ABI mismatch)",
       "70:the engine crashed (--isolate)",
+      "129:hung up (SIGHUP)",
       "130:interrupted (SIGINT / Ctrl-C)",
       "143:terminated (SIGTERM)",
       "*:otherwise the engine's own exit code"
@@ -103,8 +112,9 @@ public final class LaunchCommand implements Callable<Integer> {
   @Option(
       names = "--dry-run",
       description =
-          "Run every preflight check and print the engine's arguments, environment, the checks and"
-              + " the plan; load nothing. Exits 0 when the launch would start, 3 when refused.")
+          "Run every preflight check, the engine's own check among them, and print the engine's"
+              + " arguments, environment, the checks and the plan; run nothing. Exits 0 when the"
+              + " launch would start, 3 when refused.")
   boolean dryRun;
 
   @Option(
@@ -160,7 +170,14 @@ public final class LaunchCommand implements Callable<Integer> {
                   ? ""
                   : " (the default path): run strata-setup to write one, or pass --config FILE"));
     }
-    EngineConfig cfg = ConfigCodec.read(configPath);
+    EngineConfig cfg =
+        readTrusted(
+            configPath,
+            config != null
+                ? "--config"
+                : io.env().containsKey("STRATA_CONFIG")
+                    ? "STRATA_CONFIG"
+                    : "the default config path");
     HostFacts here =
         hostFile.given() ? hostFile.open(machine).facts() : machine.probe().apply(io.env()).facts();
 
@@ -195,6 +212,29 @@ public final class LaunchCommand implements Callable<Integer> {
         io.out().flush();
       }
       return code;
+    }
+  }
+
+  /**
+   * Reads the config through one checked open: it decides what runs (the library and its pin), so
+   * it, its folder and every folder above it must pass the ownership rule the library passes
+   * ({@link TrustedPath}, exit 3), and the bytes parsed are the ones read from that open file.
+   */
+  static EngineConfig readTrusted(Path configPath, String how) {
+    if (!Files.isRegularFile(configPath)) {
+      return ConfigCodec.read(configPath); // its own exit-2 words for a folder, a missing file
+    }
+    try (TrustedPath.OpenFile f =
+        TrustedPath.open(
+            configPath, new TrustedPath.Subject("config", "from " + how), TrustedPath.me())) {
+      byte[] bytes =
+          Posix.readAll(f.fd(), Math.min(f.stat().size(), (long) ConfigCodec.MAX_BYTES + 1));
+      return ConfigCodec.read(bytes, configPath.toString());
+    } catch (java.nio.file.NoSuchFileException e) {
+      return ConfigCodec.read(configPath);
+    } catch (java.io.IOException e) {
+      throw new StrataException(
+          ExitCodes.USAGE, configPath + ": cannot read: " + e.getMessage(), e);
     }
   }
 

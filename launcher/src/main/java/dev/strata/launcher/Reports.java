@@ -1,15 +1,20 @@
 package dev.strata.launcher;
 
+import static dev.strata.engine.text.TerminalText.escape;
+
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.strata.engine.plan.PlanItems;
 import dev.strata.engine.plan.PlanText;
 import dev.strata.engine.text.Json;
 import dev.strata.launcher.preflight.Preflight;
 import dev.strata.launcher.run.RunSummary;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /** What {@code strata-launch} prints: the plan, the dry run, warnings, the start line. */
@@ -20,7 +25,7 @@ final class Reports {
 
   static void printWarnings(Preflight.Report r, PrintWriter err) {
     for (Preflight.Check c : r.warnings()) {
-      err.println("strata-launch: warning: " + c.detail());
+      err.println("strata-launch: warning: " + escape(c.detail()));
     }
     err.flush();
   }
@@ -32,11 +37,59 @@ final class Reports {
     } else {
       printWarnings(r, err);
       out.print(ensureNewline(PlanText.table(r.plan())));
+      printItems(r, out);
     }
     out.flush();
   }
 
-  /** {@code --dry-run}: argv, env, the checks, the plan; nothing loaded. */
+  /**
+   * The engine's own items ({@code strata_engine_check}'s {@code plan:} lines) beside the
+   * launcher's plan ({@link PlanItems}): per item both sizes and whether they agree.
+   */
+  static void printItems(Preflight.Report r, PrintWriter out) {
+    Preflight.EngineVerdict v = r.engine();
+    if (v == null) {
+      if (r.engineNote() != null) {
+        out.println();
+        out.println("engine items: " + r.engineNote());
+      }
+      return;
+    }
+    out.println();
+    if (!v.checked()) {
+      out.println(
+          "engine items: "
+              + v.name()
+              + " (ABI "
+              + v.abi()
+              + ") has no strata_engine_check; only the launcher's plan above");
+      return;
+    }
+    out.println("engine items: what " + v.name() + " itself would allocate, beside the plan");
+    Map<String, String> engine = PlanItems.byName(v.planLines());
+    Map<String, String> launcher =
+        r.plan() != null ? PlanItems.byName(PlanItems.lines(r.plan())) : Map.of();
+    Set<String> names = new LinkedHashSet<>(engine.keySet());
+    names.addAll(launcher.keySet());
+    out.printf(Locale.ROOT, "  %-14s %15s %15s  %s%n", "item", "engine B", "plan B", "");
+    for (String n : names) {
+      String e = engine.get(n);
+      String l = launcher.get(n);
+      String verdict =
+          e == null
+              ? "not allocated by this engine"
+              : l == null ? "engine only" : e.equals(l) ? "same" : "DIFFERENT: " + e + " vs " + l;
+      out.printf(
+          Locale.ROOT,
+          "  %-14s %15s %15s  %s%n",
+          n,
+          e == null ? "-" : Long.toString(PlanItems.bytes(e)),
+          l == null ? "-" : Long.toString(PlanItems.bytes(l)),
+          verdict);
+    }
+  }
+
+  /** {@code --dry-run}: argv, env, the checks, the plan, the engine's items; nothing run. */
   static void printDryRun(
       Preflight.Report r, boolean isolate, boolean json, PrintWriter out, PrintWriter err) {
     if (json) {
@@ -44,16 +97,17 @@ final class Reports {
       out.flush();
       return;
     }
-    out.println("config:  " + r.configPath());
+    out.println("config:  " + escape(r.configPath().toString()));
     out.println(
         "engine:  "
-            + (r.library() != null ? r.library() : r.config().engine().library())
+            + escape(
+                String.valueOf(r.library() != null ? r.library() : r.config().engine().library()))
             + " ("
             + r.backend().id()
             + (isolate ? ", isolated in a child process" : ", in this process")
             + ")");
-    out.println("args:    " + shellLine(r.args()));
-    out.println("env:     " + (r.env().isEmpty() ? "(none)" : envLine(r.env())));
+    out.println("args:    " + escape(shellLine(r.args())));
+    out.println("env:     " + (r.env().isEmpty() ? "(none)" : escape(envLine(r.env()))));
     out.println("checks:");
     for (Preflight.Check c : r.checks()) {
       out.printf(
@@ -61,33 +115,48 @@ final class Reports {
           "  %-8s %-8s %s%n",
           c.status().name().toLowerCase(Locale.ROOT),
           c.name(),
-          c.detail());
+          escape(c.detail()));
     }
     if (r.plan() != null) {
       out.println();
       out.print(ensureNewline(PlanText.table(r.plan())));
     }
+    printItems(r, out);
     out.println();
     out.println(
-        r.refused()
-            ? "dry run: the launch would be refused (exit "
-                + r.refusal().exitCode()
-                + "); nothing loaded"
-            : "dry run: the launch would start; nothing loaded");
+        (r.refused()
+                ? "dry run: the launch would be refused (exit " + r.refusal().exitCode() + ")"
+                : "dry run: the launch would start")
+            + "; "
+            + verdictSource(r));
     out.flush();
     if (r.refused()) {
-      err.println("strata-launch: " + r.refusal().getMessage());
+      err.println("strata-launch: " + escape(r.refusal().getMessage()));
       err.flush();
     }
+  }
+
+  /** Whose rules gave the dry run's verdict. */
+  static String verdictSource(Preflight.Report r) {
+    Preflight.EngineVerdict v = r.engine();
+    if (v == null) {
+      return "refused before the engine was asked; nothing run";
+    }
+    if (!v.checked()) {
+      return "verdict from the launcher's own rules (the ABI "
+          + v.abi()
+          + " engine has no strata_engine_check); nothing run";
+    }
+    return "verdict from the engine's own check (strata_engine_check); nothing allocated or run";
   }
 
   /** The line printed before the engine starts, then the plan. */
   static void printStart(Preflight.Report r, boolean isolate, PrintWriter out) {
     out.println(
         "strata-launch: "
-            + r.configPath()
+            + escape(r.configPath().toString())
             + " → "
-            + r.library()
+            + escape(String.valueOf(r.library()))
             + (isolate ? " (isolated: child process)" : ""));
     out.print(ensureNewline(PlanText.table(r.plan())));
     out.flush();
@@ -156,6 +225,33 @@ final class Reports {
               } else {
                 g.writeNull();
               }
+              Preflight.EngineVerdict v = r.engine();
+              g.writeFieldName("engine");
+              if (v == null) {
+                g.writeNull();
+              } else {
+                g.writeStartObject();
+                g.writeStringField("name", v.name());
+                g.writeNumberField("abi", v.abi());
+                g.writeBooleanField("checked", v.checked());
+                g.writeNumberField("code", v.code());
+                g.writeStringField("first_error", v.firstError());
+                g.writeArrayFieldStart("plan");
+                for (String line : v.planLines()) {
+                  g.writeString(line);
+                }
+                g.writeEndArray();
+                g.writeEndObject();
+              }
+              g.writeArrayFieldStart("launcher_items");
+              if (r.plan() != null) {
+                for (String line : PlanItems.lines(r.plan())) {
+                  g.writeString(line);
+                }
+              }
+              g.writeEndArray();
+              g.writeStringField(
+                  "verdict_from", v == null ? "preflight" : v.checked() ? "engine" : "launcher");
               g.writeBooleanField("would_start", !r.refused());
               g.writeNumberField("exit_code", r.refused() ? r.refusal().exitCode() : 0);
               g.writeStringField("refusal", r.refused() ? r.refusal().getMessage() : null);

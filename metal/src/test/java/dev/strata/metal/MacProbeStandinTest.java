@@ -285,6 +285,45 @@ class MacProbeStandinTest {
   }
 
   @Test
+  void aCacheFolderThatCannotHoldTheMarkerStillProbesAndSaysHowToSkip() throws IOException {
+    Path notAFolder = cache.resolve("file");
+    Files.writeString(notAFolder, "x");
+    DarwinStandin s = DarwinStandin.get().load("m4-pro-48");
+    ProbeResult r =
+        MacProbe.probe(
+            s.symbols(),
+            new GpuProbeGuard(
+                Optional.of(notAFolder.resolve("strata")), GpuProbeGuard.DEFAULT_TIMEOUT, null),
+            FALLBACK);
+    assertTrue(r.gpuFromMetal());
+    assertEquals(HostProfiles.load("m4-pro-48"), r.facts());
+    assertEquals(1, r.notes().size(), r.notes().toString());
+    assertTrue(r.notes().getFirst().startsWith("Metal: cannot write the probe marker in "));
+    assertTrue(r.notes().getFirst().endsWith("if it crashes, run with STRATA_PROBE=sysctl-only"));
+    ProbeResult noHome =
+        MacProbe.probe(
+            s.symbols(),
+            new GpuProbeGuard(Optional.empty(), GpuProbeGuard.DEFAULT_TIMEOUT, null),
+            FALLBACK);
+    assertTrue(noHome.gpuFromMetal());
+    assertTrue(noHome.notes().getFirst().startsWith("Metal: no cache folder (HOME is not set)"));
+    assertBalanced(s);
+  }
+
+  @Test
+  void aProbeModeOtherThanSysctlOnlyIsExit2WithoutEchoingIt() {
+    dev.strata.engine.StrataException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            dev.strata.engine.StrataException.class,
+            () -> HostProbe.probe(java.util.Map.of("STRATA_PROBE", "full\u001b[31m")));
+    assertEquals(2, e.exitCode());
+    assertEquals(
+        "STRATA_PROBE is set to something other than sysctl-only: use STRATA_PROBE=sysctl-only"
+            + " (skip the Metal query) or unset it",
+        e.getMessage());
+  }
+
+  @Test
   void objcMsgSendHandsEveryArgumentOverUntouched() throws Throwable {
     // Eight integer and nine double arguments after (self, _cmd): on x86-64 and arm64 some go on
     // the

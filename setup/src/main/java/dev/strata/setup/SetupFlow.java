@@ -16,6 +16,7 @@ import dev.strata.engine.kv.Backend;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.plan.PlanText;
+import dev.strata.engine.text.TerminalText;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.engine.write.ConfigWriter;
 import dev.strata.metal.HostProbe;
@@ -95,7 +96,7 @@ final class SetupFlow {
     String yaml = ConfigCodec.write(g.config());
     if (r.print()) {
       io.out().print(yaml);
-      io.out().flush();
+      requirePrinted();
       return ExitCodes.OK;
     }
     return write(dest, yaml, g, r.force(), true);
@@ -120,7 +121,7 @@ final class SetupFlow {
             model.geometry(),
             shardPaths(model),
             answers,
-            EngineLibraries.describe(library),
+            EngineLibraries.describe(library, host),
             dev.strata.engine.gen.Templates.load(backend));
     beforeCheck.accept(g);
     if (!g.plan().fits()) {
@@ -179,7 +180,7 @@ final class SetupFlow {
       if (r.print()) {
         p.close();
         io.out().print(yaml);
-        io.out().flush();
+        requirePrinted();
         return ExitCodes.OK;
       }
       ConfigWriter.Existing existing = ConfigWriter.inspect(dest);
@@ -194,14 +195,28 @@ final class SetupFlow {
     }
   }
 
+  /**
+   * {@code --print}: the config reached standard output whole, or the command fails (a full disk,
+   * {@code > /dev/full}, a closed pipe) with one line instead of exiting 0 with nothing written.
+   */
+  private void requirePrinted() {
+    io.out().flush();
+    if (io.out().checkError()) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          "--print: cannot write the config to standard output (disk full, or the reader went"
+              + " away?): the config was not printed");
+    }
+  }
+
   private int write(
       Path dest, String yaml, Generator.Generated g, boolean force, boolean showPlan) {
     ConfigWriter.Result w;
     try {
       w = ConfigWriter.write(dest, yaml.getBytes(StandardCharsets.UTF_8), force);
     } catch (ConfigWriter.KeptException e) {
-      io.err().println("strata-setup: " + e.getMessage());
-      io.err().print(e.diff());
+      io.err().println("strata-setup: " + TerminalText.escape(e.getMessage()));
+      io.err().print(TerminalText.escapeLines(e.diff()));
       io.err().flush();
       return e.exitCode();
     }
@@ -209,10 +224,20 @@ final class SetupFlow {
       io.out().print(PlanText.table(g.plan()));
     }
     switch (w.outcome()) {
-      case CREATED -> io.out().println("wrote " + w.path());
+      case CREATED -> io.out().println("wrote " + TerminalText.escape(w.path().toString()));
       case REPLACED ->
-          io.out().println("wrote " + w.path() + " (the previous config is " + w.backup() + ")");
-      case UNCHANGED -> io.out().println(w.path() + " already holds this config: unchanged");
+          io.out()
+              .println(
+                  "wrote "
+                      + TerminalText.escape(w.path().toString())
+                      + " (the previous config is "
+                      + TerminalText.escape(w.backup().toString())
+                      + ")");
+      case UNCHANGED ->
+          io.out()
+              .println(
+                  TerminalText.escape(w.path().toString())
+                      + " already holds this config: unchanged");
     }
     io.out().flush();
     return ExitCodes.OK;

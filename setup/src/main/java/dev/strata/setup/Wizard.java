@@ -19,6 +19,7 @@ import dev.strata.engine.plan.KvComparison;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanDefaults;
 import dev.strata.engine.plan.PlanText;
+import dev.strata.engine.text.TerminalText;
 import dev.strata.setup.gen.EngineLibraries;
 import dev.strata.setup.gen.Given;
 import dev.strata.setup.prompt.Prompter;
@@ -114,7 +115,7 @@ final class Wizard {
       p.println("Choose again.");
     }
 
-    Path lib = given.engineLib() != null ? given.engineLib() : askLibrary(libGuess);
+    Path lib = given.engineLib() != null ? given.engineLib() : askLibrary(libGuess, host);
     Backend finalBackend = EngineLibraries.backend(host, lib, given.backend());
     if (finalBackend != backend) {
       p.println(
@@ -140,16 +141,20 @@ final class Wizard {
    */
   boolean confirm(
       Path target, String oldText, boolean exists, boolean owned, String newText, boolean force) {
+    // everything shown goes through the one escape: a hand-edited config may hold control chars
+    String shown = TerminalText.escape(target.toString());
+    String shownName = TerminalText.escape(target.getFileName().toString());
     if (exists) {
       if (oldText.equals(newText)) {
-        p.println(target + " already holds exactly this config.");
+        p.println(shown + " already holds exactly this config.");
       } else {
         p.println("");
-        p.println(st.bold(target + " exists; the changes, old → new:"));
+        p.println(st.bold(shown + " exists; the changes, old → new:"));
         for (String line :
             dev.strata.engine.write.UnifiedDiff.diff(
                     target + " (now)", oldText, target + " (new)", newText)
                 .split("\n")) {
+          line = TerminalText.escape(line);
           p.println(
               line.startsWith("+") && !line.startsWith("+++")
                   ? st.good(line)
@@ -160,15 +165,13 @@ final class Wizard {
         return p.ask(
             new Question.YesNo(
                 "--force",
-                "Replace it anyway (the old file is kept as " + target.getFileName() + ".bak)?",
+                "Replace it anyway (the old file is kept as " + shownName + ".bak)?",
                 List.of(
-                    st.error(
-                        target.getFileName()
-                            + " was edited by hand or not written by strata-setup.")),
+                    st.error(shownName + " was edited by hand or not written by strata-setup.")),
                 false));
       }
     }
-    return p.ask(new Question.YesNo("--yes", "Write " + target + "?", List.of(), true));
+    return p.ask(new Question.YesNo("--yes", "Write " + shown + "?", List.of(), true));
   }
 
   private GgufModel askModel() {
@@ -332,7 +335,7 @@ final class Wizard {
     return p.ask(new Question.Choice<>("--kv", "KV format", notes, options, 0)).orElse(null);
   }
 
-  private Path askLibrary(Path guess) {
+  private Path askLibrary(Path guess, HostFacts host) {
     Question.PathAnswer q =
         new Question.PathAnswer(
             "--engine-lib",
@@ -341,7 +344,7 @@ final class Wizard {
             guess,
             home,
             workingDir,
-            EngineLibraries::problem);
+            lib -> EngineLibraries.problem(lib, host)); // launch's own checks, at once
     return p.ask(q);
   }
 

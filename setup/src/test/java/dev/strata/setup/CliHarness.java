@@ -44,7 +44,13 @@ final class CliHarness {
     this.dir = dir;
     this.model = model;
     this.lib = dir.resolve("libstrata_ref.so");
-    Files.writeString(lib, "not really a library, but a file with a hash\n");
+    // the smallest whole Mach-O 64 library header (the harness's host is a Mac): setup checks a
+    // library the way a launch would, so a text file would be refused
+    java.nio.ByteBuffer macho =
+        java.nio.ByteBuffer.allocate(32)
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+            .putInt(0, 0xfeedfacf);
+    Files.write(lib, macho.array());
     this.config = dir.resolve("cfg/engine.yaml");
     env.put("HOME", dir.resolve("home").toString());
     env.put("STRATA_CONFIG", config.toString());

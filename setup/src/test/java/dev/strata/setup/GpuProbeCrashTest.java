@@ -90,7 +90,7 @@ class GpuProbeCrashTest {
     Path lib = standin();
     Path model = DemoModel.write(dir.resolve("model"), 4).getFirst();
     Path engine = dir.resolve("libstrata_metal.dylib");
-    Files.writeString(engine, "a stand-in engine library: only its hash goes into the config\n");
+    Files.write(engine, smallestMachO()); // only its hash goes into the config
     Path config = dir.resolve("engine.yaml");
     String[] setup = {
       "--model",
@@ -146,7 +146,7 @@ class GpuProbeCrashTest {
     Path lib = standin();
     Path model = DemoModel.write(dir.resolve("model"), 4).getFirst();
     Path engine = dir.resolve("libstrata_metal.dylib");
-    Files.writeString(engine, "x\n");
+    Files.write(engine, smallestMachO());
     // A fault in supportsFamily: would kill these runs if the GPU probe ran.
     Run flag =
         run(
@@ -164,5 +164,16 @@ class GpuProbeCrashTest {
     assertEquals("", flag.err(), "the user said what Metal would: no note");
     assertTrue(flag.out().contains("gpu_family: 1010"), flag.out());
     assertEquals(List.of(), markers());
+  }
+
+  /**
+   * The smallest whole Mach-O 64 library header: setup checks --engine-lib as a launch would (for a
+   * Mac host's loader), so a text file would be refused.
+   */
+  static byte[] smallestMachO() {
+    return java.nio.ByteBuffer.allocate(32)
+        .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+        .putInt(0, 0xfeedfacf)
+        .array();
   }
 }

@@ -3,7 +3,7 @@ package dev.strata.engine.cli;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.flags.Suggest;
-import dev.strata.engine.model.GgufException;
+import dev.strata.engine.text.TerminalText;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine;
@@ -71,12 +71,12 @@ public final class Cli {
 
   /**
    * The first line of a usage error: picocli's message, except for an unknown option or command,
-   * which is named (control characters made visible) with the nearest known name of the command it
-   * was given to.
+   * which is named (control characters made visible, TerminalText) with the nearest known name of
+   * the command it was given to.
    */
   static String message(CommandLine.ParameterException ex) {
     if (!(ex instanceof CommandLine.UnmatchedArgumentException u) || u.getUnmatched().isEmpty()) {
-      return ex.getMessage();
+      return TerminalText.escape(ex.getMessage());
     }
     String token = u.getUnmatched().getFirst();
     CommandSpec spec = ex.getCommandLine().getCommandSpec();
@@ -101,7 +101,7 @@ public final class Cli {
     String near = known.isEmpty() ? null : Suggest.nearest(typed, known);
     return what
         + " '"
-        + GgufException.clip(token)
+        + TerminalText.escape(token)
         + "'"
         + (near == null ? "" : " (did you mean " + near + "?)");
   }

@@ -1,6 +1,7 @@
 package dev.strata.engine.cli;
 
 import dev.strata.engine.StrataException;
+import dev.strata.engine.text.TerminalText;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,12 @@ public record Io(
   public static Io system() {
     return new Io(
         System.in,
-        new PrintWriter(System.out, true, StandardCharsets.UTF_8),
+        // on the descriptor, not System.out: a PrintStream swallows write errors, and --print to a
+        // full disk must fail (PrintWriter.checkError sees them)
+        new PrintWriter(
+            new java.io.OutputStreamWriter(
+                new java.io.FileOutputStream(java.io.FileDescriptor.out), StandardCharsets.UTF_8),
+            true),
         new PrintWriter(System.err, true, StandardCharsets.UTF_8),
         System.getenv(),
         System.console() != null && System.console().isTerminal(),
@@ -67,7 +73,7 @@ public record Io(
    */
   public int report(String command, StrataException e) {
     out.flush();
-    err.println(command + ": " + e.getMessage());
+    err.println(command + ": " + TerminalText.escape(e.getMessage()));
     err.flush();
     return e.exitCode();
   }

@@ -1,5 +1,6 @@
 package dev.strata.engine.cli;
 
+import dev.strata.engine.flags.AsciiDigits;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.flags.ValueKind;
 import dev.strata.engine.kv.KvFormat;
@@ -52,7 +53,7 @@ public final class TableValues {
     if (lower.endsWith("k")
         && lower.length() > 1
         && lower.length() <= 8
-        && lower.substring(0, lower.length() - 1).chars().allMatch(Character::isDigit)) {
+        && AsciiDigits.all(lower.substring(0, lower.length() - 1))) {
       return Long.toString(Long.parseLong(lower.substring(0, lower.length() - 1)) * 1024);
     }
     return typed;

@@ -36,8 +36,17 @@ import java.util.concurrent.atomic.AtomicReference;
 @SuppressWarnings("restricted") // this class is the FFM binding: it exists to call native code
 public final class NativeEngine implements AutoCloseable {
 
-  /** The ABI version this binding speaks ({@code STRATA_ENGINE_ABI_VERSION}). */
-  public static final int ABI_VERSION = 1;
+  /**
+   * The newest ABI version this binding speaks ({@code STRATA_ENGINE_ABI_VERSION}): 2 added {@code
+   * strata_engine_check} (docs/ENGINE-ABI.md).
+   */
+  public static final int ABI_VERSION = 2;
+
+  /** The oldest ABI version this binding still loads (ABI 1: no {@code strata_engine_check}). */
+  public static final int MIN_ABI_VERSION = 1;
+
+  /** The symbol ABI 2 added: the engine's own preflight. Optional on ABI 1 libraries. */
+  public static final String CHECK_SYMBOL = "strata_engine_check";
 
   /** The symbols of the ABI, in the header's order. */
   public static final List<String> SYMBOLS =
@@ -60,9 +69,10 @@ public final class NativeEngine implements AutoCloseable {
 
   private final Path path;
   private final Arena arena;
-  private final MethodHandle abiVersion;
   private final MethodHandle name;
   private final MethodHandle main;
+  private final MethodHandle check; // null on an ABI 1 library
+  private final int version;
   private final MethodHandle cancel;
   private final MethodHandle cellBytes;
   private final MethodHandle encode;
@@ -80,7 +90,7 @@ public final class NativeEngine implements AutoCloseable {
     this.arena = arena;
     // The version first: a library of another ABI may lack (or redefine) the other symbols, and
     // "ABI 2, launcher speaks 1" is the message that helps there.
-    this.abiVersion = downcall(lookup, "strata_engine_abi_version", ValueLayout.JAVA_INT);
+    MethodHandle abiVersion = downcall(lookup, "strata_engine_abi_version", ValueLayout.JAVA_INT);
     int version;
     try {
       version = (int) abiVersion.invokeExact();
@@ -88,16 +98,19 @@ public final class NativeEngine implements AutoCloseable {
       throw new EngineLoadException(
           "engine library " + path + ": strata_engine_abi_version failed: " + t, t);
     }
-    if (version != ABI_VERSION) {
+    if (version < MIN_ABI_VERSION || version > ABI_VERSION) {
       throw new EngineLoadException(
           "engine library "
               + path
               + " has ABI version "
               + version
-              + ", this launcher speaks ABI version "
+              + ", this launcher speaks ABI versions "
+              + MIN_ABI_VERSION
+              + ".."
               + ABI_VERSION
               + " (use an engine and a launcher from the same release)");
     }
+    this.version = version;
     this.name = downcall(lookup, "strata_engine_name", ValueLayout.ADDRESS);
     this.main =
         downcall(
@@ -108,6 +121,19 @@ public final class NativeEngine implements AutoCloseable {
             ValueLayout.ADDRESS,
             ValueLayout.ADDRESS,
             ValueLayout.ADDRESS);
+    // ABI 2 requires the check; an ABI 1 library has none (the launcher falls back to its own
+    // rules and says so).
+    this.check =
+        version >= 2
+            ? downcall(
+                lookup,
+                CHECK_SYMBOL,
+                ValueLayout.JAVA_INT,
+                ValueLayout.JAVA_INT,
+                ValueLayout.ADDRESS,
+                ValueLayout.ADDRESS,
+                ValueLayout.ADDRESS)
+            : null;
     this.cancel = downcallVoid(lookup, "strata_engine_cancel");
     this.cellBytes =
         downcall(
@@ -299,13 +325,14 @@ public final class NativeEngine implements AutoCloseable {
     return path;
   }
 
-  /** {@code strata_engine_abi_version()}: always {@link #ABI_VERSION} once loaded. */
+  /** {@code strata_engine_abi_version()}: {@link #MIN_ABI_VERSION}..{@link #ABI_VERSION}. */
   public int abiVersion() {
-    try {
-      return (int) abiVersion.invokeExact();
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
+    return version;
+  }
+
+  /** Whether the library has {@code strata_engine_check} (ABI 2 and later). */
+  public boolean hasCheck() {
+    return check != null;
   }
 
   /** {@code strata_engine_name()}, e.g. "strata-ref 0.1.0 (cpu)". */
@@ -378,6 +405,28 @@ public final class NativeEngine implements AutoCloseable {
    * @throws IllegalArgumentException when an argument contains NUL
    */
   public int run(List<String> args, LogSink sink) {
+    return call(main, args, sink);
+  }
+
+  /**
+   * Runs {@code strata_engine_check} (ABI 2) on the calling thread with the argv {@link #run} would
+   * pass: the engine parses the flags, reads the model and applies its startup rules, logs {@code
+   * plan: item=<name> bytes=<n> ...} lines, and returns the code {@code strata_engine_main} would
+   * return before it starts work (0: it would start). Allocates no large buffer, runs nothing.
+   *
+   * @throws UnsupportedOperationException on an ABI 1 library ({@link #hasCheck()} is false)
+   * @throws IllegalStateException when another run or check is in progress in this process
+   * @throws IllegalArgumentException when an argument contains NUL
+   */
+  public int check(List<String> args, LogSink sink) {
+    if (check == null) {
+      throw new UnsupportedOperationException(
+          "engine library " + path + " has ABI version " + version + ": no " + CHECK_SYMBOL);
+    }
+    return call(check, args, sink);
+  }
+
+  private int call(MethodHandle fn, List<String> args, LogSink sink) {
     Objects.requireNonNull(sink, "sink");
     List<String> argv = new ArrayList<>(args.size() + 1);
     argv.add(path.getFileName().toString());
@@ -402,7 +451,7 @@ public final class NativeEngine implements AutoCloseable {
         array.setAtIndex(ValueLayout.ADDRESS, i, a.allocateFrom(argv.get(i)));
       }
       array.setAtIndex(ValueLayout.ADDRESS, argv.size(), MemorySegment.NULL);
-      int rc = (int) main.invokeExact(argv.size(), array, logStub, MemorySegment.NULL);
+      int rc = (int) fn.invokeExact(argv.size(), array, logStub, MemorySegment.NULL);
       lastSinkFailure = state.failure().get();
       return rc;
     } catch (Throwable t) {

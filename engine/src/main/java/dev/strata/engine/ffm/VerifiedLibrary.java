@@ -105,9 +105,35 @@ public final class VerifiedLibrary implements AutoCloseable {
     return open(library, pinnedSha256, context, Strategy.here(), TrustedPath.me());
   }
 
+  /**
+   * What {@code strata-setup --engine-lib} and the wizard run the moment a library is given: every
+   * check a launch makes (ownership and mode of the file, its folders and links; a whole library)
+   * for the loader of the machine the config is for, then closed. Nothing is loaded.
+   *
+   * @param format the library format of the config's host (Mach-O for a Mac host)
+   * @return the SHA-256 of the checked bytes, to pin
+   * @throws StrataException (exit 3) with the words a launch would use
+   */
+  public static String checkForConfig(Path library, String context, LibraryFile.Format format) {
+    try (VerifiedLibrary v = open(library, null, context, null, TrustedPath.me(), format)) {
+      return v.sha256();
+    }
+  }
+
   /** As {@link #open(Path, String, String)} with the strategy and the launching user given. */
   public static VerifiedLibrary open(
       Path library, String pinnedSha256, String context, Strategy strategy, int me) {
+    return open(library, pinnedSha256, context, strategy, me, LibraryFile.Format.here());
+  }
+
+  /** With {@code strategy} null the file is checked and held, never prepared for loading. */
+  private static VerifiedLibrary open(
+      Path library,
+      String pinnedSha256,
+      String context,
+      Strategy strategy,
+      int me,
+      LibraryFile.Format format) {
     Objects.requireNonNull(library, "library");
     Path abs = library.toAbsolutePath();
     String where = context == null ? "" : "; " + context;
@@ -155,12 +181,12 @@ public final class VerifiedLibrary implements AutoCloseable {
                   + "): restore the library, or rerun strata-setup to pin the new one");
         }
       }
-      String problem = LibraryFile.problem(bytes, LibraryFile.Format.here());
+      String problem = LibraryFile.problem(bytes, format);
       if (problem != null) {
         throw new EngineLoadException("engine library " + name + " " + problem);
       }
       VerifiedLibrary v;
-      if (strategy == Strategy.FD_PATH) {
+      if (strategy == Strategy.FD_PATH || strategy == null) {
         v = new VerifiedLibrary(abs, f.real(), actual, pinned, strategy, f, null, null);
       } else {
         Path dir = privateFolder(me);
@@ -381,6 +407,9 @@ public final class VerifiedLibrary implements AutoCloseable {
    *     version differs
    */
   public NativeEngine load() {
+    if (strategy == null) {
+      throw new IllegalStateException("checked for a config, not for loading: " + configured);
+    }
     return NativeEngine.load(this);
   }
 

@@ -25,10 +25,14 @@ public sealed interface ValueKind {
 
     @Override
     public String problem(String value) {
-      // plain decimal only: the engines parse with strtol base 10, so 0x10 or 1e3 would mean
-      // something else there than a reader of the config expects
-      if (value.isEmpty() || value.length() > 18 || !value.chars().allMatch(Character::isDigit)) {
-        return "'" + value + "' is not " + describe();
+      // plain ASCII decimal only, as the engines parse (engine/native/src/flags.c): 0x10 or 1e3
+      // would mean something else there, and other scripts' digits are refused there
+      if (value.isEmpty() || value.length() > 18 || !AsciiDigits.all(value)) {
+        return "'"
+            + value
+            + "' is not "
+            + describe()
+            + (AsciiDigits.hasForeignDigit(value) ? " (ASCII digits 0-9 only)" : "");
       }
       long v = Long.parseLong(value);
       if (v < min || v > max) {

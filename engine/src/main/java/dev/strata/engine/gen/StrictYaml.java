@@ -8,6 +8,7 @@ import dev.strata.engine.config.YamlReader.MapNode;
 import dev.strata.engine.config.YamlReader.Node;
 import dev.strata.engine.config.YamlReader.Scalar;
 import dev.strata.engine.config.YamlReader.SeqNode;
+import dev.strata.engine.flags.AsciiDigits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -117,8 +118,16 @@ public final class StrictYaml {
     if (((Scalar) e.value()).kind() != Kind.INT) {
       throw error(source, e.line(), "'" + key + "' must be a whole number, got '" + s + "'");
     }
+    String digits = s.replace("_", "");
+    if (!AsciiDigits.all(
+        digits.startsWith("-") || digits.startsWith("+") ? digits.substring(1) : digits)) {
+      throw error(
+          source,
+          e.line(),
+          "'" + key + "' must be a whole number in ASCII digits 0-9, got '" + s + "'");
+    }
     try {
-      return Long.parseLong(s.replace("_", ""));
+      return Long.parseLong(digits);
     } catch (NumberFormatException x) {
       throw error(source, e.line(), "'" + key + "' must be a whole number, got '" + s + "'");
     }

@@ -1,5 +1,6 @@
 package dev.strata.engine.kv;
 
+import dev.strata.engine.flags.AsciiDigits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -72,13 +73,17 @@ public final class KvRules {
     if (value == null) {
       return false;
     }
-    String s = value.strip();
+    // atoi: C isspace blanks, then an optional sign, then ASCII digits (engine/native/src/engine.c)
+    String s = value;
     int i = 0;
+    while (i < s.length() && " \t\n\u000B\f\r".indexOf(s.charAt(i)) >= 0) {
+      i++;
+    }
     if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
       i++;
     }
     int start = i;
-    while (i < s.length() && Character.isDigit(s.charAt(i))) {
+    while (i < s.length() && AsciiDigits.is(s.charAt(i))) {
       i++;
     }
     if (i == start) {

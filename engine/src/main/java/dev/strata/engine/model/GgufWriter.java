@@ -60,12 +60,23 @@ public final class GgufWriter {
     byte[] header = header(metadata, tensors, alignment);
     long length = Math.addExact(header.length, dataBytes(tensors, alignment));
     Path partial = file.resolveSibling(file.getFileName() + ".partial");
-    try (RandomAccessFile raf = new RandomAccessFile(partial.toFile(), "rw")) {
-      raf.setLength(0);
-      raf.write(header);
-      raf.setLength(length);
+    try {
+      try (RandomAccessFile raf = new RandomAccessFile(partial.toFile(), "rw")) {
+        raf.setLength(0);
+        raf.write(header);
+        raf.setLength(length);
+      }
+      Files.move(
+          partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException | RuntimeException e) {
+      // a full disk (or any failure) leaves no *.partial behind
+      try {
+        Files.deleteIfExists(partial);
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
     }
-    Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
   /** The whole file in memory, zeros included (small test files only). */

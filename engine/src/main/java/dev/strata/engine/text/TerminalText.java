@@ -72,6 +72,28 @@ public final class TerminalText {
     return b.toString();
   }
 
+  /**
+   * A multi-line text (a diff) with each line {@link #escape}d and its line breaks kept: {@code \n}
+   * ends a line, every other control character inside a line is made visible.
+   */
+  public static String escapeLines(String text) {
+    if (text == null) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder(text.length() + 16);
+    int start = 0;
+    while (start < text.length()) {
+      int nl = text.indexOf('\n', start);
+      int end = nl < 0 ? text.length() : nl;
+      b.append(escape(text.substring(start, end)));
+      if (nl >= 0) {
+        b.append('\n');
+      }
+      start = end + 1;
+    }
+    return b.toString();
+  }
+
   /** Whether {@link #escape} would change {@code s}. */
   public static boolean isClean(CharSequence s) {
     for (int i = 0; i < s.length(); i++) {

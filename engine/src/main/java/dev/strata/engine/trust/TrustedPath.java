@@ -230,10 +230,11 @@ public final class TrustedPath {
     if (existing == null) {
       return;
     }
-    Path real = resolve(existing, subject, me); // checks it as a folder passed through
     if (existing.equals(abs)) {
-      requireFolder(real, OwnerRule.Place.HOLDER, abs, subject, me);
+      // the folder that will hold the file: strictly, and named as the file's folder
+      requireFolder(existing.toRealPath(), OwnerRule.Place.HOLDER, abs, subject, me);
     }
+    resolve(existing, subject, me); // every folder and link on the way
   }
 
   /**

@@ -3,6 +3,8 @@ package dev.strata.engine.write;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.Sha256;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.trust.TrustRefused;
+import dev.strata.engine.trust.TrustedPath;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -141,6 +143,65 @@ public final class ConfigWriter {
    */
   public static Result write(Path target, byte[] content, boolean force) {
     Path t = resolveLink(target);
+    requireTrustedPlace(t);
+    try {
+      Files.createDirectories(t.getParent());
+    } catch (IOException e) {
+      throw new StrataException(
+          ExitCodes.USAGE, t.getParent() + ": cannot create the folder: " + reason(e), e);
+    }
+    // the folders exist now (some made just now): the one that holds the config, strictly
+    requireTrustedPlace(t);
+    // One writer at a time from here to the state record: two setups writing the same --out
+    // otherwise leave the config of one and the state of the other (docs/SETUP.md).
+    Path lockFile = lockOf(t);
+    // A file lock is held for the whole JVM (a second channel's lock() in this JVM throws), so
+    // threads of one JVM queue on an in-process lock first.
+    java.util.concurrent.locks.ReentrantLock local =
+        IN_PROCESS.computeIfAbsent(lockFile, k -> new java.util.concurrent.locks.ReentrantLock());
+    local.lock();
+    try (FileChannel lock =
+        FileChannel.open(
+            lockFile,
+            Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+            attrs(t.getParent()))) {
+      lock.lock(); // released when the channel closes, on every exit path
+      return writeLocked(t, content, force);
+    } catch (IOException e) {
+      throw new StrataException(ExitCodes.USAGE, lockFile + ": cannot lock: " + reason(e), e);
+    } finally {
+      local.unlock();
+    }
+  }
+
+  private static final java.util.concurrent.ConcurrentHashMap<
+          Path, java.util.concurrent.locks.ReentrantLock>
+      IN_PROCESS = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The lock file beside a config: {@code .engine.yaml.lock} (left in place; empty). */
+  public static Path lockOf(Path config) {
+    return config.resolveSibling("." + config.getFileName() + ".lock");
+  }
+
+  /**
+   * Setup writes nothing launch would refuse to read: the folder (and every folder above it) must
+   * pass the ownership rule launch applies, and so must a config already there.
+   */
+  private static void requireTrustedPlace(Path t) {
+    TrustedPath.Subject subject = new TrustedPath.Subject("config", "--out " + t);
+    try {
+      TrustedPath.requireWritableFolder(t.getParent(), subject, TrustedPath.me());
+      if (Files.isRegularFile(t, LinkOption.NOFOLLOW_LINKS)) {
+        TrustedPath.open(t, subject, TrustedPath.me()).close();
+      } // a folder or another non-file at the target: inspect's own words (exit 2)
+    } catch (TrustRefused e) {
+      throw e;
+    } catch (IOException e) {
+      throw new StrataException(ExitCodes.USAGE, t + ": cannot check: " + reason(e), e);
+    }
+  }
+
+  private static Result writeLocked(Path t, byte[] content, boolean force) {
     Existing existing = inspect(t);
     String newSha = sha256(content);
     if (existing.exists() && java.util.Arrays.equals(existing.existing(), content)) {
@@ -163,29 +224,46 @@ public final class ConfigWriter {
               + ")",
           diff);
     }
-    try {
-      Files.createDirectories(t.getParent());
-      Set<PosixFilePermission> perms = DEFAULT_PERMS;
-      Path backup = null;
-      if (existing.exists()) {
-        perms = permissionsOf(t);
-        backup = backupOf(t);
-        atomicWrite(backup, existing.existing(), perms);
+    Set<PosixFilePermission> perms = DEFAULT_PERMS;
+    Path backup = null;
+    if (existing.exists()) {
+      try {
+        perms = launchable(permissionsOf(t));
+      } catch (IOException e) {
+        throw new StrataException(ExitCodes.USAGE, t + ": cannot read its mode: " + reason(e), e);
       }
-      // Both hashes while the rename is in flight: a crash between the rename and the final
-      // state leaves a file that is still recognised as ours, whichever of the two it is.
-      List<String> during = new ArrayList<>();
-      during.add(newSha);
-      if (existing.exists()) {
-        during.add(sha256(existing.existing()));
-      }
-      writeState(t, during);
-      atomicWrite(t, content, perms);
-      writeState(t, List.of(newSha));
-      return new Result(t, existing.exists() ? Outcome.REPLACED : Outcome.CREATED, backup);
-    } catch (IOException e) {
-      throw new StrataException(ExitCodes.USAGE, t + ": cannot write: " + reason(e), e);
+      backup = backupOf(t);
+      writeNamed(backup, existing.existing(), perms);
     }
+    // Both hashes while the rename is in flight: a crash between the rename and the final
+    // state leaves a file that is still recognised as ours, whichever of the two it is.
+    List<String> during = new ArrayList<>();
+    during.add(newSha);
+    if (existing.exists()) {
+      during.add(sha256(existing.existing()));
+    }
+    writeState(t, during);
+    writeNamed(t, content, perms);
+    writeState(t, List.of(newSha));
+    return new Result(t, existing.exists() ? Outcome.REPLACED : Outcome.CREATED, backup);
+  }
+
+  /** {@link #atomicWrite}, a failure named by the file that failed (the backup, the config …). */
+  private static void writeNamed(Path p, byte[] content, Set<PosixFilePermission> perms) {
+    try {
+      atomicWrite(p, content, perms);
+    } catch (IOException e) {
+      throw new StrataException(ExitCodes.USAGE, p + ": cannot write: " + reason(e), e);
+    }
+  }
+
+  /** The replaced config's mode without group/other write: launch refuses those bits. */
+  static Set<PosixFilePermission> launchable(Set<PosixFilePermission> perms) {
+    Set<PosixFilePermission> p = java.util.EnumSet.noneOf(PosixFilePermission.class);
+    p.addAll(perms);
+    p.remove(PosixFilePermission.GROUP_WRITE);
+    p.remove(PosixFilePermission.OTHERS_WRITE);
+    return p;
   }
 
   /**
@@ -197,15 +275,17 @@ public final class ConfigWriter {
     Path dir = target.toAbsolutePath().getParent();
     Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp", attrs(dir));
     try {
-      if (supportsPosix(dir)) {
-        Files.setPosixFilePermissions(tmp, perms);
-      }
       try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
         ByteBuffer buf = ByteBuffer.wrap(content);
         while (buf.hasRemaining()) {
           ch.write(buf);
         }
         ch.force(true);
+      }
+      // The mode after the bytes: a read-only (0444) config's replacement must be writable by
+      // its writer until it is written.
+      if (supportsPosix(dir)) {
+        Files.setPosixFilePermissions(tmp, perms);
       }
       try {
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
@@ -280,12 +360,7 @@ public final class ConfigWriter {
     for (String h : hashes) {
       sb.append("sha256 ").append(h).append('\n');
     }
-    try {
-      atomicWrite(stateOf(config), sb.toString().getBytes(StandardCharsets.UTF_8), DEFAULT_PERMS);
-    } catch (IOException e) {
-      throw new StrataException(
-          ExitCodes.USAGE, stateOf(config) + ": cannot write: " + reason(e), e);
-    }
+    writeNamed(stateOf(config), sb.toString().getBytes(StandardCharsets.UTF_8), DEFAULT_PERMS);
   }
 
   private static String sha256(byte[] bytes) {

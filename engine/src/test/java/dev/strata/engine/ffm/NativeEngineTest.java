@@ -75,8 +75,9 @@ class NativeEngineTest {
   @Test
   void nameAndAbi() {
     assertEquals("strata-ref 0.1.0 (cpu)", engine.name());
-    assertEquals(1, engine.abiVersion());
+    assertEquals(2, engine.abiVersion());
     assertEquals(NativeEngine.ABI_VERSION, engine.abiVersion());
+    assertTrue(engine.hasCheck());
   }
 
   @Test
@@ -420,7 +421,7 @@ class NativeEngineTest {
     EngineLoadException e = assertThrows(EngineLoadException.class, () -> NativeEngine.load(lib));
     assertEquals(ExitCodes.PREFLIGHT, e.exitCode());
     assertTrue(
-        e.getMessage().contains("has ABI version 999, this launcher speaks ABI version 1"),
+        e.getMessage().contains("has ABI version 999, this launcher speaks ABI versions 1..2"),
         e.getMessage());
   }
 
@@ -432,5 +433,83 @@ class NativeEngineTest {
     EngineLoadException e = assertThrows(EngineLoadException.class, () -> NativeEngine.load(lib));
     assertEquals(ExitCodes.PREFLIGHT, e.exitCode());
     assertTrue(e.getMessage().contains("lacks the symbol strata_kv_decode"), e.getMessage());
+  }
+
+  @Test
+  void theCheckPlansWhatMainAllocatesAndAllocatesNothing() {
+    Lines l = new Lines();
+    String m = model.toString();
+    // 1M cells × 12 layers would be 13 GB of pools: the check must not allocate them
+    assertEquals(0, engine.check(List.of("--model", m, "--ctx", "1048576"), l), l.lines::toString);
+    assertEquals("plan: item=kv bytes=13289177088", l.startingWith("plan: item=kv "));
+    assertTrue(l.startingWith("plan: item=scratch bytes=").startsWith("plan: item=scratch"));
+    Lines main = new Lines();
+    assertEquals(0, run(main, "--model", m, "--ctx", "32768", "--prompt-tokens", "8"));
+    Lines check = new Lines();
+    assertEquals(
+        0, engine.check(List.of("--model", m, "--ctx", "32768", "--prompt-tokens", "8"), check));
+    // the check's kv item is main's kv: line, in the plan format
+    assertTrue(main.has("kv: format=int8 cell_bytes=1056 layers=12 cells=32896 bytes=416858112"));
+    assertEquals("plan: item=kv bytes=416858112", check.startingWith("plan: item=kv "));
+  }
+
+  @Test
+  void theCheckReturnsWhatMainReturnsWithMainsFirstError() {
+    String m = model.toString();
+    List<List<String>> cases =
+        List.of(
+            List.of("--model", m, "--ctx", "\uff14\uff10\uff19\uff16"),
+            List.of("--model", m, "--threads", "\u0662"),
+            List.of("--model", m, "--ctx", " 64"),
+            List.of("--model", m, "--ctx", "64", "--prompt-tokens", "150", "--n-predict", "43"),
+            List.of("--model", m, "--kv", "k8v4"),
+            List.of("--model", dir.resolve("absent.gguf").toString()),
+            List.of("--model", m, "--kv", "int8", "--bogus"),
+            List.of("--ctx", "64"));
+    for (List<String> args : cases) {
+      Lines c = new Lines();
+      Lines r = new Lines();
+      int checkRc = engine.check(args, c);
+      int mainRc = engine.run(args, r);
+      assertTrue(checkRc != 0, args::toString);
+      assertEquals(mainRc, checkRc, args::toString);
+      assertEquals(firstError(r), firstError(c), args::toString);
+    }
+  }
+
+  private static String firstError(Lines l) {
+    synchronized (l.lines) {
+      for (int i = 0; i < l.lines.size(); i++) {
+        if (l.levels.get(i) == LogLevel.ERROR) {
+          return l.lines.get(i);
+        }
+      }
+    }
+    return "(none)";
+  }
+
+  @Test
+  void anAbi1LibraryStillLoadsAndHasNoCheck() throws IOException {
+    Path lib = NATIVE.resolve("abi1").resolve(engine.path().getFileName());
+    try (NativeEngine abi1 = NativeEngine.load(lib)) {
+      assertEquals(1, abi1.abiVersion());
+      assertTrue(!abi1.hasCheck());
+      assertThrows(UnsupportedOperationException.class, () -> abi1.check(List.of(), new Lines()));
+      Lines l = new Lines();
+      assertEquals(
+          0,
+          abi1.run(
+              List.of(
+                  "--model",
+                  model.toString(),
+                  "--ctx",
+                  "64",
+                  "--prompt-tokens",
+                  "8",
+                  "--n-predict",
+                  "1"),
+              l),
+          l.lines::toString);
+    }
   }
 }

@@ -106,4 +106,24 @@ class DemoModelTest {
       assertEquals(ExitCodes.USAGE, e.exitCode());
     }
   }
+
+  @org.junit.jupiter.api.Test
+  void aWriteThatFailsLeavesNoPartialFileBehind(@org.junit.jupiter.api.io.TempDir Path d)
+      throws java.io.IOException {
+    // the rename at the end cannot replace a non-empty folder: the write fails after the
+    // .partial was written, as a full disk would make it fail half-way
+    Path model = java.nio.file.Files.createDirectories(d.resolve("model"));
+    Path inTheWay = model.resolve(DemoModel.PREFIX + "-00001-of-00004.gguf");
+    java.nio.file.Files.createDirectories(inTheWay.resolve("occupied"));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        java.io.IOException.class,
+        () ->
+            GgufWriter.writeSplit(
+                model, DemoModel.PREFIX, 4, DemoModel.metadata(), DemoModel.tensors()));
+    try (java.util.stream.Stream<Path> s = java.nio.file.Files.list(model)) {
+      org.junit.jupiter.api.Assertions.assertEquals(
+          java.util.List.of(),
+          s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".partial")).toList());
+    }
+  }
 }

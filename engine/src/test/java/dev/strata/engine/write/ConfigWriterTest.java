@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -66,7 +67,11 @@ class ConfigWriterTest {
     assertTrue(Files.readString(ConfigWriter.stateOf(cfg)).contains("sha256 " + Sha256.hex(c)));
     assertEquals(".engine.yaml.strata-state", ConfigWriter.stateOf(cfg).getFileName().toString());
     try (Stream<Path> s = Files.list(dir)) {
-      assertEquals(2, s.count(), "no temp file left behind");
+      // the config, its state, and the (empty) lock file that serializes writers
+      assertEquals(
+          List.of(".engine.yaml.lock", ".engine.yaml.strata-state", "engine.yaml"),
+          s.map(p -> p.getFileName().toString()).sorted().toList(),
+          "no temp file left behind");
     }
   }
 
@@ -142,6 +147,112 @@ class ConfigWriterTest {
     assertEquals(
         "rw-------",
         java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(cfg)));
+  }
+
+  /**
+   * The replacement is a rename, seen from the folder: the file system reports the config's name
+   * only as (re)created by a move — never deleted, never modified in place — whichever way a
+   * non-atomic replacement would go (a copy deletes and rewrites the name; an in-place write
+   * modifies it). Deterministic: inotify (Linux) records every event, there is no timing window to
+   * hit. On a platform whose watch service polls (macOS), events can merge, so it runs on Linux.
+   */
+  @Test
+  @org.junit.jupiter.api.condition.EnabledOnOs(OS.LINUX)
+  void theConfigIsReplacedByARenameNeverRewrittenInPlace(@TempDir Path dir) throws Exception {
+    Path cfg = dir.resolve("engine.yaml");
+    var perms = java.nio.file.attribute.PosixFilePermissions.fromString("rw-------");
+    ConfigWriter.atomicWrite(cfg, bytes("old\n"), perms);
+    java.util.Set<String> kinds = new java.util.TreeSet<>();
+    try (var ws = dir.getFileSystem().newWatchService()) {
+      dir.register(
+          ws,
+          java.nio.file.StandardWatchEventKinds.ENTRY_CREATE,
+          java.nio.file.StandardWatchEventKinds.ENTRY_DELETE,
+          java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY);
+      for (int i = 0; i < 3; i++) {
+        ConfigWriter.atomicWrite(cfg, bytes("new " + i + "\n"), perms);
+      }
+      var key = ws.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+      while (key != null) {
+        for (var e : key.pollEvents()) {
+          assertTrue(e.kind() != java.nio.file.StandardWatchEventKinds.OVERFLOW, "events lost");
+          if (cfg.getFileName().equals(e.context())) {
+            kinds.add(e.kind().name());
+          }
+        }
+        key.reset();
+        key = ws.poll(500, java.util.concurrent.TimeUnit.MILLISECONDS);
+      }
+    }
+    assertEquals(java.util.Set.of("ENTRY_CREATE"), kinds, "events on the config's own name");
+    assertEquals("new 2\n", Files.readString(cfg));
+  }
+
+  /**
+   * The replacement is atomic as a reader sees it, shown directly rather than by a lucky kill: a
+   * reader thread opens and reads the config in a tight loop while the writer replaces it 40 times
+   * with alternating 1 MiB contents. Every read must be exactly the old or the new bytes — never a
+   * missing file, an empty one or a mix. A plain copy (truncate or delete, then write) opens a
+   * window of several milliseconds per replacement in which the reader finds a short file or none,
+   * so over 40 rounds it is usually seen (the folder-event test above is the deterministic check);
+   * a rename has no such window. The reader must also have read while writes were in flight (it
+   * counts reads per round), so the test cannot pass idle.
+   */
+  @Test
+  @DisabledOnOs(OS.WINDOWS)
+  void aReaderOnlyEverSeesTheOldOrTheNewBytes(@TempDir Path dir) throws Exception {
+    Path cfg = dir.resolve("engine.yaml");
+    byte[] a = new byte[1 << 20];
+    byte[] b = new byte[1 << 20];
+    Arrays.fill(a, (byte) 'a');
+    Arrays.fill(b, (byte) 'b');
+    a[a.length - 1] = '\n';
+    b[b.length - 1] = '\n';
+    var perms = java.nio.file.attribute.PosixFilePermissions.fromString("rw-------");
+    ConfigWriter.atomicWrite(cfg, a, perms);
+    java.util.concurrent.atomic.AtomicBoolean done =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicReference<String> bad =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread reader =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  while (!done.get() && bad.get() == null) {
+                    byte[] now;
+                    try {
+                      now = Files.readAllBytes(cfg);
+                    } catch (IOException e) {
+                      bad.set("read failed: " + e);
+                      return;
+                    }
+                    if (!Arrays.equals(now, a) && !Arrays.equals(now, b)) {
+                      bad.set("saw " + now.length + " bytes that are neither version");
+                      return;
+                    }
+                    reads.incrementAndGet();
+                  }
+                });
+    int rounds = 40;
+    long readsDuringWrites = 0;
+    try {
+      for (int round = 0; round < rounds && bad.get() == null; round++) {
+        long before = reads.get();
+        ConfigWriter.atomicWrite(cfg, round % 2 == 0 ? b : a, perms);
+        // let the reader finish at least one read of this version before the next replacement
+        while (reads.get() == before && bad.get() == null && reader.isAlive()) {
+          Thread.onSpinWait();
+        }
+        readsDuringWrites += reads.get() - before;
+      }
+    } finally {
+      done.set(true);
+      reader.join();
+    }
+    assertEquals(null, bad.get(), "a reader saw a config that is neither the old nor the new one");
+    assertTrue(readsDuringWrites >= rounds, "the reader read " + readsDuringWrites + " times");
+    assertArrayEquals(a, Files.readAllBytes(cfg));
   }
 
   /**

@@ -3,6 +3,9 @@ package dev.strata.launcher.preflight;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.ffm.LogLevel;
+import dev.strata.engine.ffm.LogSink;
+import dev.strata.engine.ffm.NativeEngine;
 import dev.strata.engine.ffm.VerifiedLibrary;
 import dev.strata.engine.flags.EngineArgs;
 import dev.strata.engine.flags.EngineFlags;
@@ -10,10 +13,13 @@ import dev.strata.engine.flags.EnvPolicy;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvDecision;
+import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.plan.MemoryPlan;
+import dev.strata.engine.plan.PlanItems;
+import dev.strata.launcher.run.EngineEnv;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,13 +30,21 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * Everything {@code strata-launch} checks before it loads anything, in order: config, kv, library,
- * model, host, plan. A config error is thrown at once (exit 2); a refusal (exit 3) ends the checks
- * and is kept in the {@link Report}, so {@code --dry-run} can show how far it got. The launch
- * itself throws {@link Report#refusal()}.
+ * Everything {@code strata-launch} checks before the engine starts, in order: config, kv, library,
+ * model, host, plan, engine. A config error is thrown at once (exit 2); a refusal (exit 3) ends the
+ * checks and is kept in the {@link Report}, so {@code --dry-run} can show how far it got. The
+ * launch itself throws {@link Report#refusal()}.
+ *
+ * <p>The last check asks the engine itself (docs/LAUNCH.md "One truth"): the library is loaded and
+ * {@code strata_engine_check} (ABI 2) is called with exactly the argv ({@link Report#args()}) and
+ * environment the launch passes to {@code strata_engine_main}; a non-zero answer is a refusal
+ * naming the engine's first error line. {@code --dry-run} and the launch run this same code, so
+ * their verdicts agree. An ABI 1 engine has no check: the verdict is the launcher's own rules, and
+ * the engine check says so (a warning).
  *
  * <p>Relative paths in a config (engine.library, model.shards, --model) are taken relative to the
- * config's folder, so a config and its model can move together.
+ * config's folder, so a config and its model can move together; the engine gets {@code --model} as
+ * that absolute path, never the config's text (it would resolve it against the working folder).
  */
 public final class Preflight {
   /** Environment variables the engines read; inherited ones count like the config's. */
@@ -52,12 +66,31 @@ public final class Preflight {
   public record Check(String name, Status status, String detail) {}
 
   /**
+   * What the engine said of this launch.
+   *
+   * @param name {@code strata_engine_name()}
+   * @param abi the library's ABI version
+   * @param checked whether the engine's own check ran (false: an ABI 1 engine, the launcher's rules
+   *     decided)
+   * @param code what the check returned (0: {@code strata_engine_main} would start)
+   * @param firstError the check's first error line, or null
+   * @param planLines the engine's {@code plan: item=...} lines
+   */
+  public record EngineVerdict(
+      String name, int abi, boolean checked, int code, String firstError, List<String> planLines) {
+    public EngineVerdict {
+      planLines = List.copyOf(planLines);
+    }
+  }
+
+  /**
    * What preflight found. Fields after a refusal are null (the checks stopped there).
    *
    * @param configPath the config file
    * @param config the config as read
    * @param backend the config's backend
-   * @param args the config's args, validated for the backend (the engine's argv without argv[0])
+   * @param args the engine's argv without argv[0]: the config's args, validated for the backend,
+   *     with {@code --model} replaced by its absolute path (resolved against the config's folder)
    * @param engineArgs their typed view
    * @param env the config's env, validated
    * @param kv the KV decision (the pools the engine will allocate)
@@ -66,6 +99,9 @@ public final class Preflight {
    * @param model the model read from its shards
    * @param here the machine the plan is for
    * @param plan the memory plan for {@code here}
+   * @param engine what the engine's own check said; null when it did not run (a refusal before it,
+   *     or {@code --plan} without a usable library)
+   * @param engineNote for {@code --plan}: why the engine's items are not shown, or null
    * @param checks every check run, in order
    * @param refusal the refusal that stopped the checks, or null
    * @param verified the engine library as checked, held open: what the launch loads (null for
@@ -83,6 +119,8 @@ public final class Preflight {
       GgufModel model,
       HostFacts here,
       MemoryPlan plan,
+      EngineVerdict engine,
+      String engineNote,
       List<Check> checks,
       StrataException refusal,
       VerifiedLibrary verified)
@@ -151,6 +189,9 @@ public final class Preflight {
     private VerifiedLibrary verified;
     private GgufModel model;
     private MemoryPlan plan;
+    private List<String> engineArgv;
+    private EngineVerdict engine;
+    private String engineNote;
 
     Run(EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
       this.config = config;
@@ -180,6 +221,11 @@ public final class Preflight {
         checkModel();
         checkHost();
         checkPlan(full);
+        if (full) {
+          checkEngine(verified, true);
+        } else {
+          planEngineItems();
+        }
         return report(null);
       } catch (PreflightRefused r) {
         if (verified != null) {
@@ -200,7 +246,7 @@ public final class Preflight {
           configPath,
           config,
           backend,
-          config.args(),
+          engineArgv != null ? engineArgv : config.args(),
           engineArgs,
           config.env(),
           kv,
@@ -208,6 +254,8 @@ public final class Preflight {
           model,
           here,
           plan,
+          engine,
+          engineNote,
           checks,
           refusal,
           verified);
@@ -237,11 +285,32 @@ public final class Preflight {
       } catch (StrataException e) {
         throw configError(e.getMessage());
       }
+      if (backend == Backend.CPU_REFERENCE) {
+        // strata-ref's pool rule (engine/native/src/engine.c startup_rules), here too so an ABI 1
+        // strata-ref (no strata_engine_check) gets the same verdict; OneTruthDifferentialTest pins
+        // it
+        long cells = KvFormat.cells(engineArgs.ctx());
+        if ((long) engineArgs.promptTokens() + engineArgs.nPredict() > cells) {
+          throw configError(
+              "args: --prompt-tokens "
+                  + engineArgs.promptTokens()
+                  + " + --n-predict "
+                  + engineArgs.nPredict()
+                  + " exceed the pool's "
+                  + cells
+                  + " cells (--ctx "
+                  + engineArgs.ctx()
+                  + " + "
+                  + KvFormat.EXTRA_CELLS
+                  + "): lower them, or raise --ctx");
+        }
+      }
       List<String> shards = config.model().shards();
       if (shards.isEmpty()) {
         throw configError("model.shards is empty: list the model's shards, first shard first");
       }
       Path argModel = resolve(engineArgs.model().toString());
+      engineArgv = withAbsolutePaths(config.args(), argModel);
       Path firstShard = resolve(shards.getFirst());
       if (!argModel.equals(firstShard)) {
         throw configError(
@@ -414,6 +483,91 @@ public final class Preflight {
             new PreflightRefused(plan.refusal() + " (on this machine: " + here.chip() + ")"));
       } else {
         warn("plan", plan.refusal());
+      }
+    }
+
+    /**
+     * The engine's argv: the config's args with the value of every path flag ({@code --model})
+     * replaced by the path it names, resolved once against the config's folder.
+     */
+    private static List<String> withAbsolutePaths(List<String> args, Path model) {
+      List<String> out = new ArrayList<>(args);
+      for (int i = 0; i + 1 < out.size(); i++) {
+        if (out.get(i).equals(EngineFlags.MODEL)) {
+          out.set(i + 1, model.toString());
+        }
+      }
+      return List.copyOf(out);
+    }
+
+    /**
+     * Asks the engine: loads the checked library (the verified open file, as the launch does) and
+     * calls {@code strata_engine_check} with the launch's argv and env.
+     *
+     * @param refuseOnNo whether a non-zero answer refuses (the launch, --dry-run) or is shown
+     *     ({@code --plan})
+     */
+    private void checkEngine(VerifiedLibrary checked, boolean refuseOnNo) {
+      NativeEngine lib;
+      try {
+        lib = checked.load();
+      } catch (StrataException e) {
+        throw refuse("engine", new PreflightRefused(e.getMessage(), e));
+      }
+      try (lib) {
+        String name = lib.name();
+        if (!lib.hasCheck()) {
+          engine = new EngineVerdict(name, lib.abiVersion(), false, 0, null, List.of());
+          warn(
+              "engine",
+              name
+                  + " is an ABI "
+                  + lib.abiVersion()
+                  + " engine without strata_engine_check: this verdict comes from the launcher's"
+                  + " own rules, not the engine's");
+          return;
+        }
+        List<String> planLines = new ArrayList<>();
+        String[] firstError = new String[1];
+        LogSink sink =
+            (level, line) -> {
+              synchronized (planLines) {
+                if (level == LogLevel.ERROR && firstError[0] == null) {
+                  firstError[0] = line;
+                }
+                if (PlanItems.name(line) != null) {
+                  planLines.add(line);
+                }
+              }
+            };
+        int rc = EngineEnv.with(lib, config.env(), () -> lib.check(engineArgv, sink));
+        synchronized (planLines) {
+          engine = new EngineVerdict(name, lib.abiVersion(), true, rc, firstError[0], planLines);
+        }
+        if (rc == 0) {
+          ok("engine", name + " checked this launch itself: it would start");
+          return;
+        }
+        String why =
+            name
+                + " refuses this launch (strata_engine_check returned "
+                + rc
+                + "): "
+                + (firstError[0] != null ? firstError[0] : "no error line");
+        if (refuseOnNo) {
+          throw refuse("engine", new PreflightRefused(why));
+        }
+        warn("engine", why);
+      }
+    }
+
+    /** {@code --plan}: the engine's own items when its library passes the trust checks. */
+    private void planEngineItems() {
+      try (VerifiedLibrary checked =
+          LibraryTrust.check(resolve(config.engine().library()), config.engine().sha256(), where)) {
+        checkEngine(checked, false);
+      } catch (StrataException e) {
+        engineNote = "the engine's own items are not shown: " + e.getMessage();
       }
     }
 

@@ -3,7 +3,7 @@ package dev.strata.launcher.preflight;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 
-/** A preflight check refused the launch: one line, exit 3, nothing loaded. */
+/** A preflight check refused the launch: one line, exit 3, the engine not started. */
 public final class PreflightRefused extends StrataException {
   private static final long serialVersionUID = 1L;
 

@@ -43,8 +43,18 @@ public final class EngineChildMain {
     }
     // The launcher forwards its SIGINT/SIGTERM as "cancel" on our stdin; a Ctrl-C typed in a
     // terminal reaches this process group too, so handle it here the same way (cancel once).
-    SignalTrap.install(SignalTrap.Sig.INT, n -> engine.cancel());
-    SignalTrap.install(SignalTrap.Sig.TERM, n -> engine.cancel());
+    // The first signal decides the exit code (128 + its number: SIGTERM 143, not the 130 a
+    // cancelled engine returns); the launcher, when it was signalled too, decides its own.
+    java.util.concurrent.atomic.AtomicInteger signalled =
+        new java.util.concurrent.atomic.AtomicInteger();
+    for (SignalTrap.Sig sig : SignalTrap.Sig.values()) {
+      SignalTrap.install(
+          sig,
+          n -> {
+            signalled.compareAndSet(0, n);
+            engine.cancel();
+          });
+    }
     Thread.ofPlatform()
         .daemon()
         .name("strata-child-stdin")
@@ -79,6 +89,9 @@ public final class EngineChildMain {
     } catch (StrataException e) {
       fail(e.exitCode(), e.getMessage());
       return;
+    }
+    if (signalled.get() != 0) {
+      code = Supervisor.exitCodeFor(signalled.get());
     }
     synchronized (OUT) {
       OUT.print(ChildProtocol.EXIT + code + "\n");

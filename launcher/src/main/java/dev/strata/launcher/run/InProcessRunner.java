@@ -34,23 +34,10 @@ public final class InProcessRunner implements EngineRunner {
 
   @Override
   public int run(List<String> args, Map<String, String> env, EngineLog log) {
-    env.forEach(engine::setEnv);
     try {
-      return engine.run(args, (level, text) -> log.line(code(level), text));
+      return EngineEnv.with(
+          engine, env, () -> engine.run(args, (level, text) -> log.line(code(level), text)));
     } finally {
-      // Put the process environment back as it started: the launcher exits next, but a JVM that
-      // runs several launches (the end-to-end tests, ./strata demo) must not leak one config's
-      // switches into the next engine.
-      Map<String, String> initial = System.getenv();
-      env.keySet()
-          .forEach(
-              k -> {
-                if (initial.containsKey(k)) {
-                  engine.setEnv(k, initial.get(k));
-                } else {
-                  engine.unsetEnv(k);
-                }
-              });
       engine.close();
     }
   }

@@ -1,5 +1,6 @@
 package dev.strata.launcher.run;
 
+import dev.strata.engine.text.TerminalText;
 import java.io.PrintWriter;
 
 /**
@@ -28,10 +29,12 @@ public final class LogRouter implements EngineLog {
 
   @Override
   public void line(int level, String text) {
-    String line = text == null ? "" : stripTerminator(text);
+    String raw = text == null ? "" : stripTerminator(text);
     if (level == INFO && tap != null) {
-      tap.line(line);
+      tap.line(raw); // the tap reads the engine's own text (kv:/decode: lines)
     }
+    // the engine echoes paths and values from the config: control characters are made visible
+    String line = TerminalText.escape(raw);
     synchronized (lock) {
       if (level == INFO) {
         out.println(line);
@@ -49,7 +52,7 @@ public final class LogRouter implements EngineLog {
    */
   public void raw(String text) {
     synchronized (lock) {
-      err.println(stripTerminator(text));
+      err.println(TerminalText.escape(stripTerminator(text)));
       err.flush();
     }
   }

@@ -6,7 +6,7 @@ import java.lang.reflect.Proxy;
 import java.util.function.IntConsumer;
 
 /**
- * SIGINT / SIGTERM handlers for the launcher, through {@code sun.misc.Signal}.
+ * SIGHUP / SIGINT / SIGTERM handlers for the launcher, through {@code sun.misc.Signal}.
  *
  * <p>Why {@code sun.misc.Signal} and not a shutdown hook: on SIGINT the JVM's own handler starts
  * the shutdown sequence, and while hooks run a second SIGINT only blocks on the same shutdown lock
@@ -30,6 +30,8 @@ public final class SignalTrap {
 
   /** The signals the launcher handles. */
   public enum Sig {
+    /** The terminal went away (the ssh session or the terminal window closed). */
+    HUP("HUP", 1),
     INT("INT", 2),
     TERM("TERM", 15);
 
@@ -41,7 +43,7 @@ public final class SignalTrap {
       this.number = number;
     }
 
-    /** The POSIX number (2, 15) on Linux and macOS alike. */
+    /** The POSIX number (1, 2, 15) on Linux and macOS alike. */
     public int number() {
       return number;
     }
@@ -49,6 +51,16 @@ public final class SignalTrap {
     /** The conventional exit code of a process stopped by this signal: 128 + number. */
     public int exitCode() {
       return 128 + number;
+    }
+
+    /** The signal of a POSIX number, or null. */
+    public static Sig of(int number) {
+      for (Sig s : values()) {
+        if (s.number == number) {
+          return s;
+        }
+      }
+      return null;
     }
   }
 

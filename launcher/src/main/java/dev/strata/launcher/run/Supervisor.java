@@ -11,9 +11,9 @@ import java.util.function.IntConsumer;
  * Runs an engine under the launcher's signal policy:
  *
  * <ul>
- *   <li>first SIGINT or SIGTERM → {@link EngineRunner#cancel()}; once the engine has returned and
- *       its last lines are flushed the launcher exits 130 (SIGINT) or 143 (SIGTERM), whatever code
- *       the cancelled engine returned;
+ *   <li>first SIGINT, SIGTERM or SIGHUP → {@link EngineRunner#cancel()}; once the engine has
+ *       returned and its last lines are flushed the launcher exits 130 (SIGINT), 143 (SIGTERM) or
+ *       129 (SIGHUP), whatever code the cancelled engine returned;
  *   <li>a second SIGINT → flush and exit 130 at once, without waiting for the engine;
  *   <li>an engine that has not returned {@link #GRACE} after the cancel is abandoned the same way
  *       (strata-ref returns within 100 ms; the grace only guards against an engine that ignores
@@ -53,13 +53,15 @@ public final class Supervisor {
     this.grace = grace;
   }
 
-  /** Installs the SIGINT/SIGTERM handlers, runs the engine, restores the handlers. */
+  /** Installs the SIGINT/SIGTERM/SIGHUP handlers, runs the engine, restores the handlers. */
   public int run(List<String> args, Map<String, String> env) {
     SignalTrap.Installed intTrap = SignalTrap.install(SignalTrap.Sig.INT, this::onSignal);
     SignalTrap.Installed termTrap = SignalTrap.install(SignalTrap.Sig.TERM, this::onSignal);
+    SignalTrap.Installed hupTrap = SignalTrap.install(SignalTrap.Sig.HUP, this::onSignal);
     try {
       return runTrapped(args, env);
     } finally {
+      hupTrap.close();
       termTrap.close();
       intTrap.close();
     }
@@ -115,7 +117,9 @@ public final class Supervisor {
     err.println(
         signal == SignalTrap.Sig.TERM.number()
             ? "strata-launch: SIGTERM: stopping the engine"
-            : "strata-launch: interrupted: stopping the engine (Ctrl-C again exits at once)");
+            : signal == SignalTrap.Sig.HUP.number()
+                ? "strata-launch: SIGHUP (the terminal went away): stopping the engine"
+                : "strata-launch: interrupted: stopping the engine (Ctrl-C again exits at once)");
     err.flush();
     runner.cancel();
     Thread watchdog =
@@ -157,7 +161,11 @@ public final class Supervisor {
     watchdog.start();
   }
 
-  private static int exitCodeFor(int signal) {
-    return signal == SignalTrap.Sig.TERM.number() ? ExitCodes.TERMINATED : ExitCodes.INTERRUPTED;
+  /** 128 + the signal's number: 129 SIGHUP, 130 SIGINT, 143 SIGTERM. */
+  static int exitCodeFor(int signal) {
+    if (signal == SignalTrap.Sig.TERM.number()) {
+      return ExitCodes.TERMINATED;
+    }
+    return signal == SignalTrap.Sig.HUP.number() ? ExitCodes.HANGUP : ExitCodes.INTERRUPTED;
   }
 }

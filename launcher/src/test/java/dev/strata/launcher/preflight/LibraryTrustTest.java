@@ -237,6 +237,25 @@ class LibraryTrustTest {
   }
 
   @Test
+  void aPinDifferingInAnyOneDigitIsRefused() throws IOException {
+    // every position matters: a check that compared a prefix (or skipped the tail) would let a
+    // library whose hash shares that prefix run
+    Path f = lib(tmp.resolve("lib"), "libx.so");
+    String sha = LibraryTrust.sha256Of(f);
+    for (int at : new int[] {0, 15, 16, 31, 32, 62, 63}) {
+      char c = sha.charAt(at);
+      String wrong = sha.substring(0, at) + (c == '0' ? '1' : '0') + sha.substring(at + 1);
+      PreflightRefused r = refused(f, wrong);
+      assertTrue(
+          r.getMessage().contains("does not match engine.sha256"), at + ": " + r.getMessage());
+    }
+    // a truncated or an over-long pin is not a match either
+    assertTrue(refused(f, sha.substring(0, 63)).getMessage().contains("does not match"));
+    assertTrue(refused(f, sha + "0").getMessage().contains("does not match"));
+    assertEquals(f.toRealPath(), accepted(f, " " + sha + " "));
+  }
+
+  @Test
   void knownSha256() throws IOException {
     Path f = tmp.resolve("abc");
     Files.writeString(f, "abc");

@@ -1,13 +1,13 @@
 package dev.strata.setup.gen;
 
-import dev.strata.engine.ExitCodes;
-import dev.strata.engine.Sha256;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.ffm.LibraryFile;
+import dev.strata.engine.ffm.VerifiedLibrary;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.Backend;
-import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,39 +77,37 @@ public final class EngineLibraries {
     return Optional.empty();
   }
 
-  /** Why a path is not a usable library, or null when it is a readable regular file. */
-  public static String problem(Path library) {
-    if (!Files.exists(library)) {
-      return library + ": no such file";
+  /**
+   * Why a path is not a usable library for a config for {@code host}, or null when it is: the
+   * checks a launch makes ({@link VerifiedLibrary#checkForConfig}), in the launch's words.
+   */
+  public static String problem(Path library, HostFacts host) {
+    try {
+      VerifiedLibrary.checkForConfig(library, "--engine-lib", format(host));
+      return null;
+    } catch (StrataException e) {
+      return e.getMessage();
     }
-    if (!Files.isRegularFile(library)) {
-      return library + ": not a regular file";
-    }
-    if (!Files.isReadable(library)) {
-      return library + ": not readable";
-    }
-    return null;
   }
-
-  /** Hard limit on a library read for its hash: engine libraries are tens of MB. */
-  static final long MAX_LIBRARY_BYTES = 2L << 30;
 
   /**
    * The library as the config names it: its absolute path, and its sha256 when the file is there (a
-   * config for another Mac may name a library this machine does not have).
+   * config for another Mac may name a library this machine does not have). A library that is there
+   * is checked at once as a launch would check it (owner, mode, folders, links, a whole library for
+   * the host's loader), so setup writes nothing a launch would refuse.
+   *
+   * @throws StrataException (exit 3) with the words a launch would use
    */
-  public static Generator.Library describe(Path library) {
+  public static Generator.Library describe(Path library, HostFacts host) {
     Path abs = library.toAbsolutePath().normalize();
-    if (!Files.isRegularFile(abs)) {
+    if (!Files.exists(abs, LinkOption.NOFOLLOW_LINKS)) {
       return new Generator.Library(abs.toString(), null);
     }
-    try {
-      if (Files.size(abs) > MAX_LIBRARY_BYTES) {
-        throw new StrataException(ExitCodes.USAGE, abs + ": too large for an engine library");
-      }
-      return new Generator.Library(abs.toString(), Sha256.hex(Files.readAllBytes(abs)));
-    } catch (IOException e) {
-      throw new StrataException(ExitCodes.USAGE, abs + ": cannot read the engine library", e);
-    }
+    return new Generator.Library(
+        abs.toString(), VerifiedLibrary.checkForConfig(abs, "--engine-lib", format(host)));
+  }
+
+  private static LibraryFile.Format format(HostFacts host) {
+    return host.isMac() ? LibraryFile.Format.MACH_O : LibraryFile.Format.ELF;
   }
 }

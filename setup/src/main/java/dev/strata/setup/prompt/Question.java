@@ -1,5 +1,6 @@
 package dev.strata.setup.prompt;
 
+import dev.strata.engine.flags.AsciiDigits;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,7 +106,7 @@ public sealed interface Question<T>
     @Override
     public Parsed<T> parse(String input) {
       String s = input.strip();
-      if (s.chars().allMatch(Character::isDigit) && s.length() <= 3) {
+      if (AsciiDigits.all(s) && s.length() <= 3) {
         int n = Integer.parseInt(s);
         if (n >= 1 && n <= options.size()) {
           return new Parsed.Ok<>(options.get(n - 1).value());
@@ -157,8 +158,12 @@ public sealed interface Question<T>
         mult = 1024;
         s = s.substring(0, s.length() - 1);
       }
-      if (s.isEmpty() || s.length() > 12 || !s.chars().allMatch(Character::isDigit)) {
-        return new Parsed.Bad<>("'" + input.strip() + "' is not a whole number");
+      if (s.isEmpty() || s.length() > 12 || !AsciiDigits.all(s)) {
+        return new Parsed.Bad<>(
+            "'"
+                + input.strip()
+                + "' is not a whole number"
+                + (AsciiDigits.hasForeignDigit(s) ? " (ASCII digits 0-9 only)" : ""));
       }
       long v = Long.parseLong(s) * mult;
       if (v < min || v > max) {

@@ -87,7 +87,12 @@ class ModelAndPlanE2eTest {
     assertEquals(3, r.code(), r.out() + r.err());
     assertTrue(r.out().contains("warn     host"), r.out());
     assertTrue(r.out().contains("refused  plan"), r.out());
-    assertTrue(r.out().contains("dry run: the launch would be refused (exit 3); nothing loaded"));
+    assertTrue(
+        r.out()
+            .contains(
+                "dry run: the launch would be refused (exit 3); refused before the engine was"
+                    + " asked; nothing run"),
+        r.out());
 
     // --plan shows the same plan and exits 0: it is information, not a launch.
     E2e.Result p =
@@ -118,7 +123,12 @@ class ModelAndPlanE2eTest {
     assertEquals(0, j.get("exit_code").asInt());
     List<String> checks = new ArrayList<>();
     j.get("checks").forEach(c -> checks.add(c.get("check").asText()));
-    assertEquals(List.of("config", "kv", "library", "model", "host", "plan"), checks);
+    assertEquals(List.of("config", "kv", "library", "model", "host", "plan", "engine"), checks);
+    // the engine's own check decided, and its items are the plan's
+    assertEquals("engine", j.get("verdict_from").asText());
+    assertTrue(j.get("engine").get("checked").asBoolean());
+    assertEquals(
+        j.get("launcher_items").get(0).asText(), j.get("engine").get("plan").get(0).asText());
     assertTrue(j.get("plan").isObject());
     assertTrue(r.out().contains("227377152"), "the plan holds the q4_0 pool bytes:\n" + r.out());
     assertFalse(r.out().contains("kv: format="), "nothing ran");

@@ -116,6 +116,32 @@ class SignalsAndIsolateE2eTest {
   }
 
   @Test
+  void sighupDuringALongRunCancelsAndExits129() throws Exception {
+    Running r = new Running(List.of("--config", config("long-hup.yaml", LONG).toString()));
+    assertTrue(r.started.await(120, TimeUnit.SECONDS), "the engine started:\n" + r.err);
+    kill("HUP", r.process.pid());
+    assertEquals(129, r.waitFor(), r.err.toString());
+    assertTrue(r.err.toString().contains("SIGHUP"), r.err.toString());
+  }
+
+  @Test
+  void sigtermToTheIsolatedChildIsReportedAs143() throws Exception {
+    Running r =
+        new Running(
+            List.of("--config", config("long-iso-term.yaml", LONG).toString(), "--isolate"));
+    assertTrue(r.started.await(120, TimeUnit.SECONDS), "the engine started:\n" + r.err);
+    ProcessHandle child =
+        r.process
+            .toHandle()
+            .descendants()
+            .filter(h -> h.info().commandLine().orElse("").contains("EngineChildMain"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no isolated child found"));
+    kill("TERM", child.pid());
+    assertEquals(143, r.waitFor(), r.err.toString());
+  }
+
+  @Test
   void sigintIsForwardedToAnIsolatedEngine() throws Exception {
     Running r =
         new Running(List.of("--config", config("long-iso.yaml", LONG).toString(), "--isolate"));

@@ -1,0 +1,420 @@
+package dev.strata.tests.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.strata.engine.Sha256;
+import dev.strata.engine.ffm.Posix;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledOnOs;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The library that runs is the one that was checked, and only root or the launching user can change
+ * what runs: the real launcher, real libraries compiled here, a real swapper, a real second user
+ * (docs/LAUNCH.md, "Threat model").
+ */
+@DisabledOnOs(OS.WINDOWS)
+class TrustE2eTest {
+  @TempDir static Path dir;
+  static List<Path> shards;
+  static Path marker;
+  static Path pinned;
+  static Path other;
+  static String pin;
+  static String user; // a second, unprivileged user, or null when the tests do not run as root
+
+  static final List<String> SHORT = List.of("--prompt-tokens", "8", "--n-predict", "2");
+
+  @BeforeAll
+  static void build() throws Exception {
+    shards = E2e.demoModel(dir);
+    marker = dir.resolve("ran.txt");
+    Path src = E2e.privateDir(dir.resolve("src"));
+    pinned = compile(src, "pinned");
+    other = compile(src, "other");
+    pin = Sha256.hex(Files.readAllBytes(pinned));
+    if (Posix.geteuid() == 0 && Files.isExecutable(Path.of("/usr/sbin/useradd"))) {
+      String name = "st13-" + UUID.randomUUID().toString().substring(0, 8);
+      Process p =
+          new ProcessBuilder("/usr/sbin/useradd", "-M", "-N", "-s", "/usr/sbin/nologin", name)
+              .redirectErrorStream(true)
+              .start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+      assertEquals(0, p.exitValue(), out);
+      user = name;
+    }
+  }
+
+  @AfterAll
+  static void removeUser() throws Exception {
+    if (user != null) {
+      new ProcessBuilder("/usr/sbin/userdel", user)
+          .inheritIO()
+          .start()
+          .waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** A library of the real ABI whose constructor records that it ran (before any ABI check). */
+  static Path compile(Path folder, String name) throws IOException, InterruptedException {
+    Path c = folder.resolve(name + ".c");
+    Files.writeString(
+        c,
+        """
+        #include <stddef.h>
+        #include <stdint.h>
+        #include <stdio.h>
+        typedef void (*strata_log_fn)(void *, int, const char *);
+        __attribute__((constructor)) static void ran(void) {
+          FILE *f = fopen(MARKER, "a"); if (f) { fputs(NAME "\\n", f); fclose(f); } }
+        int strata_engine_abi_version(void) { return 1; }
+        const char *strata_engine_name(void) { return NAME; }
+        int strata_engine_main(int c, const char *const *v, strata_log_fn l, void *u) {
+          l(u, 0, NAME ": running"); return 0; }
+        void strata_engine_cancel(void) {}
+        size_t strata_kv_cell_bytes(int f, int h, int d) { return 0; }
+        int strata_kv_encode(int f, const float *s, size_t n, int d, uint8_t *o) { return -1; }
+        int strata_kv_decode(int f, const uint8_t *s, size_t n, int d, float *o) { return -1; }
+        """,
+        StandardCharsets.UTF_8);
+    Path lib = folder.resolve("lib" + name + (E2e.mac() ? ".dylib" : ".so"));
+    Process cc =
+        new ProcessBuilder(
+                "cc",
+                "-shared",
+                "-fPIC",
+                "-DNAME=\"" + name + "\"",
+                "-DMARKER=\"" + marker + "\"",
+                "-o",
+                lib.toString(),
+                c.toString())
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(cc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(cc.waitFor(60, TimeUnit.SECONDS));
+    assertEquals(0, cc.exitValue(), out);
+    return lib;
+  }
+
+  static List<String> ran() throws IOException {
+    return Files.exists(marker) ? Files.readAllLines(marker) : List.of();
+  }
+
+  static Path config(Path file, Path library, String sha) throws IOException {
+    return E2e.config(file, library, sha, shards, 1024, SHORT, Map.of());
+  }
+
+  /**
+   * Renames the other library and the pinned one over {@code target} in turn, as fast as it can.
+   */
+  static Thread swapper(Path target, AtomicBoolean stop, AtomicInteger swaps) {
+    Path tmp = target.resolveSibling(".swap");
+    return Thread.ofPlatform()
+        .daemon()
+        .start(
+            () -> {
+              boolean useOther = true;
+              while (!stop.get()) {
+                try {
+                  Files.deleteIfExists(tmp);
+                  Files.createLink(tmp, useOther ? other : pinned);
+                  Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+                  swaps.incrementAndGet();
+                  useOther = !useOther;
+                } catch (IOException e) {
+                  // keep going
+                }
+              }
+            });
+  }
+
+  void race(String name, int launches, boolean isolate) throws Exception {
+    Path folder = E2e.privateDir(dir.resolve(name));
+    Path target = folder.resolve("libengine.so");
+    Files.copy(pinned, target);
+    Path cfg = config(dir.resolve(name + ".yaml"), target, pin);
+    int before = ran().size();
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicInteger swaps = new AtomicInteger();
+    Thread t = swapper(target, stop, swaps);
+    int runs = 0;
+    int refused = 0;
+    try {
+      for (int i = 0; i < launches; i++) {
+        E2e.Result r =
+            isolate
+                ? E2e.launch("--config", cfg.toString(), "--isolate")
+                : E2e.launch("--config", cfg.toString());
+        assertFalse(r.out().contains("other: running"), "the other library ran:\n" + r.out());
+        if (r.code() == 0) {
+          assertTrue(r.out().contains("pinned: running"), r.out() + r.err());
+          runs++;
+        } else {
+          assertEquals(3, r.code(), r.out() + r.err());
+          String line = r.oneLineRefusal();
+          assertTrue(line.contains("does not match engine.sha256"), line);
+          refused++;
+        }
+      }
+    } finally {
+      stop.set(true);
+      t.join();
+    }
+    List<String> after = ran().subList(before, ran().size());
+    assertFalse(after.contains("other"), "the other library's code ran: " + after);
+    assertEquals(launches, runs + refused);
+    assertTrue(runs > 0, "no launch ran the pinned library");
+    assertTrue(swaps.get() > launches / 2, "the swapper swapped only " + swaps.get() + " times");
+  }
+
+  @Test
+  void twoHundredLaunchesAgainstASwapperRunThePinnedLibraryOrExit3() throws Exception {
+    race("race", 200, false);
+  }
+
+  @Test
+  void isolatedLaunchesAgainstASwapperRunThePinnedLibraryOrExit3() throws Exception {
+    race("race-iso", 4, true);
+  }
+
+  // ------------------------------------------------------------------ ownership (second user)
+
+  static void chown(String owner, Path p) throws Exception {
+    Process c = new ProcessBuilder("chown", "-h", owner, p.toString()).inheritIO().start();
+    assertTrue(c.waitFor(30, TimeUnit.SECONDS));
+    assertEquals(0, c.exitValue());
+  }
+
+  static void needUser() {
+    Assumptions.assumeTrue(
+        user != null,
+        "needs root to create a second user (useradd); these tests run as uid " + Posix.geteuid());
+  }
+
+  @Test
+  void aLibraryOwnedByAnotherUserIsRefusedNamingItsOwner() throws Exception {
+    needUser();
+    Path folder = E2e.privateDir(dir.resolve("theirs"));
+    Path lib = Files.copy(pinned, folder.resolve("libengine.so"));
+    chown(user, lib);
+    E2e.Result r = E2e.launch("--config", config(dir.resolve("theirs.yaml"), lib, pin).toString());
+    assertEquals(3, r.code(), r.err());
+    String line = r.oneLineRefusal();
+    assertTrue(line.startsWith("engine library " + lib + " (owner " + user + " (uid "), line);
+    assertTrue(line.contains("is not owned by root or by you"), line);
+    assertTrue(line.contains("chown"), line);
+    assertFalse(ran().contains("pinned") && r.out().contains("pinned: running"));
+  }
+
+  @Test
+  void aLibraryInAFolderOwnedByAnotherUserIsRefused() throws Exception {
+    needUser();
+    Path folder = E2e.privateDir(dir.resolve("their-folder"));
+    Path lib = Files.copy(pinned, folder.resolve("libengine.so"));
+    chown(user, folder); // they may rename our file away and put theirs in its place
+    E2e.Result r = E2e.launch("--config", config(dir.resolve("tf.yaml"), lib, null).toString());
+    assertEquals(3, r.code(), r.err());
+    String line = r.oneLineRefusal();
+    assertTrue(line.startsWith("folder " + folder + " of the engine library " + lib), line);
+    assertTrue(line.contains("(owner " + user), line);
+    assertFalse(r.out().contains("pinned: running"));
+  }
+
+  @Test
+  void aConfigOwnedByAnotherUserInAStickySharedFolderIsRefused() throws Exception {
+    needUser();
+    Path shared = Files.createDirectories(dir.resolve("shared-tmp"));
+    new ProcessBuilder("chmod", "1777", shared.toString()).inheritIO().start().waitFor();
+    Path lib = E2e.privateDir(dir.resolve("ours"));
+    Path ourLib =
+        Files.copy(pinned, lib.resolve("libengine.so"), StandardCopyOption.REPLACE_EXISTING);
+    // their config names their library and drops the pin: it must never be read
+    Path sub = Files.createDirectories(shared.resolve("cfg"));
+    Path cfg = config(sub.resolve("engine.yaml"), ourLib, pin);
+    chown(user, sub);
+    chown(user, cfg);
+    E2e.Result r = E2e.launch("--config", cfg.toString());
+    assertEquals(3, r.code(), r.err());
+    String line = r.oneLineRefusal();
+    assertTrue(line.startsWith("folder " + sub + " of the config " + cfg), line);
+    assertTrue(line.contains("(owner " + user), line);
+    // the same through STRATA_CONFIG-style default lookups: a config file of theirs in our folder
+    Path mine = E2e.privateDir(dir.resolve("mine-cfg"));
+    Path theirCfg = config(mine.resolve("engine.yaml"), ourLib, null);
+    chown(user, theirCfg);
+    E2e.Result r2 = E2e.launch("--config", theirCfg.toString());
+    assertEquals(3, r2.code(), r2.err());
+    assertTrue(r2.oneLineRefusal().startsWith("config " + theirCfg + " (owner " + user), r2.err());
+  }
+
+  @Test
+  void aWorldWritableConfigIsRefusedAndAConfigInASharedStickyFolderToo() throws Exception {
+    Path mine = E2e.privateDir(dir.resolve("ww-cfg"));
+    Path lib = Files.copy(pinned, E2e.privateDir(dir.resolve("ww-lib")).resolve("libengine.so"));
+    Path cfg = config(mine.resolve("engine.yaml"), lib, pin);
+    Files.setPosixFilePermissions(cfg, PosixFilePermissions.fromString("rw-rw-rw-"));
+    E2e.Result r = E2e.launch("--config", cfg.toString());
+    assertEquals(3, r.code(), r.err());
+    assertTrue(r.oneLineRefusal().contains("mode 0666) is writable by group and others"), r.err());
+    assertTrue(r.err().contains("chmod go-w " + cfg), r.err());
+
+    Path shared = Files.createDirectories(dir.resolve("sticky-holder"));
+    new ProcessBuilder("chmod", "1777", shared.toString()).inheritIO().start().waitFor();
+    Path inShared = config(shared.resolve("engine.yaml"), lib, pin);
+    E2e.Result r2 = E2e.launch("--config", inShared.toString());
+    assertEquals(3, r2.code(), r2.err());
+    assertTrue(r2.oneLineRefusal().startsWith("folder " + shared + " of the config"), r2.err());
+  }
+
+  @Test
+  void setupRefusesALibraryLaunchWouldRefuseWithTheSameWords() throws Exception {
+    Path folder = E2e.privateDir(dir.resolve("setup-lib"));
+    Path lib = Files.copy(pinned, folder.resolve("libengine.so"));
+    Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwxrwxrwx"));
+    E2e.Result launch =
+        E2e.launch("--config", config(dir.resolve("sl.yaml"), lib, null).toString());
+    assertEquals(3, launch.code());
+    String launchWords = launch.oneLineRefusal();
+    Setup s =
+        setup(
+            "--model",
+            shards.getFirst().toString(),
+            "--engine-lib",
+            lib.toString(),
+            "--host-file",
+            hostFile().toString(),
+            "--yes",
+            "--print");
+    assertEquals(3, s.code(), s.err());
+    String setupLine = s.err().strip();
+    assertTrue(setupLine.startsWith("strata-setup: "), setupLine);
+    // the same rule, the same words; only the context (where the path came from) differs
+    String words = launchWords.substring(0, launchWords.indexOf("; engine.library in"));
+    assertTrue(setupLine.contains(words), setupLine + "\nvs\n" + launchWords);
+  }
+
+  // ------------------------------------------------------------------ escapes
+
+  @Test
+  void terminalEscapesInPathsAreShownNotObeyedAndJsonStaysValid() throws Exception {
+    Path evil = dir.resolve("evil\u001b]0;pwned\u0007\u001b[2Jdir");
+    Path lib = evil.resolve("libnope.so");
+    Path cfg = config(E2e.privateDir(dir.resolve("evil-cfg")).resolve("engine.yaml"), lib, null);
+    E2e.Result r = E2e.launch("--config", cfg.toString());
+    assertEquals(3, r.code());
+    assertFalse(r.err().contains("\u001b"), "a raw ESC reached the terminal: " + r.err());
+    assertFalse(r.err().contains("\u0007"));
+    assertTrue(r.oneLineRefusal().contains("evil\\x1B]0;pwned\\x07\\x1B[2Jdir"), r.err());
+
+    E2e.Result j = E2e.launch("--config", cfg.toString(), "--dry-run", "--json");
+    assertEquals(3, j.code());
+    JsonNode doc = new ObjectMapper().readTree(j.out()); // valid JSON
+    String detail =
+        doc.get("checks").findValuesAsText("detail").stream()
+            .filter(d -> d.contains("not found"))
+            .findFirst()
+            .orElseThrow();
+    assertTrue(detail.contains(lib.toString()), "the raw value, escaped by JSON: " + detail);
+    assertFalse(j.out().contains("\u001b"), "raw ESC in JSON output");
+  }
+
+  @Test
+  void aHandEditedConfigWithControlCharactersShowsItsDiffEscaped() throws Exception {
+    Path out = E2e.privateDir(dir.resolve("diff")).resolve("engine.yaml");
+    Files.writeString(out, "# edited \u001b[2J by hand\nschema: strata.engine/v1\n");
+    Setup s =
+        setup(
+            "--model",
+            shards.getFirst().toString(),
+            "--engine-lib",
+            pinned.toString(),
+            "--host-file",
+            hostFile().toString(),
+            "--yes",
+            "--out",
+            out.toString());
+    assertEquals(2, s.code(), s.err());
+    assertFalse(s.err().contains("\u001b"), s.err());
+    assertTrue(s.err().contains("-# edited \\x1B[2J by hand"), s.err());
+  }
+
+  // ------------------------------------------------------------------ /dev/full
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
+  void printToAFullDeviceFailsWithOneLine() throws Exception {
+    Assumptions.assumeTrue(Files.exists(Path.of("/dev/full")), "no /dev/full here");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("--enable-native-access=ALL-UNNAMED");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add("dev.strata.setup.SetupMain");
+    cmd.addAll(
+        List.of(
+            "--model",
+            shards.getFirst().toString(),
+            "--engine-lib",
+            pinned.toString(),
+            "--host-file",
+            hostFile().toString(),
+            "--yes",
+            "--print"));
+    Process p = new ProcessBuilder(cmd).redirectOutput(new File("/dev/full")).start();
+    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+    assertEquals(2, p.exitValue(), err);
+    assertEquals(1, err.lines().count(), err);
+    assertTrue(err.startsWith("strata-setup: --print: cannot write the config"), err);
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  record Setup(int code, String out, String err) {}
+
+  static Path hostFile() throws IOException {
+    Path h = dir.resolve("host.json");
+    if (!Files.exists(h)) {
+      Files.writeString(h, dev.strata.engine.host.HostFactsCodec.write(E2e.here()));
+    }
+    return h;
+  }
+
+  static Setup setup(String... args) {
+    java.io.StringWriter out = new java.io.StringWriter();
+    java.io.StringWriter err = new java.io.StringWriter();
+    dev.strata.engine.cli.Io io =
+        dev.strata.engine.cli.Io.of(
+            new java.io.ByteArrayInputStream(new byte[0]),
+            new java.io.PrintWriter(out, true),
+            new java.io.PrintWriter(err, true),
+            Map.of("HOME", dir.resolve("home").toString(), "NO_COLOR", "1"),
+            false);
+    int code = dev.strata.setup.SetupCli.create(io).execute(args);
+    return new Setup(code, out.toString(), err.toString());
+  }
+}
