@@ -31,8 +31,9 @@ stale() {
   [ -f "$1" ] || return 0
   [ -n "$(find "$home/lib" "$home/bin" "$jdk/release" -newer "$1" \( -name '*.jar' -o -path "$home/bin/*" -o -name release \) -type f -print 2>/dev/null | head -n 1)" ]
 }
+# Progress and results go to stderr (a build's stdout may be a user's redirected output); nothing at all
+# when there is nothing to do.
 if [ "${1:-}" = --if-stale ] && ! stale "$setup_aot" && ! stale "$launch_aot"; then
-  echo "aot-train: caches up to date"
   exit 0
 fi
 
@@ -76,7 +77,7 @@ JDK_JAVA_OPTIONS="-XX:AOTCacheOutput=\"$launch_aot\"" run launch-dry-run "0 3" \
 
 for f in "$setup_aot" "$launch_aot"; do
   if [ -f "$f" ]; then
-    printf 'aot-train: wrote %s (%s bytes)\n' "$f" "$(wc -c <"$f" | tr -d ' ')"
+    printf 'aot-train: wrote %s (%s bytes)\n' "$f" "$(wc -c <"$f" | tr -d ' ')" >&2
   else
     printf 'aot-train: warning: %s was not written (this JDK could not create it); the commands run without it\n' "$f" >&2
   fi

@@ -56,12 +56,14 @@ import picocli.CommandLine.Option;
       "  # the same config with exactly '--kv q4_0' appended",
       "  strata-setup --model M --ctx 32768 --experts stream --kv q4_0 --print",
       "  # a config for another Mac (a host profile), in a file of its own",
-      "  strata-setup --host-file m4-pro-48 --model M --yes --out m4.yaml",
+      "  strata-setup --host-file m4-pro-48 --model M \\",
+      "      --engine-lib /opt/strata/libstrata.dylib --yes --out m4.yaml",
       "",
-      "The config goes to $STRATA_CONFIG, else ~/Library/Application Support/Strata/engine.yaml"
-          + " (macOS) or $${XDG_CONFIG_HOME:-~/.config}/strata/engine.yaml. The previous one is"
-          + " kept as engine.yaml.bak; one edited by hand is kept unless --force. See"
-          + " docs/SETUP.md."
+      "The config goes to $STRATA_CONFIG if set; else",
+      "  macOS: ~/Library/Application Support/Strata/engine.yaml",
+      "  elsewhere: $${XDG_CONFIG_HOME:-~/.config}/strata/engine.yaml",
+      "The previous one is kept as engine.yaml.bak; one edited by hand is kept unless",
+      "--force. See docs/SETUP.md (the distribution has it in docs/ too)."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

@@ -13,6 +13,8 @@ import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.host.ProbeResult;
 import dev.strata.engine.kv.Backend;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.plan.PlanText;
@@ -25,7 +27,6 @@ import dev.strata.setup.gen.EngineLibraries;
 import dev.strata.setup.gen.Given;
 import dev.strata.setup.prompt.Prompter;
 import dev.strata.setup.prompt.Question;
-import dev.strata.setup.prompt.WizardCancelled;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -142,7 +143,9 @@ final class SetupFlow {
   /** Flags over the answers file; paths from the command line resolved against the working dir. */
   private Given resolve(Request r) {
     Given given =
-        r.answersFile() == null ? r.flags() : r.flags().over(AnswersFile.read(r.answersFile()));
+        r.answersFile() == null
+            ? r.flags()
+            : r.flags().over(AnswersFile.read(r.answersFile(), homeOf()));
     return new Given(
         given.model() == null ? null : machine.resolve(given.model()),
         given.context(),
@@ -167,32 +170,76 @@ final class SetupFlow {
     try {
       host = gpuFamilyAnswered(host, p);
       Wizard w = new Wizard(p, machine, homeOf());
-      Wizard.Result answers = w.run(host.facts(), host.source(), given);
+      Wizard.Target target;
+      Wizard.Previous previous = Wizard.Previous.NONE;
+      if (r.print()) {
+        target = Wizard.Target.print();
+      } else {
+        ConfigWriter.Existing existing = ConfigWriter.inspect(dest);
+        target =
+            new Wizard.Target(
+                dest, existing.text(), existing.exists(), existing.owned(), r.force());
+        if (existing.exists()) {
+          previous = previousAnswers(dest);
+        }
+      }
+      Wizard.Result answers = w.run(host.facts(), host.source(), given, previous, target);
+      // the wizard's answers go through the same generate-and-check as the flags' (exit 3)
       Generator.Generated g =
           generate(
               host.facts(),
               answers.model(),
               answers.answers(),
-              answers.library(),
+              Path.of(answers.library().path()),
               given.backend(),
-              w::showPlan);
+              x -> {});
       String yaml = ConfigCodec.write(g.config());
+      p.close();
       if (r.print()) {
-        p.close();
         io.out().print(yaml);
         requirePrinted();
         return ExitCodes.OK;
       }
-      ConfigWriter.Existing existing = ConfigWriter.inspect(dest);
-      if (!w.confirm(dest, existing.text(), existing.exists(), existing.owned(), yaml, r.force())) {
-        throw new WizardCancelled("declined");
-      }
-      p.close();
       // The user saw the diff and said yes: that is the wizard's --force.
       return write(dest, yaml, g, true, false);
     } finally {
       p.close();
     }
+  }
+
+  /**
+   * The answers of the config already at {@code dest}, so a second run starts from them; nothing
+   * when it is not a config this toolkit reads (the wizard then offers the planned defaults).
+   */
+  static Wizard.Previous previousAnswers(Path dest) {
+    dev.strata.engine.config.EngineConfig c;
+    try {
+      c = ConfigCodec.read(dest);
+    } catch (StrataException e) {
+      return Wizard.Previous.NONE;
+    }
+    List<String> a = c.args();
+    Path model = c.model().shards().isEmpty() ? null : Path.of(c.model().shards().getFirst());
+    Long ctx = null;
+    ExpertsMode experts = null;
+    KvFormat kv = null;
+    for (int i = 0; i + 1 < a.size(); i++) {
+      String v = a.get(i + 1);
+      switch (a.get(i)) {
+        case "--ctx" -> {
+          try {
+            ctx = Long.parseLong(v);
+          } catch (NumberFormatException e) {
+            ctx = null;
+          }
+        }
+        case "--experts" -> experts = ExpertsMode.fromId(v);
+        case "--kv" -> kv = KvFormat.fromName(v);
+        default -> {}
+      }
+    }
+    Path lib = c.engine().library() == null ? null : Path.of(c.engine().library());
+    return new Wizard.Previous(model, ctx, experts, kv, !a.contains("--kv"), lib);
   }
 
   /**

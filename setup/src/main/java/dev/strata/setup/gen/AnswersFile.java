@@ -1,7 +1,5 @@
 package dev.strata.setup.gen;
 
-import dev.strata.engine.cli.TableValues;
-import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.StrictYaml;
 import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
@@ -34,17 +32,47 @@ public final class AnswersFile {
   private AnswersFile() {}
 
   public static Given read(Path file) {
+    return read(file, null);
+  }
+
+  /**
+   * @param home the user's home folder, for paths written {@code ~/…} (null: {@code ~} is not
+   *     expanded)
+   */
+  public static Given read(Path file, Path home) {
     StrictYaml y = StrictYaml.read(file, KEYS);
     Path base = file.toAbsolutePath().getParent();
-    Long ctx = y.number("ctx");
-    if (ctx != null) {
-      check(y, "ctx", EngineFlags.CTX, Long.toString(ctx));
+    // ctx: 8192 and ctx: "8192" alike (and 32k), by the --ctx rule
+    String c = y.string("ctx");
+    Long ctx = null;
+    if (c != null) {
+      long v = ContextSize.parse(c);
+      if (v < 0) {
+        throw StrictYaml.error(y.source(), y.lineOf("ctx"), "ctx: " + ContextSize.problem(c));
+      }
+      ctx = v;
+    }
+    if (ctx != null && (ctx < 1 || ctx > dev.strata.engine.flags.EngineFlags.MAX_CTX)) {
+      throw StrictYaml.error(
+          y.source(),
+          y.lineOf("ctx"),
+          "ctx: "
+              + ctx
+              + " is out of range: between 1 and "
+              + dev.strata.engine.flags.EngineFlags.MAX_CTX);
     }
     String e = y.string("experts");
-    ExpertsMode experts =
-        e == null ? null : ExpertsMode.fromId(check(y, "experts", EngineFlags.EXPERTS, e));
+    ExpertsMode experts = e == null ? null : ExpertsMode.fromId(e);
+    if (e != null && experts == null) {
+      throw StrictYaml.error(
+          y.source(), y.lineOf("experts"), "experts: must be stream or resident, got '" + e + "'");
+    }
     String k = y.string("kv");
-    KvFormat kv = k == null ? null : KvFormat.fromName(check(y, "kv", EngineFlags.KV, k));
+    KvFormat kv = k == null ? null : KvFormat.fromName(k);
+    if (k != null && kv == null) {
+      throw StrictYaml.error(
+          y.source(), y.lineOf("kv"), "kv: must be q4_0 (or fp16, int8), got '" + k + "'");
+    }
     String b = y.string("backend");
     Backend backend = b == null ? null : Backend.fromId(b);
     if (b != null && backend == null) {
@@ -55,30 +83,27 @@ public final class AnswersFile {
     }
     String host = y.string("host-file");
     if (host != null && (host.contains("/") || host.endsWith(".json"))) {
-      host = path(base, host).toString();
+      host = path(base, home, host).toString();
     }
     return new Given(
-        path(base, y.string("model")),
+        path(base, home, y.string("model")),
         ctx,
         experts,
         kv,
-        path(base, y.string("engine-lib")),
+        path(base, home, y.string("engine-lib")),
         backend,
         host);
   }
 
-  /** {@code value} when the engine flag table allows it for {@code flag}, else file:line: why. */
-  private static String check(StrictYaml y, String key, String flag, String value) {
-    String problem = TableValues.problem(flag, value);
-    if (problem != null) {
-      throw StrictYaml.error(y.source(), y.lineOf(key), key + ": " + problem);
-    }
-    return value;
-  }
-
-  private static Path path(Path base, String s) {
+  /**
+   * {@code ~} and {@code ~/…} from the home folder; other relative paths from the file's folder.
+   */
+  private static Path path(Path base, Path home, String s) {
     if (s == null) {
       return null;
+    }
+    if (home != null && (s.equals("~") || s.startsWith("~/"))) {
+      return s.equals("~") ? home : home.resolve(s.substring(2)).normalize();
     }
     return base.resolve(s).normalize();
   }
