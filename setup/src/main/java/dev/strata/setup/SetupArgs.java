@@ -90,8 +90,10 @@ final class SetupArgs {
       try {
         switch (name) {
           case MODEL -> model = Path.of(v);
-          case CTX ->
-              ctx = TableValues.contextProblem(v) == null ? TableValues.contextTokens(v) : null;
+          case CTX -> {
+            long c = dev.strata.setup.gen.ContextSize.parse(v);
+            ctx = c < 0 ? null : c;
+          }
           case EXPERTS ->
               experts = TableValues.problem(EXPERTS, v) == null ? ExpertsMode.fromId(v) : null;
           case KV -> kv = TableValues.problem(KV, v) == null ? KvFormat.fromName(v) : null;

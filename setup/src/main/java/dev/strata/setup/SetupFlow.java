@@ -91,6 +91,17 @@ final class SetupFlow {
     }
     host = gpuFamilyAnswered(host, null);
     GgufModel gguf = GgufReader.readModel(given.model());
+    long trained = gguf.geometry().trainedContext();
+    if (given.context() != null && trained > 0 && given.context() > trained) {
+      io.err()
+          .println(
+              "strata-setup: warning: --ctx "
+                  + given.context()
+                  + " is above the model's trained context "
+                  + trained
+                  + ": past it, quality is not what the model was trained for");
+      io.err().flush();
+    }
     Answers a = new Answers(given.context(), given.experts(), given.kv());
     Generator.Generated g =
         generate(host.facts(), gguf, a, library(host.facts(), given), given.backend(), x -> {});
@@ -146,6 +157,12 @@ final class SetupFlow {
         r.answersFile() == null
             ? r.flags()
             : r.flags().over(AnswersFile.read(r.answersFile(), homeOf()));
+    if (given.context() != null) {
+      String problem = TableValues.problem(EngineFlags.CTX, Long.toString(given.context()));
+      if (problem != null) {
+        throw new StrataException(ExitCodes.USAGE, EngineFlags.CTX + ": " + problem);
+      }
+    }
     return new Given(
         given.model() == null ? null : machine.resolve(given.model()),
         given.context(),
