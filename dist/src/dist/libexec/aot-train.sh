@@ -55,13 +55,13 @@ run() { # log-name allowed-exit-codes command...
 
 run demo-model 0 "$home/bin/strata-setup" demo-model --out "$work/model"
 model=$work/model/strata-demo-00001-of-00004.gguf
+# The engine library named in the training configs is a path that does not exist: setup takes that for a
+# config made for another machine (no sha256 pinned) and the launch's dry-run refuses it with exit 3 after
+# its checks. A real file that is not a library is refused by setup's library check (exit 3).
 case $(uname -s) in
   Darwin) backend=metal lib=$work/libstrata.dylib ;;
   *) backend=cpu-reference lib=$work/libstrata_ref.so ;;
 esac
-for f in "$work/libstrata.dylib" "$lib"; do
-  printf 'not a library: aot-train only has its sha256 pinned and checked\n' >"$f"
-done
 
 # JDK_JAVA_OPTIONS (read by the java launcher, quotes allowed) rather than STRATA_JAVA_OPTS, which the
 # bin scripts split on spaces: the distribution may live under a path with one.

@@ -1,5 +1,6 @@
 package dev.strata.launcher;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.KvOption;
@@ -12,7 +13,6 @@ import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Templates;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;

@@ -1,5 +1,6 @@
 package dev.strata.metal;
 
+import dev.strata.engine.host.ChipName;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsRules;
 import dev.strata.engine.host.ProbeResult;

@@ -1,9 +1,9 @@
 package dev.strata.setup;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.cli.HostFileOption;
 import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.flags.EngineFlags;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.setup.gen.Given;

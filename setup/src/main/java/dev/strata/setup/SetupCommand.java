@@ -1,5 +1,6 @@
 package dev.strata.setup;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.cli.CompletionCommand;
 import dev.strata.engine.cli.HostFileOption;
 import dev.strata.engine.cli.Io;
@@ -7,7 +8,6 @@ import dev.strata.engine.cli.KvOption;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.cli.VersionProvider;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.setup.gen.Given;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.strata.setup;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.Machine;
@@ -8,7 +9,6 @@ import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Template;
 import dev.strata.engine.gen.Templates;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufException;

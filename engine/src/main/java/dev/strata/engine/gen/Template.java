@@ -1,8 +1,8 @@
 package dev.strata.engine.gen;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.flags.FlagSpec;
-import dev.strata.engine.kv.Backend;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

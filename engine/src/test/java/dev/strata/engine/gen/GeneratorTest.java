@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ExpertsMode;
@@ -110,9 +110,9 @@ class GeneratorTest {
   }
 
   /**
-   * DESIGN §6 over host profiles × context (planned or given) × experts (planned or given) ×
-   * shards: with --kv q4_0 the args are the default args plus exactly that pair, and the written
-   * YAML differs by exactly those two lines.
+   * docs/GOLDEN.md, default identity over host profiles × context (planned or given) × experts
+   * (planned or given) × shards: with --kv q4_0 the args are the default args plus exactly that
+   * pair, and the written YAML differs by exactly those two lines.
    */
   @Test
   void kvQ4AppendsExactlyThePairAndMovesNothingElse() {

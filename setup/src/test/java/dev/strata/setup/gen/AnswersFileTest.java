@@ -59,8 +59,7 @@ class AnswersFileTest {
             + " 1,024 (32k)",
         refusal(dir, "ctx: 32kb\n"));
     assertEquals(
-        "a.yaml:1: ctx: 0 is out of range: between 1 and 1048576",
-        refusal(dir, "ctx: 0\n"));
+        "a.yaml:1: ctx: 0 is out of range: between 1 and 1048576", refusal(dir, "ctx: 0\n"));
     assertEquals("a.yaml:1: must be a mapping of keys to values", refusal(dir, "- a\n- b\n"));
   }
 

@@ -6,6 +6,7 @@ import dev.strata.engine.cli.Io;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.setup.SetupCli;
+import dev.strata.testsupport.GoldenFiles;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
