@@ -9,10 +9,10 @@
 // of them alike) and
 // the figure is the median over rounds of the thread's CPU ns per call (CPU time, not wall time: the
 // machine is shared, and time spent descheduled is not the code's cost). Also prints the KV pool bytes the plan reserves,
-// which should grow linearly (cells = context + 128, DESIGN §3).
+// which should grow linearly (cells = context + 128, docs/ENGINE-CONTRACT.md, KV formats).
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
-import dev.strata.engine.kv.Backend;
+import dev.strata.engine.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufReader;

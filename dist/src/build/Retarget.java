@@ -81,10 +81,10 @@ public final class Retarget {
       }
       if (rewritten == 0) {
         Files.delete(tmp);
-        System.out.println("Retarget: " + jar.getFileName() + ": nothing below version 50, left as it is");
+        System.err.println("Retarget: " + jar.getFileName() + ": nothing below version 50, left as it is");
       } else {
         Files.move(tmp, jar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        System.out.println("Retarget: " + jar.getFileName() + ": " + rewritten + " classes now version " + TARGET);
+        System.err.println("Retarget: " + jar.getFileName() + ": " + rewritten + " classes now version " + TARGET);
       }
     }
   }

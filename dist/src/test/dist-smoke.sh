@@ -2,7 +2,10 @@
 # The built distribution, end to end, as a user runs it: from another folder, through symlinks,
 # copied to a path with a space; --help/--version/suggestions/completion/man pages/--json/NO_COLOR.
 # Run by the dist module in `verify` (skipped with -DskipTests):
-#   dist-smoke.sh DIST_DIR VERSION [REPORT_DIR]
+#   dist-smoke.sh DIST_DIR VERSION [REPORT_DIR [SOURCE_ROOT]]
+# With SOURCE_ROOT it also runs every `sh` block of docs/INSTALL.md and docs/SETUP.md, command by command,
+# as a user would (scratch HOME, from the source tree: INSTALL.md starts there), and the distribution's
+# docs/ must hold the pages its help points to.
 # Closes with "dist smoke: N passed, M failed, K skipped"; exits 1 when anything failed. With
 # REPORT_DIR it also writes a Surefire-style TEST-dist-smoke.xml so ./strata test counts these.
 set -u
@@ -10,6 +13,7 @@ set -u
 dist=$(cd "${1:?usage: dist-smoke.sh DIST_DIR VERSION [REPORT_DIR]}" && pwd -P)
 version=${2:?version}
 reports=${3:-}
+root=${4:+$(cd "$4" && pwd -P)}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-dist-smoke.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -245,6 +249,83 @@ if command -v script >/dev/null 2>&1 && pty true >/dev/null 2>&1; then
   done
 else
   record skip "colour on a terminal, NO_COLOR" "no script(1) to make a pseudo-terminal"
+fi
+
+# --- the docs, run: every `sh` block of INSTALL.md then SETUP.md, command by command ---
+# One bash session for all of them (cd and export carry over, as for a reader typing them), scratch
+# HOME and TMPDIR, no terminal; each command's exit code and output recorded. A command whose line says
+# "smoke: skip" is not run (the line says why); `zsh` blocks run only where zsh is installed.
+doc_commands() { # file lang: the commands of its ```lang blocks, one per line (continuations joined)
+  awk -v lang="$2" '
+    /^```/ { if (inb) { inb = 0; next } if ($0 == "```" lang) { inb = 1; next } }
+    !inb { next }
+    { line = (cont == "" ? $0 : cont " " $0) }
+    line ~ /\\$/ { sub(/\\$/, "", line); cont = line; next }
+    { cont = "" }
+    line ~ /^[ \t]*(#|$)/ { next }
+    { print line }
+  ' "$1"
+}
+if [ -n "$root" ]; then
+  for page in INSTALL.md SETUP.md README.md; do
+    check "the distribution holds docs/$page (the help points to the docs)" \
+      test -f "$dist/docs/$page"
+  done
+  check "the distribution holds strata-ref in lib/native/" \
+    sh -c "ls '$dist'/lib/native/libstrata_ref.* >/dev/null"
+  mkdir -p "$tmp/home" "$tmp/tmp" "$tmp/doc"
+  session=$tmp/doc/session.sh
+  : >"$session"
+  n=0
+  for page in INSTALL.md SETUP.md; do
+    for lang in sh zsh; do
+      if [ $lang = zsh ] && ! command -v zsh >/dev/null 2>&1; then
+        if [ -n "$(doc_commands "$root/docs/$page" zsh)" ]; then
+          record skip "docs/$page: the zsh block" "zsh not installed"
+        fi
+        continue
+      fi
+      while IFS= read -r c; do
+        n=$((n + 1))
+        printf '%s\n' "$c" >"$tmp/doc/cmd.$n"
+        printf '%s\n' "$page" >"$tmp/doc/page.$n"
+        case $c in *"smoke: skip"*) continue ;; esac
+        if [ $lang = zsh ]; then
+          printf 'zsh -c %q </dev/null >"%s" 2>&1; echo $? >"%s"\n' "$c" "$tmp/doc/out.$n" "$tmp/doc/rc.$n"
+        else
+          printf '{\n%s\n} </dev/null >"%s" 2>&1; echo $? >"%s"\n' "$c" "$tmp/doc/out.$n" "$tmp/doc/rc.$n"
+        fi >>"$session"
+      done < <(doc_commands "$root/docs/$page" $lang)
+    done
+  done
+  (cd "$root" && env -i HOME="$tmp/home" TMPDIR="$tmp/tmp" PATH="/usr/local/bin:/usr/bin:/bin" \
+    LANG=C.UTF-8 TERM=dumb MANPAGER=cat PAGER=cat MANWIDTH=100 ${JAVA_HOME:+JAVA_HOME="$JAVA_HOME"} \
+    bash "$session" </dev/null >/dev/null 2>&1)
+  i=0
+  while [ $i -lt $n ]; do
+    i=$((i + 1))
+    c=$(cat "$tmp/doc/cmd.$i")
+    page=$(cat "$tmp/doc/page.$i")
+    shown=$(printf '%s' "$c" | sed 's/[[:space:]]\{1,\}# .*$//')
+    case $c in *"smoke: skip"*)
+      why=$(printf '%s' "${c##*smoke: skip}" | sed 's/^[ ,(]*//; s/)$//')
+      record skip "docs/$page: $shown" "$why"; continue ;;
+    esac
+    r=$(cat "$tmp/doc/rc.$i" 2>/dev/null || echo 'not reached')
+    [ "$r" = 0 ]
+    expect "docs/$page runs: $shown" $? "rc=$r
+$(head -n 8 "$tmp/doc/out.$i" 2>/dev/null)"
+  done
+  # what the reader is told they get: a launch of strata-ref from another folder
+  last=$(grep -l -x 'strata-launch --config engine.yaml' "$tmp"/doc/cmd.* | head -n 1)
+  if [ -n "$last" ]; then
+    o=${last/cmd./out.}
+    grep -q '^decode: tokens=' "$o"
+    expect "docs/INSTALL.md: the installed strata-launch ran strata-ref (a decode: line)" $? \
+      "$(head -n 12 "$o")"
+  else
+    record fail "docs/INSTALL.md launches a config (strata-launch --config engine.yaml)" "not found in the page"
+  fi
 fi
 
 total=$((passed + failed + skipped))

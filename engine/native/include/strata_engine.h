@@ -1,4 +1,4 @@
-/* strata_engine.h — the C ABI every Strata engine exports (DESIGN §4, a contract).
+/* strata_engine.h — the C ABI every Strata engine exports (a contract; docs/ENGINE-ABI.md).
  * The Metal engine and strata-ref (the reference CPU engine) both implement it; strata-launch binds it
  * through java.lang.foreign and checks STRATA_ENGINE_ABI_VERSION before anything else (it loads ABI 1 and 2:
  * ABI 2 added strata_engine_check; docs/ENGINE-ABI.md). */

@@ -519,7 +519,7 @@ static int startup_rules(int argc, const char *const *argv, const logger *lg, st
         return RC_USAGE;
     }
 
-    /* The Metal engine's startup rules (DESIGN §3), before anything is read or allocated. */
+    /* The Metal engine's startup rules (docs/ENGINE-CONTRACT.md, KV formats), before anything is read or allocated. */
     const char *rot_env = getenv("STRATA_KV_ROT");
     int rot_on = rot_env != NULL && atoi(rot_env) != 0;
     if (o->kv == KV_K8V4) {

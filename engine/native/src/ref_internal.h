@@ -7,7 +7,7 @@
 
 #define STRATA_REF_NAME "strata-ref 0.1.0 (cpu)"
 
-/* KV format ids (DESIGN §3, the C ABI's numbers). */
+/* KV format ids (docs/ENGINE-CONTRACT.md, KV formats, the C ABI's numbers). */
 enum { KV_FP16 = 0, KV_INT8 = 1, KV_Q4_0 = 2, KV_K8V4 = 3, KV_NONE = -1 };
 
 /* Sylvester-ordered Walsh–Hadamard transform of 256 values, scaled by 1/16: orthonormal, its own inverse. */

@@ -1,7 +1,7 @@
-/* strata_kernels.h — the KV kernels (DESIGN §3) as a C API, built from the portable .metal source.
+/* strata_kernels.h — the KV kernels (docs/ENGINE-CONTRACT.md, KV formats) as a C API, built from the portable .metal source.
  *
  * strata-ref links these for strata_kv_encode / strata_kv_decode and its KV pools. The bytes written
- * are the vector records of DESIGN §3, identical to what the Metal kernels write (same source).
+ * are the vector records of docs/ENGINE-CONTRACT.md, KV formats, identical to what the Metal kernels write (same source).
  *
  * Linking: `make -C kernels` builds kernels/target/native/libstrata_kernels.a (-O3 -fPIC, C++17,
  * x86-64-v2 / armv8-a). The library is C++ inside: link the final .so with g++, or add
@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-/* Format ids: the C ABI's (DESIGN §3). 3 (k8v4) is a cell-level mix, not a record format. */
+/* Format ids: the C ABI's (docs/ENGINE-CONTRACT.md, KV formats). 3 (k8v4) is a cell-level mix, not a record format. */
 #define STRATA_KERNELS_FP16 0
 #define STRATA_KERNELS_INT8 1
 #define STRATA_KERNELS_Q4_0 2

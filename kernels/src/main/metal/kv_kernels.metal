@@ -1,4 +1,4 @@
-// kv_kernels.metal — the KV-cache kernels of DESIGN §3, one source for Metal and for C++.
+// kv_kernels.metal — the KV-cache kernels of docs/ENGINE-CONTRACT.md, KV formats, one source for Metal and for C++.
 //
 // On a Mac this file is compiled by Metal as is (newLibraryWithSource, or the metal compiler). Off the
 // Mac, kernels/src/main/cpp/metal_shim.h maps the portable subset used here onto C++17 and the same

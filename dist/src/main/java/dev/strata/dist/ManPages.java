@@ -56,7 +56,7 @@ public final class ManPages {
         n++;
       }
     }
-    System.out.println("man pages: " + n + " written to " + out);
+    System.err.println("man pages: " + n + " written to " + out);
   }
 
   /** The commands as the launchers build them; their streams are never used here. */

@@ -1,6 +1,9 @@
 package dev.strata.engine;
 
-/** Exit codes shared by both commands (DESIGN §5). Everything else is the engine's own code. */
+/**
+ * Exit codes shared by both commands (docs/RELIABILITY.md). Everything else is the engine's own
+ * code.
+ */
 public final class ExitCodes {
   /** Success. */
   public static final int OK = 0;

@@ -2,7 +2,7 @@ package dev.strata.kernels;
 
 /**
  * FWHT-256: the Sylvester-ordered Walsh–Hadamard transform over one 256-value head vector, scaled
- * by 1/16 so that it is orthonormal and its own inverse (DESIGN §3).
+ * by 1/16 so that it is orthonormal and its own inverse (docs/ENGINE-CONTRACT.md, KV formats).
  *
  * <p>The float version performs exactly the kernel's operations in the kernel's order (radix-4
  * passes over strides 1·2, 4·8, 16·32, 64·128, the 1/16 folded into the last pass), so a CPU build

@@ -1,10 +1,10 @@
 package dev.strata.kernels;
 
 /**
- * The Java reference of the KV kernels (DESIGN §3): what kv_kernels.metal computes, written
- * plainly. q4_0 follows llama.cpp's {@code quantize_row_q4_0_ref} after the FWHT-256 rotation; int8
- * keeps one fp16 scale per 64 values. Records are laid out exactly as the C ABI and the Metal pools
- * hold them.
+ * The Java reference of the KV kernels (docs/ENGINE-CONTRACT.md, KV formats): what kv_kernels.metal
+ * computes, written plainly. q4_0 follows llama.cpp's {@code quantize_row_q4_0_ref} after the
+ * FWHT-256 rotation; int8 keeps one fp16 scale per 64 values. Records are laid out exactly as the C
+ * ABI and the Metal pools hold them.
  */
 public final class KvReference {
 

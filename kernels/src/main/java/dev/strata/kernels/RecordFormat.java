@@ -1,8 +1,9 @@
 package dev.strata.kernels;
 
 /**
- * The vector-record formats of DESIGN §3, with the C ABI's ids. k8v4 (id 3) is a cell-level mix of
- * an int8 K record and a q4_0 V record, not a record format, so it has no constant here.
+ * The vector-record formats of docs/ENGINE-CONTRACT.md, KV formats, with the C ABI's ids. k8v4 (id
+ * 3) is a cell-level mix of an int8 K record and a q4_0 V record, not a record format, so it has no
+ * constant here.
  */
 public enum RecordFormat {
   /** head_dim × fp16. */

@@ -1,5 +1,6 @@
 package dev.strata.launcher;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.ConfigCodec;
@@ -8,7 +9,6 @@ import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Templates;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
@@ -163,8 +163,29 @@ public final class DemoMain implements Callable<Integer> {
             Templates.load(Backend.CPU_REFERENCE));
     config = demoWorkload(config, host, model.geometry(), format);
     Path configPath = folder.resolve("engine.yaml");
-    ConfigWriter.write(
-        configPath, ConfigCodec.write(config).getBytes(StandardCharsets.UTF_8), true);
+    // A demo config the user edited is theirs: launched as it is, never replaced (nor silently
+    // moved to .bak); a fresh one needs the file deleted. Otherwise it is (re)generated.
+    boolean edited = !ConfigWriter.inspect(configPath).owned();
+    String configNote;
+    if (edited) {
+      configNote =
+          "yours: edited by hand, so kept and launched as it is"
+              + (kv != null || ctx != DEMO_CONTEXT ? " (--ctx/--kv apply to a fresh one)" : "")
+              + "; delete it for a fresh one";
+    } else {
+      ConfigWriter.Result r =
+          ConfigWriter.write(
+              configPath, ConfigCodec.write(config).getBytes(StandardCharsets.UTF_8), false);
+      configNote =
+          (r.outcome() == ConfigWriter.Outcome.REPLACED
+                  ? "rewritten, the previous one kept as " + r.backup().getFileName() + "; "
+                  : "")
+              + "for this machine: "
+              + host.chip()
+              + "; context "
+              + ctx
+              + (format != null ? ", --kv " + format.flagName() : "");
+    }
 
     io.out().println("strata demo:");
     io.out()
@@ -175,16 +196,8 @@ public final class DemoMain implements Callable<Integer> {
                 + shards.size()
                 + " GGUF shards with the seed's geometry, sparse zero data)");
     io.out().println("  engine  " + library + " (strata-ref, the reference CPU engine)");
-    io.out()
-        .println(
-            "  config  "
-                + configPath
-                + " (for this machine: "
-                + host.chip()
-                + "; context "
-                + ctx
-                + (format != null ? ", --kv " + format.flagName() : "")
-                + ")");
+    io.out().println("  config  " + configPath + " (" + configNote + ")");
+    String launchCommand = launchCommand();
     io.out()
         .println(
             "  experts stream, --mem-budget-mb "
@@ -196,7 +209,9 @@ public final class DemoMain implements Callable<Integer> {
                 + " decode steps; the engine's arena: line counts hits, misses and bytes read");
     io.out()
         .println(
-            "  launch  strata-launch --config "
+            "  launch  "
+                + launchCommand
+                + " --config "
                 + Reports.quote(configPath.toString())
                 + (isolate ? " --isolate" : ""));
     io.out().println();
@@ -212,10 +227,33 @@ public final class DemoMain implements Callable<Integer> {
         .println(
             "strata demo: "
                 + (code == 0 ? "done" : "the launch ended with exit code " + code)
-                + ". Run it again with: ./strata launch --config "
+                + ". Run it again with: "
+                + launchCommand
+                + " --config "
                 + Reports.quote(configPath.toString()));
     io.out().flush();
     return code;
+  }
+
+  /**
+   * How the user runs strata-launch from where they are: {@code ./strata launch} in a checkout
+   * (from its root; the script's absolute path elsewhere), the distribution's {@code
+   * bin/strata-launch} otherwise. A checkout has no strata-launch on the PATH.
+   */
+  String launchCommand() {
+    String root = System.getProperty("strata.root");
+    if (root != null && !root.isBlank()) {
+      Path script = Path.of(root).resolve("strata").toAbsolutePath().normalize();
+      Path cwd = Path.of("").toAbsolutePath().normalize();
+      return (script.getParent().equals(cwd) ? "./strata" : Reports.quote(script.toString()))
+          + " launch";
+    }
+    String home = System.getProperty("strata.home");
+    if (home != null && !home.isBlank()) {
+      return Reports.quote(
+          Path.of(home).resolve("bin").resolve("strata-launch").toAbsolutePath().toString());
+    }
+    return "strata-launch";
   }
 
   /**

@@ -68,13 +68,15 @@ import picocli.CommandLine.Option;
       "  strata-launch                          the config at the default path",
       "  strata-launch -c engine.yaml --dry-run what would run; nothing run",
       "  strata-launch --plan --json            the memory plan as JSON",
+      "  strata-launch --plan --explain         the plan, then what each row means",
       "  strata-launch --plan --host-file m4-24   the plan on another Mac",
       "  strata-launch --isolate                a native crash: one line, exit 70",
       "  source <(strata-launch completion bash)",
       "",
       "Default config: $STRATA_CONFIG if set; else",
       "  macOS: ~/Library/Application Support/Strata/engine.yaml",
-      "  elsewhere: $XDG_CONFIG_HOME/strata/engine.yaml or ~/.config/strata/engine.yaml",
+      "  elsewhere: $XDG_CONFIG_HOME/strata/engine.yaml",
+      "             or ~/.config/strata/engine.yaml",
       "(where strata-setup writes it). See docs/LAUNCH.md."
     },
     exitCodeListHeading = "%nExit codes:%n",
@@ -110,8 +112,15 @@ public final class LaunchCommand implements Callable<Integer> {
       names = "--plan",
       description =
           "Print the memory plan only (for this machine, or for --host-file), whether or not it"
-              + " fits; exits 0.")
+              + " fits: exit 0. Exit 3 when the config cannot be planned here at all (a missing"
+              + " model, a refused KV choice, a metal config off the Mac: add --host-file with a"
+              + " Mac's profile).")
   boolean plan;
+
+  @Option(
+      names = "--explain",
+      description = "With --plan: after the plan, what each of its rows means (a glossary).")
+  boolean explain;
 
   @Option(
       names = "--json",
@@ -146,6 +155,9 @@ public final class LaunchCommand implements Callable<Integer> {
     if (plan && dryRun) {
       throw usage("--plan and --dry-run exclude each other: --dry-run already prints the plan");
     }
+    if (explain && (!plan || json)) {
+      throw usage("--explain goes with --plan (and not with --json): it explains the plan's rows");
+    }
     if (hostFile != null && !plan && !dryRun) {
       throw usage("--host-file goes with --plan or --dry-run: a launch always checks this machine");
     }
@@ -174,6 +186,11 @@ public final class LaunchCommand implements Callable<Integer> {
     if (plan) {
       Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());
       Reports.printPlan(report, json, io.out(), io.err());
+      if (explain) {
+        io.out().println();
+        io.out().print(dev.strata.engine.plan.PlanText.glossaryText(Integer.MAX_VALUE));
+        io.out().flush();
+      }
       return ExitCodes.OK;
     }
     try (Preflight.Report report = Preflight.full(cfg, configPath, here, io.env())) {

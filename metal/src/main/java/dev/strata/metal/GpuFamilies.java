@@ -1,5 +1,6 @@
 package dev.strata.metal;
 
+import dev.strata.engine.host.ChipName;
 import dev.strata.engine.host.HostFacts;
 import java.util.OptionalInt;
 import java.util.regex.Matcher;

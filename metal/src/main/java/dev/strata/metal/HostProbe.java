@@ -3,6 +3,8 @@ package dev.strata.metal;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.LinuxProbe;
+import dev.strata.engine.host.ProbeResult;
 import java.util.Locale;
 import java.util.Map;
 

@@ -1,7 +1,9 @@
 package dev.strata.metal;
 
+import dev.strata.engine.host.ChipName;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsRules;
+import dev.strata.engine.host.ProbeResult;
 import dev.strata.engine.write.ConfigPaths;
 import java.lang.foreign.SymbolLookup;
 import java.lang.management.ManagementFactory;

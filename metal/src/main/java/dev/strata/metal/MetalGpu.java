@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.strata.engine.host.ChipName;
 import dev.strata.metal.objc.ObjC;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;

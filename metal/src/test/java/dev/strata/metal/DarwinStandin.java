@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import dev.strata.testsupport.RepoRoot;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -69,8 +70,7 @@ final class DarwinStandin {
     if (p != null && !p.isBlank()) {
       return Path.of(p);
     }
-    return Path.of(System.getProperty("strata.root", ".."))
-        .resolve("metal/target/darwin-standin/libdarwin_standin.so");
+    return RepoRoot.path().resolve("metal/target/darwin-standin/libdarwin_standin.so");
   }
 
   /** A recorded profile under src/test/resources/darwin-standin, e.g. "m4-pro-48". */

@@ -3,6 +3,7 @@ package dev.strata.metal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.testsupport.RepoRoot;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -22,7 +23,7 @@ class KernelParityMacTest {
 
   @Test
   void metalKernelsMatchTheReference() throws Throwable {
-    Path root = Path.of(System.getProperty("strata.root", ".."));
+    Path root = RepoRoot.path();
     String source = Files.readString(root.resolve("kernels/src/main/metal/kv_kernels.metal"));
     KernelVectorFiles v = new KernelVectorFiles(KernelVectorFiles.defaultDir());
     byte[] params =

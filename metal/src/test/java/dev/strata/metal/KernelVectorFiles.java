@@ -1,5 +1,6 @@
 package dev.strata.metal;
 
+import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -27,7 +28,7 @@ final class KernelVectorFiles {
   }
 
   static Path defaultDir() {
-    return Path.of(System.getProperty("strata.root", ".."), "kernels/src/test/resources/vectors");
+    return RepoRoot.resolve("kernels/src/test/resources/vectors");
   }
 
   byte[] records(String label) throws IOException {

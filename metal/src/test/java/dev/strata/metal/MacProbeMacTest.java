@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.ProbeResult;
 import dev.strata.metal.objc.ObjC;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;

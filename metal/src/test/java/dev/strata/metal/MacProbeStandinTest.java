@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.host.ProbeResult;
 import dev.strata.metal.objc.ObjC;
 import java.io.IOException;
 import java.lang.foreign.FunctionDescriptor;

@@ -1,5 +1,6 @@
 package dev.strata.metal;
 
+import dev.strata.engine.host.ProbeResult;
 import java.util.Arrays;
 import java.util.Locale;
 

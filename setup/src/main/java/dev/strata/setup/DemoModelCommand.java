@@ -56,9 +56,9 @@ public final class DemoModelCommand implements Callable<Integer> {
             + (paths.size() > 1 ? " … " + paths.getLast().getFileName() : "")
             + " ("
             + paths.size()
-            + (paths.size() == 1 ? " shard, " : " shards, ")
-            + GgufModel.gb(model.tensorBytes())
-            + " on paper, sparse zeros)");
+            + (paths.size() == 1 ? " shard: " : " shards: ")
+            + dev.strata.engine.model.DiskUsage.of(paths).describe()
+            + ")");
     o.println(model.summary());
     o.flush();
     return ExitCodes.OK;

@@ -1,14 +1,14 @@
 package dev.strata.setup;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.host.HostProfiles;
-import dev.strata.engine.kv.Backend;
+import dev.strata.engine.host.ProbeResult;
 import dev.strata.engine.plan.StandbySlots;
 import dev.strata.engine.plan.UsableMemory;
-import dev.strata.metal.ProbeResult;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.math.RoundingMode;

@@ -2,9 +2,9 @@ package dev.strata.setup;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.host.ProbeResult;
 import dev.strata.engine.text.TerminalText;
 import dev.strata.metal.HostProbe;
-import dev.strata.metal.ProbeResult;
 import dev.strata.setup.prompt.JLinePrompter;
 import dev.strata.setup.prompt.Prompter;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package dev.strata.setup;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.ConfigCodec;
@@ -10,7 +11,7 @@ import dev.strata.engine.gen.Template;
 import dev.strata.engine.gen.Templates;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
-import dev.strata.engine.kv.Backend;
+import dev.strata.engine.host.ProbeResult;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufModel;
@@ -21,7 +22,6 @@ import dev.strata.engine.text.TerminalText;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.engine.write.ConfigWriter;
 import dev.strata.metal.HostProbe;
-import dev.strata.metal.ProbeResult;
 import dev.strata.setup.gen.AnswersFile;
 import dev.strata.setup.gen.EngineLibraries;
 import dev.strata.setup.gen.Given;
@@ -75,12 +75,14 @@ import picocli.CommandLine.Option;
       "  # the same config with exactly '--kv q4_0' appended",
       "  strata-setup --model M --ctx 32768 --experts stream --kv q4_0 --print",
       "  # a config for another Mac (a host profile), in a file of its own",
-      "  strata-setup --host-file m4-pro-48 --model M --yes --out m4.yaml",
+      "  strata-setup --host-file m4-pro-48 --model M \\",
+      "      --engine-lib /opt/strata/libstrata.dylib --yes --out m4.yaml",
       "",
-      "The config goes to $STRATA_CONFIG, else ~/Library/Application Support/Strata/engine.yaml"
-          + " (macOS) or $${XDG_CONFIG_HOME:-~/.config}/strata/engine.yaml. The previous one is"
-          + " kept as engine.yaml.bak; one edited by hand is kept unless --force. See"
-          + " docs/SETUP.md."
+      "The config goes to $STRATA_CONFIG if set; else",
+      "  macOS: ~/Library/Application Support/Strata/engine.yaml",
+      "  elsewhere: $${XDG_CONFIG_HOME:-~/.config}/strata/engine.yaml",
+      "The previous one is kept as engine.yaml.bak; one edited by hand is kept unless",
+      "--force. See docs/SETUP.md (the distribution has it in docs/ too)."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -103,8 +105,10 @@ public final class SetupCommand implements Callable<Integer> {
   @Option(
       names = "--ctx",
       paramLabel = "N",
-      converter = AsciiLongConverter.class,
-      description = "Context in tokens (1..1048576). Default: the largest standard size that fits.")
+      converter = dev.strata.setup.gen.ContextSize.Converter.class,
+      description =
+          "Context in tokens (1..1048576; 32k = 32768). Default: the largest standard size that"
+              + " fits.")
   Long ctx;
 
   @Option(
@@ -205,7 +209,7 @@ public final class SetupCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Given flags = new Given(model, ctx, experts, kv, engineLib, backend, hostFile);
-    Given given = answers == null ? flags : flags.over(AnswersFile.read(answers));
+    Given given = answers == null ? flags : flags.over(AnswersFile.read(answers, homeOf()));
     if (given.model() != null) {
       given =
           new Given(
@@ -252,6 +256,17 @@ public final class SetupCommand implements Callable<Integer> {
     }
     host = gpuFamilyAnswered(host, null);
     GgufModel gguf = GgufReader.readModel(given.model());
+    long trained = gguf.geometry().trainedContext();
+    if (given.context() != null && trained > 0 && given.context() > trained) {
+      io.err()
+          .println(
+              "strata-setup: warning: --ctx "
+                  + given.context()
+                  + " is above the model's trained context "
+                  + trained
+                  + ": past it, quality is not what the model was trained for");
+      io.err().flush();
+    }
     Path lib = library(host.facts(), given);
     Backend b = EngineLibraries.backend(host.facts(), lib, given.backend());
     Template template = Templates.load(b);
@@ -291,26 +306,66 @@ public final class SetupCommand implements Callable<Integer> {
       host = gpuFamilyAnswered(host, prompter);
       Path home = homeOf();
       Wizard w = new Wizard(prompter, machine, home);
-      Wizard.Result r = w.run(host.facts(), host.source(), given);
-      String yaml = ConfigCodec.write(r.generated().config());
+      Wizard.Target target;
+      Wizard.Previous previous = Wizard.Previous.NONE;
       if (print) {
-        prompter.close();
+        target = Wizard.Target.print();
+      } else {
+        ConfigWriter.Existing existing = ConfigWriter.inspect(dest);
+        target =
+            new Wizard.Target(dest, existing.text(), existing.exists(), existing.owned(), force);
+        if (existing.exists()) {
+          previous = previousAnswers(dest);
+        }
+      }
+      Wizard.Result r = w.run(host.facts(), host.source(), given, previous, target);
+      String yaml = ConfigCodec.write(r.generated().config());
+      prompter.close();
+      if (print) {
         io.out().print(yaml);
         requirePrinted();
         return ExitCodes.OK;
       }
-      ConfigWriter.Existing existing = ConfigWriter.inspect(dest);
-      boolean ok =
-          w.confirm(dest, existing.text(), existing.exists(), existing.owned(), yaml, force);
-      if (!ok) {
-        throw new dev.strata.setup.prompt.WizardCancelled("declined");
-      }
-      prompter.close();
       // The user saw the diff and said yes: that is the wizard's --force.
       return write(dest, yaml, r.generated().plan(), true, false);
     } finally {
       prompter.close();
     }
+  }
+
+  /**
+   * The answers of the config already at {@code dest}, so a second run starts from them; nothing
+   * when it is not a config this toolkit reads (the wizard then offers the planned defaults).
+   */
+  static Wizard.Previous previousAnswers(Path dest) {
+    dev.strata.engine.config.EngineConfig c;
+    try {
+      c = ConfigCodec.read(dest);
+    } catch (StrataException e) {
+      return Wizard.Previous.NONE;
+    }
+    List<String> a = c.args();
+    Path model = c.model().shards().isEmpty() ? null : Path.of(c.model().shards().getFirst());
+    Long ctx = null;
+    ExpertsMode experts = null;
+    KvFormat kv = null;
+    for (int i = 0; i + 1 < a.size(); i++) {
+      String v = a.get(i + 1);
+      switch (a.get(i)) {
+        case "--ctx" -> {
+          try {
+            ctx = Long.parseLong(v);
+          } catch (NumberFormatException e) {
+            ctx = null;
+          }
+        }
+        case "--experts" -> experts = ExpertsMode.fromId(v);
+        case "--kv" -> kv = KvFormat.fromName(v);
+        default -> {}
+      }
+    }
+    Path lib = c.engine().library() == null ? null : Path.of(c.engine().library());
+    return new Wizard.Previous(model, ctx, experts, kv, !a.contains("--kv"), lib);
   }
 
   /**
@@ -401,12 +456,25 @@ public final class SetupCommand implements Callable<Integer> {
             () ->
                 new StrataException(
                     ExitCodes.USAGE,
-                    "missing: --engine-lib PATH (no "
-                        + b.id()
-                        + " engine library found"
+                    "missing: --engine-lib PATH ("
                         + (b == Backend.CPU_REFERENCE
-                            ? "; build strata-ref with ./strata build"
-                            : "")
+                            ? "no strata-ref library in "
+                                + EngineLibraries.candidates(
+                                        b,
+                                        machine.strataHome(),
+                                        machine.strataRoot(),
+                                        machine.osName())
+                                    .stream()
+                                    .map(p -> p.getParent().toString())
+                                    .distinct()
+                                    .collect(java.util.stream.Collectors.joining(" or "))
+                                + "; build it with ./strata build in the source tree"
+                            : "the "
+                                + b.id()
+                                + " engine library is not part of this toolkit: it comes from the"
+                                + " Strata engine's own build (libstrata.dylib); a config for"
+                                + " another Mac may name a path that does not exist here, see"
+                                + " docs/SETUP.md")
                         + ")"));
   }
 

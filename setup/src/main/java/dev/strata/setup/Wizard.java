@@ -1,5 +1,6 @@
 package dev.strata.setup;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.gen.Answers;
@@ -7,7 +8,6 @@ import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Template;
 import dev.strata.engine.gen.Templates;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufException;
@@ -18,12 +18,15 @@ import dev.strata.engine.plan.KvComparison;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanDefaults;
 import dev.strata.engine.plan.PlanText;
+import dev.strata.engine.text.ByteSize;
 import dev.strata.engine.text.TerminalText;
 import dev.strata.setup.gen.EngineLibraries;
 import dev.strata.setup.gen.Given;
 import dev.strata.setup.prompt.Prompter;
 import dev.strata.setup.prompt.Question;
 import dev.strata.setup.prompt.Style;
+import dev.strata.setup.prompt.WizardBack;
+import dev.strata.setup.prompt.WizardCancelled;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -48,11 +51,77 @@ final class Wizard {
       Template template,
       Generator.Generated generated) {}
 
+  /**
+   * The answers of the config already at the target, offered as the defaults when the wizard runs
+   * over it (each may be null: not in that config, or not readable).
+   *
+   * @param kvDefault true when that config has no {@code --kv} (the default path was chosen)
+   */
+  record Previous(
+      Path model, Long context, ExpertsMode experts, KvFormat kv, boolean kvDefault, Path library) {
+    static final Previous NONE = new Previous(null, null, null, null, false, null);
+  }
+
+  /**
+   * Where the config goes: {@code path} (null with {@code --print}), what is there now, and whether
+   * replacing it needs an explicit yes (a hand-edited config without {@code --force}).
+   */
+  record Target(Path path, String oldText, boolean exists, boolean owned, boolean force) {
+    static Target print() {
+      return new Target(null, "", false, true, false);
+    }
+  }
+
+  /** The questions, in the order asked. */
+  enum Step {
+    MODEL("model", "--model"),
+    CONTEXT("context", "--ctx"),
+    EXPERTS("experts", "--experts"),
+    KV("kv", "--kv"),
+    LIBRARY("library", "--engine-lib");
+
+    final String label;
+    final String flag;
+
+    Step(String label, String flag) {
+      this.label = label;
+      this.flag = flag;
+    }
+  }
+
+  /** The answers so far; null = not answered (the planned default is offered). */
+  private static final class Draft {
+    GgufModel model;
+    Long context;
+    ExpertsMode experts;
+    boolean kvAnswered;
+    KvFormat kv;
+    Path library;
+
+    boolean has(Step s) {
+      return switch (s) {
+        case MODEL -> model != null;
+        case CONTEXT -> context != null;
+        case EXPERTS -> experts != null;
+        case KV -> kvAnswered;
+        case LIBRARY -> library != null;
+      };
+    }
+  }
+
   private final Prompter p;
   private final Style st;
   private final Path workingDir;
   private final Path home;
   private final SetupCli.Machine machine;
+
+  // derived from the model and the library guess; recomputed when the model changes
+  private HostFacts host;
+  private Path libGuess;
+  private Backend backend;
+  private Template template;
+  private PlanDefaults defaults;
+  private GgufModel derivedFor;
 
   Wizard(Prompter prompter, SetupCli.Machine machine, Path home) {
     this.p = prompter;
@@ -68,14 +137,166 @@ final class Wizard {
           + " with context (+8% at 1K to +12% at 8K on the PC engine): opt in when memory"
           + " matters more.";
 
+  /** Without a target: {@code --print}, the config goes to standard output. */
   Result run(HostFacts host, String hostSource, Given given) {
-    p.println(st.bold("strata-setup") + " — writes one engine config for this machine and model.");
-    p.println(st.accent("host:  ") + hostSummary(host) + st.dim("  (" + hostSource + ")"));
+    return run(host, hostSource, given, Previous.NONE, Target.print());
+  }
 
-    GgufModel model = given.model() != null ? GgufReader.readModel(given.model()) : askModel();
-    p.println(st.accent("model: ") + modelSummary(model));
+  /**
+   * Asks what {@code given} does not say — with {@code <} or {@code back} returning to the previous
+   * question, later answers kept where they still make sense — then shows the plan, the diff
+   * against the config at the target and a summary where any answer can be changed, and returns
+   * once the user says yes.
+   *
+   * @param previous the config at the target, whose answers are the defaults
+   * @throws WizardCancelled on Ctrl-C, Ctrl-D or "no" at the summary
+   * @throws StrataException exit 3 when every answer was given and the plan does not fit
+   */
+  Result run(HostFacts host, String hostSource, Given given, Previous previous, Target target) {
+    this.host = host;
+    p.say(st.bold("strata-setup") + " — writes one engine config for this machine and model.");
+    p.say(st.accent("host:  ") + hostSummary(host) + st.dim("  (" + hostSource + ")"));
+    p.say(
+        st.dim(
+            "Enter takes the [default]; < (or back) returns to the previous question; Ctrl-C"
+                + " stops without writing."));
 
-    Path libGuess =
+    Draft d = new Draft();
+    List<Step> asked = new ArrayList<>();
+    if (given.model() != null) {
+      d.model = GgufReader.readModel(given.model());
+      p.say(st.accent("model: ") + modelSummary(d.model));
+    } else {
+      asked.add(Step.MODEL);
+    }
+    if (given.context() != null) {
+      d.context = given.context();
+    } else {
+      asked.add(Step.CONTEXT);
+    }
+    if (given.experts() != null) {
+      d.experts = given.experts();
+    } else {
+      asked.add(Step.EXPERTS);
+    }
+    if (given.kv() != null) {
+      d.kv = given.kv();
+      d.kvAnswered = true;
+    } else {
+      asked.add(Step.KV);
+    }
+    if (given.engineLib() != null) {
+      d.library = given.engineLib();
+    } else {
+      asked.add(Step.LIBRARY);
+    }
+
+    // Each question in turn; back returns to the one before, keeping the answers after it as the
+    // defaults offered when they are asked again.
+    int i = 0;
+    while (true) {
+      while (i < asked.size()) {
+        try {
+          ask(asked.get(i), d, given, previous, i > 0);
+          i++;
+        } catch (WizardBack b) {
+          i--;
+        }
+      }
+      Result r = planned(d, given);
+      if (!r.generated().plan().fits()) {
+        p.say(st.error("This does not fit: " + r.generated().plan().refusal()));
+        if (!asked.contains(Step.CONTEXT)
+            && !asked.contains(Step.EXPERTS)
+            && !asked.contains(Step.KV)) {
+          throw new StrataException(ExitCodes.PREFLIGHT, r.generated().plan().refusal());
+        }
+        p.say("Choose again.");
+        d.context = asked.contains(Step.CONTEXT) ? null : d.context;
+        d.experts = asked.contains(Step.EXPERTS) ? null : d.experts;
+        d.kvAnswered = !asked.contains(Step.KV) && d.kvAnswered;
+        askMissing(d, given, previous);
+        continue;
+      }
+      p.println("");
+      p.say(PlanText.table(r.generated().plan(), p.width()).stripTrailing());
+      p.say(st.dim("(what each row means: strata-launch --plan --explain, or docs/PLAN.md)"));
+      String yaml = dev.strata.engine.config.ConfigCodec.write(r.generated().config());
+      if (target.exists()) {
+        showDiff(target, yaml);
+      }
+      Step change;
+      try {
+        change = summary(d, target);
+      } catch (WizardBack b) {
+        if (asked.isEmpty()) {
+          p.say(st.error("  every answer came from the flags: pick one by number to change it"));
+        } else {
+          i = asked.size() - 1; // back into the questions: the last one, and on back from there
+        }
+        continue;
+      }
+      if (change == null) {
+        if (target.path() != null
+            && target.exists()
+            && !target.owned()
+            && !target.force()
+            && !target.oldText().equals(yaml)
+            && !p.ask(
+                new Question.YesNo(
+                    "--force",
+                    "Replace it anyway (the old file is kept as "
+                        + TerminalText.escape(target.path().getFileName().toString())
+                        + ".bak)?",
+                    List.of(
+                        st.error(
+                            TerminalText.escape(target.path().getFileName().toString())
+                                + " was edited by hand or not written by strata-setup.")),
+                    false))) {
+          throw new WizardCancelled("declined");
+        }
+        return r;
+      }
+      try {
+        ask(change, d, given, previous, true);
+      } catch (WizardBack b) {
+        continue; // back from a change: the summary again
+      }
+      askMissing(d, given, previous);
+    }
+  }
+
+  /** The plan and config for the draft (every answer present). */
+  private Result planned(Draft d, Given given) {
+    derive(d.model, given);
+    Backend finalBackend = EngineLibraries.backend(host, d.library, given.backend());
+    Template t = finalBackend == backend ? template : Templates.load(finalBackend);
+    Generator.Library library = EngineLibraries.describe(d.library, host);
+    Answers answers = new Answers(d.context, d.experts, d.kv);
+    Generator.Generated generated =
+        Generator.plan(host, d.model.geometry(), shardPaths(d.model), answers, library, t);
+    return new Result(d.model, answers, library, t, generated);
+  }
+
+  /** Asks, in order, every question whose answer was dropped (no back: the summary follows). */
+  private void askMissing(Draft d, Given given, Previous previous) {
+    for (Step s : Step.values()) {
+      while (!d.has(s)) {
+        try {
+          ask(s, d, given, previous, false);
+        } catch (WizardBack b) {
+          // not offered (canGoBack false)
+        }
+      }
+    }
+  }
+
+  /** The backend, template and planned defaults for a model (once per model). */
+  private void derive(GgufModel model, Given given) {
+    if (model == derivedFor) {
+      return;
+    }
+    libGuess =
         given.engineLib() != null
             ? given.engineLib()
             : EngineLibraries.discover(
@@ -84,98 +305,177 @@ final class Wizard {
                     machine.strataRoot(),
                     machine.osName())
                 .orElse(null);
-    Backend backend = EngineLibraries.backend(host, libGuess, given.backend());
-    Template template = Templates.load(backend);
-    ModelGeometry g = model.geometry();
-    PlanDefaults defaults = PlanDefaults.compute(host, g, backend, template.env());
-    List<String> shards = shardPaths(model);
-
-    Answers answers;
-    Generator.Generated planned;
-    while (true) {
-      long ctx =
-          given.context() != null
-              ? given.context()
-              : askContext(host, g, backend, template, defaults);
-      ExpertsMode experts =
-          given.experts() != null ? given.experts() : askExperts(host, g, ctx, template, defaults);
-      KvFormat kv = given.kv() != null ? given.kv() : askKv(host, g, ctx, template);
-      answers = new Answers(ctx, experts, kv);
-      planned = Generator.plan(host, g, shards, answers, new Generator.Library("", null), template);
-      if (planned.plan().fits()) {
-        break;
-      }
-      p.println(st.error("This does not fit: " + planned.plan().refusal()));
-      if (given.context() != null && given.experts() != null && given.kv() != null) {
-        throw new StrataException(ExitCodes.PREFLIGHT, planned.plan().refusal());
-      }
-      p.println("Choose again.");
-    }
-
-    Path lib = given.engineLib() != null ? given.engineLib() : askLibrary(libGuess, host);
-    Backend finalBackend = EngineLibraries.backend(host, lib, given.backend());
-    if (finalBackend != backend) {
-      p.println(
-          st.dim(
-              "backend: " + finalBackend.id() + " (from the library's name), not " + backend.id()));
-      template = Templates.load(finalBackend);
-    }
-    Generator.Library library = EngineLibraries.describe(lib, host);
-    Generator.Generated generated = Generator.plan(host, g, shards, answers, library, template);
-    p.println("");
-    for (String line : PlanText.table(generated.plan()).split("\n")) {
-      p.println(line);
-    }
-    if (!generated.plan().fits()) {
-      throw new StrataException(ExitCodes.PREFLIGHT, generated.plan().refusal());
-    }
-    return new Result(model, answers, library, template, generated);
+    backend = EngineLibraries.backend(host, libGuess, given.backend());
+    template = Templates.load(backend);
+    defaults = PlanDefaults.compute(host, model.geometry(), backend, template.env());
+    derivedFor = model;
   }
 
   /**
-   * Before writing: shows the diff old → new when the file exists, then asks. A config edited by
-   * hand is replaced only on an explicit yes (default no), the wizard's {@code --force}.
-   *
-   * @return true to write
+   * Asks one question, its default the draft's answer, else the previous config's, else planned.
    */
-  boolean confirm(
-      Path target, String oldText, boolean exists, boolean owned, String newText, boolean force) {
-    // everything shown goes through the one escape: a hand-edited config may hold control chars
-    String shown = TerminalText.escape(target.toString());
-    String shownName = TerminalText.escape(target.getFileName().toString());
-    if (exists) {
-      if (oldText.equals(newText)) {
-        p.println(shown + " already holds exactly this config.");
-      } else {
-        p.println("");
-        p.println(st.bold(shown + " exists; the changes, old → new:"));
-        for (String line :
-            dev.strata.engine.write.UnifiedDiff.diff(
-                    target + " (now)", oldText, target + " (new)", newText)
-                .split("\n")) {
-          line = TerminalText.escape(line);
-          p.println(
-              line.startsWith("+") && !line.startsWith("+++")
-                  ? st.good(line)
-                  : line.startsWith("-") && !line.startsWith("---") ? st.error(line) : line);
+  private void ask(Step s, Draft d, Given given, Previous previous, boolean canGoBack) {
+    switch (s) {
+      case MODEL -> {
+        Path def =
+            d.model != null
+                ? d.model.firstShard()
+                : previous.model() != null && Files.isRegularFile(previous.model())
+                    ? previous.model()
+                    : null;
+        GgufModel m = askModel(def, canGoBack);
+        p.say(st.accent("model: ") + modelSummary(m));
+        if (d.model != null && !d.model.firstShard().equals(m.firstShard())) {
+          keepWhatStillFits(d, m);
+        }
+        d.model = m;
+      }
+      case CONTEXT -> {
+        derive(d.model, given);
+        Long def = d.context != null ? d.context : previous.context();
+        d.context = askContext(d.model.geometry(), def, canGoBack);
+        long trained = d.model.geometry().trainedContext();
+        if (trained > 0 && d.context > trained) {
+          p.say(
+              st.error("  warning: ")
+                  + String.format(
+                      Locale.ROOT,
+                      "%,d tokens is above the model's trained context (%,d): past it, quality"
+                          + " is not what the model was trained for.",
+                      d.context,
+                      trained));
         }
       }
-      if (!owned && !force) {
-        return p.ask(
-            new Question.YesNo(
-                "--force",
-                "Replace it anyway (the old file is kept as " + shownName + ".bak)?",
-                List.of(
-                    st.error(shownName + " was edited by hand or not written by strata-setup.")),
-                false));
+      case EXPERTS -> {
+        derive(d.model, given);
+        ExpertsMode def = d.experts != null ? d.experts : previous.experts();
+        d.experts = askExperts(d.model.geometry(), d.context, def, canGoBack);
+      }
+      case KV -> {
+        derive(d.model, given);
+        KvFormat def =
+            d.kvAnswered
+                ? d.kv
+                : previous.kvDefault() || previous.kv() == null ? null : previous.kv();
+        d.kv = askKv(d.model.geometry(), d.context, d.experts, def, canGoBack);
+        d.kvAnswered = true;
+      }
+      case LIBRARY -> {
+        derive(d.model, given);
+        Path def =
+            d.library != null
+                ? d.library
+                : previous.library() != null ? previous.library() : libGuess;
+        Path lib = askLibrary(def, canGoBack);
+        Backend b = EngineLibraries.backend(host, lib, given.backend());
+        if (b != backend) {
+          p.say(st.dim("backend: " + b.id() + " (from the library's name), not " + backend.id()));
+        }
+        d.library = lib;
       }
     }
-    return p.ask(new Question.YesNo("--yes", "Write " + shown + "?", List.of(), true));
   }
 
-  private GgufModel askModel() {
+  /** A new model: later answers are kept where they still make sense for it. */
+  private void keepWhatStillFits(Draft d, GgufModel m) {
+    ModelGeometry g = m.geometry();
+    if (d.context != null && g.trainedContext() > 0 && d.context > g.trainedContext()) {
+      p.say(
+          st.dim("  context " + d.context + " is above this model's trained context: asked again"));
+      d.context = null;
+    }
+    if (d.kvAnswered && d.kv == KvFormat.Q4_0 && g.headDim() != 256) {
+      p.say(st.dim("  q4_0 needs head_dim 256, this model has " + g.headDim() + ": asked again"));
+      d.kvAnswered = false;
+      d.kv = null;
+    }
+  }
+
+  /**
+   * The answers with a number each; Enter (yes) goes on, a number or name picks the answer to
+   * change, no stops.
+   *
+   * @return the step to ask again, or null to write (or print)
+   * @throws WizardCancelled on no
+   * @throws WizardBack on {@code <}
+   */
+  private Step summary(Draft d, Target target) {
+    List<Question.Option<String>> options = new ArrayList<>();
+    options.add(
+        new Question.Option<>(
+            "model", TerminalText.escape(d.model.firstShard().toString()), "model"));
+    options.add(
+        new Question.Option<>(
+            "context", String.format(Locale.ROOT, "%,d tokens", d.context), "context"));
+    options.add(new Question.Option<>("experts", d.experts.id(), "experts"));
+    options.add(
+        new Question.Option<>(
+            "kv", d.kv == null ? "default (no --kv)" : "--kv " + d.kv.flagName(), "kv"));
+    options.add(
+        new Question.Option<>("library", TerminalText.escape(d.library.toString()), "library"));
+    String shownTarget =
+        target.path() == null ? null : TerminalText.escape(target.path().toString());
+    options.add(
+        new Question.Option<>(
+            "yes", shownTarget == null ? "print the config" : "write " + shownTarget, "yes"));
+    options.add(new Question.Option<>("no", "stop, writing nothing", "no"));
+    Question.Choice<String> q =
+        new Question.Choice<>(
+            "--yes",
+            shownTarget == null ? "Print it?" : "Write " + shownTarget + "?",
+            List.of(
+                "",
+                st.bold("Summary")
+                    + " — Enter "
+                    + (target.path() == null ? "prints the config" : "writes it")
+                    + "; a number or name changes that answer; < goes back."),
+            options,
+            options.size() - 2,
+            input ->
+                switch (input.toLowerCase(Locale.ROOT)) {
+                  case "y", "write" -> new Question.Parsed.Ok<>("yes");
+                  case "n", "quit" -> new Question.Parsed.Ok<>("no");
+                  default ->
+                      new Question.Parsed.Bad<>(
+                          "'"
+                              + input
+                              + "' is not one of the options: type 1-"
+                              + options.size()
+                              + ", a name (model, context, experts, kv, library), yes or no");
+                });
+    String picked = p.ask(q, true);
+    return switch (picked) {
+      case "yes" -> null;
+      case "no" -> throw new WizardCancelled("declined");
+      default -> Step.valueOf(picked.toUpperCase(Locale.ROOT));
+    };
+  }
+
+  /** The unified diff old → new of the config at the target, or a line saying it is the same. */
+  private void showDiff(Target target, String newText) {
+    // everything shown goes through the one escape: a hand-edited config may hold control chars
+    String shown = TerminalText.escape(target.path().toString());
+    if (target.oldText().equals(newText)) {
+      p.say(shown + " already holds exactly this config.");
+      return;
+    }
+    p.println("");
+    p.say(st.bold(shown + " exists; the changes, old → new:"));
+    for (String line :
+        dev.strata.engine.write.UnifiedDiff.diff(
+                target.path() + " (now)", target.oldText(), target.path() + " (new)", newText)
+            .split("\n")) {
+      line = TerminalText.escape(line);
+      p.println(
+          line.startsWith("+") && !line.startsWith("+++")
+              ? st.good(line)
+              : line.startsWith("-") && !line.startsWith("---") ? st.error(line) : line);
+    }
+  }
+
+  private GgufModel askModel(Path def, boolean canGoBack) {
     GgufModel[] read = new GgufModel[1];
-    Path found = findModel(workingDir);
+    Path found = def != null ? def : findModel(workingDir);
     Question.PathAnswer q =
         new Question.PathAnswer(
             "--model",
@@ -194,7 +494,7 @@ final class Wizard {
                 return e.getMessage();
               }
             });
-    p.ask(q);
+    p.ask(q, canGoBack);
     return read[0];
   }
 
@@ -214,52 +514,123 @@ final class Wizard {
     }
   }
 
-  private long askContext(
-      HostFacts host, ModelGeometry g, Backend backend, Template t, PlanDefaults defaults) {
+  /**
+   * The smallest context the template's own workload fits in: strata-ref's pools hold context + 128
+   * cells and must take {@code --prompt-tokens} + {@code --n-predict} (engine/native/src/engine.c
+   * refuses less). 1 for templates without a workload (Metal).
+   */
+  static long minContext(Template t) {
+    long prompt = templateValue(t, "--prompt-tokens");
+    long predict = templateValue(t, "--n-predict");
+    return Math.max(1, prompt + predict - KvFormat.EXTRA_CELLS);
+  }
+
+  private static long templateValue(Template t, String flag) {
+    int i = t.args().indexOf(flag);
+    if (i < 0 || i + 1 >= t.args().size()) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(t.args().get(i + 1));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  private long askContext(ModelGeometry g, Long def, boolean canGoBack) {
     List<Long> sizes = new ArrayList<>();
     for (long c : PlanDefaults.STANDARD_CONTEXTS) {
       if (g.trainedContext() <= 0 || c <= g.trainedContext()) {
         sizes.add(c);
       }
     }
-    if (!sizes.contains(defaults.context())) {
-      sizes.add(defaults.context());
-      sizes.sort(null);
+    long chosen = def != null ? def : defaults.context();
+    for (long extra : new long[] {defaults.context(), chosen}) {
+      if (!sizes.contains(extra)) {
+        sizes.add(extra);
+      }
     }
+    sizes.sort(null);
     List<Question.Option<Long>> options = new ArrayList<>();
     for (long c : sizes) {
-      KvComparison cmp = KvComparison.at(host, g, c, backend, t.env());
-      boolean fits =
-          MemoryPlan.compute(host, g, c, ExpertsMode.STREAM, cmp.defaultFormat(), backend, t.env())
-              .fits();
-      String detail =
-          "KV "
-              + cmp.defaultFormat().flagName()
-              + " "
-              + size(cmp.defaultKvBytes())
-              + (cmp.q4Available() ? " · q4_0 " + size(cmp.q4KvBytes()) : "")
-              + (fits ? "" : "  (does not fit)");
-      options.add(new Question.Option<>(Long.toString(c), detail, c));
+      options.add(new Question.Option<>(Long.toString(c), contextDetail(g, c), c));
     }
-    int def = sizes.indexOf(defaults.context());
+    long min = minContext(template);
+    long[] rounded = {0, 0};
+    java.util.function.Function<String, Question.Parsed<Long>> free =
+        input -> {
+          Question.Parsed<Long> n =
+              new Question.Number("--ctx", "Context", List.of(), 1, Generator.MAX_CONTEXT, null)
+                  .parse(input);
+          if (n instanceof Question.Parsed.Ok<Long> ok && ok.value() < min) {
+            rounded[0] = ok.value();
+            rounded[1] = min;
+            return new Question.Parsed.Ok<>(min);
+          }
+          if (n instanceof Question.Parsed.Bad<Long> bad) {
+            return new Question.Parsed.Bad<>(
+                bad.reason()
+                    + " (type 1-"
+                    + options.size()
+                    + ", a size from the list, or any size"
+                    + " in tokens such as 5000 or 48k)");
+          }
+          return n;
+        };
     List<String> notes =
         List.of(
             "",
             st.bold("Context")
                 + " — tokens the engine keeps; each size with its KV cache under the default"
-                + " format and under q4_0. Default: the largest that fits with margin.");
-    return p.ask(new Question.Choice<>("--ctx", "Context", notes, options, def));
+                + " format and under q4_0. Default: the largest that fits with margin. Any other"
+                + " size in tokens works too (5000, 48k).");
+    long c =
+        p.ask(
+            new Question.Choice<>("--ctx", "Context", notes, options, sizes.indexOf(chosen), free),
+            canGoBack);
+    if (rounded[1] != 0 && c == rounded[1]) {
+      p.say(
+          st.dim(
+              String.format(
+                  Locale.ROOT,
+                  "  %,d rounded up to %,d: the %s engine's workload (--prompt-tokens +"
+                      + " --n-predict) needs at least that",
+                  rounded[0],
+                  rounded[1],
+                  template.backend().id())));
+    }
+    if (!sizes.contains(c)) {
+      p.say(st.dim("  context " + c + ": " + contextDetail(g, c)));
+    }
+    return c;
   }
 
-  private ExpertsMode askExperts(
-      HostFacts host, ModelGeometry g, long ctx, Template t, PlanDefaults defaults) {
-    Backend b = t.backend();
+  private String contextDetail(ModelGeometry g, long c) {
+    KvComparison cmp = KvComparison.at(host, g, c, backend, template.env());
+    boolean fits =
+        MemoryPlan.compute(
+                host, g, c, ExpertsMode.STREAM, cmp.defaultFormat(), backend, template.env())
+            .fits();
+    return "KV "
+        + cmp.defaultFormat().flagName()
+        + " "
+        + size(cmp.defaultKvBytes())
+        + (cmp.q4Available() ? " · q4_0 " + size(cmp.q4KvBytes()) : "")
+        + (fits ? "" : "  (does not fit)");
+  }
+
+  private ExpertsMode askExperts(ModelGeometry g, long ctx, ExpertsMode chosen, boolean back) {
+    Backend b = template.backend();
     MemoryPlan stream =
-        MemoryPlan.compute(host, g, ctx, ExpertsMode.STREAM, defaults.pools(), b, t.env());
+        MemoryPlan.compute(host, g, ctx, ExpertsMode.STREAM, defaults.pools(), b, template.env());
     MemoryPlan resident =
-        MemoryPlan.compute(host, g, ctx, ExpertsMode.RESIDENT, defaults.pools(), b, t.env());
+        MemoryPlan.compute(host, g, ctx, ExpertsMode.RESIDENT, defaults.pools(), b, template.env());
     ExpertsMode def =
-        PlanDefaults.residentFitsWithMargin(resident) ? ExpertsMode.RESIDENT : ExpertsMode.STREAM;
+        chosen != null
+            ? chosen
+            : PlanDefaults.residentFitsWithMargin(resident)
+                ? ExpertsMode.RESIDENT
+                : ExpertsMode.STREAM;
     String streamDetail =
         String.format(
             Locale.ROOT,
@@ -281,15 +652,20 @@ final class Wizard {
             "--experts",
             "Experts",
             List.of(
-                "", st.bold("Experts") + " — where the MoE experts live at context " + ctx + "."),
+                "",
+                st.bold("Experts")
+                    + String.format(
+                        Locale.ROOT, " — where the MoE experts live at context %,d.", ctx)),
             options,
-            def == ExpertsMode.STREAM ? 0 : 1));
+            def == ExpertsMode.STREAM ? 0 : 1),
+        back);
   }
 
-  private KvFormat askKv(HostFacts host, ModelGeometry g, long ctx, Template t) {
-    KvComparison cmp = KvComparison.at(host, g, ctx, t.backend(), t.env());
+  private KvFormat askKv(
+      ModelGeometry g, long ctx, ExpertsMode experts, KvFormat chosen, boolean back) {
+    KvComparison cmp = KvComparison.at(host, g, ctx, template.backend(), template.env());
     if (!cmp.q4Available()) {
-      p.println(
+      p.say(
           st.dim(
               "KV format: the default path ("
                   + cmp.defaultFormat().flagName()
@@ -299,10 +675,6 @@ final class Wizard {
     }
     List<String> notes = new ArrayList<>();
     notes.add("");
-    String slots =
-        cmp.arenaSlotsWon() > 0
-            ? String.format(Locale.ROOT, " and wins %,d resident expert slots", cmp.arenaSlotsWon())
-            : " (the stream arena already holds every expert here: it wins no slots)";
     notes.add(
         st.bold("KV cache format")
             + String.format(
@@ -312,7 +684,7 @@ final class Wizard {
                 size(cmp.bytesSaved()),
                 size(cmp.defaultKvBytes()),
                 size(cmp.q4KvBytes()),
-                slots));
+                kvGain(cmp, experts)));
     notes.add(Q4_COST);
     long defCell = cmp.defaultFormat().cellBytes(g.kvHeads(), g.headDim());
     long q4Cell = KvFormat.Q4_0.cellBytes(g.kvHeads(), g.headDim());
@@ -331,20 +703,45 @@ final class Wizard {
             "q4_0",
             "--kv q4_0: FWHT-256 + 4-bit blocks, " + q4Cell + " B per cell per layer",
             java.util.Optional.of(KvFormat.Q4_0)));
-    return p.ask(new Question.Choice<>("--kv", "KV format", notes, options, 0)).orElse(null);
+    return p.ask(
+            new Question.Choice<>(
+                "--kv", "KV format", notes, options, chosen == KvFormat.Q4_0 ? 1 : 0),
+            back)
+        .orElse(null);
   }
 
-  private Path askLibrary(Path guess, HostFacts host) {
+  /**
+   * What the saved bytes buy, for the chosen experts mode: more stream-arena slots when streaming;
+   * with every expert resident there is no arena to grow, the bytes stay free.
+   */
+  static String kvGain(KvComparison cmp, ExpertsMode experts) {
+    if (experts == ExpertsMode.RESIDENT) {
+      return "; with every expert resident that memory simply stays free (no arena to grow)";
+    }
+    return cmp.arenaSlotsWon() > 0
+        ? String.format(
+            Locale.ROOT, " and wins %,d more expert slots in the stream arena", cmp.arenaSlotsWon())
+        : " (the stream arena already holds every expert here: it wins no slots)";
+  }
+
+  private Path askLibrary(Path guess, boolean canGoBack) {
     Question.PathAnswer q =
         new Question.PathAnswer(
             "--engine-lib",
             "Engine library (Tab completes)",
-            List.of("", st.bold("Engine library") + " — the engine the launcher loads."),
+            List.of(
+                "",
+                st.bold("Engine library")
+                    + " — the engine the launcher loads"
+                    + (backend == Backend.METAL
+                        ? " (the Metal engine is not part of this toolkit: it comes from the"
+                            + " Strata engine's own build, libstrata.dylib)."
+                        : ".")),
             guess,
             home,
             workingDir,
             lib -> EngineLibraries.problem(lib, host)); // launch's own checks, at once
-    return p.ask(q);
+    return p.ask(q, canGoBack);
   }
 
   static List<String> shardPaths(GgufModel model) {
@@ -366,7 +763,7 @@ final class Wizard {
           .append(h.efficiencyCores())
           .append(" E)");
     }
-    sb.append(String.format(Locale.ROOT, ", %.1f GiB", h.memoryBytes() / (double) (1L << 30)));
+    sb.append(", ").append(ByteSize.iec(h.memoryBytes()));
     if (h.isMac()) {
       sb.append(", GPU family ").append(h.gpuFamily());
       sb.append(", Metal 4 ").append(h.metal4() ? "yes" : "no");
@@ -377,6 +774,8 @@ final class Wizard {
 
   static String modelSummary(GgufModel m) {
     ModelGeometry g = m.geometry();
+    List<Path> files = new ArrayList<>();
+    m.shards().forEach(sh -> files.add(sh.path()));
     return String.format(
         Locale.ROOT,
         "%s — %s, %d shard%s, %s on disk; %d QSA layers, %d experts (%d per token), trained"
@@ -385,17 +784,15 @@ final class Wizard {
         g.architecture(),
         m.shards().size(),
         m.shards().size() == 1 ? "" : "s",
-        GgufModel.gb(m.fileBytes()),
+        dev.strata.engine.model.DiskUsage.of(files).describe(),
         g.qsaLayerCount(),
         g.experts(),
         g.expertsUsed(),
         g.trainedContext());
   }
 
-  /** Bytes for people: MB below 1 GB, else GB (decimal, as upstream quotes its KV figures). */
+  /** Bytes for people, in the one unit system of every output (binary, IEC: KiB, MiB, GiB). */
   static String size(long bytes) {
-    return bytes < 1_000_000_000L
-        ? String.format(Locale.ROOT, "%.1f MB", bytes / 1e6)
-        : String.format(Locale.ROOT, "%.2f GB", bytes / 1e9);
+    return ByteSize.iec(bytes);
   }
 }

@@ -2,8 +2,8 @@ package dev.strata.setup;
 
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.host.ProbeResult;
 import dev.strata.engine.model.DemoModel;
-import dev.strata.metal.ProbeResult;
 import dev.strata.setup.prompt.JLinePrompter;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

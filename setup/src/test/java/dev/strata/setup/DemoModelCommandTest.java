@@ -49,7 +49,11 @@ class DemoModelCommandTest {
             .startsWith(
                 "wrote "
                     + first
-                    + " … strata-demo-00003-of-00003.gguf (3 shards, 22.60 GB on paper"),
+                    + " … strata-demo-00003-of-00003.gguf (3 shards: 21.04 GiB apparent, "),
+        r.out());
+    // sparse files: what they take on disk is said beside their length, in the same binary units
+    assertTrue(
+        r.out().lines().findFirst().orElseThrow().matches(".* KiB allocated \\(sparse files\\)\\)"),
         r.out());
     assertTrue(
         r.out()

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.model.DemoModel;
+import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,14 +36,14 @@ class GpuProbeCrashTest {
     Assumptions.assumeTrue(
         System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux"),
         "the Darwin stand-in is built for Linux only");
-    Path root = Path.of(System.getProperty("strata.root", ".."));
+    Path root = RepoRoot.path();
     Path lib = root.resolve("metal/target/darwin-standin/libdarwin_standin.so");
     assertTrue(Files.isRegularFile(lib), lib + " is missing: the metal module's build makes it");
     return lib;
   }
 
   Run run(Path lib, String fault, String... args) throws Exception {
-    Path root = Path.of(System.getProperty("strata.root", ".."));
+    Path root = RepoRoot.path();
     Path profile = root.resolve("metal/src/test/resources/darwin-standin/m4-pro-48.profile");
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());

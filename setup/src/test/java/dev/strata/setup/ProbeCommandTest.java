@@ -8,6 +8,7 @@ import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.metal.HostProbe;
+import dev.strata.testsupport.RepoRoot;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -19,8 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ProbeCommandTest {
-  private static final Path HOSTS =
-      Path.of(System.getProperty("strata.root", ".."), "templates/hosts");
+  private static final Path HOSTS = RepoRoot.resolve("templates/hosts");
 
   record Run(int code, String out, String err) {}
 

@@ -229,4 +229,27 @@ class SetupCommandTest {
       throw new java.io.UncheckedIOException(e);
     }
   }
+
+  /** --ctx takes 32k (x 1,024) as the wizard and the answers file do; a bad size says how. */
+  @Test
+  void ctxTakesKSuffixesAndExplainsABadSize() {
+    CliHarness.Run k = h.run(base("--ctx", "32k", "--experts", "stream", "--print"));
+    assertEquals(0, k.code(), k.err());
+    assertEquals(h.run(base("--ctx", "32768", "--experts", "stream", "--print")).out(), k.out());
+    CliHarness.Run bad = h.run(base("--ctx", "32kb", "--experts", "stream", "--print"));
+    assertEquals(2, bad.code());
+    assertTrue(bad.err().contains("'32kb' is not a context size"), bad.err());
+    assertEquals("", bad.out());
+  }
+
+  /** Above the trained context: a warning on stderr, with --print too (stdout stays the YAML). */
+  @Test
+  void aContextAboveTheTrainedOneWarnsOnStderr() {
+    CliHarness.Run r = h.run(base("--ctx", "300000", "--experts", "stream", "--print"));
+    assertEquals(0, r.code(), r.err());
+    assertTrue(
+        r.err().contains("warning: --ctx 300000 is above the model's trained context 262144"),
+        r.err());
+    ConfigCodec.read(r.out(), "stdout");
+  }
 }

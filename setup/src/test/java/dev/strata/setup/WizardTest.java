@@ -68,9 +68,11 @@ class WizardTest {
         c.wizard("\n4\n1\n\n\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
     assertEquals(0, r.code(), r.err() + r.terminal());
     String t = r.terminal();
-    assertTrue(t.contains("4) 32768   KV int8 416.9 MB · q4_0 227.4 MB"), t);
+    // sizes in the plan's binary units: 416,858,112 B = 397.5 MiB, 227,377,152 B = 216.8 MiB
+    assertTrue(t.contains("4) 32768   KV int8 397.5 MiB · q4_0 216.8 MiB"), t);
     assertTrue(t.contains("Context [262144]:"), t);
-    assertTrue(t.contains("at 32,768 tokens q4_0 saves 189.5 MB (416.9 MB → 227.4 MB)"), t);
+    assertTrue(t.contains("at 32,768 tokens q4_0 saves 180.7 MiB (397.5 MiB → 216.8 MiB)"), t);
+    assertTrue(t.contains("expert slots in the stream arena") || t.contains("wins no slots"), t);
     assertTrue(t.contains("+1.7% perplexity on 1K-token segments"), t);
     assertTrue(t.contains("KV format [default]:"), t);
     EngineConfig cfg = ConfigCodec.read(c.config);
@@ -83,7 +85,7 @@ class WizardTest {
     CliHarness c = fresh(d);
     CliHarness.Run r =
         c.wizard(
-            "/nowhere\n\n99\n8192\nsometimes\nstream\nq4\nq4_0\nmaybe\ny\n",
+            "/nowhere\n\nlots\n8192\nsometimes\nstream\nq4\nq4_0\nmaybe\ny\n",
             "--host-file",
             "m4-pro-48",
             "--engine-lib",
@@ -91,10 +93,10 @@ class WizardTest {
     assertEquals(0, r.code(), r.err() + r.terminal());
     String t = r.terminal();
     assertTrue(t.contains("/nowhere: no such file"), t);
-    assertTrue(t.contains("'99' is not one of the options"), t);
+    assertTrue(t.contains("'lots' is not a whole number"), t);
     assertTrue(t.contains("'sometimes' is not one of the options"), t);
     assertTrue(t.contains("'q4' is not one of the options"), t);
-    assertTrue(t.contains("answer yes or no"), t);
+    assertTrue(t.contains("'maybe' is not one of the options"), t);
     EngineConfig cfg = ConfigCodec.read(c.config);
     assertEquals("8192", cfg.args().get(cfg.args().indexOf("--ctx") + 1));
     assertEquals(
@@ -165,5 +167,133 @@ class WizardTest {
     assertEquals(130, kept.code());
     assertTrue(kept.terminal().contains("edited by hand"), kept.terminal());
     assertTrue(Files.readString(c.config).contains("'60000'"));
+  }
+
+  private static String arg(EngineConfig cfg, String flag) {
+    int i = cfg.args().indexOf(flag);
+    return i < 0 ? null : cfg.args().get(i + 1);
+  }
+
+  /** < goes back one question; the answers after it are kept and offered as the defaults. */
+  @Test
+  void backReturnsToThePreviousQuestionKeepingLaterAnswers(@TempDir Path d) throws IOException {
+    CliHarness c = fresh(d);
+    // model, context 32768, stream, q4_0, then at the summary: back x3 to the context, 65536,
+    // Enter through the kept stream and q4_0, then the summary
+    CliHarness.Run r =
+        c.wizard(
+            "\n4\nstream\nq4_0\n<\n<\nback\n5\n\n\n\n",
+            "--host-file",
+            "m4-pro-48",
+            "--engine-lib",
+            c.lib.toString());
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    String t = r.terminal();
+    assertTrue(t.contains("Experts [stream]:"), "the kept answer is the default: " + t);
+    assertTrue(t.contains("KV format [q4_0]:"), t);
+    assertTrue(t.contains("Context [32768]:"), "back at the context, 32768 kept: " + t);
+    EngineConfig cfg = ConfigCodec.read(c.config);
+    assertEquals("65536", arg(cfg, "--ctx"));
+    assertEquals("stream", arg(cfg, "--experts"));
+    assertEquals("q4_0", arg(cfg, "--kv"));
+  }
+
+  @Test
+  void backAtTheFirstQuestionSaysThereIsNothingBefore(@TempDir Path d) throws IOException {
+    CliHarness c = fresh(d);
+    CliHarness.Run r =
+        c.wizard("<\n\n\n\n\n\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    assertTrue(r.terminal().contains("there is no question before this one"), r.terminal());
+  }
+
+  /** The summary: a number picks the answer to change, then the summary again; Enter writes. */
+  @Test
+  void theSummaryChangesOneAnswerBeforeWriting(@TempDir Path d) throws IOException {
+    CliHarness c = fresh(d);
+    CliHarness.Run r =
+        c.wizard(
+            "\n\n\n\n2\n8192\n\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    String t = r.terminal();
+    assertTrue(t.contains("Summary"), t);
+    assertTrue(t.contains("2) context  262,144 tokens"), t);
+    assertTrue(t.contains("2) context  8,192 tokens"), "the summary again, changed: " + t);
+    assertTrue(t.contains("6) yes      write " + c.config), t);
+    assertEquals("8192", arg(ConfigCodec.read(c.config), "--ctx"));
+    // the other answers are the planned defaults, as with --yes
+    assertEquals("resident", arg(ConfigCodec.read(c.config), "--experts"));
+  }
+
+  @Test
+  void noAtTheSummaryWritesNothing(@TempDir Path d) throws IOException {
+    CliHarness c = fresh(d);
+    CliHarness.Run r =
+        c.wizard("\n\n\n\n7\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
+    assertEquals(130, r.code(), r.err() + r.terminal());
+    assertFalse(Files.exists(c.config));
+  }
+
+  /** A second run over a config starts from that config's answers, not the planned defaults. */
+  @Test
+  void aSecondRunStartsFromTheExistingConfig(@TempDir Path d) throws IOException {
+    CliHarness c = fresh(d);
+    String[] flags = {"--host-file", "m4-pro-48", "--engine-lib", c.lib.toString()};
+    assertEquals(0, c.wizard("\n4\nstream\nq4_0\n\n", flags).code());
+    String first = Files.readString(c.config);
+    CliHarness.Run r = c.wizard("\n\n\n\n\n", flags);
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    String t = r.terminal();
+    assertTrue(t.contains("Context [32768]:"), t);
+    assertTrue(t.contains("Experts [stream]:"), t);
+    assertTrue(t.contains("KV format [q4_0]:"), t);
+    assertTrue(t.contains("already holds exactly this"), t);
+    assertEquals(first, Files.readString(c.config));
+  }
+
+  /** Any size in tokens, not only the listed ones; too small for the workload: rounded, said so. */
+  @Test
+  void freeContextSizesAreTakenAndRoundedWhenTheEngineNeedsMore(@TempDir Path d)
+      throws IOException {
+    CliHarness c = fresh(d);
+    String[] flags = {"--host-file", "m4-pro-48", "--engine-lib", c.lib.toString()};
+    CliHarness.Run r = c.wizard("\n5000\n\n\n\n", flags);
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    assertTrue(r.terminal().contains("context 5000: KV int8 "), r.terminal());
+    assertEquals("5000", arg(ConfigCodec.read(c.config), "--ctx"));
+
+    CliHarness.Run k = c.wizard("\n48k\n\n\n\n", flags);
+    assertEquals(0, k.code(), k.err() + k.terminal());
+    assertEquals("49152", arg(ConfigCodec.read(c.config), "--ctx"));
+
+    CliHarness.Run small = c.wizard("\n99\n\n\n\n", flags);
+    assertEquals(0, small.code(), small.err() + small.terminal());
+    assertTrue(
+        small.terminal().contains("99 rounded up to 448: the cpu-reference engine's workload"),
+        small.terminal());
+    assertEquals("448", arg(ConfigCodec.read(c.config), "--ctx"));
+  }
+
+  @Test
+  void aContextAboveTheTrainedOneIsWarnedWhenGiven(@TempDir Path d) throws IOException {
+    CliHarness c = fresh(d);
+    CliHarness.Run r =
+        c.wizard(
+            "\n300000\nstream\n\n\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    assertTrue(
+        r.terminal().contains("300,000 tokens is above the model's trained context (262,144)"),
+        r.terminal());
+  }
+
+  /** With every expert resident there is no arena to win slots in: the KV text says so. */
+  @Test
+  void theKvTradeOffFollowsTheExpertsMode(@TempDir Path d) throws IOException {
+    CliHarness c = fresh(d);
+    String[] flags = {"--host-file", "m4-pro-48", "--engine-lib", c.lib.toString()};
+    CliHarness.Run r = c.wizard("\n4\nresident\n\n\n", flags);
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    assertTrue(r.terminal().contains("with every expert resident"), r.terminal());
+    assertFalse(r.terminal().contains("expert slots in the stream arena"), r.terminal());
   }
 }

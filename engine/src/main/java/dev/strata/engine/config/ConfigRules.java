@@ -1,5 +1,6 @@
 package dev.strata.engine.config;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.flags.EnvPolicy;
 import dev.strata.engine.flags.FlagException;
@@ -7,7 +8,6 @@ import dev.strata.engine.flags.Suggest;
 import dev.strata.engine.flags.ValueKind;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostKeys;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.text.Clip;
 import java.util.Arrays;
 import java.util.HashSet;

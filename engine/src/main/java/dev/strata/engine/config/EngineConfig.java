@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * One engine config (DESIGN §5): inputs only — no figure derived from the KV format is stored; the
- * plan is computed at launch. {@code env} is kept sorted so writing is deterministic.
+ * One engine config (docs/CONFIG.md): inputs only — no figure derived from the KV format is stored;
+ * the plan is computed at launch. {@code env} is kept sorted so writing is deterministic.
  */
 public record EngineConfig(
     String schema,
@@ -26,7 +26,7 @@ public record EngineConfig(
   }
 
   /**
-   * @param backend a {@link dev.strata.engine.kv.Backend} id
+   * @param backend a {@link dev.strata.engine.Backend} id
    * @param library path of the engine library
    * @param sha256 the library's pinned hash, or null when not pinned
    */

@@ -479,7 +479,10 @@ public final class NativeEngine implements AutoCloseable {
     }
   }
 
-  /** Bytes of one cell: K and V records of every KV head of one layer (DESIGN §3). */
+  /**
+   * Bytes of one cell: K and V records of every KV head of one layer (docs/ENGINE-CONTRACT.md, KV
+   * formats).
+   */
   public long cellBytes(KvFormat format, int kvHeads, int headDim) {
     long n;
     try {

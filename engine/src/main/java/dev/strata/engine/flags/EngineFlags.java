@@ -1,6 +1,6 @@
 package dev.strata.engine.flags;
 
-import dev.strata.engine.kv.Backend;
+import dev.strata.engine.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import java.nio.file.Path;
@@ -21,7 +21,8 @@ import java.util.Set;
  * environment a config may set are {@link EnvPolicy}'s.
  *
  * <p>Row order is the order argv is rendered in. {@code --kv} is the last row so that opting into
- * q4_0 appends exactly its pair at the end of a generated config's args (DESIGN §6).
+ * q4_0 appends exactly its pair at the end of a generated config's args (docs/GOLDEN.md, default
+ * identity).
  */
 public final class EngineFlags {
   public static final String MODEL = "--model";

@@ -1,6 +1,6 @@
 package dev.strata.engine.flags;
 
-import dev.strata.engine.kv.Backend;
+import dev.strata.engine.Backend;
 
 /**
  * Renders {@code docs/FLAGS.md} from the flag table, so the docs cannot drift from what the engines

@@ -1,6 +1,6 @@
 package dev.strata.engine.flags;
 
-import dev.strata.engine.kv.Backend;
+import dev.strata.engine.Backend;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;

@@ -5,7 +5,7 @@ import dev.strata.engine.model.ExpertsMode;
 
 /**
  * What the user chose. A null field is "not chosen": the generator fills it from the plan, as if
- * {@code --kv} were absent (DESIGN §6).
+ * {@code --kv} were absent (docs/GOLDEN.md, default identity).
  *
  * @param context context in tokens, or null for the planned default
  * @param experts experts mode, or null for the planned default

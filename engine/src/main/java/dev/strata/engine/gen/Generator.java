@@ -1,10 +1,10 @@
 package dev.strata.engine.gen;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ExpertsMode;
@@ -24,7 +24,7 @@ import java.util.Map;
  * --mem-budget-mb M}, then the template's base args, then {@code --kv FORMAT} at the very end and
  * only when asked. Every default is computed as if {@code --kv} were absent ({@link PlanDefaults}
  * takes no KV format), so adding {@code --kv q4_0} appends exactly that pair and moves no other
- * byte (DESIGN §6).
+ * byte (docs/GOLDEN.md, default identity).
  */
 public final class Generator {
 

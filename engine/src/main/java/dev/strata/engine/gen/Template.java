@@ -1,6 +1,6 @@
 package dev.strata.engine.gen;
 
-import dev.strata.engine.kv.Backend;
+import dev.strata.engine.Backend;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

@@ -1,9 +1,9 @@
 package dev.strata.engine.host;
 
 /**
- * What the toolkit knows about a machine: the host JSON of DESIGN §5 ({@code probe --json} prints
- * it, {@code --host-file} reads it, a config embeds it under {@code host}). Component order is the
- * JSON order; each key is the component's name in snake_case ({@link HostKeys}).
+ * What the toolkit knows about a machine: the host JSON of docs/PROBE.md ({@code probe --json}
+ * prints it, {@code --host-file} reads it, a config embeds it under {@code host}). Component order
+ * is the JSON order; each key is the component's name in snake_case ({@link HostKeys}).
  *
  * @param os "macos" or "linux"
  * @param chip the CPU brand, e.g. "Apple M4 Pro"

@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads and writes the host JSON (DESIGN §5) strictly: exactly the eleven fields of {@link
+ * Reads and writes the host JSON (docs/PROBE.md) strictly: exactly the eleven fields of {@link
  * HostFacts}, each of its own JSON type (no string for a number, no float for an integer, no number
  * for a boolean), each value possible for a real machine. Anything else is a {@link
  * HostFileException} whose one-line message names the file, the position and the field.

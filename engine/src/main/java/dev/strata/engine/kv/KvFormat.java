@@ -1,9 +1,9 @@
 package dev.strata.engine.kv;
 
 /**
- * The KV-cache formats (DESIGN §3) — the single source of cell sizes. A <em>vector record</em>
- * holds one head vector of {@code head_dim} values; a <em>cell</em> holds one token's K and V for
- * every KV head of one layer: {@code [K h0][K h1]..[V h0][V h1]..}.
+ * The KV-cache formats (docs/ENGINE-CONTRACT.md, KV formats) — the single source of cell sizes. A
+ * <em>vector record</em> holds one head vector of {@code head_dim} values; a <em>cell</em> holds
+ * one token's K and V for every KV head of one layer: {@code [K h0][K h1]..[V h0][V h1]..}.
  */
 public enum KvFormat {
   /** 256 × fp16. */
@@ -15,7 +15,10 @@ public enum KvFormat {
   /** K as int8, V as q4_0 — refused on Metal. */
   K8V4(3, "k8v4");
 
-  /** Extra cells every pool holds beyond the context (DESIGN §3: cells = context + 128). */
+  /**
+   * Extra cells every pool holds beyond the context (docs/ENGINE-CONTRACT.md, KV formats: cells =
+   * context + 128).
+   */
   public static final int EXTRA_CELLS = 128;
 
   /** Values per int8 scale group. */
@@ -27,11 +30,11 @@ public enum KvFormat {
   public static final int Q4_BLOCK_BYTES = 2 + Q4_BLOCK / 2;
 
   private final int id;
-  private final String id_name;
+  private final String flagName;
 
   KvFormat(int id, String name) {
     this.id = id;
-    this.id_name = name;
+    this.flagName = name;
   }
 
   /** The C ABI's format number. */
@@ -41,13 +44,13 @@ public enum KvFormat {
 
   /** The name used by {@code --kv}. */
   public String flagName() {
-    return id_name;
+    return flagName;
   }
 
   /** Parses a {@code --kv} value; null when unknown. */
   public static KvFormat fromName(String name) {
     for (KvFormat f : values()) {
-      if (f.id_name.equals(name)) {
+      if (f.flagName.equals(name)) {
         return f;
       }
     }
@@ -95,7 +98,7 @@ public enum KvFormat {
       throw new IllegalArgumentException("int8 needs head_dim a multiple of 64, got " + headDim);
     }
     if (f == Q4_0 && headDim != 256) {
-      // the FWHT rotation is defined over exactly 256 values (DESIGN §3)
+      // the FWHT rotation is defined over exactly 256 values (docs/ENGINE-CONTRACT.md, KV formats)
       throw new IllegalArgumentException("q4_0 needs head_dim 256 (FWHT-256), got " + headDim);
     }
   }

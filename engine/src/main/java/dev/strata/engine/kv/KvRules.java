@@ -1,13 +1,15 @@
 package dev.strata.engine.kv;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.flags.AsciiDigits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Which backend accepts, maps or refuses each KV format (DESIGN §3, the seed's startup rules). The
- * launcher's preflight and strata-ref apply the same rules with the same text.
+ * Which backend accepts, maps or refuses each KV format (docs/ENGINE-CONTRACT.md, KV formats, the
+ * seed's startup rules). The launcher's preflight and strata-ref apply the same rules with the same
+ * text.
  */
 public final class KvRules {
 

@@ -131,7 +131,7 @@ public final class PipelineKeys {
    * The key of a site for the pools' format and the GPU.
    *
    * @param pools the format the pools are allocated in (fp16 runs on int8 pools on Metal)
-   * @param k4 the GPU supports the k4 layouts (DESIGN §5's host fact)
+   * @param k4 the GPU supports the k4 layouts (docs/PROBE.md's host fact)
    */
   public static Key key(Site site, KvFormat pools, boolean k4) {
     if (pools == KvFormat.K8V4) {

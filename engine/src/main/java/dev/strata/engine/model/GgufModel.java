@@ -52,7 +52,7 @@ public record GgufModel(ModelGeometry geometry, List<Shard> shards, long tensorB
   /**
    * The geometry in one line, e.g. "qwen3next: 48 blocks, 12 QSA layers [3, 7, 11, …, 47], 2 KV
    * heads × head_dim 256, 512 experts (10 per token) in 48 layers, expert slot 811,008 B, dense
-   * 1.23 GB, trained context 262,144".
+   * 1.15 GiB, trained context 262,144".
    */
   public String summary() {
     ModelGeometry g = geometry;
@@ -71,14 +71,9 @@ public record GgufModel(ModelGeometry geometry, List<Shard> shards, long tensorB
           .append(" layers, expert slot ")
           .append(String.format(Locale.ROOT, "%,d B", g.expertBytes()));
     }
-    sb.append(", dense ").append(gb(g.denseBytes()));
+    sb.append(", dense ").append(dev.strata.engine.text.ByteSize.iec(g.denseBytes()));
     sb.append(String.format(Locale.ROOT, ", trained context %,d", g.trainedContext()));
     return sb.toString();
-  }
-
-  /** Bytes as decimal gigabytes with two decimals, e.g. "21.58 GB". */
-  public static String gb(long bytes) {
-    return String.format(Locale.ROOT, "%.2f GB", bytes / 1e9);
   }
 
   private static String layers(List<Integer> l) {

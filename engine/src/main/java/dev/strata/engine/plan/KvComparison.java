@@ -1,7 +1,7 @@
 package dev.strata.engine.plan;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;

@@ -1,7 +1,7 @@
 package dev.strata.engine.plan;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The defaults the generator writes (issue 6, DESIGN §6). They are computed as if {@code --kv} were
- * absent — this class takes no KV format at all — so opting into q4_0 never moves a default: the
- * config with {@code --kv q4_0} is the default one with that pair appended.
+ * The defaults the generator writes (issue 6, docs/GOLDEN.md, default identity). They are computed
+ * as if {@code --kv} were absent — this class takes no KV format at all — so opting into q4_0 never
+ * moves a default: the config with {@code --kv q4_0} is the default one with that pair appended.
  *
  * @param context the largest standard context whose stream plan fits with margin, capped by the
  *     model's trained context

@@ -16,8 +16,100 @@ public final class PlanText {
 
   private record Row(String item, long bytes, String detail) {}
 
-  /** The plan as an aligned table: one line per item, then the result and the notes. */
+  /**
+   * What each row of {@link #table} means, in table order: the glossary {@code strata-launch --plan
+   * --explain} prints and docs/PLAN.md repeats. A test checks that every row the table can show has
+   * an entry here.
+   */
+  public static final java.util.Map<String, String> GLOSSARY = glossary();
+
+  private static java.util.Map<String, String> glossary() {
+    java.util.Map<String, String> g = new java.util.LinkedHashMap<>();
+    g.put("host memory", "the machine's physical memory (the probe's memory_bytes)");
+    g.put(
+        "usable by the engine",
+        "what the GPU may wire on this machine: macOS's working-set share (2/3 up to 36 GiB,"
+            + " else 3/4), or iogpu.wired_limit_mb when raised; all of it off the Mac");
+    g.put(
+        "safety margin",
+        "1 GiB kept out of the plan so the system never runs the engine to the last byte");
+    g.put("budget", "usable minus the margin: everything below must fit in it");
+    g.put("dense weights", "every tensor that is not an expert (attention, norms, embeddings)");
+    g.put("recurrent state", "the state of the recurrent (linear-attention) layers, per sequence");
+    g.put("MTP drafter", "the multi-token-prediction drafter's weights, when --spec uses it");
+    g.put(
+        "KV pools",
+        "the KV cache of the QSA (full-attention) layers: (context + 128) cells per layer, each"
+            + " cell one token's K and V; --kv q4_0 makes cells 576 instead of 1,056 B");
+    g.put(
+        "prompt-GEMM stand-by",
+        "expert slots kept ready for the prompt's batched matrix multiply (GEMM), so prompt"
+            + " processing does not wait on the SSD");
+    g.put(
+        "page-cache headroom",
+        "memory left to the OS file cache that streamed experts are read through (stream mode)");
+    g.put(
+        "expert arena",
+        "memory holding experts: in stream mode the hot ones, read from the SSD on demand, in"
+            + " resident mode all of them");
+    g.put("engine scratch", "the engine's own working buffers");
+    g.put(
+        "free",
+        "budget nothing is planned for. In stream mode the arena takes what is left on purpose,"
+            + " so a small figure here is not a shortage");
+    return java.util.Collections.unmodifiableMap(g);
+  }
+
+  /** The glossary as lines: {@code name meaning}, wrapped to {@code width} columns. */
+  public static String glossaryText(int width) {
+    int w = 0;
+    for (String k : GLOSSARY.keySet()) {
+      w = Math.max(w, k.length());
+    }
+    StringBuilder b = new StringBuilder("plan rows:\n");
+    for (var e : GLOSSARY.entrySet()) {
+      b.append(
+          hanging(String.format(Locale.ROOT, "  %-" + w + "s  ", e.getKey()), e.getValue(), width));
+    }
+    return b.toString();
+  }
+
+  /** {@code prefix + text}, the text wrapped at spaces to {@code width}, aligned under itself. */
+  private static String hanging(String prefix, String text, int width) {
+    int room = width - prefix.length();
+    if (room < 20) {
+      if (width == Integer.MAX_VALUE || width - 4 < 20 || (prefix + text).length() <= width) {
+        return (prefix + text).stripTrailing() + "\n";
+      }
+      // too narrow beside its column: the text on lines of its own, indented
+      return prefix.stripTrailing() + "\n" + hanging("    ", text, width);
+    }
+    StringBuilder out = new StringBuilder(prefix);
+    int col = 0;
+    for (String word : text.split(" ")) {
+      if (col > 0 && col + 1 + word.length() > room) {
+        out.append('\n').append(" ".repeat(prefix.length()));
+        col = 0;
+      } else if (col > 0) {
+        out.append(' ');
+        col++;
+      }
+      out.append(word);
+      col += word.length();
+    }
+    return out.toString().stripTrailing() + "\n";
+  }
+
+  /** The plan as an aligned table, unwrapped (see {@link #table(MemoryPlan, int)}). */
   public static String table(MemoryPlan p) {
+    return table(p, Integer.MAX_VALUE);
+  }
+
+  /**
+   * The plan as an aligned table: one line per item, then the result and the notes. A detail longer
+   * than {@code width} columns wraps at spaces under its own column; notes wrap under their text.
+   */
+  public static String table(MemoryPlan p, int width) {
     List<Row> rows = new ArrayList<>();
     UsableMemory m = p.memory();
     rows.add(new Row("host memory", m.totalBytes(), ""));
@@ -72,7 +164,13 @@ public final class PlanText {
     if (p.scratchBytes() > 0) {
       rows.add(new Row("engine scratch", p.scratchBytes(), "strata-ref's working buffers"));
     }
-    rows.add(new Row("free", p.freeBytes(), "budget left after everything above"));
+    rows.add(
+        new Row(
+            "free",
+            p.freeBytes(),
+            p.experts() == dev.strata.engine.model.ExpertsMode.STREAM && !a.holdsEveryExpert()
+                ? "less than one expert slot: the arena takes the rest of the budget on purpose"
+                : "budget nothing is planned for: left to the rest of the system"));
 
     int wItem = "item".length();
     int wGib = "GiB".length();
@@ -96,26 +194,20 @@ public final class PlanText {
     out.append(String.format(Locale.ROOT, fmt, "item", "GiB", "bytes", "detail").stripTrailing())
         .append('\n');
     for (Row r : rows) {
-      out.append(
-              String.format(
-                      Locale.ROOT,
-                      fmt,
-                      r.item(),
-                      Units.gib(r.bytes()),
-                      Units.count(r.bytes()),
-                      r.detail())
-                  .stripTrailing())
-          .append('\n');
+      String prefix =
+          String.format(
+              Locale.ROOT, fmt, r.item(), Units.gib(r.bytes()), Units.count(r.bytes()), "");
+      out.append(hanging(prefix, r.detail(), width));
     }
     if (p.fits()) {
       out.append("result: fits\n");
     } else {
-      out.append("result: does not fit: ").append(p.refusal()).append('\n');
+      out.append(hanging("result: does not fit: ", p.refusal(), width));
     }
     if (!p.notes().isEmpty()) {
       out.append("notes:\n");
       for (String n : p.notes()) {
-        out.append("  - ").append(n).append('\n');
+        out.append(hanging("  - ", n, width));
       }
     }
     return out.toString();

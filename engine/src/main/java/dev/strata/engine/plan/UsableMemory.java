@@ -1,7 +1,7 @@
 package dev.strata.engine.plan;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.Backend;
 
 /**
  * How much of the machine's memory the engine may plan with, before the safety margin

@@ -38,23 +38,8 @@ public final class Clip {
     return visible(t);
   }
 
-  /**
-   * Control characters (C0, DEL, C1) as {@code \xNN}, and the Unicode line and paragraph separators
-   * as {@code \u2028}/{@code \u2029}; everything else as it is.
-   */
+  /** {@link TerminalText#escape}: the one escape; Clip keeps none of its own. */
   public static String visible(String s) {
-    StringBuilder b = new StringBuilder(s.length());
-    s.codePoints()
-        .forEach(
-            cp -> {
-              if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
-                b.append(String.format("\\x%02X", cp));
-              } else if (cp == 0x2028 || cp == 0x2029) {
-                b.append(String.format("\\u%04X", cp));
-              } else {
-                b.appendCodePoint(cp);
-              }
-            });
-    return b.toString();
+    return TerminalText.escape(s);
   }
 }

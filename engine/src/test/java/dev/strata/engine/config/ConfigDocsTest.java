@@ -3,7 +3,7 @@ package dev.strata.engine.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.strata.engine.flags.Golden;
+import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,7 +19,7 @@ class ConfigDocsTest {
 
   @Test
   void configMdListsEveryKeyTheCodecKnowsAndNoOther() throws IOException {
-    String md = Files.readString(Golden.root().resolve("docs/CONFIG.md"), StandardCharsets.UTF_8);
+    String md = Files.readString(RepoRoot.path().resolve("docs/CONFIG.md"), StandardCharsets.UTF_8);
     List<String> documented = new ArrayList<>();
     for (String line : md.lines().toList()) {
       Matcher m = ROW.matcher(line);
@@ -32,7 +32,7 @@ class ConfigDocsTest {
 
   @Test
   void configMdShowsWhatTheWriterWrites() throws IOException {
-    String md = Files.readString(Golden.root().resolve("docs/CONFIG.md"), StandardCharsets.UTF_8);
+    String md = Files.readString(RepoRoot.path().resolve("docs/CONFIG.md"), StandardCharsets.UTF_8);
     assertTrue(
         md.contains("```yaml\n" + Configs.METAL_TEXT + "```"), "the example is the writer's");
   }

@@ -3,11 +3,11 @@ package dev.strata.engine.ffm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.flags.FlagSpec;
 import dev.strata.engine.flags.ValueKind;
-import dev.strata.engine.kv.Backend;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

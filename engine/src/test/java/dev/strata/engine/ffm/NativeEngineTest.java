@@ -11,6 +11,7 @@ import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.DemoModel;
 import dev.strata.kernels.KvReference;
 import dev.strata.kernels.RecordFormat;
+import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** strata-ref through the real library and NativeEngine (no mocks). */
 class NativeEngineTest {
-  static final Path ROOT = Path.of(System.getProperty("strata.root", "..")).toAbsolutePath();
+  static final Path ROOT = RepoRoot.path();
   static final Path NATIVE = ROOT.resolve("engine/target/native");
 
   @TempDir static Path dir;

@@ -3,6 +3,7 @@ package dev.strata.engine.flags;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.testsupport.GoldenFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,12 +17,12 @@ class FlagFilesTest {
 
   @Test
   void flagsMarkdownIsTheTablesRendering() throws IOException {
-    Golden.check("docs/FLAGS.md", FlagDocs.markdown());
+    GoldenFiles.repository().check("docs/FLAGS.md", FlagDocs.markdown());
   }
 
   @Test
   void flagsDefIsTheTablesRendering() throws IOException {
-    Golden.check("engine/native/src/flags.def", FlagsDef.render());
+    GoldenFiles.repository().check("engine/native/src/flags.def", FlagsDef.render());
   }
 
   @Test

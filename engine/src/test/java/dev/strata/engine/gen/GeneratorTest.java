@@ -5,17 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
-import dev.strata.engine.plan.PlanDefaults;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -38,6 +37,13 @@ class GeneratorTest {
           2_665_016_320L,
           262_144L,
           4);
+
+  /**
+   * --mem-budget-mb on the m4-pro-48 profile (48 GiB, no wired limit), computed by hand from
+   * docs/PLAN.md: usable = 3/4 of 48 GiB = 36864 MiB (over 36 GiB: 3/4), minus the 1 GiB margin =
+   * 35840 MiB (the 48 GiB row of its table; golden config stream-m48g-ctx32768-4shards.yaml).
+   */
+  private static final String M4_PRO_48_BUDGET_MB = "35840";
 
   static final Generator.Library LIB = new Generator.Library("/opt/strata/libstrata.dylib", null);
 
@@ -66,7 +72,6 @@ class GeneratorTest {
             new Answers(32_768L, ExpertsMode.STREAM, null),
             LIB,
             t);
-    PlanDefaults d = PlanDefaults.compute(host("m4-pro-48"), SEED, Backend.METAL, Map.of());
     assertEquals(
         List.of(
             "--model",
@@ -78,7 +83,7 @@ class GeneratorTest {
             "--threads",
             "10",
             "--mem-budget-mb",
-            Long.toString(d.memBudgetMb()),
+            M4_PRO_48_BUDGET_MB,
             "--spec",
             "2",
             "--suffix-draft",
@@ -96,16 +101,18 @@ class GeneratorTest {
     EngineConfig c =
         Generator.generate(
             h, SEED, shards(1), Answers.DEFAULTS, LIB, Templates.load(Backend.METAL));
-    PlanDefaults d = PlanDefaults.compute(h, SEED, Backend.METAL, Map.of());
-    assertEquals(Long.toString(d.context()), arg(c, "--ctx"));
-    assertEquals(d.experts().id(), arg(c, "--experts"));
-    assertEquals(Integer.toString(d.threads()), arg(c, "--threads"));
+    // docs/PLAN.md "The seed geometry on four Macs", 48 GiB row: defaults 262144, resident
+    assertEquals("262144", arg(c, "--ctx"));
+    assertEquals("resident", arg(c, "--experts"));
+    // docs/PLAN.md "threads: the performance cores": the m4-pro-48 profile has 10
+    assertEquals("10", arg(c, "--threads"));
+    assertEquals(M4_PRO_48_BUDGET_MB, arg(c, "--mem-budget-mb"));
   }
 
   /**
-   * DESIGN §6 over host profiles × context (planned or given) × experts (planned or given) ×
-   * shards: with --kv q4_0 the args are the default args plus exactly that pair, and the written
-   * YAML differs by exactly those two lines.
+   * docs/GOLDEN.md, default identity over host profiles × context (planned or given) × experts
+   * (planned or given) × shards: with --kv q4_0 the args are the default args plus exactly that
+   * pair, and the written YAML differs by exactly those two lines.
    */
   @Test
   void kvQ4AppendsExactlyThePairAndMovesNothingElse() {

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.kv.Backend;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

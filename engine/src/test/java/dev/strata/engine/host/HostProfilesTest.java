@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,8 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class HostProfilesTest {
-  private static final Path HOSTS =
-      Path.of(System.getProperty("strata.root", ".."), "templates/hosts");
+  private static final Path HOSTS = RepoRoot.resolve("templates/hosts");
 
   @Test
   void indexListsExactlyTheProfileFiles() throws IOException {

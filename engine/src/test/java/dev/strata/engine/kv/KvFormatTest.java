@@ -4,10 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.strata.engine.Backend;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Pins the seed's figures (DESIGN §3): these numbers are facts, not choices. */
+/**
+ * Pins the seed's figures (docs/ENGINE-CONTRACT.md, KV formats): these numbers are facts, not
+ * choices.
+ */
 class KvFormatTest {
   private static final int HEADS = 2;
   private static final int DIM = 256;

@@ -3,7 +3,7 @@ package dev.strata.engine.model;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.strata.engine.flags.Golden;
+import dev.strata.testsupport.RepoRoot;
 import java.nio.file.Files;
 import java.util.Map;
 import java.util.TreeMap;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class GgmlTypeParityTest {
   @Test
   void theCTableIsTheJavaTable() throws Exception {
-    String c = Files.readString(Golden.root().resolve("engine/native/src/gguf.c"));
+    String c = Files.readString(RepoRoot.path().resolve("engine/native/src/gguf.c"));
     int start = c.indexOf("GGML_TYPES[] = {");
     assertTrue(start >= 0, "gguf.c has GGML_TYPES");
     String table = c.substring(start, c.indexOf("};", start));

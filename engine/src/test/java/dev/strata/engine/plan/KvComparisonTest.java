@@ -6,7 +6,7 @@ import static dev.strata.engine.plan.Fixtures.seed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import dev.strata.engine.kv.Backend;
+import dev.strata.engine.Backend;
 import dev.strata.engine.kv.KvFormat;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.strata.engine.kv.Backend;
+import dev.strata.engine.Backend;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
@@ -46,7 +46,7 @@ class PlanTextTest {
           prompt-GEMM stand-by   0.44     467,140,608  576 slots x 811,008 B (prompt-GEMM chain on)
           page-cache headroom    2.00   2,147,483,648  max(2 GiB, memory / 8)
           expert arena           4.34   4,663,296,000  5,750 of 24,576 slots x 811,008 B; one token uses 480
-          free                   0.00         371,370  budget left after everything above
+          free                   0.00         371,370  less than one expert slot: the arena takes the rest of the budget on purpose
         result: fits
         """,
         PlanText.table(streamOn16()));
@@ -116,5 +116,45 @@ class PlanTextTest {
   void jsonStringsAreEscapedAndAsciiOnly() {
     assertEquals(
         "\"a\\\"b\\\\c\\nd\\u00E9\"\n", Json.write(true, g -> g.writeString("a\"b\\c\nd\u00e9")));
+  }
+
+  /** Every row name any plan shows (stream and resident, fitting or not) is in the glossary. */
+  @Test
+  void everyRowHasAGlossaryEntry() {
+    List<MemoryPlan> plans = new ArrayList<>();
+    for (long gib : new long[] {8, 16, 48, 128}) {
+      for (ExpertsMode mode : ExpertsMode.values()) {
+        for (Backend b : new Backend[] {Backend.METAL, Backend.CPU_REFERENCE}) {
+          plans.add(MemoryPlan.compute(mac(gib), seed(), 32_768, mode, KvFormat.INT8, b, Map.of()));
+        }
+      }
+    }
+    for (MemoryPlan p : plans) {
+      String[] lines = PlanText.table(p).split("\n");
+      int detail = lines[1].indexOf("GiB");
+      for (int i = 2; i < lines.length && lines[i].startsWith("  "); i++) {
+        String name = lines[i].substring(2, detail).strip();
+        // the name column ends where the right-aligned GiB column starts
+        name = name.replaceAll("\\s+-?[0-9.]+$", "");
+        assertTrue(PlanText.GLOSSARY.containsKey(name), "no glossary entry for '" + name + "'");
+      }
+    }
+    String g = PlanText.glossaryText(60);
+    for (String line : g.split("\n")) {
+      assertTrue(line.length() <= 60, "wrapped to 60: " + line);
+    }
+  }
+
+  /** At 60 columns every line fits, never split mid-word; the words are those of the wide table. */
+  @Test
+  void aNarrowTableWrapsTheDetailUnderItsColumn() {
+    String wide = PlanText.table(streamOn16());
+    String narrow = PlanText.table(streamOn16(), 60);
+    assertEquals(
+        wide.replaceAll("\\s+", " "), narrow.replaceAll("\\s+", " "), "same words, same order");
+    for (String line : narrow.split("\n")) {
+      // only a word longer than the room left may pass the width
+      assertTrue(line.length() <= 60 || line.strip().indexOf(' ') < 0, line);
+    }
   }
 }

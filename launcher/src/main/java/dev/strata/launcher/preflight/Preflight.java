@@ -1,5 +1,6 @@
 package dev.strata.launcher.preflight;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.EngineConfig;
@@ -11,7 +12,6 @@ import dev.strata.engine.flags.EngineArgs;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.flags.EnvPolicy;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;

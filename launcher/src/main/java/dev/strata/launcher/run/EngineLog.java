@@ -18,7 +18,7 @@ public interface EngineLog {
   /**
    * One line of the engine's log.
    *
-   * @param level 0 info, 1 warn, 2 error (DESIGN §4); anything else is treated as an error
+   * @param level 0 info, 1 warn, 2 error (docs/ENGINE-ABI.md); anything else is treated as an error
    * @param text the line, without its line terminator
    */
   void line(int level, String text);

@@ -1,8 +1,8 @@
 package dev.strata.setup.gen;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.StrictYaml;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import java.nio.file.Path;
@@ -33,9 +33,26 @@ public final class AnswersFile {
   private AnswersFile() {}
 
   public static Given read(Path file) {
+    return read(file, null);
+  }
+
+  /**
+   * @param home the user's home folder, for paths written {@code ~/…} (null: {@code ~} is not
+   *     expanded)
+   */
+  public static Given read(Path file, Path home) {
     StrictYaml y = StrictYaml.read(file, KEYS);
     Path base = file.toAbsolutePath().getParent();
-    Long ctx = y.number("ctx");
+    // ctx: 8192 and ctx: "8192" alike (and 32k), by the --ctx rule
+    String c = y.string("ctx");
+    Long ctx = null;
+    if (c != null) {
+      long v = ContextSize.parse(c);
+      if (v < 0) {
+        throw StrictYaml.error(y.source(), y.lineOf("ctx"), "ctx: " + ContextSize.problem(c));
+      }
+      ctx = v;
+    }
     if (ctx != null && (ctx < 1 || ctx > Generator.MAX_CONTEXT)) {
       throw StrictYaml.error(
           y.source(),
@@ -64,21 +81,27 @@ public final class AnswersFile {
     }
     String host = y.string("host-file");
     if (host != null && (host.contains("/") || host.endsWith(".json"))) {
-      host = path(base, host).toString();
+      host = path(base, home, host).toString();
     }
     return new Given(
-        path(base, y.string("model")),
+        path(base, home, y.string("model")),
         ctx,
         experts,
         kv,
-        path(base, y.string("engine-lib")),
+        path(base, home, y.string("engine-lib")),
         backend,
         host);
   }
 
-  private static Path path(Path base, String s) {
+  /**
+   * {@code ~} and {@code ~/…} from the home folder; other relative paths from the file's folder.
+   */
+  private static Path path(Path base, Path home, String s) {
     if (s == null) {
       return null;
+    }
+    if (home != null && (s.equals("~") || s.startsWith("~/"))) {
+      return s.equals("~") ? home : home.resolve(s.substring(2)).normalize();
     }
     return base.resolve(s).normalize();
   }

@@ -1,11 +1,11 @@
 package dev.strata.setup.gen;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.ffm.LibraryFile;
 import dev.strata.engine.ffm.VerifiedLibrary;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.Backend;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;

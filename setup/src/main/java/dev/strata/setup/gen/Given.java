@@ -1,6 +1,6 @@
 package dev.strata.setup.gen;
 
-import dev.strata.engine.kv.Backend;
+import dev.strata.engine.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.strata.setup.prompt;
 
+import dev.strata.engine.text.Wrap;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,6 +17,7 @@ import org.jline.reader.ParsedLine;
 import org.jline.reader.UserInterruptException;
 import org.jline.reader.impl.DefaultParser;
 import org.jline.terminal.Attributes;
+import org.jline.terminal.Size;
 import org.jline.terminal.Terminal;
 import org.jline.terminal.TerminalBuilder;
 import org.jline.terminal.impl.DumbTerminal;
@@ -33,6 +35,7 @@ public final class JLinePrompter implements Prompter {
   private final Completer pathCompleter;
   private Completer current = NO_COMPLETION;
   private boolean closed;
+  private final Size reportedSize;
 
   private static final Completer NO_COMPLETION = (r, line, candidates) -> {};
 
@@ -42,6 +45,19 @@ public final class JLinePrompter implements Prompter {
    */
   public JLinePrompter(Terminal terminal, Map<String, String> env) {
     this.terminal = terminal;
+    // A terminal that reports 0 columns (a serial console, `stty cols 0`, some CI ptys) would have
+    // the line reader draw every prompt as an ellipsis: give it the fallback width while the wizard
+    // runs, and put the reported size back in close().
+    Size size = terminal.getSize();
+    boolean dumb =
+        Terminal.TYPE_DUMB.equals(terminal.getType())
+            || Terminal.TYPE_DUMB_COLOR.equals(terminal.getType());
+    if (size.getColumns() <= 0 && !dumb) {
+      this.reportedSize = new Size(size.getColumns(), size.getRows());
+      terminal.setSize(new Size(Wrap.FALLBACK_WIDTH, size.getRows() > 0 ? size.getRows() : 24));
+    } else {
+      this.reportedSize = null;
+    }
     boolean realTerminal =
         !Terminal.TYPE_DUMB.equals(terminal.getType())
             && !Terminal.TYPE_DUMB_COLOR.equals(terminal.getType());
@@ -119,6 +135,11 @@ public final class JLinePrompter implements Prompter {
   }
 
   @Override
+  public int width() {
+    return Wrap.width(terminal.getWidth());
+  }
+
+  @Override
   public Style style() {
     return style;
   }
@@ -131,6 +152,9 @@ public final class JLinePrompter implements Prompter {
     closed = true;
     try {
       terminal.writer().flush();
+      if (reportedSize != null) {
+        terminal.setSize(reportedSize);
+      }
       terminal.close();
     } catch (IOException e) {
       // closing restores the terminal's attributes; nothing else to do if it fails

@@ -60,9 +60,19 @@ public sealed interface Question<T>
     }
   }
 
-  /** Pick one of a few options, by number or by name. */
+  /**
+   * Pick one of a few options, by number or by name; with {@code other}, also any answer that
+   * function accepts (a context size not in the list), tried after the options.
+   *
+   * @param other reads an answer that is not an option, or null when only the options are valid
+   */
   record Choice<T>(
-      String flag, String prompt, List<String> notes, List<Option<T>> options, int defaultIndex)
+      String flag,
+      String prompt,
+      List<String> notes,
+      List<Option<T>> options,
+      int defaultIndex,
+      java.util.function.Function<String, Parsed<T>> other)
       implements Question<T> {
     public Choice {
       notes = List.copyOf(notes);
@@ -70,6 +80,11 @@ public sealed interface Question<T>
       if (options.isEmpty() || defaultIndex < 0 || defaultIndex >= options.size()) {
         throw new IllegalArgumentException("a choice needs options and a default among them");
       }
+    }
+
+    public Choice(
+        String flag, String prompt, List<String> notes, List<Option<T>> options, int defaultIndex) {
+      this(flag, prompt, notes, options, defaultIndex, null);
     }
 
     @Override
@@ -117,6 +132,9 @@ public sealed interface Question<T>
           return new Parsed.Ok<>(o.value());
         }
       }
+      if (other != null) {
+        return other.apply(s);
+      }
       List<String> names = new ArrayList<>();
       for (Option<T> o : options) {
         names.add(o.name());
@@ -152,20 +170,14 @@ public sealed interface Question<T>
 
     @Override
     public Parsed<Long> parse(String input) {
-      String s = input.strip().replace(",", "").replace("_", "");
-      long mult = 1;
-      if (s.endsWith("k") || s.endsWith("K")) {
-        mult = 1024;
-        s = s.substring(0, s.length() - 1);
-      }
-      if (s.isEmpty() || s.length() > 12 || !AsciiDigits.all(s)) {
+      long v = dev.strata.setup.gen.ContextSize.parse(input);
+      if (v < 0) {
         return new Parsed.Bad<>(
             "'"
                 + input.strip()
                 + "' is not a whole number"
-                + (AsciiDigits.hasForeignDigit(s) ? " (ASCII digits 0-9 only)" : ""));
+                + (AsciiDigits.hasForeignDigit(input) ? " (ASCII digits 0-9 only)" : ""));
       }
-      long v = Long.parseLong(s) * mult;
       if (v < min || v > max) {
         return new Parsed.Bad<>(v + " is out of range: between " + min + " and " + max);
       }

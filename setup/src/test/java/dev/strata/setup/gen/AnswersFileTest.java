@@ -54,10 +54,27 @@ class AnswersFileTest {
     assertEquals(
         "a.yaml:1: experts: must be stream or resident, got 'streaming'",
         refusal(dir, "experts: streaming\n"));
-    assertEquals("a.yaml:1: 'ctx' must be a whole number, got '32k'", refusal(dir, "ctx: 32k\n"));
+    assertEquals(
+        "a.yaml:1: ctx: '32kb' is not a context size: tokens as digits (32768), or with k for x"
+            + " 1,024 (32k)",
+        refusal(dir, "ctx: 32kb\n"));
     assertEquals(
         "a.yaml:1: ctx: 0 is out of range: between 1 and 1048576", refusal(dir, "ctx: 0\n"));
     assertEquals("a.yaml:1: must be a mapping of keys to values", refusal(dir, "- a\n- b\n"));
+  }
+
+  /** ctx as a number, as a quoted string, or with k; ~ is the home folder given. */
+  @Test
+  void ctxAsTextAndTildePaths(@TempDir Path dir) throws IOException {
+    Path f = dir.resolve("a.yaml");
+    Path home = dir.resolve("home");
+    for (String ctx : new String[] {"8192", "\"8192\"", "'8192'", "8k", "8_192"}) {
+      Files.writeString(f, "ctx: " + ctx + "\nmodel: ~/models/m.gguf\nengine-lib: lib/x.so\n");
+      Given g = AnswersFile.read(f, home);
+      assertEquals(8192L, g.context(), ctx);
+      assertEquals(home.resolve("models/m.gguf"), g.model(), ctx);
+      assertEquals(dir.resolve("lib/x.so"), g.engineLib(), "relative: from the file's folder");
+    }
   }
 
   @Test

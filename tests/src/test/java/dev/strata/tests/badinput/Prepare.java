@@ -4,6 +4,7 @@ import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.model.DemoModel;
 import dev.strata.metal.HostProbe;
+import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -51,13 +52,7 @@ final class Prepare {
 
   /** strata-ref as the engine module built it. */
   static Path refLibrary() {
-    String root = System.getProperty("strata.root");
-    if (root == null || root.isBlank()) {
-      throw new IllegalStateException("strata.root is set by the build");
-    }
-    boolean mac =
-        System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT).startsWith("mac");
-    return Path.of(root, "engine/target/native", mac ? "libstrata_ref.dylib" : "libstrata_ref.so");
+    return RepoRoot.refLibrary();
   }
 
   /** {@code {tmp}} and {@code {lib}} in a case's text. */

@@ -2,6 +2,7 @@ package dev.strata.tests.dist;
 
 import dev.strata.launcher.LaunchCli;
 import dev.strata.setup.SetupCli;
+import dev.strata.testsupport.RepoRoot;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -65,13 +66,9 @@ final class Cli {
         });
   }
 
-  /** The repository root (Surefire sets strata.root). */
+  /** The repository root. */
   static Path root() {
-    String r = System.getProperty("strata.root");
-    if (r == null || r.isBlank()) {
-      throw new IllegalStateException("strata.root is not set: run through Maven");
-    }
-    return Path.of(r);
+    return RepoRoot.path();
   }
 
   /** The project's version as the root pom declares it: what {@code --version} must print. */

@@ -94,7 +94,8 @@ class JsonOutputTest {
     assertEquals(
         KvFormat.Q4_0.poolBytes(32768, DemoModel.KV_HEADS, DemoModel.HEAD_DIM, 12),
         kv.get("bytes").asLong());
-    assertEquals(227_377_152L, kv.get("bytes").asLong(), "DESIGN §3's pinned figure");
+    assertEquals(
+        227_377_152L, kv.get("bytes").asLong(), "the pinned figure of docs/ENGINE-CONTRACT.md");
     assertTrue(plan.get("fits").isBoolean(), plan.toString());
   }
 

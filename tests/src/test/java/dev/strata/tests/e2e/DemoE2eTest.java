@@ -51,7 +51,13 @@ class DemoE2eTest {
             .anyMatch(
                 "kv: format=int8 cell_bytes=1056 layers=12 cells=32896 bytes=416858112"::equals),
         o);
-    assertTrue(o.lines().anyMatch(l -> l.startsWith("decode: tokens=")), o);
+    assertTrue(o.lines().anyMatch(l -> l.startsWith("decode: tokens=8 ")), o);
+    // the arena's counters close the run: the demo's budget holds 4 tokens' experts, so it evicts
+    assertTrue(o.lines().anyMatch(l -> l.matches("arena: mode=stream slots=192[01] .*")), o);
+    assertTrue(
+        o.lines().anyMatch(l -> l.startsWith("arena: ") && !l.contains(" evictions=0 ")),
+        "the demo's arena evicts: " + o);
+    assertTrue(o.lines().anyMatch(l -> l.startsWith("memory: peak_rss_bytes=")), o);
     assertTrue(o.contains("strata demo: done."), o);
 
     // A second run reuses the model and gives the same config, byte for byte.

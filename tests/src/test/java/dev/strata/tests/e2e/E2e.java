@@ -9,6 +9,7 @@ import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.model.DemoModel;
 import dev.strata.launcher.LaunchCli;
 import dev.strata.metal.HostProbe;
+import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -18,8 +19,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import org.junit.jupiter.api.condition.OS;
 
 /**
  * End-to-end support: the real strata-ref library, the demo model, configs written with the real
@@ -29,23 +30,18 @@ import java.util.Map;
 final class E2e {
   private E2e() {}
 
-  /** The repository root (Surefire sets strata.root). */
+  /** The repository root. */
   static Path root() {
-    String r = System.getProperty("strata.root");
-    assertTrue(r != null && !r.isBlank(), "strata.root is set by the build");
-    return Path.of(r);
+    return RepoRoot.path();
   }
 
   static boolean mac() {
-    return System.getProperty("os.name").toLowerCase(Locale.ROOT).startsWith("mac");
+    return OS.MAC.isCurrentOs();
   }
 
   /** strata-ref as the engine module built it. */
   static Path refLibrary() {
-    Path lib =
-        root()
-            .resolve("engine/target/native")
-            .resolve(mac() ? "libstrata_ref.dylib" : "libstrata_ref.so");
+    Path lib = RepoRoot.refLibrary();
     assertTrue(Files.isRegularFile(lib), "strata-ref is built at " + lib);
     return lib;
   }

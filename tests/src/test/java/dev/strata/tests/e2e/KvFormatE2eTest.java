@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The demo model at 32K context through strata-launch and strata-ref: the pool sizes DESIGN §3
- * pins, and the KV refusals before the engine runs.
+ * The demo model at 32K context through strata-launch and strata-ref: the pool sizes
+ * docs/ENGINE-CONTRACT.md, KV formats pins, and the KV refusals before the engine runs.
  */
 class KvFormatE2eTest {
   @TempDir static Path dir;

@@ -39,13 +39,18 @@ import org.junit.jupiter.api.io.TempDir;
  * refusal class of the GGUF reader — and edited configs (bad args, a prompt larger than the pool,
  * digits that are not ASCII, relative paths with the working folder elsewhere, a library built for
  * another CPU, a program instead of a library). Everything runs through the real command line and
- * the real strata-ref; launches are kept short (one prompt token, one decoded token).
+ * the real strata-ref; launches are kept short (one prompt token, no decode step).
  */
 class OneTruthDifferentialTest {
   @TempDir static Path dir;
   static Path lib;
   static final ObjectMapper JSON = new ObjectMapper();
-  static final List<String> SHORT = List.of("--prompt-tokens", "1", "--n-predict", "1");
+
+  /**
+   * A launch as short as the engine allows: one prompt token, no decode step (the demo's decode
+   * step reads one token's experts, 389 MB, from the shards: seconds each on a loaded machine).
+   */
+  static final List<String> SHORT = List.of("--prompt-tokens", "1", "--n-predict", "0");
 
   /** A model under test: its shards (first first), or a path that is not a usable model. */
   record Model(String name, List<Path> shards, boolean refused) {
@@ -237,7 +242,8 @@ class OneTruthDifferentialTest {
     List<Path> all = DemoModel.write(d, 2);
     Path other = Files.createDirectories(dir.resolve("models/split-foreign-other"));
     List<Path> three = DemoModel.write(other, 3);
-    Files.copy(three.get(1), all.get(1), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    // a rename, not a copy: the shards are sparse gigabytes
+    Files.move(three.get(1), all.get(1), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     return new Model("split-foreign-shard", all, true);
   }
 
@@ -388,8 +394,14 @@ class OneTruthDifferentialTest {
 
   /** Runs one case: verdicts equal; items equal where both exist. */
   void same(String what, Path cfg) throws IOException {
+    long t0 = System.nanoTime();
     DryRun d = dryRun(cfg);
+    long t1 = System.nanoTime();
     Verdict l = launch(cfg);
+    // where the time goes (the test must stay fast): one line per case in the test's output
+    System.out.printf(
+        "one-truth %-44s dry-run %5d ms, launch %5d ms, exit %d%n",
+        what, (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000, l.code());
     assertEquals(d.verdict(), l, what + ": --dry-run vs launch\n" + d.text());
     if (d.json() != null && d.json().get("engine").isObject()) {
       JsonNode e = d.json().get("engine");
@@ -604,6 +616,31 @@ class OneTruthDifferentialTest {
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().contains("(ABI 1)"), r.out());
     same("abi1", cfg);
+  }
+
+  @Test
+  void planShowsTheEnginesOwnItemsBesideThePlan() throws IOException {
+    Model m = dense("plan-base", new Shape("llama", 2, 4, 2, 64, true, false, 3));
+    List<String> shards = List.of(m.shards().getFirst().toString());
+    Path cfg =
+        config(cfgPath("plan"), lib.toString(), shards, args(m, 4096, null, SHORT), Map.of());
+    E2e.Result r = E2e.launch("--config", cfg.toString(), "--plan");
+    assertEquals(0, r.code(), r.err());
+    assertTrue(
+        r.out().contains("engine items: what strata-ref 0.1.0 (cpu) itself would allocate"),
+        r.out());
+    assertTrue(r.out().lines().anyMatch(l -> l.matches("  kv +\\d+ +\\d+  same")), r.out());
+    // a library that is not there: the plan still prints, and says why the items are missing
+    Path gone =
+        config(
+            cfgPath("plan-no-lib"),
+            dir.resolve("nowhere/libstrata_ref.so").toString(),
+            shards,
+            args(m, 4096, null, SHORT),
+            Map.of());
+    E2e.Result n = E2e.launch("--config", gone.toString(), "--plan");
+    assertEquals(0, n.code(), n.err());
+    assertTrue(n.out().contains("engine items: the engine's own items are not shown: "), n.out());
   }
 
   static Path cfgPath(String name) {

@@ -9,6 +9,7 @@ import dev.strata.engine.model.DemoModel;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.setup.SetupCli;
 import dev.strata.tests.golden.GoldenMatrix.Cell;
+import dev.strata.testsupport.GoldenFiles;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintWriter;

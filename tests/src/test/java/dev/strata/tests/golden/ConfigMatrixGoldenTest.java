@@ -9,6 +9,7 @@ import dev.strata.engine.kv.KvFormat;
 import dev.strata.tests.golden.GoldenMatrix.Cell;
 import dev.strata.tests.golden.GoldenMatrix.Config;
 import dev.strata.tests.golden.GoldenMatrix.Outcome;
+import dev.strata.testsupport.GoldenFiles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -17,8 +18,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * DESIGN §6: the generated config of each of the 48 cells, and the full q4_0 config of three, equal
- * their committed goldens byte for byte. A cell whose plan does not fit has its refusal as golden.
+ * docs/GOLDEN.md, default identity: the generated config of each of the 48 cells, and the full q4_0
+ * config of three, equal their committed goldens byte for byte. A cell whose plan does not fit has
+ * its refusal as golden.
  */
 class ConfigMatrixGoldenTest {
   private static final GoldenFiles GOLDEN = GoldenFiles.project();

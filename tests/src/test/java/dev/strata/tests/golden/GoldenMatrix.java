@@ -1,5 +1,6 @@
 package dev.strata.tests.golden;
 
+import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.ConfigCodec;
@@ -10,7 +11,6 @@ import dev.strata.engine.gen.Template;
 import dev.strata.engine.gen.Templates;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
-import dev.strata.engine.kv.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.DemoModel;
 import dev.strata.engine.model.ExpertsMode;
@@ -29,10 +29,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
- * The default-identity matrix of DESIGN §6: stream {stream, resident} × host memory {16, 24, 48,
- * 128 GiB} × context {8192, 32768, 65536} × shards {1, 4}, on the seed's model geometry (the demo
- * model, written and read back through the product's GGUF writer and reader) and an M4 Pro-like
- * host (profile {@value #HOST_PROFILE} with its memory replaced).
+ * The default-identity matrix of docs/GOLDEN.md, default identity: stream {stream, resident} × host
+ * memory {16, 24, 48, 128 GiB} × context {8192, 32768, 65536} × shards {1, 4}, on the seed's model
+ * geometry (the demo model, written and read back through the product's GGUF writer and reader) and
+ * an M4 Pro-like host (profile {@value #HOST_PROFILE} with its memory replaced).
  *
  * <p>Every config goes through the product's generator ({@link Generator}) and the product's writer
  * ({@link ConfigCodec#write}), so a golden is exactly the bytes {@code strata-setup} writes. No

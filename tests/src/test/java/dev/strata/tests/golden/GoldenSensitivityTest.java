@@ -10,6 +10,7 @@ import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.tests.golden.GoldenMatrix.Cell;
 import dev.strata.tests.golden.GoldenMatrix.Outcome;
+import dev.strata.testsupport.GoldenFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

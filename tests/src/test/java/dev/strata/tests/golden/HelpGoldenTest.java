@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.strata.launcher.LaunchCli;
 import dev.strata.setup.SetupCli;
+import dev.strata.testsupport.GoldenFiles;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -21,10 +21,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * DESIGN §6 on all 48 cells, not only the three pinned in full: generating with {@code --kv q4_0}
- * gives the default config's text with exactly the two lines {@code - --kv}, {@code - q4_0}
- * inserted at the end of the {@code args} block, and no other byte changed. A refused cell is
- * refused under q4_0 too, with the same sentence and advice (its figures are the q4_0 plan's).
+ * docs/GOLDEN.md, default identity on all 48 cells, not only the three pinned in full: generating
+ * with {@code --kv q4_0} gives the default config's text with exactly the two lines {@code - --kv},
+ * {@code - q4_0} inserted at the end of the {@code args} block, and no other byte changed. A
+ * refused cell is refused under q4_0 too, with the same sentence and advice (its figures are the
+ * q4_0 plan's).
  */
 class KvQ4InvariantGoldenTest {
 

@@ -7,6 +7,7 @@ import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.plan.PlanText;
 import dev.strata.tests.golden.GoldenMatrix.Cell;
+import dev.strata.testsupport.GoldenFiles;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

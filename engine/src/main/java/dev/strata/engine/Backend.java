@@ -1,4 +1,4 @@
-package dev.strata.engine.kv;
+package dev.strata.engine;
 
 import java.util.Locale;
 

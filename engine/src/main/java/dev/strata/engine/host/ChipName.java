@@ -1,16 +1,16 @@
-package dev.strata.metal;
+package dev.strata.engine.host;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Turns a CPU brand or model string into the host JSON's {@code chip}. Pure. */
-final class ChipName {
+public final class ChipName {
   /** In a holder: the Linux probe uses only {@link #clean} and should not compile it. */
   private static final class Apple {
     static final Pattern NAME = Pattern.compile("Apple M\\d+(?: (?:Pro|Max|Ultra))?");
   }
 
-  static final int MAX = 128;
+  public static final int MAX = 128;
 
   private ChipName() {}
 
@@ -19,7 +19,7 @@ final class ChipName {
    * virtual machine's "Apple M2 (Virtual)"); any other brand comes back with whitespace collapsed
    * and control characters dropped, clipped to {@value #MAX} characters; blank gives "unknown".
    */
-  static String of(String brand) {
+  public static String of(String brand) {
     String clean = clean(brand);
     Matcher m = Apple.NAME.matcher(clean);
     if (m.find()) {
@@ -29,7 +29,7 @@ final class ChipName {
   }
 
   /** Collapses whitespace, drops control and format characters, clips to {@value #MAX}. */
-  static String clean(String s) {
+  public static String clean(String s) {
     // A plain loop rather than streams and regexes: this runs on every probe, in a fresh JVM.
     StringBuilder b = new StringBuilder(Math.min(s.length(), MAX));
     boolean space = false;

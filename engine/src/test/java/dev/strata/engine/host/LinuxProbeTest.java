@@ -1,11 +1,10 @@
-package dev.strata.metal;
+package dev.strata.engine.host;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.strata.engine.host.HostFacts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -222,8 +221,15 @@ class LinuxProbeTest {
     if (nproc.waitFor() == 0 && System.getenv("OMP_NUM_THREADS") == null) {
       assertEquals(Integer.parseInt(out), f.cpuCores(), "cpu_cores = nproc");
     }
-    long memTotal =
-        LinuxProbe.memTotalBytes(Files.readString(Path.of("/proc/meminfo"))).orElseThrow();
+    // independent of the probe's parser: the "MemTotal:" line of proc(5), "<n> kB" meaning KiB
+    long memTotal = -1;
+    for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+      String[] w = line.trim().split("\\s+");
+      if (w.length == 3 && w[0].equals("MemTotal:") && w[2].equals("kB")) {
+        memTotal = Long.parseLong(w[1]) * 1024;
+      }
+    }
+    assertTrue(memTotal > 0, "/proc/meminfo has a MemTotal line");
     assertEquals(memTotal, f.memoryBytes());
   }
 

@@ -1,8 +1,9 @@
-package dev.strata.tests.golden;
+package dev.strata.testsupport;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.strata.engine.write.UnifiedDiff;
+import com.github.difflib.DiffUtils;
+import com.github.difflib.UnifiedDiffUtils;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -44,17 +45,17 @@ public final class GoldenFiles {
     return new GoldenFiles(projectFolder(), Boolean.getBoolean(UPDATE_PROPERTY));
   }
 
-  /** {@code strata.root}/{@value #FOLDER}; without the property (an IDE run), from the module. */
+  /** {@link RepoRoot}/{@value #FOLDER}. */
   public static Path projectFolder() {
-    String rootProp = System.getProperty("strata.root");
-    if (rootProp != null && !rootProp.isBlank()) {
-      return Path.of(rootProp).resolve(FOLDER);
-    }
-    // surefire and IDEs run tests in the module folder (tests/)
-    Path here = Path.of("").toAbsolutePath();
-    return here.getFileName() != null && here.getFileName().toString().equals("tests")
-        ? here.getParent().resolve(FOLDER)
-        : here.resolve(FOLDER);
+    return RepoRoot.resolve(FOLDER);
+  }
+
+  /**
+   * Files anywhere in the repository that are generated and committed (docs/FLAGS.md, flags.def):
+   * names are relative to the repository root.
+   */
+  public static GoldenFiles repository() {
+    return new GoldenFiles(RepoRoot.path(), Boolean.getBoolean(UPDATE_PROPERTY));
   }
 
   public Path root() {
@@ -109,8 +110,7 @@ public final class GoldenFiles {
       Files.createDirectories(golden.getParent());
       Files.writeString(actualFile, actual, StandardCharsets.UTF_8);
       String diff =
-          UnifiedDiff.diff(
-              "golden/" + name, expected == null ? "" : expected, "actual/" + name, actual);
+          diff("golden/" + name, expected == null ? "" : expected, "actual/" + name, actual);
       return new Mismatch(name, diff, actualFile);
     } catch (IOException e) {
       throw new UncheckedIOException("golden " + golden + ": " + e.getMessage(), e);
@@ -170,5 +170,22 @@ public final class GoldenFiles {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * The unified diff (java-diff-utils, as the toolkit's own UnifiedDiff) from one text to another.
+   */
+  static String diff(String oldName, String oldText, String newName, String newText) {
+    List<String> a = oldText.lines().toList();
+    StringBuilder out = new StringBuilder();
+    for (String l :
+        UnifiedDiffUtils.generateUnifiedDiff(
+            oldName, newName, a, DiffUtils.diff(a, newText.lines().toList()), 3)) {
+      out.append(l).append('\n');
+    }
+    if (out.isEmpty() && !oldText.equals(newText)) {
+      out.append("(the texts differ only in line endings or the final newline)\n");
+    }
+    return out.toString();
   }
 }

@@ -1,4 +1,4 @@
-package dev.strata.metal;
+package dev.strata.engine.host;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,6 +1,5 @@
-package dev.strata.metal;
+package dev.strata.engine.host;
 
-import dev.strata.engine.host.HostFacts;
 import java.util.List;
 import java.util.OptionalLong;
 

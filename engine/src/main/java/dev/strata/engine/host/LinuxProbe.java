@@ -1,7 +1,5 @@
-package dev.strata.metal;
+package dev.strata.engine.host;
 
-import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.host.HostFactsRules;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;

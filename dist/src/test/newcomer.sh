@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# A newcomer's first hour, scripted (issue 18): a fresh `git clone` of this repository, the README's two
+# commands, the wizard in a real terminal (tmux) with one `back` and one answer changed in the summary,
+# `--print` redirected right after a source change (the rebuild must not reach the YAML), and the
+# installed distribution used from another folder (setup, then launch).
+#
+#   newcomer.sh SOURCE_ROOT VERSION [REPORT_DIR [MAVEN_REPO]]
+#
+# Run by the dist module in `verify`, after dist-smoke.sh (skipped with -DskipTests or
+# -Dstrata.newcomer.skip). To stay fast it reuses the build: the clone gets copies of the tree's
+# target/ folders (newer than its sources, so nothing is stale), and only the source change of step 4
+# makes it build, incrementally, through ./strata as a user's would. `./strata test` in the clone runs
+# one test class (setup's AnswersFileTest): the whole suite on a fresh clone is what .ci/run does.
+# STRATA_NEWCOMER_COLD=1: no reuse, the clone builds from nothing (minutes; for a release check).
+# The clone holds HEAD plus the tracked files' uncommitted changes (git stash create).
+# Ends with "newcomer: N passed, M failed, K skipped"; exits 1 when anything failed.
+set -u
+
+root=$(cd "${1:?usage: newcomer.sh SOURCE_ROOT VERSION [REPORT_DIR [MAVEN_REPO]]}" && pwd -P)
+version=${2:?version}
+reports=${3:-}
+m2=${4:-}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-newcomer.XXXXXX")
+sock="strata-newcomer-$$"
+cleanup() {
+  tmux -L "$sock" kill-server >/dev/null 2>&1
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+passed=0 failed=0 skipped=0 cases=''
+record() { # status name [detail]
+  local esc
+  esc=$(printf '%s' "$2" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/"/\&quot;/g')
+  case $1 in
+    pass) passed=$((passed + 1)); printf '  ok    %s\n' "$2"
+          cases+="<testcase classname=\"newcomer\" name=\"$esc\"/>" ;;
+    fail) failed=$((failed + 1)); printf '  FAIL  %s\n%s\n' "$2" "${3:-}" | sed '3,$s/^/        /'
+          cases+="<testcase classname=\"newcomer\" name=\"$esc\"><failure message=\"see build log\"/></testcase>" ;;
+    skip) skipped=$((skipped + 1)); printf '  skip  %s (%s)\n' "$2" "${3:-}"
+          cases+="<testcase classname=\"newcomer\" name=\"$esc\"><skipped/></testcase>" ;;
+  esac
+}
+expect() { if [ "$2" = 0 ]; then record pass "$1"; else record fail "$1" "$3"; fi; }
+step() { printf '  -- %s (at %ss)\n' "$1" "$SECONDS"; }
+run() { # cmd... : stdout, stderr, exit code into $out $err $rc (files $tmp/out $tmp/err)
+  "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  rc=$?
+  out=$(cat "$tmp/out")
+  err=$(cat "$tmp/err")
+}
+what() { printf 'rc=%s\nstdout: %s\nstderr: %s' "$rc" "$(printf '%s' "$out" | tail -n 8)" \
+  "$(printf '%s' "$err" | tail -n 8)"; }
+finish() {
+  printf '\nnewcomer: %d passed, %d failed, %d skipped (%ss)\n' "$passed" "$failed" "$skipped" "$SECONDS"
+  if [ -n "$reports" ]; then
+    mkdir -p "$reports"
+    printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="newcomer" tests="%d" failures="%d" errors="0" skipped="%d">%s</testsuite>\n' \
+      "$((passed + failed + skipped))" "$failed" "$skipped" "$cases" >"$reports/TEST-newcomer.xml"
+  fi
+  [ "$failed" = 0 ]
+  exit $?
+}
+
+# A newcomer's environment: a home of their own, no config, the machine's PATH and Maven repository.
+home=$tmp/home
+mkdir -p "$home" "$tmp/t"
+export HOME=$home TMPDIR=$tmp/t
+unset STRATA_CONFIG XDG_CONFIG_HOME XDG_CACHE_HOME STRATA_JAVA_OPTS JDK_JAVA_OPTIONS
+[ -n "$m2" ] && export MAVEN_OPTS="${MAVEN_OPTS:-} -Dmaven.repo.local=$m2"
+
+echo "newcomer: a fresh clone of $root in $tmp"
+
+# --- 1. a fresh clone ---
+step "1. a fresh clone"
+clone=$tmp/strata
+rev=$(git -C "$root" stash create 2>/dev/null)
+run git clone -q "$root" "$clone"
+if [ $rc = 0 ] && [ -n "$rev" ]; then
+  run git -C "$clone" -c advice.detachedHead=false checkout -q "$rev"
+fi
+expect "git clone of the repository" $rc "$(what)"
+[ $rc = 0 ] || finish
+cd "$clone" || finish
+
+if [ "${STRATA_NEWCOMER_COLD:-0}" != 1 ]; then
+  # the build's outputs, copied (new times: newer than the clone's sources, so nothing is stale)
+  for t in "$root"/*/target; do
+    m=$(basename "$(dirname "$t")")
+    [ -d "$clone/$m" ] && cp -R "$t" "$clone/$m/target"
+  done
+  rm -f dist/target/strata-"$version"/lib/*.aot  # an AOT cache is bound to the jars' paths
+  rm -rf dist/target/surefire-reports
+fi
+
+run ./strata --version
+[ $rc = 0 ] && [ "$out" = "strata $version" ] && [ -z "$err" ]
+expect "./strata --version says 'strata $version' (no JDK or build needed)" $? "$(what)"
+run ./strata help
+[ $rc = 0 ] && printf '%s\n' "$out" | grep -q './strata demo' && printf '%s\n' "$out" | grep -q 'docs/README.md'
+expect "./strata help lists the commands and points at the docs" $? "$(what)"
+
+# --- 2. the README's two commands ---
+step "2. the README's two commands"
+readme_cmds=$(awk '/^```sh/{b=1;next} /^```/{b=0} b' README.md | sed 's/[[:space:]]*#.*$//' | sed '/^$/d')
+[ "$readme_cmds" = "$(printf './strata demo\n./strata test')" ]
+expect "README's quick start is ./strata demo and ./strata test" $? "$readme_cmds"
+
+run ./strata demo
+[ $rc = 0 ] && printf '%s\n' "$out" | grep -q '^decode: tokens=' \
+  && printf '%s\n' "$out" | grep -q '^strata demo: done'
+expect "./strata demo: the demo model, a config, strata-ref launched (a decode: line)" $? "$(what)"
+again=$(printf '%s\n' "$out" | sed -n 's/^strata demo: done\. Run it again with: //p')
+case $again in
+  ./strata\ launch\ --config\ *)
+    run sh -c "$again"
+    [ $rc = 0 ] && printf '%s\n' "$out" | grep -q '^decode: tokens='
+    expect "the demo's 'run it again' command works in a checkout: $again" $? "$(what)" ;;
+  *) record fail "the demo prints a command that works in a checkout" "printed: '$again'" ;;
+esac
+democfg=$home/.cache/strata/demo/engine.yaml
+if [ -f "$democfg" ]; then
+  printf '# my note\n' >>"$democfg"
+  run ./strata demo
+  [ $rc = 0 ] && grep -q '^# my note' "$democfg" && printf '%s\n' "$out" | grep -q 'edited by hand, so kept'
+  expect "a hand-edited demo config is kept (and said so), not replaced" $? "$(what)"
+else
+  record fail "the demo config is at ~/.cache/strata/demo/engine.yaml" "missing: $democfg"
+fi
+
+run ./strata test -o -pl setup -Dtest=AnswersFileTest -Dspotless.check.skip=true
+[ $rc = 0 ] && printf '%s\n' "$out" | grep -Eq '^strata test: [1-9][0-9]* passed, 0 failed'
+expect "./strata test (one test class here) ends with its summary line" $? "$(what)"
+
+# --- 3. the wizard in a real terminal: one back, one answer changed in the summary ---
+step "3. the wizard in tmux"
+wait_for() { # text [seconds]: until the pane shows it
+  local i=0 n=$((${2:-60} * 5))
+  while [ $i -lt $n ]; do
+    tmux -L "$sock" capture-pane -p -J -t nc -S -200 2>/dev/null | grep -qF -- "$1" && return 0
+    sleep 0.2
+    i=$((i + 1))
+  done
+  return 1
+}
+keys() { tmux -L "$sock" send-keys -t nc "$@"; }
+if command -v tmux >/dev/null 2>&1; then
+  model=$home/.cache/strata/demo/model
+  wiz=$tmp/wizard.yaml
+  tmux -L "$sock" new-session -d -s nc -x 100 -y 50 \
+    "cd '$model' && '$clone/strata' setup --out '$wiz'; echo \"EXIT=\$?\"; sleep 600"
+  steps_ok=0
+  {
+    wait_for 'Model (first shard' 120 && keys Enter \
+      && wait_for 'Context [' && keys '4' Enter \
+      && wait_for 'Experts [' && keys '<' Enter \
+      && wait_for 'Context [32768]' && keys '5' Enter \
+      && wait_for 'at context 65,536' && keys 'stream' Enter \
+      && wait_for 'KV format [' && keys 'q4_0' Enter \
+      && wait_for 'Engine library (Tab completes)' && keys Enter \
+      && wait_for 'Summary' && keys '2' Enter \
+      && wait_for 'Context [65536]' && keys '8192' Enter \
+      && wait_for '2) context  8,192 tokens' && keys Enter \
+      && wait_for 'EXIT='
+  } || steps_ok=1
+  screen=$(tmux -L "$sock" capture-pane -p -J -t nc -S -400)
+  [ $steps_ok = 0 ] && printf '%s\n' "$screen" | grep -q 'EXIT=0' && [ -f "$wiz" ] \
+    && grep -q "^- '8192'\$\|^  - '8192'\$" "$wiz" && grep -q 'q4_0' "$wiz" && grep -q "stream" "$wiz"
+  expect "the wizard in tmux: back at the experts, 8192 set in the summary, the answers after it kept" $? \
+    "$(printf '%s\n' "$screen" | tail -n 25)"
+  tmux -L "$sock" kill-server >/dev/null 2>&1
+else
+  record skip "the wizard in a real terminal" "tmux not installed"
+fi
+
+# --- 4. --print redirected right after a source change: the rebuild's messages stay off stdout ---
+step "4. --print after a source change (rebuilds)"
+touch setup/src/main/java/dev/strata/setup/SetupMain.java
+model_first=$home/.cache/strata/demo/model/strata-demo-00001-of-00004.gguf
+./strata setup --model "$model_first" --ctx 8192 --experts stream --print >"$tmp/print.yaml" 2>"$tmp/print.err"
+rc=$?
+out=$(head -n 5 "$tmp/print.yaml") err=$(cat "$tmp/print.err")
+[ $rc = 0 ] && grep -q '^strata: building' "$tmp/print.err" && grep -q '^strata: module [0-9]* of [0-9]*' "$tmp/print.err" \
+  && ! grep -q '^\[INFO\]\|^Retarget\|^aot-train\|^man pages' "$tmp/print.yaml" \
+  && [ "$(head -c 7 "$tmp/print.yaml")" = "schema:" ]
+expect "after a source change: build progress on stderr (one line per stage), stdout only the YAML" $? "$(what)"
+run ./strata launch --config "$tmp/print.yaml" --plan
+expect "that --print output is a valid config (strata-launch --plan reads it)" $rc "$(what)"
+run ./strata setup --model "$model_first" --ctx 8192 --experts stream --print
+[ $rc = 0 ] && [ -z "$err" ]
+expect "nothing to build: the next command is quiet on stderr" $? "$(what)"
+
+# --- 5. the installed distribution, from another folder: setup, then launch ---
+step "5. the installed copy, elsewhere"
+mkdir -p "$home/opt" "$home/bin" "$tmp/elsewhere"
+cp -R "dist/target/strata-$version" "$home/opt/strata"
+ln -s "$home/opt/strata/bin/strata-setup" "$home/bin/strata-setup"
+ln -s "$home/opt/strata/bin/strata-launch" "$home/bin/strata-launch"
+cd "$tmp/elsewhere" || finish
+PATH=$home/bin:$PATH
+run strata-setup demo-model --out demo
+expect "installed strata-setup demo-model from another folder" $rc "$(what)"
+run strata-setup --model demo --yes --out engine.yaml
+[ $rc = 0 ] && grep -q 'lib/native/libstrata_ref' engine.yaml
+expect "installed strata-setup finds strata-ref in the distribution's lib/native/" $? "$(what)"
+run strata-launch --config engine.yaml
+[ $rc = 0 ] && printf '%s\n' "$out" | grep -q '^decode: tokens='
+expect "installed strata-launch runs it (a decode: line)" $? "$(what)"
+run strata-launch --config engine.yaml --plan --explain
+[ $rc = 0 ] && printf '%s\n' "$out" | grep -q '^plan rows:' && printf '%s\n' "$out" | grep -q 'page-cache headroom'
+expect "strata-launch --plan --explain explains the rows" $? "$(what)"
+[ -f "$home/opt/strata/docs/SETUP.md" ] && [ -f "$home/opt/strata/man/man1/strata-setup.1" ]
+expect "the installed copy has the docs and man pages its help points to" $? "$(ls "$home/opt/strata")"
+
+finish
