@@ -1,3 +1,4 @@
+import dev.strata.engine.cli.Io;
 import dev.strata.setup.SetupCli;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
@@ -31,8 +32,8 @@ public class CliProbeCost {
 
   static double run(String... args) {
     StringWriter out = new StringWriter();
-    SetupCli.Io io =
-        new SetupCli.Io(
+    Io io =
+        Io.of(
             new ByteArrayInputStream(new byte[0]),
             new PrintWriter(out),
             new PrintWriter(new StringWriter()),

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """The startup baseline of issue 9: a plain Python 3 script doing the work of `strata-setup --print`.
 
-It parses the flags, reads the host JSON, reads the first shard's GGUF metadata (header and key/values,
-never tensor data) and prints a YAML config. bench/startup/run.sh times it against the Java command.
+It parses the flags, reads the host JSON, reads every shard's GGUF header (key/values and tensor infos,
+never tensor data: the Java command reads them all to check the split set) and prints a YAML config —
+the work issue 17 names ("parse the flags, read the host JSON, read every shard's GGUF header, print the
+YAML"). bench/startup/run.sh times it against the Java command.
 """
 import argparse
 import json
+import re
 import struct
 import sys
 
@@ -42,7 +45,26 @@ def gguf_metadata(path):
             key = read_str(f)
             (t,) = struct.unpack("<I", f.read(4))
             kv[key] = read_value(f, t)
-        return version, n_tensors, kv
+        tensors = []
+        for _ in range(n_tensors):
+            name = read_str(f)
+            (n_dims,) = struct.unpack("<I", f.read(4))
+            dims = struct.unpack("<" + "Q" * n_dims, f.read(8 * n_dims))
+            ggml_type, offset = struct.unpack("<IQ", f.read(12))
+            tensors.append((name, dims, ggml_type, offset))
+        return version, tensors, kv
+
+
+SHARD = re.compile(r"^(.*)-(\d{5})-of-(\d{5})\.gguf$")
+
+
+def shards(first):
+    """Every shard of a split set named NAME-00001-of-0000N.gguf, first shard first."""
+    m = SHARD.match(first)
+    if not m:
+        return [first]
+    n = int(m.group(3))
+    return [f"{m.group(1)}-{i:05d}-of-{n:05d}.gguf" for i in range(1, n + 1)]
 
 
 def main():
@@ -56,10 +78,13 @@ def main():
     a = p.parse_args()
     with open(a.host_file) as f:
         host = json.load(f)
-    _, _, kv = gguf_metadata(a.model)
+    paths = shards(a.model)
+    _, _, kv = gguf_metadata(paths[0])
+    for other in paths[1:]:
+        gguf_metadata(other)
     arch = kv["general.architecture"]
     out = ["schema: strata.engine/v1", "engine:", "  backend: metal", "  library: /usr/local/lib/libstrata.dylib",
-           "model:", "  shards:", f"  - {a.model}", "host:"]
+           "model:", "  shards:"] + [f"  - {x}" for x in paths] + ["host:"]
     out += [f"  {k}: {json.dumps(v)}" for k, v in host.items()]
     args = ["--model", a.model, "--ctx", str(a.ctx), "--experts", a.experts,
             "--threads", str(host["perf_cores"]), "--spec", "2", "--suffix-draft", "0"]

@@ -65,7 +65,7 @@ check "layout: bin/strata-launch is executable" test -x "$launch"
 
 # --- --version from the build, from another folder, through symlinks, from a copy ---
 run "$setup" --version
-[ $rc = 0 ] && [ "$out" = "strata-setup $version" ]
+[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-setup $version" ]
 expect "strata-setup --version prints 'strata-setup $version' from another folder" $? "$(what)"
 run "$launch" --version
 [ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-launch $version" ]
@@ -75,13 +75,13 @@ mkdir -p "$tmp/bin" "$tmp/links"
 ln -s "$setup" "$tmp/bin/strata-setup"               # absolute link, as brew/stow make them
 ln -s ../bin/strata-setup "$tmp/links/strata-setup"  # relative link to a link
 run "$tmp/bin/strata-setup" --version
-[ $rc = 0 ] && [ "$out" = "strata-setup $version" ]
+[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-setup $version" ]
 expect "bin/strata-setup through an absolute symlink" $? "$(what)"
 run "$tmp/links/strata-setup" --version
-[ $rc = 0 ] && [ "$out" = "strata-setup $version" ]
+[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-setup $version" ]
 expect "bin/strata-setup through a relative symlink to a symlink" $? "$(what)"
 run env PATH="$tmp/bin:$PATH" strata-setup --version
-[ $rc = 0 ] && [ "$out" = "strata-setup $version" ]
+[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-setup $version" ]
 expect "strata-setup found on PATH through a symlink" $? "$(what)"
 
 mkdir -p "$tmp/Apps with space"

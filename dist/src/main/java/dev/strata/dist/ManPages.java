@@ -1,5 +1,6 @@
 package dev.strata.dist;
 
+import dev.strata.engine.cli.Io;
 import dev.strata.launcher.LaunchCli;
 import dev.strata.setup.SetupCli;
 import java.io.IOException;
@@ -62,14 +63,15 @@ public final class ManPages {
   /** The commands as the launchers build them; their streams are never used here. */
   static CommandSpec setupSpec() {
     PrintWriter sink = sink();
-    return SetupCli.create(
-            new SetupCli.Io(InputStream.nullInputStream(), sink, sink, Map.of(), false))
+    return SetupCli.create(Io.of(InputStream.nullInputStream(), sink, sink, Map.of(), false))
         .getCommandSpec();
   }
 
   static CommandSpec launchSpec() {
     PrintWriter sink = sink();
-    return LaunchCli.create(new LaunchCli.Io(sink, sink, Map.of(), code -> {})).getCommandSpec();
+    return LaunchCli.create(
+            new Io(java.io.InputStream.nullInputStream(), sink, sink, Map.of(), false, code -> {}))
+        .getCommandSpec();
   }
 
   private static PrintWriter sink() {

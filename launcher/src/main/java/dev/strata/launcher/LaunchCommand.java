@@ -2,11 +2,16 @@ package dev.strata.launcher;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.CompletionCommand;
+import dev.strata.engine.cli.HostFileOption;
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.JsonOption;
+import dev.strata.engine.cli.Machine;
+import dev.strata.engine.cli.VersionProvider;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.ffm.Posix;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.trust.TrustedPath;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.launcher.preflight.Preflight;
@@ -16,13 +21,13 @@ import dev.strata.launcher.run.IsolatedRunner;
 import dev.strata.launcher.run.LogRouter;
 import dev.strata.launcher.run.RunSummary;
 import dev.strata.launcher.run.Supervisor;
-import dev.strata.metal.HostProbe;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code strata-launch}: check a config against this machine, then start the engine on it. */
@@ -32,7 +37,7 @@ import picocli.CommandLine.Option;
     versionProvider = VersionProvider.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
-    subcommands = {CompletionCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {DemoCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class},
     description = {
       "Check an engine config against this machine, then load the engine library into this"
           + " process (Java FFM) and run it with the config's arguments and environment. The"
@@ -59,6 +64,10 @@ import picocli.CommandLine.Option;
       "           the exact argv and env of the launch (exit 3); an ABI 1 engine",
       "           has no check: the launcher's rules decide, and --dry-run says so",
       "",
+      "--json: with --plan the plan, with --dry-run the checks and the plan, with a",
+      "launch the run's allocations, arena counters, peak memory and speed (the",
+      "engine's lines then go to standard error).",
+      "",
       "Ctrl-C (SIGINT) stops the engine and exits 130; a second Ctrl-C exits at once.",
       "SIGTERM stops it and exits 143; SIGHUP (the terminal went away) exits 129.",
       ""
@@ -71,6 +80,7 @@ import picocli.CommandLine.Option;
       "  strata-launch --plan --explain         the plan, then what each row means",
       "  strata-launch --plan --host-file m4-24   the plan on another Mac",
       "  strata-launch --isolate                a native crash: one line, exit 70",
+      "  strata-launch demo                     the demo model, a config, a launch",
       "  source <(strata-launch completion bash)",
       "",
       "Default config: $STRATA_CONFIG if set; else",
@@ -92,7 +102,8 @@ import picocli.CommandLine.Option;
       "*:otherwise the engine's own exit code"
     })
 public final class LaunchCommand implements Callable<Integer> {
-  private final LaunchCli.Io io;
+  private final Io io;
+  private final Machine machine;
 
   @Option(
       names = {"-c", "--config"},
@@ -122,13 +133,7 @@ public final class LaunchCommand implements Callable<Integer> {
       description = "With --plan: after the plan, what each of its rows means (a glossary).")
   boolean explain;
 
-  @Option(
-      names = "--json",
-      description =
-          "One JSON document on stdout: with --plan the plan, with --dry-run the checks and the"
-              + " plan; with a launch, the run's allocations, arena counters, peak memory and"
-              + " speed (the engine's lines then go to standard error).")
-  boolean json;
+  @Mixin JsonOption json;
 
   @Option(
       names = "--isolate",
@@ -137,17 +142,21 @@ public final class LaunchCommand implements Callable<Integer> {
               + " instead of a JVM crash report.")
   boolean isolate;
 
-  @Option(
-      names = "--host-file",
-      paramLabel = "FILE",
-      description =
-          "With --plan or --dry-run: plan for this host JSON (strata-setup probe --json) or host"
-              + " profile name (strata-setup probe --list-hosts) instead of this machine. A launch"
-              + " always checks this machine.")
-  String hostFile;
+  @Mixin HostFileOption hostFile;
 
-  public LaunchCommand(LaunchCli.Io io) {
+  public LaunchCommand(Io io, Machine machine) {
     this.io = io;
+    this.machine = machine;
+  }
+
+  /** The command's streams (for {@code demo}). */
+  Io io() {
+    return io;
+  }
+
+  /** The machine the command runs on (for {@code demo}). */
+  Machine machine() {
+    return machine;
   }
 
   @Override
@@ -155,16 +164,16 @@ public final class LaunchCommand implements Callable<Integer> {
     if (plan && dryRun) {
       throw usage("--plan and --dry-run exclude each other: --dry-run already prints the plan");
     }
-    if (explain && (!plan || json)) {
+    if (explain && (!plan || json.json())) {
       throw usage("--explain goes with --plan (and not with --json): it explains the plan's rows");
     }
-    if (hostFile != null && !plan && !dryRun) {
+    if (hostFile.given() && !plan && !dryRun) {
       throw usage("--host-file goes with --plan or --dry-run: a launch always checks this machine");
     }
     if (isolate && plan) {
       throw usage("--isolate has no effect with --plan: nothing runs");
     }
-    Path configPath = config != null ? config.toAbsolutePath() : defaultConfig();
+    Path configPath = config != null ? machine.resolve(config) : defaultConfig();
     if (!Files.exists(configPath)) {
       throw usage(
           "no config at "
@@ -181,11 +190,12 @@ public final class LaunchCommand implements Callable<Integer> {
                 : io.env().containsKey("STRATA_CONFIG")
                     ? "STRATA_CONFIG"
                     : "the default config path");
-    HostFacts here = hostFile != null ? HostProfiles.load(hostFile) : HostProbe.probe().facts();
+    HostFacts here =
+        hostFile.given() ? hostFile.open(machine).facts() : machine.probe().apply(io.env()).facts();
 
     if (plan) {
       Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());
-      Reports.printPlan(report, json, io.out(), io.err());
+      Reports.printPlan(report, json.json(), io.out(), io.err());
       if (explain) {
         io.out().println();
         io.out().print(dev.strata.engine.plan.PlanText.glossaryText(Integer.MAX_VALUE));
@@ -195,7 +205,7 @@ public final class LaunchCommand implements Callable<Integer> {
     }
     try (Preflight.Report report = Preflight.full(cfg, configPath, here, io.env())) {
       if (dryRun) {
-        Reports.printDryRun(report, isolate, json, io.out(), io.err());
+        Reports.printDryRun(report, isolate, json.json(), io.out(), io.err());
         return report.refused() ? report.refusal().exitCode() : ExitCodes.OK;
       }
       if (report.refused()) {
@@ -204,9 +214,9 @@ public final class LaunchCommand implements Callable<Integer> {
       }
       Reports.printWarnings(report, io.err());
       // with --json, stdout is the one JSON document: everything else goes to standard error
-      PrintWriter out = json ? io.err() : io.out();
+      PrintWriter out = json.json() ? io.err() : io.out();
       Reports.printStart(report, isolate, out);
-      RunSummary summary = json ? new RunSummary() : null;
+      RunSummary summary = json.json() ? new RunSummary() : null;
       LogRouter log = new LogRouter(out, io.err(), summary);
       // the library preflight checked, held open: loaded (or handed to the child) as it was checked
       EngineRunner runner =
@@ -248,7 +258,7 @@ public final class LaunchCommand implements Callable<Integer> {
   /** strata-setup's default path: the launcher reads where the wizard writes. */
   private Path defaultConfig() {
     try {
-      return ConfigPaths.defaultConfig(io.env(), System.getProperty("os.name"));
+      return ConfigPaths.defaultConfig(io.env(), machine.osName());
     } catch (StrataException e) {
       throw usage("no --config given and HOME is not set: pass --config FILE or set STRATA_CONFIG");
     }

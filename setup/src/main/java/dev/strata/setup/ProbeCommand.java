@@ -3,6 +3,9 @@ package dev.strata.setup;
 import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.HostFileOption;
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.JsonOption;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.host.HostProfiles;
@@ -19,6 +22,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -39,19 +43,9 @@ import picocli.CommandLine.ParentCommand;
 public final class ProbeCommand implements Callable<Integer> {
   @ParentCommand SetupCommand parent;
 
-  @Option(
-      names = "--json",
-      description = "Print the host JSON (what --host-file reads) instead of the table.")
-  boolean json;
+  @Mixin JsonOption json;
 
-  @Option(
-      names = "--host-file",
-      paramLabel = "FILE|NAME",
-      description =
-          "Read the host facts instead of probing: a host JSON file, or a known Mac's profile"
-              + " name such as m4-pro-48 (see --list-hosts). An existing file wins over a profile"
-              + " of the same name.")
-  String hostFile;
+  @Mixin HostFileOption hostFile;
 
   @Option(names = "--list-hosts", description = "List the known Mac profiles and exit.")
   boolean listHosts;
@@ -61,10 +55,10 @@ public final class ProbeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    SetupCli.Io io = parent.io();
+    Io io = parent.io();
     PrintWriter out = io.out();
     if (listHosts) {
-      if (json || hostFile != null) {
+      if (json.json() || hostFile.given()) {
         throw new StrataException(ExitCodes.USAGE, "probe: --list-hosts takes no other option");
       }
       out.println("Known Macs (use the name with --host-file):");
@@ -79,8 +73,8 @@ public final class ProbeCommand implements Callable<Integer> {
     String source;
     List<String> notes;
     OptionalLong workingSet;
-    if (hostFile != null) {
-      HostProfiles.Loaded loaded = HostProfiles.open(hostFile);
+    if (hostFile.given()) {
+      HostProfiles.Loaded loaded = hostFile.open(parent.machine());
       facts = loaded.facts();
       source = loaded.source();
       notes = List.of();
@@ -98,7 +92,7 @@ public final class ProbeCommand implements Callable<Integer> {
       workingSet = r.recommendedMaxWorkingSet();
     }
 
-    if (json) {
+    if (json.json()) {
       out.print(HostFactsCodec.write(facts));
       out.flush();
       // stdout stays pure JSON: whatever the probe could not read goes to stderr.
@@ -108,7 +102,7 @@ public final class ProbeCommand implements Callable<Integer> {
       io.err().flush();
       return ExitCodes.OK;
     }
-    boolean color = colour(io);
+    boolean color = io.colour();
     for (String line : table(facts, source, workingSet, notes)) {
       out.println(color ? bold(line) : line);
     }
@@ -233,14 +227,6 @@ public final class ProbeCommand implements Callable<Integer> {
             .divide(BigDecimal.valueOf(1L << 30), 2, RoundingMode.HALF_UP)
             .stripTrailingZeros();
     return g.toPlainString() + " GiB";
-  }
-
-  /** Colour only on a terminal, never with NO_COLOR set (no-color.org) or TERM=dumb. */
-  static boolean colour(SetupCli.Io io) {
-    String noColor = io.env().get("NO_COLOR");
-    return io.interactive()
-        && (noColor == null || noColor.isEmpty())
-        && !"dumb".equals(io.env().get("TERM"));
   }
 
   /** Bold for the row labels and the heading. */

@@ -3,6 +3,7 @@ package dev.strata.setup;
 import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.Machine;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Template;
@@ -113,7 +114,7 @@ final class Wizard {
   private final Style st;
   private final Path workingDir;
   private final Path home;
-  private final SetupCli.Machine machine;
+  private final Machine machine;
 
   // derived from the model and the library guess; recomputed when the model changes
   private HostFacts host;
@@ -123,7 +124,7 @@ final class Wizard {
   private PlanDefaults defaults;
   private GgufModel derivedFor;
 
-  Wizard(Prompter prompter, SetupCli.Machine machine, Path home) {
+  Wizard(Prompter prompter, Machine machine, Path home) {
     this.p = prompter;
     this.st = prompter.style();
     this.machine = machine;
@@ -560,7 +561,13 @@ final class Wizard {
     java.util.function.Function<String, Question.Parsed<Long>> free =
         input -> {
           Question.Parsed<Long> n =
-              new Question.Number("--ctx", "Context", List.of(), 1, Generator.MAX_CONTEXT, null)
+              new Question.Number(
+                      "--ctx",
+                      "Context",
+                      List.of(),
+                      1,
+                      dev.strata.engine.flags.EngineFlags.MAX_CTX,
+                      null)
                   .parse(input);
           if (n instanceof Question.Parsed.Ok<Long> ok && ok.value() < min) {
             rounded[0] = ok.value();

@@ -1,5 +1,7 @@
 package dev.strata.setup;
 
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.Machine;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.host.ProbeResult;
@@ -58,18 +60,17 @@ final class CliHarness {
     return HostProfiles.profile("m4-pro-48").orElseThrow();
   }
 
-  SetupCli.Machine machine(ByteArrayOutputStream terminalOut, String typed) {
-    return new SetupCli.Machine(
-        "Linux",
-        model,
-        null,
-        null,
-        e -> probe.apply(e),
-        io ->
-            JLinePrompter.dumb(
-                new ByteArrayInputStream(typed.getBytes(StandardCharsets.UTF_8)),
-                terminalOut,
-                io.env()));
+  Machine machine() {
+    return new Machine(
+        "Linux", model, null, null, e -> probe.apply(e), java.time.Clock.systemUTC());
+  }
+
+  static SetupCli.PrompterFactory prompter(ByteArrayOutputStream terminalOut, String typed) {
+    return io ->
+        JLinePrompter.dumb(
+            new ByteArrayInputStream(typed.getBytes(StandardCharsets.UTF_8)),
+            terminalOut,
+            io.env());
   }
 
   /** Without a terminal. */
@@ -86,14 +87,14 @@ final class CliHarness {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     ByteArrayOutputStream term = new ByteArrayOutputStream();
-    SetupCli.Io io =
-        new SetupCli.Io(
+    Io io =
+        Io.of(
             new ByteArrayInputStream(new byte[0]),
             new PrintWriter(out, true),
             new PrintWriter(err, true),
             env,
             interactive);
-    int code = SetupCli.create(io, machine(term, typed)).execute(args);
+    int code = SetupCli.create(io, machine(), prompter(term, typed)).execute(args);
     return new Run(code, out.toString(), err.toString(), term.toString(StandardCharsets.UTF_8));
   }
 }

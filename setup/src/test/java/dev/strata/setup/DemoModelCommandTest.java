@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.cli.Io;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
 import java.io.ByteArrayInputStream;
@@ -26,8 +27,8 @@ class DemoModelCommandTest {
   private static Run run(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    SetupCli.Io io =
-        new SetupCli.Io(
+    Io io =
+        Io.of(
             new ByteArrayInputStream(new byte[0]),
             new PrintWriter(out, true),
             new PrintWriter(err, true),

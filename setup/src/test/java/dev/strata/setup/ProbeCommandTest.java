@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.cli.Io;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.host.HostProfiles;
@@ -27,8 +28,8 @@ class ProbeCommandTest {
   static Run run(Map<String, String> env, boolean interactive, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    SetupCli.Io io =
-        new SetupCli.Io(
+    Io io =
+        Io.of(
             new ByteArrayInputStream(new byte[0]),
             new PrintWriter(out, true),
             new PrintWriter(err, true),
@@ -125,7 +126,7 @@ class ProbeCommandTest {
     assertEquals("", r.out());
     assertEquals(
         "strata-setup: "
-            + bad
+            + bad.toAbsolutePath().normalize()
             + ":4:3: unknown field 'cores' (known: os, chip, cpu_cores, perf_cores,"
             + " efficiency_cores, memory_bytes, gpu_family, metal4, k4, os_version,"
             + " wired_limit_mb)\n",

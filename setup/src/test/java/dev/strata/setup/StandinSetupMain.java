@@ -3,6 +3,8 @@ package dev.strata.setup;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.Machine;
 import dev.strata.metal.MacProbe;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -51,18 +53,21 @@ public final class StandinSetupMain {
         }
       }
     }
-    SetupCli.Io io = SetupCli.Io.system();
-    SetupCli.Machine machine =
-        new SetupCli.Machine(
+    Io io = Io.system();
+    Machine machine =
+        new Machine(
             "Mac OS X",
             Path.of("").toAbsolutePath(),
             null,
             null,
             env -> MacProbe.probeWith(standin, env),
-            x -> {
-              throw new IOException("no terminal in this test");
-            });
-    int code = SetupCli.create(io, machine).execute(Arrays.copyOfRange(args, 3, args.length));
+            java.time.Clock.systemUTC());
+    SetupCli.PrompterFactory noTerminal =
+        x -> {
+          throw new IOException("no terminal in this test");
+        };
+    int code =
+        SetupCli.create(io, machine, noTerminal).execute(Arrays.copyOfRange(args, 3, args.length));
     io.out().flush();
     io.err().flush();
     System.exit(code);

@@ -147,9 +147,9 @@ public final class VerifiedLibrary implements AutoCloseable {
               + (e.getFile() != null && !e.getFile().equals(abs.toString())
                   ? " (" + e.getFile() + " does not exist)"
                   : "")
-              + " (build strata-ref with ./strata build, or rerun strata-setup --engine-lib PATH"
-              + where
-              + ")");
+              + " ("
+              + (context == null ? "" : context + "; ")
+              + "build strata-ref with ./strata build, or rerun strata-setup --engine-lib PATH)");
     } catch (IOException e) {
       throw new EngineLoadException(
           "engine library " + abs + " cannot be checked: " + e.getMessage(), e);
@@ -173,7 +173,9 @@ public final class VerifiedLibrary implements AutoCloseable {
               "engine library "
                   + name
                   + " does not match engine.sha256"
-                  + (context == null ? "" : " (" + context + ")")
+                  + (context == null
+                      ? ""
+                      : " in " + context.replaceFirst("^engine\\.library in ", ""))
                   + " (pinned "
                   + abbreviate(want)
                   + ", file "

@@ -4,6 +4,7 @@ import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvRules;
@@ -11,9 +12,9 @@ import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanDefaults;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The config generator: a pure, deterministic function of the host facts, the model's geometry and
@@ -28,8 +29,18 @@ import java.util.Map;
  */
 public final class Generator {
 
-  /** Largest context the engine flag table accepts. */
-  public static final long MAX_CONTEXT = 1_048_576;
+  /**
+   * The engine flags the generator writes itself, from the answers and the plan's defaults (a
+   * template may not set them: {@link Template}); every other flag comes from the template.
+   */
+  public static final Set<String> WRITES =
+      Set.of(
+          EngineFlags.MODEL,
+          EngineFlags.CTX,
+          EngineFlags.EXPERTS,
+          EngineFlags.THREADS,
+          EngineFlags.MEM_BUDGET_MB,
+          EngineFlags.KV);
 
   private Generator() {}
 
@@ -101,9 +112,9 @@ public final class Generator {
 
     PlanDefaults defaults = PlanDefaults.compute(host, geometry, backend, env);
     long context = answers.context() != null ? answers.context() : defaults.context();
-    if (context < 1 || context > MAX_CONTEXT) {
-      throw new StrataException(
-          ExitCodes.USAGE, "--ctx " + context + " is out of range: between 1 and " + MAX_CONTEXT);
+    String ctxProblem = EngineFlags.lookup(EngineFlags.CTX).kind().problem(Long.toString(context));
+    if (ctxProblem != null) {
+      throw new StrataException(ExitCodes.USAGE, EngineFlags.CTX + ": " + ctxProblem);
     }
     ExpertsMode experts = answers.experts();
     if (experts == null) {
@@ -124,22 +135,18 @@ public final class Generator {
                   : ExpertsMode.STREAM);
     }
 
-    List<String> args = new ArrayList<>();
-    args.add("--model");
-    args.add(shards.getFirst());
-    args.add("--ctx");
-    args.add(Long.toString(context));
-    args.add("--experts");
-    args.add(experts.id());
-    args.add("--threads");
-    args.add(Integer.toString(defaults.threads()));
-    args.add("--mem-budget-mb");
-    args.add(Long.toString(defaults.memBudgetMb()));
-    args.addAll(template.args());
+    // Every value goes through the flag table: checked there, written in its row order (so --kv,
+    // the last row, appends exactly its pair to the default config).
+    Map<String, String> values = template.values();
+    values.put(EngineFlags.MODEL, shards.getFirst());
+    values.put(EngineFlags.CTX, Long.toString(context));
+    values.put(EngineFlags.EXPERTS, experts.id());
+    values.put(EngineFlags.THREADS, Integer.toString(defaults.threads()));
+    values.put(EngineFlags.MEM_BUDGET_MB, Long.toString(defaults.memBudgetMb()));
     if (answers.kv() != null) {
-      args.add("--kv");
-      args.add(answers.kv().flagName());
+      values.put(EngineFlags.KV, answers.kv().flagName());
     }
+    List<String> args = EngineFlags.render(values, backend);
 
     EngineConfig config =
         new EngineConfig(

@@ -1,6 +1,8 @@
 package dev.strata.engine.gen;
 
 import dev.strata.engine.Backend;
+import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.flags.FlagSpec;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -17,9 +19,8 @@ import java.util.TreeMap;
  */
 public record Template(String name, Backend backend, List<String> args, Map<String, String> env) {
 
-  /** Flags the generator writes itself: a template may not set them. */
-  public static final Set<String> GENERATED_FLAGS =
-      Set.of("--model", "--ctx", "--experts", "--threads", "--mem-budget-mb", "--kv");
+  /** Flags the generator writes itself ({@link Generator#WRITES}): a template may not set them. */
+  public static final Set<String> GENERATED_FLAGS = Generator.WRITES;
 
   public Template {
     args = List.copyOf(args);
@@ -31,5 +32,27 @@ public record Template(String name, Backend backend, List<String> args, Map<Stri
             name + ": " + flag + " is written by the generator, not by a template");
       }
     }
+  }
+
+  /**
+   * The template's args as flag → value ("" for a switch), for {@link
+   * dev.strata.engine.flags.EngineFlags#render}; a mutable copy.
+   *
+   * @throws IllegalArgumentException for a value-taking flag without its value
+   */
+  public Map<String, String> values() {
+    Map<String, String> values = new java.util.HashMap<>();
+    for (int i = 0; i < args.size(); i++) {
+      String flag = args.get(i);
+      FlagSpec spec = EngineFlags.lookup(flag);
+      if (spec != null && spec.isSwitch()) {
+        values.put(flag, "");
+      } else if (i + 1 < args.size()) {
+        values.put(flag, args.get(++i));
+      } else {
+        throw new IllegalArgumentException(name + ": " + flag + " has no value");
+      }
+    }
+    return values;
   }
 }

@@ -73,9 +73,19 @@ public final class HostProfiles {
    * @throws HostFileException for a bad file, or a name that is neither a file nor a profile
    */
   public static Loaded open(String fileOrName) {
-    Path path = Path.of(fileOrName);
+    return open(fileOrName, null);
+  }
+
+  /**
+   * {@link #open(String)} with a relative path resolved against {@code workingDir} (null: the
+   * process's own): the one path rule of {@code --host-file}
+   * (dev.strata.engine.cli.HostFileOption).
+   */
+  public static Loaded open(String fileOrName, Path workingDir) {
+    Path path = workingDir == null ? Path.of(fileOrName) : workingDir.resolve(fileOrName);
     if (Files.exists(path) || !NAME.matcher(fileOrName).matches()) {
-      return new Loaded(HostFactsCodec.read(path), "file " + fileOrName);
+      String shown = workingDir == null ? fileOrName : path.normalize().toString();
+      return new Loaded(HostFactsCodec.read(path.normalize()), "file " + shown);
     }
     return profile(fileOrName)
         .map(f -> new Loaded(f, "profile " + fileOrName))

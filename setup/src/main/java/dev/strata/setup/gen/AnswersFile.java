@@ -1,7 +1,6 @@
 package dev.strata.setup.gen;
 
 import dev.strata.engine.Backend;
-import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.StrictYaml;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
@@ -53,11 +52,14 @@ public final class AnswersFile {
       }
       ctx = v;
     }
-    if (ctx != null && (ctx < 1 || ctx > Generator.MAX_CONTEXT)) {
+    if (ctx != null && (ctx < 1 || ctx > dev.strata.engine.flags.EngineFlags.MAX_CTX)) {
       throw StrictYaml.error(
           y.source(),
           y.lineOf("ctx"),
-          "ctx: " + ctx + " is out of range: between 1 and " + Generator.MAX_CONTEXT);
+          "ctx: "
+              + ctx
+              + " is out of range: between 1 and "
+              + dev.strata.engine.flags.EngineFlags.MAX_CTX);
     }
     String e = y.string("experts");
     ExpertsMode experts = e == null ? null : ExpertsMode.fromId(e);

@@ -1,5 +1,6 @@
 package dev.strata.setup.prompt;
 
+import dev.strata.engine.cli.Io;
 import java.util.Map;
 
 /**
@@ -9,10 +10,9 @@ import java.util.Map;
 public record Style(boolean color) {
   public static final Style PLAIN = new Style(false);
 
-  /** Colours only on a terminal, and only when NO_COLOR is unset or empty. */
+  /** Colours by the commands' one rule ({@link Io#colour(Map, boolean)}). */
   public static Style of(Map<String, String> env, boolean terminal) {
-    String noColor = env.get("NO_COLOR");
-    return new Style(terminal && (noColor == null || noColor.isEmpty()));
+    return new Style(Io.colour(env, terminal));
   }
 
   public String bold(String s) {

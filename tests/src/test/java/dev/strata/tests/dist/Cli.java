@@ -1,5 +1,6 @@
 package dev.strata.tests.dist;
 
+import dev.strata.engine.cli.Io;
 import dev.strata.launcher.LaunchCli;
 import dev.strata.setup.SetupCli;
 import dev.strata.testsupport.RepoRoot;
@@ -30,8 +31,8 @@ final class Cli {
   static Result setup(Map<String, String> env, boolean terminal, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    SetupCli.Io io =
-        new SetupCli.Io(
+    Io io =
+        Io.of(
             InputStream.nullInputStream(),
             new PrintWriter(out, true),
             new PrintWriter(err, true),
@@ -56,11 +57,13 @@ final class Cli {
     return launch(Map.of(), args);
   }
 
-  static LaunchCli.Io launchIo(StringWriter out, StringWriter err, Map<String, String> env) {
-    return new LaunchCli.Io(
+  static Io launchIo(StringWriter out, StringWriter err, Map<String, String> env) {
+    return new Io(
+        java.io.InputStream.nullInputStream(),
         new PrintWriter(out, true),
         new PrintWriter(err, true),
         env,
+        false,
         code -> {
           throw new AssertionError("halt(" + code + ") in a CLI test");
         });

@@ -102,10 +102,25 @@ class CliConventionsTest {
         LaunchCli.create(
             Cli.launchIo(new StringWriter(), new StringWriter(), Map.of("NO_COLOR", "1")));
     assertEquals(CommandLine.Help.Ansi.OFF, withNoColor.getColorScheme().ansi());
-    CommandLine without =
+    CommandLine piped =
         LaunchCli.create(Cli.launchIo(new StringWriter(), new StringWriter(), Map.of()));
-    // AUTO: colour only when picocli sees a terminal; never here, under Surefire
-    assertEquals(CommandLine.Help.Ansi.AUTO, without.getColorScheme().ansi());
+    // colour only on a terminal (the Io says whether there is one), and not with NO_COLOR
+    assertEquals(CommandLine.Help.Ansi.OFF, piped.getColorScheme().ansi());
+    dev.strata.engine.cli.Io terminal =
+        dev.strata.engine.cli.Io.of(
+            new java.io.PrintWriter(new StringWriter()),
+            new java.io.PrintWriter(new StringWriter()),
+            Map.of(),
+            true);
+    assertEquals(CommandLine.Help.Ansi.ON, LaunchCli.create(terminal).getColorScheme().ansi());
+    dev.strata.engine.cli.Io terminalNoColor =
+        dev.strata.engine.cli.Io.of(
+            new java.io.PrintWriter(new StringWriter()),
+            new java.io.PrintWriter(new StringWriter()),
+            Map.of("NO_COLOR", "1"),
+            true);
+    assertEquals(
+        CommandLine.Help.Ansi.OFF, LaunchCli.create(terminalNoColor).getColorScheme().ansi());
     assertFalse(Cli.launch("--help").out().contains(ESC));
   }
 }

@@ -3,9 +3,9 @@ package dev.strata.tests.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.cli.Io;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
-import dev.strata.launcher.DemoMain;
 import dev.strata.launcher.LaunchCli;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -24,15 +24,17 @@ class DemoE2eTest {
     E2e.refLibrary(); // built
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    LaunchCli.Io io =
-        new LaunchCli.Io(
+    Io io =
+        new Io(
+            java.io.InputStream.nullInputStream(),
             new PrintWriter(out, true),
             new PrintWriter(err, true),
             Map.of("HOME", dir.toString()),
+            false,
             code -> {
               throw new AssertionError("halt(" + code + ")");
             });
-    int code = DemoMain.create(io).execute("--dir", dir.resolve("demo").toString());
+    int code = LaunchCli.create(io).execute("demo", "--dir", dir.resolve("demo").toString());
     assertEquals(0, code, out + "\n" + err);
 
     Path config = dir.resolve("demo/engine.yaml");
@@ -63,13 +65,15 @@ class DemoE2eTest {
     // A second run reuses the model and gives the same config, byte for byte.
     byte[] first = Files.readAllBytes(config);
     StringWriter out2 = new StringWriter();
-    LaunchCli.Io io2 =
-        new LaunchCli.Io(
+    Io io2 =
+        new Io(
+            java.io.InputStream.nullInputStream(),
             new PrintWriter(out2, true),
             new PrintWriter(new StringWriter(), true),
             io.env(),
+            false,
             io.halt());
-    assertEquals(0, DemoMain.create(io2).execute("--dir", dir.resolve("demo").toString()));
+    assertEquals(0, LaunchCli.create(io2).execute("demo", "--dir", dir.resolve("demo").toString()));
     assertTrue(out2.toString().contains("(reused: 4 GGUF shards"), out2.toString());
     assertTrue(java.util.Arrays.equals(first, Files.readAllBytes(config)));
   }

@@ -3,6 +3,7 @@ package dev.strata.tests.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.cli.Io;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.HostFacts;
@@ -116,11 +117,13 @@ final class E2e {
   static Result launch(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    LaunchCli.Io io =
-        new LaunchCli.Io(
+    Io io =
+        new Io(
+            java.io.InputStream.nullInputStream(),
             new PrintWriter(out, true),
             new PrintWriter(err, true),
             Map.of("HOME", System.getProperty("java.io.tmpdir")),
+            false,
             code -> {
               throw new AssertionError("halt(" + code + ")");
             });

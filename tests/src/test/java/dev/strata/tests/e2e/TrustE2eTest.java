@@ -407,8 +407,8 @@ class TrustE2eTest {
   static Setup setup(String... args) {
     java.io.StringWriter out = new java.io.StringWriter();
     java.io.StringWriter err = new java.io.StringWriter();
-    dev.strata.setup.SetupCli.Io io =
-        new dev.strata.setup.SetupCli.Io(
+    dev.strata.engine.cli.Io io =
+        dev.strata.engine.cli.Io.of(
             new java.io.ByteArrayInputStream(new byte[0]),
             new java.io.PrintWriter(out, true),
             new java.io.PrintWriter(err, true),

@@ -3,6 +3,7 @@ package dev.strata.tests.golden;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.strata.engine.ExitCodes;
+import dev.strata.engine.cli.Io;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.DemoModel;
@@ -75,7 +76,7 @@ class CliIdentityGoldenTest {
     StringWriter err = new StringWriter();
     int code =
         SetupCli.create(
-                new SetupCli.Io(
+                Io.of(
                     new ByteArrayInputStream(new byte[0]),
                     new PrintWriter(out, true),
                     new PrintWriter(err, true),

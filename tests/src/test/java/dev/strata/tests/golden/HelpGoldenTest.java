@@ -2,6 +2,7 @@ package dev.strata.tests.golden;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.strata.engine.cli.Io;
 import dev.strata.launcher.LaunchCli;
 import dev.strata.setup.SetupCli;
 import dev.strata.testsupport.GoldenFiles;
@@ -36,10 +37,12 @@ class HelpGoldenTest {
               "strata-launch",
               (out, err) ->
                   LaunchCli.create(
-                      new LaunchCli.Io(
+                      new Io(
+                          java.io.InputStream.nullInputStream(),
                           new PrintWriter(out, true),
                           new PrintWriter(err, true),
                           Map.of(),
+                          false,
                           code -> {
                             throw new IllegalStateException("halt " + code);
                           }))));
@@ -111,8 +114,8 @@ class HelpGoldenTest {
     }
   }
 
-  private static SetupCli.Io setupIo(StringWriter out, StringWriter err) {
-    return new SetupCli.Io(
+  private static Io setupIo(StringWriter out, StringWriter err) {
+    return Io.of(
         new ByteArrayInputStream(new byte[0]),
         new PrintWriter(out, true),
         new PrintWriter(err, true),

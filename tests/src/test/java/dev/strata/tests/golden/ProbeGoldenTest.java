@@ -2,6 +2,7 @@ package dev.strata.tests.golden;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.strata.engine.cli.Io;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.setup.SetupCli;
@@ -46,7 +47,7 @@ class ProbeGoldenTest {
     StringWriter err = new StringWriter();
     int code =
         SetupCli.create(
-                new SetupCli.Io(
+                Io.of(
                     new ByteArrayInputStream(new byte[0]),
                     new PrintWriter(out, true),
                     new PrintWriter(err, true),

@@ -1,8 +1,12 @@
 package dev.strata.launcher;
 
 import dev.strata.engine.Backend;
-import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.KvOption;
+import dev.strata.engine.cli.Machine;
+import dev.strata.engine.cli.TableValues;
+import dev.strata.engine.cli.VersionProvider;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.gen.Answers;
@@ -21,7 +25,6 @@ import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.UsableMemory;
 import dev.strata.engine.write.ConfigWriter;
 import dev.strata.launcher.preflight.LibraryTrust;
-import dev.strata.metal.HostProbe;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,9 +33,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code ./strata demo}: the whole flow in one command from a fresh clone — writes the demo model
@@ -41,7 +45,7 @@ import picocli.CommandLine.Option;
  * exactly as {@code strata-launch --config} would.
  */
 @Command(
-    name = "strata demo",
+    name = "demo",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     sortOptions = false,
@@ -62,7 +66,7 @@ import picocli.CommandLine.Option;
       "130:interrupted (Ctrl-C)",
       "*:the engine's own exit code"
     })
-public final class DemoMain implements Callable<Integer> {
+public final class DemoCommand implements Callable<Integer> {
   /** The demo's context: the 32K of the seed's pinned figures. */
   public static final long DEMO_CONTEXT = 32_768;
 
@@ -81,7 +85,7 @@ public final class DemoMain implements Callable<Integer> {
    */
   public static final int DEMO_ARENA_TOKENS = 4;
 
-  private final LaunchCli.Io io;
+  @ParentCommand LaunchCommand parent;
 
   @Option(
       names = "--dir",
@@ -89,18 +93,13 @@ public final class DemoMain implements Callable<Integer> {
       description = "Where to write the demo model and config (default: the cache folder above).")
   Path dir;
 
-  @Option(
-      names = "--kv",
-      paramLabel = "FORMAT",
-      description =
-          "KV-cache format: q4_0 to see the smaller pools (576 instead of 1,056 bytes per cell);"
-              + " default: none, the int8 path.")
-  String kv;
+  @Mixin KvOption kv;
 
   @Option(
       names = "--ctx",
       paramLabel = "N",
-      description = "Context in tokens (default: ${DEFAULT-VALUE}).",
+      converter = TableValues.Ctx.class,
+      description = "Context in tokens (default: ${DEFAULT-VALUE}; 32k = 32768).",
       defaultValue = "32768")
   long ctx;
 
@@ -109,36 +108,16 @@ public final class DemoMain implements Callable<Integer> {
       description = "Run the engine in a child process (see strata-launch --help).")
   boolean isolate;
 
-  public DemoMain(LaunchCli.Io io) {
-    this.io = io;
-  }
-
-  public static void main(String[] args) {
-    System.exit(create(LaunchCli.Io.system()).execute(args));
-  }
-
-  /** The demo's command line, with the same error handling as strata-launch's. */
-  public static CommandLine create(LaunchCli.Io io) {
-    CommandLine cl = LaunchCli.configure(new CommandLine(new DemoMain(io)), io, "strata demo");
-    return cl;
-  }
-
   @Override
   public Integer call() throws IOException {
-    String os = System.getProperty("os.name");
-    Path folder =
-        (dir != null ? dir : DemoPaths.cacheDir(io.env(), os)).toAbsolutePath().normalize();
-    KvFormat format = null;
-    if (kv != null) {
-      format = KvFormat.fromName(kv);
-      if (format == null) {
-        throw new StrataException(
-            ExitCodes.USAGE, "--kv: unknown format '" + kv + "' (fp16, int8, q4_0)");
-      }
-    }
+    Io io = parent.io();
+    Machine machine = parent.machine();
+    String os = machine.osName();
+    Path folder = dir != null ? machine.resolve(dir) : DemoPaths.cacheDir(io.env(), os);
+    folder = folder.toAbsolutePath().normalize();
+    KvFormat format = kv.format();
     Path library =
-        DemoPaths.findRefLibrary(
-            System.getProperty("strata.root"), System.getProperty("strata.home"), os);
+        DemoPaths.findRefLibrary(str(machine.strataRoot()), str(machine.strataHome()), os);
 
     // 1. The model: reused when a complete demo set is already there.
     Path modelDir = folder.resolve("model");
@@ -150,7 +129,7 @@ public final class DemoMain implements Callable<Integer> {
     GgufModel model = GgufReader.readModel(shards.getFirst());
 
     // 2. The config, from strata-setup's generator: this machine, strata-ref, its sha256 pinned.
-    HostFacts host = HostProbe.probe().facts();
+    HostFacts host = machine.probe().apply(io.env()).facts();
     List<String> shardPaths = new ArrayList<>();
     shards.forEach(p -> shardPaths.add(p.toString()));
     EngineConfig config =
@@ -221,7 +200,7 @@ public final class DemoMain implements Callable<Integer> {
     if (isolate) {
       launchArgs.add("--isolate");
     }
-    int code = LaunchCli.create(io).execute(launchArgs.toArray(String[]::new));
+    int code = LaunchCli.create(io, machine).execute(launchArgs.toArray(String[]::new));
     io.out().println();
     io.out()
         .println(
@@ -233,6 +212,10 @@ public final class DemoMain implements Callable<Integer> {
                 + Reports.quote(configPath.toString()));
     io.out().flush();
     return code;
+  }
+
+  private static String str(Path p) {
+    return p == null ? null : p.toString();
   }
 
   /**

@@ -1,0 +1,440 @@
+package dev.strata.setup;
+
+import dev.strata.engine.Backend;
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.Machine;
+import dev.strata.engine.cli.TableValues;
+import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.gen.Answers;
+import dev.strata.engine.gen.Generator;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.host.ProbeResult;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.model.ExpertsMode;
+import dev.strata.engine.model.GgufModel;
+import dev.strata.engine.model.GgufReader;
+import dev.strata.engine.plan.PlanText;
+import dev.strata.engine.text.TerminalText;
+import dev.strata.engine.write.ConfigPaths;
+import dev.strata.engine.write.ConfigWriter;
+import dev.strata.metal.HostProbe;
+import dev.strata.setup.gen.AnswersFile;
+import dev.strata.setup.gen.EngineLibraries;
+import dev.strata.setup.gen.Given;
+import dev.strata.setup.prompt.Prompter;
+import dev.strata.setup.prompt.Question;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The one flow of {@code strata-setup}: what the flags and the answers file say, the host, then the
+ * answers — from the wizard on a terminal, else from the flags alone — and for both the same {@link
+ * #generate} (plan, and exit 3 if it does not fit), then print or write.
+ */
+final class SetupFlow {
+  /**
+   * What the command line asks for.
+   *
+   * @param flags the answers the flags give (null = not said)
+   * @param answersFile {@code --answers FILE}, or null
+   * @param out {@code --out FILE}, or null
+   * @param print {@code --print}
+   * @param yes {@code --yes}: ask nothing
+   * @param force {@code --force}: replace a config edited by hand
+   * @param gpuFamily {@code --gpu-family}: this Mac's GPU family instead of asking Metal, or null
+   */
+  record Request(
+      Given flags,
+      Path answersFile,
+      Path out,
+      boolean print,
+      boolean yes,
+      boolean force,
+      Integer gpuFamily) {}
+
+  private final Io io;
+  private final Machine machine;
+  private final SetupCli.PrompterFactory prompter;
+
+  SetupFlow(Io io, Machine machine, SetupCli.PrompterFactory prompter) {
+    this.io = io;
+    this.machine = machine;
+    this.prompter = prompter;
+  }
+
+  /** Runs the request; returns the exit code (refusals are thrown as {@link StrataException}). */
+  int run(Request r) {
+    Given given = resolve(r);
+    boolean wizard = io.interactive() && !r.yes();
+    if (!wizard) {
+      requireAnswers(given, r.yes());
+    }
+    HostProfiles.Loaded host = loadHost(given.hostFile(), r.gpuFamily());
+    Path dest =
+        r.print()
+            ? null
+            : (r.out() != null
+                ? machine.workingDir().resolve(r.out())
+                : ConfigPaths.defaultConfig(io.env(), machine.osName()));
+    if (wizard) {
+      return runWizard(host, given, r, dest);
+    }
+    host = gpuFamilyAnswered(host, null);
+    GgufModel gguf = GgufReader.readModel(given.model());
+    long trained = gguf.geometry().trainedContext();
+    if (given.context() != null && trained > 0 && given.context() > trained) {
+      io.err()
+          .println(
+              "strata-setup: warning: --ctx "
+                  + given.context()
+                  + " is above the model's trained context "
+                  + trained
+                  + ": past it, quality is not what the model was trained for");
+      io.err().flush();
+    }
+    Answers a = new Answers(given.context(), given.experts(), given.kv());
+    Generator.Generated g =
+        generate(host.facts(), gguf, a, library(host.facts(), given), given.backend(), x -> {});
+    String yaml = ConfigCodec.write(g.config());
+    if (r.print()) {
+      io.out().print(yaml);
+      requirePrinted();
+      return ExitCodes.OK;
+    }
+    return write(dest, yaml, g, r.force(), true);
+  }
+
+  /**
+   * The config for these answers, and its plan: exit 3 ({@link ExitCodes#PREFLIGHT}) with the
+   * plan's refusal when it does not fit. {@code beforeCheck} sees the result first (the wizard
+   * shows the plan table, fitting or not).
+   */
+  static Generator.Generated generate(
+      HostFacts host,
+      GgufModel model,
+      Answers answers,
+      Path library,
+      Backend requested,
+      Consumer<Generator.Generated> beforeCheck) {
+    Backend backend = EngineLibraries.backend(host, library, requested);
+    Generator.Generated g =
+        Generator.plan(
+            host,
+            model.geometry(),
+            shardPaths(model),
+            answers,
+            EngineLibraries.describe(library, host),
+            dev.strata.engine.gen.Templates.load(backend));
+    beforeCheck.accept(g);
+    if (!g.plan().fits()) {
+      throw new StrataException(ExitCodes.PREFLIGHT, g.plan().refusal());
+    }
+    return g;
+  }
+
+  /** Every shard's path, absolute and normalized, first shard first: what the config lists. */
+  static List<String> shardPaths(GgufModel model) {
+    List<String> out = new ArrayList<>();
+    for (GgufModel.Shard s : model.shards()) {
+      out.add(s.path().toAbsolutePath().normalize().toString());
+    }
+    return out;
+  }
+
+  /** Flags over the answers file; paths from the command line resolved against the working dir. */
+  private Given resolve(Request r) {
+    Given given =
+        r.answersFile() == null
+            ? r.flags()
+            : r.flags().over(AnswersFile.read(r.answersFile(), homeOf()));
+    if (given.context() != null) {
+      String problem = TableValues.problem(EngineFlags.CTX, Long.toString(given.context()));
+      if (problem != null) {
+        throw new StrataException(ExitCodes.USAGE, EngineFlags.CTX + ": " + problem);
+      }
+    }
+    return new Given(
+        given.model() == null ? null : machine.resolve(given.model()),
+        given.context(),
+        given.experts(),
+        given.kv(),
+        given.engineLib() == null ? null : machine.resolve(given.engineLib()),
+        given.backend(),
+        given.hostFile());
+  }
+
+  private int runWizard(HostProfiles.Loaded host, Given given, Request r, Path dest) {
+    Prompter p;
+    try {
+      p = prompter.open(io);
+    } catch (IOException e) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          "cannot open the terminal ("
+              + e.getMessage()
+              + "): pass the answers as flags (--model, --ctx, --experts) or --yes");
+    }
+    try {
+      host = gpuFamilyAnswered(host, p);
+      Wizard w = new Wizard(p, machine, homeOf());
+      Wizard.Target target;
+      Wizard.Previous previous = Wizard.Previous.NONE;
+      if (r.print()) {
+        target = Wizard.Target.print();
+      } else {
+        ConfigWriter.Existing existing = ConfigWriter.inspect(dest);
+        target =
+            new Wizard.Target(
+                dest, existing.text(), existing.exists(), existing.owned(), r.force());
+        if (existing.exists()) {
+          previous = previousAnswers(dest);
+        }
+      }
+      Wizard.Result answers = w.run(host.facts(), host.source(), given, previous, target);
+      // the wizard's answers go through the same generate-and-check as the flags' (exit 3)
+      Generator.Generated g =
+          generate(
+              host.facts(),
+              answers.model(),
+              answers.answers(),
+              Path.of(answers.library().path()),
+              given.backend(),
+              x -> {});
+      String yaml = ConfigCodec.write(g.config());
+      p.close();
+      if (r.print()) {
+        io.out().print(yaml);
+        requirePrinted();
+        return ExitCodes.OK;
+      }
+      // The user saw the diff and said yes: that is the wizard's --force.
+      return write(dest, yaml, g, true, false);
+    } finally {
+      p.close();
+    }
+  }
+
+  /**
+   * The answers of the config already at {@code dest}, so a second run starts from them; nothing
+   * when it is not a config this toolkit reads (the wizard then offers the planned defaults).
+   */
+  static Wizard.Previous previousAnswers(Path dest) {
+    dev.strata.engine.config.EngineConfig c;
+    try {
+      c = ConfigCodec.read(dest);
+    } catch (StrataException e) {
+      return Wizard.Previous.NONE;
+    }
+    List<String> a = c.args();
+    Path model = c.model().shards().isEmpty() ? null : Path.of(c.model().shards().getFirst());
+    Long ctx = null;
+    ExpertsMode experts = null;
+    KvFormat kv = null;
+    for (int i = 0; i + 1 < a.size(); i++) {
+      String v = a.get(i + 1);
+      switch (a.get(i)) {
+        case "--ctx" -> {
+          try {
+            ctx = Long.parseLong(v);
+          } catch (NumberFormatException e) {
+            ctx = null;
+          }
+        }
+        case "--experts" -> experts = ExpertsMode.fromId(v);
+        case "--kv" -> kv = KvFormat.fromName(v);
+        default -> {}
+      }
+    }
+    Path lib = c.engine().library() == null ? null : Path.of(c.engine().library());
+    return new Wizard.Previous(model, ctx, experts, kv, !a.contains("--kv"), lib);
+  }
+
+  /**
+   * {@code --print}: the config reached standard output whole, or the command fails (a full disk,
+   * {@code > /dev/full}, a closed pipe) with one line instead of exiting 0 with nothing written.
+   */
+  private void requirePrinted() {
+    io.out().flush();
+    if (io.out().checkError()) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          "--print: cannot write the config to standard output (disk full, or the reader went"
+              + " away?): the config was not printed");
+    }
+  }
+
+  private int write(
+      Path dest, String yaml, Generator.Generated g, boolean force, boolean showPlan) {
+    ConfigWriter.Result w;
+    try {
+      w = ConfigWriter.write(dest, yaml.getBytes(StandardCharsets.UTF_8), force);
+    } catch (ConfigWriter.KeptException e) {
+      io.err().println("strata-setup: " + TerminalText.escape(e.getMessage()));
+      io.err().print(TerminalText.escapeLines(e.diff()));
+      io.err().flush();
+      return e.exitCode();
+    }
+    if (showPlan) {
+      io.out().print(PlanText.table(g.plan()));
+    }
+    switch (w.outcome()) {
+      case CREATED -> io.out().println("wrote " + TerminalText.escape(w.path().toString()));
+      case REPLACED ->
+          io.out()
+              .println(
+                  "wrote "
+                      + TerminalText.escape(w.path().toString())
+                      + " (the previous config is "
+                      + TerminalText.escape(w.backup().toString())
+                      + ")");
+      case UNCHANGED ->
+          io.out()
+              .println(
+                  TerminalText.escape(w.path().toString())
+                      + " already holds this config: unchanged");
+    }
+    io.out().flush();
+    return ExitCodes.OK;
+  }
+
+  /** Without a terminal every answer must be given; one message names all that are missing. */
+  private void requireAnswers(Given given, boolean yes) {
+    List<String> missing = new ArrayList<>();
+    if (given.model() == null) {
+      missing.add(EngineFlags.MODEL + " PATH");
+    }
+    if (!yes) {
+      if (given.context() == null) {
+        missing.add(EngineFlags.lookup(EngineFlags.CTX).usage());
+      }
+      if (given.experts() == null) {
+        missing.add(
+            EngineFlags.EXPERTS + " " + String.join("|", TableValues.choices(EngineFlags.EXPERTS)));
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          (io.interactive() ? "" : "no terminal to ask on, and ")
+              + "missing: "
+              + String.join(", ", missing)
+              + (yes
+                  ? ""
+                  : " (pass them, or --answers FILE, or --yes to take the planned defaults for"
+                      + " --ctx and --experts)"));
+    }
+  }
+
+  private Path library(HostFacts host, Given given) {
+    if (given.engineLib() != null) {
+      return given.engineLib();
+    }
+    Backend b = EngineLibraries.backend(host, null, given.backend());
+    return EngineLibraries.discover(b, machine.strataHome(), machine.strataRoot(), machine.osName())
+        .orElseThrow(
+            () ->
+                new StrataException(
+                    ExitCodes.USAGE,
+                    "missing: --engine-lib PATH (no "
+                        + b.id()
+                        + " engine library found"
+                        + (b == Backend.CPU_REFERENCE
+                            ? "; build strata-ref with ./strata build"
+                            : "")
+                        + ")"));
+  }
+
+  /** Whether the GPU facts of the probed host still need an answer (the GPU probe was skipped). */
+  private boolean gpuUnknown;
+
+  private HostProfiles.Loaded loadHost(String hostFileOrName, Integer gpuFamily) {
+    if (hostFileOrName != null) {
+      if (gpuFamily != null) {
+        throw new StrataException(
+            ExitCodes.USAGE,
+            "--gpu-family and --host-file do not go together: the host file gives gpu_family"
+                + " (edit it, or drop --host-file to probe this Mac)");
+      }
+      return HostProfiles.open(hostFileOrName, machine.workingDir());
+    }
+    Map<String, String> env = io.env();
+    if (gpuFamily != null) {
+      // The user says what Metal would: its query is not run at all.
+      env = new HashMap<>(env);
+      env.put(HostProbe.PROBE_ENV, HostProbe.SYSCTL_ONLY);
+    }
+    ProbeResult probed = machine.probe().apply(env);
+    HostFacts facts = probed.facts();
+    if (gpuFamily != null) {
+      if (!facts.isMac()) {
+        throw new StrataException(
+            ExitCodes.USAGE,
+            "--gpu-family is for a Mac: this machine is " + facts.os() + " (drop --gpu-family)");
+      }
+      facts = HostProbe.withGpuFamily(facts, gpuFamily);
+    }
+    for (String note : probed.notes()) {
+      if (gpuFamily == null || !note.startsWith("Metal: ")) { // --gpu-family answers for Metal
+        io.err().println("strata-setup: probe: " + note);
+      }
+    }
+    io.err().flush();
+    gpuUnknown = !probed.gpuFromMetal() && gpuFamily == null && facts.isMac();
+    return new HostProfiles.Loaded(facts, "probed");
+  }
+
+  /**
+   * When the GPU probe was skipped and no --gpu-family was given: the wizard asks (default from the
+   * chip name, which the probe already took); without a terminal the chip name's family stands, as
+   * the probe's note said.
+   */
+  private HostProfiles.Loaded gpuFamilyAnswered(HostProfiles.Loaded host, Prompter prompter) {
+    if (!gpuUnknown || prompter == null) {
+      return host;
+    }
+    HostFacts f = host.facts();
+    List<Question.Option<Integer>> options =
+        List.of(
+            new Question.Option<>("apple7", "M1, M1 Pro, M1 Max, M1 Ultra", 1007),
+            new Question.Option<>("apple8", "M2, M2 Pro, M2 Max, M2 Ultra", 1008),
+            new Question.Option<>("apple9", "M3 and M4 (all variants)", 1009),
+            new Question.Option<>("apple10", "M5 (k4: prompts take the flash chain)", 1010),
+            new Question.Option<>("none", "no Apple GPU (an Intel Mac): Metal cannot run", 0));
+    int guess = HostProbe.gpuFamilyOfChip(f.chip());
+    int def = 4;
+    for (int i = 0; i < options.size(); i++) {
+      if (options.get(i).value() == guess) {
+        def = i;
+      }
+    }
+    int answer =
+        prompter.ask(
+            new Question.Choice<>(
+                "--gpu-family",
+                "GPU family",
+                List.of(
+                    "",
+                    "GPU family — Metal was not asked on this run (see the probe line above);"
+                        + " the chip is "
+                        + f.chip()
+                        + "."),
+                options,
+                def));
+    return new HostProfiles.Loaded(HostProbe.withGpuFamily(f, answer), host.source());
+  }
+
+  private Path homeOf() {
+    String h = io.env().get("HOME");
+    return h == null || h.isBlank() ? null : Path.of(h);
+  }
+}

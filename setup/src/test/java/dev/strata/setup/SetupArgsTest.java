@@ -1,0 +1,157 @@
+package dev.strata.setup;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.Machine;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * The start-up fast path ({@link SetupArgs#simple}) against picocli's parse of the same command
+ * ({@link SetupCli}): the same options, and for every argument list of a corpus either the same
+ * request or no fast answer (picocli then parses, and reports what is wrong).
+ */
+class SetupArgsTest {
+
+  static CommandLine picocli() {
+    Io io =
+        Io.of(
+            new PrintWriter(new StringWriter()),
+            new PrintWriter(new StringWriter()),
+            Map.of(),
+            false);
+    Machine m =
+        new Machine(
+            "Linux",
+            Path.of("/work"),
+            null,
+            null,
+            env -> {
+              throw new AssertionError("no probe while parsing");
+            },
+            Clock.systemUTC());
+    return SetupCli.create(
+        io,
+        m,
+        x -> {
+          throw new AssertionError("no prompter while parsing");
+        });
+  }
+
+  @Test
+  void theFastPathKnowsExactlyTheCommandsOwnOptions() {
+    Set<String> valued = new HashSet<>();
+    Set<String> switches = new HashSet<>();
+    for (OptionSpec o : picocli().getCommandSpec().options()) {
+      if (o.usageHelp() || o.versionHelp()) {
+        continue;
+      }
+      assertEquals(1, o.names().length, "one name each: " + List.of(o.names()));
+      (o.arity().max() == 0 ? switches : valued).add(o.longestName());
+    }
+    Set<String> fastValued = new HashSet<>(SetupArgs.VALUED);
+    fastValued.addAll(SetupArgs.DEFERRED);
+    assertEquals(fastValued, valued);
+    assertEquals(SetupArgs.SWITCHES, switches);
+  }
+
+  static List<List<String>> corpus() {
+    String m = "/m/a-00001-of-00004.gguf";
+    return List.of(
+        List.of("--model", m, "--ctx", "32768", "--experts", "stream", "--print"),
+        List.of(
+            "--host-file",
+            "m4-pro-48",
+            "--model",
+            m,
+            "--ctx",
+            "32k",
+            "--experts",
+            "resident",
+            "--kv",
+            "q4_0",
+            "--engine-lib",
+            "lib/libstrata.dylib",
+            "--print"),
+        List.of("--model", "rel/m.gguf", "--yes", "--out", "o.yaml", "--force"),
+        List.of("--answers", "a.yaml", "--backend", "cpu-reference", "--out", "x.yaml"),
+        List.of("--model", m, "--kv", "k8v4", "--ctx", "1", "--experts", "stream", "--print"),
+        List.of("--print"),
+        List.of("--yes"),
+        // not simple: picocli parses or refuses them
+        List.of(),
+        List.of("--ctx=4096", "--print"),
+        List.of("--ctx", "0", "--print"),
+        List.of("--ctx", "lots"),
+        List.of("--ctx", "1048577"),
+        List.of("--ctx", "-5"),
+        List.of("--experts", "both"),
+        List.of("--kv", "q8"),
+        List.of("--backend", "cuda"),
+        List.of("--model", m, "--model", m),
+        List.of("--print", "--print"),
+        List.of("--out", "o.yaml", "--print"),
+        List.of("--model"),
+        List.of("--model", "--print"),
+        List.of("--help"),
+        List.of("-h"),
+        List.of("--version"),
+        List.of("probe", "--json"),
+        List.of("prob"),
+        List.of("--modle", m),
+        List.of("--", "--print"),
+        List.of("--model", m, "extra"),
+        List.of("--kvv", "q4_0"),
+        List.of("--gpu-family", "apple9", "--model", m, "--yes", "--print"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("corpus")
+  void theFastPathAgreesWithPicocliOrDefers(List<String> args) {
+    String[] argv = args.toArray(String[]::new);
+    SetupFlow.Request fast = SetupArgs.simple(argv);
+    CommandLine cl = picocli();
+    CommandLine.ParseResult parsed;
+    try {
+      parsed = cl.parseArgs(argv);
+    } catch (CommandLine.ParameterException e) {
+      assertNull(fast, "picocli refuses " + args + " (" + e.getMessage() + "), the fast path too");
+      return;
+    }
+    boolean plain =
+        !parsed.hasSubcommand()
+            && !parsed.isUsageHelpRequested()
+            && !parsed.isVersionHelpRequested();
+    if (!plain) {
+      assertNull(fast, args + " is for picocli (help, version or a subcommand)");
+      return;
+    }
+    if (fast != null) {
+      SetupFlow.Request slow = ((SetupCommand) cl.getCommand()).request();
+      assertEquals(slow, fast, "the same request from " + args);
+    }
+  }
+
+  @Test
+  void theScriptedPrintIsSimple() {
+    assertNotNull(
+        SetupArgs.simple(
+            new String[] {
+              "--model", "m.gguf", "--ctx", "32768", "--experts", "stream", "--print"
+            }));
+  }
+}
