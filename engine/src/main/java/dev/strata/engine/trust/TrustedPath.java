@@ -125,13 +125,7 @@ public final class TrustedPath {
                   + ")");
         }
         if (++links > MAX_LINKS) {
-          throw new TrustRefused(
-              subject.what()
-                  + " "
-                  + abs
-                  + " is a symlink loop (more than "
-                  + MAX_LINKS
-                  + " links)");
+          throw new TrustRefused(subject.what() + " " + abs + " is a symlink loop");
         }
         Path target = Files.readSymbolicLink(next);
         if (target.isAbsolute()) {
