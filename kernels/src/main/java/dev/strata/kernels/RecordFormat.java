@@ -3,17 +3,17 @@ package dev.strata.kernels;
 import java.util.Locale;
 
 /**
- * The vector-record formats of docs/ENGINE-CONTRACT.md, KV formats, with the C ABI's ids. k8v4 (id
- * 3) is a cell-level mix of an int8 K record and a q4_0 V record, not a record format, so it has no
- * constant here.
+ * The vector-record formats of docs/ENGINE-CONTRACT.md, KV formats, in the order of the C ABI's
+ * ids. k8v4 (id 3) is a cell-level mix of an int8 K record and a q4_0 V record, not a record
+ * format, so it has no constant here.
  */
 public enum RecordFormat {
   /** head_dim × fp16. */
-  FP16(0),
+  FP16,
   /** head_dim int8 codes, then one fp16 scale per 64 values. */
-  INT8(1),
+  INT8,
   /** FWHT-256, then 8 llama.cpp block_q4_0 (144 bytes). */
-  Q4_0(2);
+  Q4_0;
 
   /** The only head_dim q4_0 supports: FWHT-256 rotates exactly 256 values. */
   public static final int Q4_DIM = 256;
@@ -25,17 +25,6 @@ public enum RecordFormat {
 
   /** Values per int8 scale. */
   public static final int INT8_GROUP = 64;
-
-  private final int id;
-
-  RecordFormat(int id) {
-    this.id = id;
-  }
-
-  /** The C ABI's format id. */
-  public int id() {
-    return id;
-  }
 
   /**
    * The {@code --kv} spelling (the constant's name in lower case), also the stem of the test-vector
