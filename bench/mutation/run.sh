@@ -15,7 +15,7 @@
 # of strata-ref, which mutates nothing in Java and takes ~40 s; and the tests tagged "sigkill"
 # (ConfigWriterTest's random SIGKILL of child JVMs: minutes per run on a loaded machine, where it
 # failed PIT's green-suite check; the writer's atomic replacement is killed deterministically by
-# # ConfigWriterTest.aReaderOnlyEverSeesTheOldOrTheNewBytes).
+# ConfigWriterTest.aReaderOnlyEverSeesTheOldOrTheNewBytes).
 # Writes OUT_DIR/<package>/{mutations.xml,index.html,...}, OUT_DIR/times.txt (start, end, uptime
 # per package) and OUT_DIR/summary.md over every package folder in OUT_DIR (score = killed, incl.
 # timed out, / all mutants; survivors listed). Too slow for every CI run: 3-10 minutes per package
