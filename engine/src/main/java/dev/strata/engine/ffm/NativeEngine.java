@@ -378,12 +378,8 @@ public final class NativeEngine implements AutoCloseable {
     long n = src.length / headDim;
     try (Arena a = Arena.ofConfined()) {
       MemorySegment in = a.allocateFrom(ValueLayout.JAVA_FLOAT, src);
-      MemorySegment out = a.allocate(Math.max(1, n * rec));
-      int rc = (int) encode.invokeExact(format.id(), in, n, headDim, out);
-      check(rc, "strata_kv_encode", format, headDim);
-      return out.asSlice(0, n * rec).toArray(ValueLayout.JAVA_BYTE);
-    } catch (Throwable t) {
-      throw NativeCalls.rethrow(t);
+      return kv(encode, "strata_kv_encode", format, headDim, a, in, n, n * rec)
+          .toArray(ValueLayout.JAVA_BYTE);
     }
   }
 
@@ -397,13 +393,33 @@ public final class NativeEngine implements AutoCloseable {
     long n = src.length / rec;
     try (Arena a = Arena.ofConfined()) {
       MemorySegment in = a.allocateFrom(ValueLayout.JAVA_BYTE, src);
-      MemorySegment out = a.allocate(ValueLayout.JAVA_FLOAT, Math.max(1, n * headDim));
-      int rc = (int) decode.invokeExact(format.id(), in, n, headDim, out);
-      check(rc, "strata_kv_decode", format, headDim);
-      return out.asSlice(0, n * headDim * Float.BYTES).toArray(ValueLayout.JAVA_FLOAT);
+      return kv(decode, "strata_kv_decode", format, headDim, a, in, n, n * headDim * Float.BYTES)
+          .toArray(ValueLayout.JAVA_FLOAT);
+    }
+  }
+
+  /**
+   * One {@code strata_kv_encode} or {@code strata_kv_decode} call over n vectors: {@code outBytes}
+   * of output in {@code a}, returned.
+   */
+  private static MemorySegment kv(
+      MethodHandle fn,
+      String fnName,
+      KvFormat format,
+      int headDim,
+      Arena a,
+      MemorySegment in,
+      long n,
+      long outBytes) {
+    MemorySegment out = a.allocate(Math.max(1, outBytes), Float.BYTES);
+    int rc;
+    try {
+      rc = (int) fn.invokeExact(format.id(), in, n, headDim, out);
     } catch (Throwable t) {
       throw NativeCalls.rethrow(t);
     }
+    check(rc, fnName, format, headDim);
+    return out.asSlice(0, outBytes);
   }
 
   private static long recordBytes(KvFormat format, int headDim) {
