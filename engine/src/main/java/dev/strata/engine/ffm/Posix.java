@@ -180,7 +180,7 @@ public final class Posix {
       int fd =
           (int) Calls.OPEN.invokeExact(state, a.allocateFrom(path), pf.openReadFlags(followLast));
       if (fd < 0) {
-        throw new IOException(strerror((int) ERRNO.get(state, 0L)));
+        throw failure(state);
       }
       return fd;
     } catch (IOException e) {
@@ -198,7 +198,7 @@ public final class Posix {
       MemorySegment buf = a.allocate(pf.statSize, 8);
       int rc = (int) Calls.FSTAT.invokeExact(state, fd, buf);
       if (rc != 0) {
-        throw new IOException(strerror((int) ERRNO.get(state, 0L)));
+        throw failure(state);
       }
       return pf.decode(buf.asByteBuffer());
     } catch (IOException e) {
@@ -269,7 +269,7 @@ public final class Posix {
       MemorySegment state = a.allocate(CALL_STATE);
       int nfd = (int) Calls.FCNTL.invokeExact(state, fd, pf.fDupfdCloexec, min);
       if (nfd < 0) {
-        throw new IOException(strerror((int) ERRNO.get(state, 0L)));
+        throw failure(state);
       }
       return nfd;
     } catch (IOException e) {
@@ -277,6 +277,11 @@ public final class Posix {
     } catch (Throwable t) {
       throw new IllegalStateException("fcntl failed", t);
     }
+  }
+
+  /** The failure of a call whose errno {@code state} captured: the system's words (strerror). */
+  private static IOException failure(MemorySegment state) {
+    return new IOException(strerror((int) ERRNO.get(state, 0L)));
   }
 
   private static final int EINTR = 4; // Linux and macOS alike
