@@ -174,20 +174,9 @@ public final class Posix {
    * @throws IOException with the system's reason
    */
   public static int open(String path, boolean followLast) throws IOException {
-    Platform pf = platform();
-    try (Arena a = Arena.ofConfined()) {
-      MemorySegment state = a.allocate(CALL_STATE);
-      int fd =
-          (int) Calls.OPEN.invokeExact(state, a.allocateFrom(path), pf.openReadFlags(followLast));
-      if (fd < 0) {
-        throw failure(state);
-      }
-      return fd;
-    } catch (IOException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new IllegalStateException("open failed", t);
-    }
+    int flags = platform().openReadFlags(followLast);
+    return call(
+        "open", (a, state) -> (int) Calls.OPEN.invokeExact(state, a.allocateFrom(path), flags));
   }
 
   /** {@code fstat(fd)}. */
@@ -264,18 +253,32 @@ public final class Posix {
    *     limit)
    */
   public static int dupAtLeast(int fd, int min) throws IOException {
-    Platform pf = platform();
+    int cmd = platform().fDupfdCloexec;
+    return call("fcntl", (a, state) -> (int) Calls.FCNTL.invokeExact(state, fd, cmd, min));
+  }
+
+  /** A libc call that returns an int, -1 on failure with errno in the captured call state. */
+  @FunctionalInterface
+  private interface ErrnoCall {
+    int invoke(Arena a, MemorySegment state) throws Throwable;
+  }
+
+  /**
+   * Runs {@code c} with a fresh call state: its result when not negative, else the system's reason
+   * as an IOException.
+   */
+  private static int call(String fn, ErrnoCall c) throws IOException {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment state = a.allocate(CALL_STATE);
-      int nfd = (int) Calls.FCNTL.invokeExact(state, fd, pf.fDupfdCloexec, min);
-      if (nfd < 0) {
+      int rc = c.invoke(a, state);
+      if (rc < 0) {
         throw failure(state);
       }
-      return nfd;
+      return rc;
     } catch (IOException e) {
       throw e;
     } catch (Throwable t) {
-      throw new IllegalStateException("fcntl failed", t);
+      throw new IllegalStateException(fn + " failed", t);
     }
   }
 
