@@ -1,5 +1,6 @@
 package dev.strata.setup;
 
+import static dev.strata.testsupport.TextAssertions.assertContainsAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,11 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
  * tests drive it.
  */
 class WizardTest {
-  @TempDir static Path shared;
   static CliHarness h;
 
   @BeforeAll
-  static void model() throws IOException {
+  static void model(@TempDir Path shared) throws IOException {
     h = new CliHarness(shared);
   }
 
@@ -35,8 +35,7 @@ class WizardTest {
   void enterThroughEveryDefaultWritesTheSameConfigAsYes(@TempDir Path d) throws IOException {
     CliHarness c = fresh(d);
     // The model sits in the working folder: the wizard finds it and offers it as the default.
-    CliHarness.Run r =
-        c.wizard("\n\n\n\n\n\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
+    CliHarness.Run r = c.wizard("\n\n\n\n\n\n", c.hostAndLib());
     // --engine-lib given: 5 questions (model, context, experts, KV, confirm)
     assertEquals(0, r.code(), r.err() + r.terminal());
     assertTrue(r.terminal().contains("model: " + c.model), r.terminal());
@@ -45,17 +44,7 @@ class WizardTest {
     EngineConfig wrote = ConfigCodec.read(c.config);
 
     Path viaYes = d.resolve("yes.yaml");
-    CliHarness.Run y =
-        c.run(
-            "--host-file",
-            "m4-pro-48",
-            "--engine-lib",
-            c.lib.toString(),
-            "--model",
-            c.model.toString(),
-            "--yes",
-            "--out",
-            viaYes.toString());
+    CliHarness.Run y = c.run(c.base("--yes", "--out", viaYes.toString()));
     assertEquals(0, y.code(), y.err());
     assertEquals(Files.readString(viaYes), Files.readString(c.config));
     assertEquals(wrote, ConfigCodec.read(viaYes));
@@ -64,17 +53,17 @@ class WizardTest {
   @Test
   void questionsShowDefaultsAndTheKvTradeOffInNumbers(@TempDir Path d) throws IOException {
     CliHarness c = fresh(d);
-    CliHarness.Run r =
-        c.wizard("\n4\n1\n\n\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
+    CliHarness.Run r = c.wizard("\n4\n1\n\n\n", c.hostAndLib());
     assertEquals(0, r.code(), r.err() + r.terminal());
     String t = r.terminal();
     // sizes in the plan's binary units: 416,858,112 B = 397.5 MiB, 227,377,152 B = 216.8 MiB
-    assertTrue(t.contains("4) 32768   KV int8 397.5 MiB · q4_0 216.8 MiB"), t);
-    assertTrue(t.contains("Context [262144]:"), t);
-    assertTrue(t.contains("at 32,768 tokens q4_0 saves 180.7 MiB (397.5 MiB → 216.8 MiB)"), t);
+    assertContainsAll(
+        t,
+        "4) 32768   KV int8 397.5 MiB · q4_0 216.8 MiB",
+        "Context [262144]:",
+        "at 32,768 tokens q4_0 saves 180.7 MiB (397.5 MiB → 216.8 MiB)");
     assertTrue(t.contains("expert slots in the stream arena") || t.contains("wins no slots"), t);
-    assertTrue(t.contains("+1.7% perplexity on 1K-token segments"), t);
-    assertTrue(t.contains("KV format [default]:"), t);
+    assertContainsAll(t, "+1.7% perplexity on 1K-token segments", "KV format [default]:");
     EngineConfig cfg = ConfigCodec.read(c.config);
     assertEquals("32768", cfg.args().get(cfg.args().indexOf("--ctx") + 1));
     assertFalse(cfg.args().contains("--kv"), "no --kv unless asked");
@@ -84,19 +73,16 @@ class WizardTest {
   void aWrongAnswerIsAskedAgainWithTheReason(@TempDir Path d) throws IOException {
     CliHarness c = fresh(d);
     CliHarness.Run r =
-        c.wizard(
-            "/nowhere\n\nlots\n8192\nsometimes\nstream\nq4\nq4_0\nmaybe\ny\n",
-            "--host-file",
-            "m4-pro-48",
-            "--engine-lib",
-            c.lib.toString());
+        c.wizard("/nowhere\n\nlots\n8192\nsometimes\nstream\nq4\nq4_0\nmaybe\ny\n", c.hostAndLib());
     assertEquals(0, r.code(), r.err() + r.terminal());
     String t = r.terminal();
-    assertTrue(t.contains("/nowhere: no such file"), t);
-    assertTrue(t.contains("'lots' is not a whole number"), t);
-    assertTrue(t.contains("'sometimes' is not one of the options"), t);
-    assertTrue(t.contains("'q4' is not one of the options"), t);
-    assertTrue(t.contains("'maybe' is not one of the options"), t);
+    assertContainsAll(
+        t,
+        "/nowhere: no such file",
+        "'lots' is not a whole number",
+        "'sometimes' is not one of the options",
+        "'q4' is not one of the options",
+        "'maybe' is not one of the options");
     EngineConfig cfg = ConfigCodec.read(c.config);
     assertEquals("8192", cfg.args().get(cfg.args().indexOf("--ctx") + 1));
     assertEquals(
@@ -110,13 +96,7 @@ class WizardTest {
     Path bad = d.resolve("bad");
     Files.createDirectories(bad);
     Files.writeString(bad.resolve("x-00001-of-00002.gguf"), "not gguf");
-    CliHarness.Run r =
-        c.wizard(
-            bad + "\n" + c.model + "\n\n\n\n\n",
-            "--host-file",
-            "m4-pro-48",
-            "--engine-lib",
-            c.lib.toString());
+    CliHarness.Run r = c.wizard(bad + "\n" + c.model + "\n\n\n\n\n", c.hostAndLib());
     assertEquals(0, r.code(), r.err() + r.terminal());
     assertTrue(r.terminal().contains(bad.toString()), r.terminal());
     assertTrue(r.terminal().contains("try again"), r.terminal());
@@ -134,8 +114,7 @@ class WizardTest {
   @Test
   void endOfInputMidwayWritesNothingAndExits130(@TempDir Path d) throws IOException {
     CliHarness c = fresh(d);
-    CliHarness.Run r =
-        c.wizard("\n\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
+    CliHarness.Run r = c.wizard("\n\n", c.hostAndLib());
     assertEquals(130, r.code(), r.err() + r.terminal());
     assertEquals("strata-setup: cancelled (end of input): nothing written\n", r.err());
     assertFalse(Files.exists(c.config));
@@ -144,8 +123,7 @@ class WizardTest {
   @Test
   void noAtTheConfirmationWritesNothing(@TempDir Path d) throws IOException {
     CliHarness c = fresh(d);
-    CliHarness.Run r =
-        c.wizard("\n\n\n\nno\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
+    CliHarness.Run r = c.wizard("\n\n\n\nno\n", c.hostAndLib());
     assertEquals(130, r.code());
     assertFalse(Files.exists(c.config));
   }
@@ -153,7 +131,7 @@ class WizardTest {
   @Test
   void anExistingConfigShowsTheDiffBeforeOverwriting(@TempDir Path d) throws IOException {
     CliHarness c = fresh(d);
-    String[] flags = {"--host-file", "m4-pro-48", "--engine-lib", c.lib.toString()};
+    String[] flags = c.hostAndLib();
     assertEquals(0, c.wizard("\n4\n\n\n\n", flags).code());
     CliHarness.Run r = c.wizard("\n5\n\n\n\n", flags);
     assertEquals(0, r.code(), r.err() + r.terminal());
@@ -180,13 +158,7 @@ class WizardTest {
     CliHarness c = fresh(d);
     // model, context 32768, stream, q4_0, then at the summary: back x3 to the context, 65536,
     // Enter through the kept stream and q4_0, then the summary
-    CliHarness.Run r =
-        c.wizard(
-            "\n4\nstream\nq4_0\n<\n<\nback\n5\n\n\n\n",
-            "--host-file",
-            "m4-pro-48",
-            "--engine-lib",
-            c.lib.toString());
+    CliHarness.Run r = c.wizard("\n4\nstream\nq4_0\n<\n<\nback\n5\n\n\n\n", c.hostAndLib());
     assertEquals(0, r.code(), r.err() + r.terminal());
     String t = r.terminal();
     assertTrue(t.contains("Experts [stream]:"), "the kept answer is the default: " + t);
@@ -201,8 +173,7 @@ class WizardTest {
   @Test
   void backAtTheFirstQuestionSaysThereIsNothingBefore(@TempDir Path d) throws IOException {
     CliHarness c = fresh(d);
-    CliHarness.Run r =
-        c.wizard("<\n\n\n\n\n\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
+    CliHarness.Run r = c.wizard("<\n\n\n\n\n\n", c.hostAndLib());
     assertEquals(0, r.code(), r.err() + r.terminal());
     assertTrue(r.terminal().contains("there is no question before this one"), r.terminal());
   }
@@ -211,9 +182,7 @@ class WizardTest {
   @Test
   void theSummaryChangesOneAnswerBeforeWriting(@TempDir Path d) throws IOException {
     CliHarness c = fresh(d);
-    CliHarness.Run r =
-        c.wizard(
-            "\n\n\n\n2\n8192\n\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
+    CliHarness.Run r = c.wizard("\n\n\n\n2\n8192\n\n", c.hostAndLib());
     assertEquals(0, r.code(), r.err() + r.terminal());
     String t = r.terminal();
     assertTrue(t.contains("Summary"), t);
@@ -228,8 +197,7 @@ class WizardTest {
   @Test
   void noAtTheSummaryWritesNothing(@TempDir Path d) throws IOException {
     CliHarness c = fresh(d);
-    CliHarness.Run r =
-        c.wizard("\n\n\n\n7\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
+    CliHarness.Run r = c.wizard("\n\n\n\n7\n", c.hostAndLib());
     assertEquals(130, r.code(), r.err() + r.terminal());
     assertFalse(Files.exists(c.config));
   }
@@ -238,16 +206,18 @@ class WizardTest {
   @Test
   void aSecondRunStartsFromTheExistingConfig(@TempDir Path d) throws IOException {
     CliHarness c = fresh(d);
-    String[] flags = {"--host-file", "m4-pro-48", "--engine-lib", c.lib.toString()};
+    String[] flags = c.hostAndLib();
     assertEquals(0, c.wizard("\n4\nstream\nq4_0\n\n", flags).code());
     String first = Files.readString(c.config);
     CliHarness.Run r = c.wizard("\n\n\n\n\n", flags);
     assertEquals(0, r.code(), r.err() + r.terminal());
     String t = r.terminal();
-    assertTrue(t.contains("Context [32768]:"), t);
-    assertTrue(t.contains("Experts [stream]:"), t);
-    assertTrue(t.contains("KV format [q4_0]:"), t);
-    assertTrue(t.contains("already holds exactly this"), t);
+    assertContainsAll(
+        t,
+        "Context [32768]:",
+        "Experts [stream]:",
+        "KV format [q4_0]:",
+        "already holds exactly this");
     assertEquals(first, Files.readString(c.config));
   }
 
@@ -256,7 +226,7 @@ class WizardTest {
   void freeContextSizesAreTakenAndRoundedWhenTheEngineNeedsMore(@TempDir Path d)
       throws IOException {
     CliHarness c = fresh(d);
-    String[] flags = {"--host-file", "m4-pro-48", "--engine-lib", c.lib.toString()};
+    String[] flags = c.hostAndLib();
     CliHarness.Run r = c.wizard("\n5000\n\n\n\n", flags);
     assertEquals(0, r.code(), r.err() + r.terminal());
     assertTrue(r.terminal().contains("context 5000: KV int8 "), r.terminal());
@@ -277,9 +247,7 @@ class WizardTest {
   @Test
   void aContextAboveTheTrainedOneIsWarnedWhenGiven(@TempDir Path d) throws IOException {
     CliHarness c = fresh(d);
-    CliHarness.Run r =
-        c.wizard(
-            "\n300000\nstream\n\n\n", "--host-file", "m4-pro-48", "--engine-lib", c.lib.toString());
+    CliHarness.Run r = c.wizard("\n300000\nstream\n\n\n", c.hostAndLib());
     assertEquals(0, r.code(), r.err() + r.terminal());
     assertTrue(
         r.terminal().contains("300,000 tokens is above the model's trained context (262,144)"),
@@ -290,7 +258,7 @@ class WizardTest {
   @Test
   void theKvTradeOffFollowsTheExpertsMode(@TempDir Path d) throws IOException {
     CliHarness c = fresh(d);
-    String[] flags = {"--host-file", "m4-pro-48", "--engine-lib", c.lib.toString()};
+    String[] flags = c.hostAndLib();
     CliHarness.Run r = c.wizard("\n4\nresident\n\n\n", flags);
     assertEquals(0, r.code(), r.err() + r.terminal());
     assertTrue(r.terminal().contains("with every expert resident"), r.terminal());
