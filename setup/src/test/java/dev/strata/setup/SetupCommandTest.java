@@ -25,6 +25,14 @@ class SetupCommandTest {
     h = new CliHarness(shared);
   }
 
+  /** A refused run: exit {@code code} and nothing on stdout; returns its stderr. */
+  private static String refused(int code, String... args) {
+    CliHarness.Run r = h.run(args);
+    assertEquals(code, r.code(), r.err());
+    assertEquals("", r.out(), "a refusal prints nothing on stdout");
+    return r.err();
+  }
+
   @Test
   void printWritesTheConfigToStdoutOnly() {
     CliHarness.Run r = h.run(h.base("--ctx", "32768", "--experts", "stream", "--print"));
@@ -55,13 +63,11 @@ class SetupCommandTest {
 
   @Test
   void missingAnswersWithoutATerminalAreAllNamedInOneMessage() {
-    CliHarness.Run r = h.run("--host-file", "m4-pro-48");
-    assertEquals(2, r.code());
     assertEquals(
         "strata-setup: no terminal to ask on, and missing: --model PATH, --ctx N, --experts"
             + " stream|resident (pass them, or --answers FILE, or --yes to take the planned"
             + " defaults for --ctx and --experts)\n",
-        r.err());
+        refused(2, "--host-file", "m4-pro-48"));
     assertFalse(Files.exists(h.config));
   }
 
@@ -118,29 +124,27 @@ class SetupCommandTest {
     assertEquals("4096", c.args().get(c.args().indexOf("--ctx") + 1));
 
     Files.writeString(answers, "model: m\nctz: 8192\n");
-    CliHarness.Run bad = h.run("--answers", answers.toString(), "--print");
-    assertEquals(2, bad.code());
-    assertTrue(
-        bad.err().startsWith("strata-setup: " + answers + ":2: unknown key 'ctz'"), bad.err());
+    String bad = refused(2, "--answers", answers.toString(), "--print");
+    assertTrue(bad.startsWith("strata-setup: " + answers + ":2: unknown key 'ctz'"), bad);
   }
 
   @Test
   void aPlanThatCannotFitIsRefusedWithExit3() {
-    CliHarness.Run r =
-        h.run(
+    String err =
+        refused(
+            3,
             h.modelAndLib(
                 "--host-file", "m1-8", "--ctx", "65536", "--experts", "resident", "--print"));
-    assertEquals(3, r.code());
-    assertTrue(r.err().startsWith("strata-setup: resident: "), r.err());
-    assertEquals("", r.out());
+    assertTrue(err.startsWith("strata-setup: resident: "), err);
   }
 
   @Test
   void badInputsAreOneLineUsageErrors() {
     CliHarness.Run notModel = h.run(h.base("--ctx", "8192", "--experts", "stream", "--print"));
     assertEquals(0, notModel.code());
-    CliHarness.Run badFolder =
-        h.run(
+    String badFolder =
+        refused(
+            2,
             "--model",
             h.dir.resolve("nope").toString(),
             "--engine-lib",
@@ -149,29 +153,21 @@ class SetupCommandTest {
             "m4-pro-48",
             "--yes",
             "--print");
-    assertEquals(2, badFolder.code());
-    assertEquals(1, badFolder.err().lines().count(), badFolder.err());
-    CliHarness.Run badHost = h.run(h.base("--host-file", "m9-ultra", "--yes", "--print"));
-    assertEquals(2, badHost.code());
-    CliHarness.Run badMode = h.run(h.base("--experts", "streaming", "--ctx", "1", "--print"));
-    assertEquals(2, badMode.code());
-    assertTrue(badMode.err().contains("is not one of stream, resident"), badMode.err());
-    CliHarness.Run k8 =
-        h.run(h.base("--ctx", "8192", "--experts", "stream", "--kv", "k8v4", "--print"));
-    assertEquals(2, k8.code());
+    assertEquals(1, badFolder.lines().count(), badFolder);
+    refused(2, h.base("--host-file", "m9-ultra", "--yes", "--print"));
+    String badMode = refused(2, h.base("--experts", "streaming", "--ctx", "1", "--print"));
+    assertTrue(badMode.contains("is not one of stream, resident"), badMode);
     assertEquals(
         "strata-setup: metal window: --kv k8v4 is not implemented on Metal (use fp16, int8 or"
             + " q4_0)\n",
-        k8.err());
-    CliHarness.Run ctx = h.run(h.base("--ctx", "0", "--experts", "stream", "--print"));
-    assertEquals(2, ctx.code());
+        refused(2, h.base("--ctx", "8192", "--experts", "stream", "--kv", "k8v4", "--print")));
+    refused(2, h.base("--ctx", "0", "--experts", "stream", "--print"));
   }
 
   @Test
   void mistypedFlagSuggestsTheRightOne() {
-    CliHarness.Run r = h.run("--ctz", "8192");
-    assertEquals(2, r.code());
-    assertTrue(r.err().contains("did you mean --ctx?"), r.err());
+    String err = refused(2, "--ctz", "8192");
+    assertTrue(err.contains("did you mean --ctx?"), err);
   }
 
   @Test
@@ -215,10 +211,8 @@ class SetupCommandTest {
     CliHarness.Run k = h.run(h.base("--ctx", "32k", "--experts", "stream", "--print"));
     assertEquals(0, k.code(), k.err());
     assertEquals(h.run(h.base("--ctx", "32768", "--experts", "stream", "--print")).out(), k.out());
-    CliHarness.Run bad = h.run(h.base("--ctx", "32kb", "--experts", "stream", "--print"));
-    assertEquals(2, bad.code());
-    assertTrue(bad.err().contains("'32kb' is not a context size"), bad.err());
-    assertEquals("", bad.out());
+    String bad = refused(2, h.base("--ctx", "32kb", "--experts", "stream", "--print"));
+    assertTrue(bad.contains("'32kb' is not a context size"), bad);
   }
 
   /** Above the trained context: a warning on stderr, with --print too (stdout stays the YAML). */
