@@ -90,24 +90,25 @@ int gguf_write_model(const char *dir, const char *stem, const gguf_model *m, cha
         char key[256];
         if (k == 0) {
             kv_str(f, "general.architecture", m->arch);
-            snprintf(key, sizeof key, "%s.block_count", m->arch);
-            kv_u32(f, key, (uint32_t)m->blocks);
-            snprintf(key, sizeof key, "%s.context_length", m->arch);
-            kv_u32(f, key, 262144);
-            snprintf(key, sizeof key, "%s.embedding_length", m->arch);
-            kv_u32(f, key, 2048);
-            snprintf(key, sizeof key, "%s.attention.head_count_kv", m->arch);
-            kv_u32(f, key, (uint32_t)m->kv_heads);
-            snprintf(key, sizeof key, "%s.attention.key_length", m->arch);
-            kv_u32(f, key, (uint32_t)m->head_dim);
-            snprintf(key, sizeof key, "%s.attention.value_length", m->arch);
-            kv_u32(f, key, (uint32_t)m->head_dim);
-            snprintf(key, sizeof key, "%s.attention.head_count", m->arch);
-            kv_u32(f, key, 16);
-            snprintf(key, sizeof key, "%s.expert_count", m->arch);
-            kv_u32(f, key, 512);
-            snprintf(key, sizeof key, "%s.expert_used_count", m->arch);
-            kv_u32(f, key, 10);
+            /* the architecture's u32 keys, "<arch>.<suffix>", in the order the file holds them */
+            const struct {
+                const char *suffix;
+                uint32_t value;
+            } arch_keys[] = {
+                {"block_count", (uint32_t)m->blocks},
+                {"context_length", 262144},
+                {"embedding_length", 2048},
+                {"attention.head_count_kv", (uint32_t)m->kv_heads},
+                {"attention.key_length", (uint32_t)m->head_dim},
+                {"attention.value_length", (uint32_t)m->head_dim},
+                {"attention.head_count", 16},
+                {"expert_count", 512},
+                {"expert_used_count", 10},
+            };
+            for (size_t i = 0; i < sizeof arch_keys / sizeof arch_keys[0]; i++) {
+                snprintf(key, sizeof key, "%s.%s", m->arch, arch_keys[i].suffix);
+                kv_u32(f, key, arch_keys[i].value);
+            }
             if (m->interval) {
                 snprintf(key, sizeof key, "%s.full_attention_interval", m->arch);
                 kv_u32(f, key, (uint32_t)m->interval);
