@@ -148,12 +148,18 @@ class SignalsAndIsolateE2eTest {
     return a;
   }
 
-  @Test
-  void anIsolatedSegfaultIsOneLineAndExit70() throws Exception {
+  /** An isolated run whose engine injects {@code fault}: it ended with exit 70. */
+  private static Running crashedIsolated(String fault) throws Exception {
     Running r =
         new Running(
-            List.of("--config", config("segv.yaml", faultArgs("segv")).toString(), "--isolate"));
+            List.of("--config", config(fault + ".yaml", faultArgs(fault)).toString(), "--isolate"));
     assertEquals(70, r.waitFor(), r.out + "\n" + r.err);
+    return r;
+  }
+
+  @Test
+  void anIsolatedSegfaultIsOneLineAndExit70() throws Exception {
+    Running r = crashedIsolated("segv");
     List<String> crash =
         r.err
             .toString()
@@ -171,10 +177,7 @@ class SignalsAndIsolateE2eTest {
 
   @Test
   void anIsolatedAbortIsOneLineAndExit70() throws Exception {
-    Running r =
-        new Running(
-            List.of("--config", config("abort.yaml", faultArgs("abort")).toString(), "--isolate"));
-    assertEquals(70, r.waitFor(), r.out + "\n" + r.err);
+    Running r = crashedIsolated("abort");
     assertTrue(
         r.err.toString().contains("strata-launch: engine crashed: signal 6 (SIGABRT)"),
         r.err.toString());
