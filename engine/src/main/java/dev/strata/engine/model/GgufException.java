@@ -66,6 +66,17 @@ public final class GgufException extends StrataException {
   }
 
   /**
+   * "holds tensor T but KEY is V; the file is damaged": a tensor of a block or expert the header's
+   * count says does not exist ({@link Kind#INCONSISTENT}).
+   */
+  static GgufException tensorBeyond(String file, String tensor, String key, long value) {
+    return new GgufException(
+        Kind.INCONSISTENT,
+        file,
+        "holds tensor " + clip(tensor) + " but " + key + " is " + value + "; the file is damaged");
+  }
+
+  /**
    * A string read from a file (a key, a tensor name) made fit for a message: at most 80 characters
    * and no control characters, so a hostile file can neither flood nor restyle the terminal.
    */
