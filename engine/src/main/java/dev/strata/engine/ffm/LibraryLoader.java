@@ -3,7 +3,6 @@ package dev.strata.engine.ffm;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
@@ -35,13 +34,8 @@ final class LibraryLoader {
      *
      * @throws EngineLoadException (exit 3) when the library lacks the symbol
      */
-    MethodHandle downcall(String symbol, MemoryLayout result, MemoryLayout... args) {
-      return NativeCalls.LINKER.downcallHandle(find(symbol), FunctionDescriptor.of(result, args));
-    }
-
-    /** The same for a {@code void} function without arguments. */
-    MethodHandle downcallVoid(String symbol) {
-      return NativeCalls.LINKER.downcallHandle(find(symbol), FunctionDescriptor.ofVoid());
+    MethodHandle downcall(String symbol, FunctionDescriptor d) {
+      return NativeCalls.LINKER.downcallHandle(find(symbol), d);
     }
 
     private MemorySegment find(String symbol) {

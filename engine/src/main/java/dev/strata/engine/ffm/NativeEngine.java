@@ -62,6 +62,31 @@ public final class NativeEngine implements AutoCloseable {
   private static final FunctionDescriptor LOG_FN =
       FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS);
 
+  /**
+   * {@code int f(int argc, char **argv, strata_log_fn log, void *user)}: strata_engine_main and
+   * strata_engine_check, which takes the argv main would.
+   */
+  private static final FunctionDescriptor MAIN_FN =
+      FunctionDescriptor.of(
+          ValueLayout.JAVA_INT,
+          ValueLayout.JAVA_INT,
+          ValueLayout.ADDRESS,
+          ValueLayout.ADDRESS,
+          ValueLayout.ADDRESS);
+
+  /**
+   * {@code int f(int format, const void *src, size_t n_vectors, int head_dim, void *dst)}:
+   * strata_kv_encode and strata_kv_decode.
+   */
+  private static final FunctionDescriptor KV_FN =
+      FunctionDescriptor.of(
+          ValueLayout.JAVA_INT,
+          ValueLayout.JAVA_INT,
+          ValueLayout.ADDRESS,
+          SIZE_T,
+          ValueLayout.JAVA_INT,
+          ValueLayout.ADDRESS);
+
   /** Only one engine run per process: the ABI's cancel flag and the engines' state are global. */
   private static final AtomicBoolean RUNNING = new AtomicBoolean();
 
@@ -88,7 +113,8 @@ public final class NativeEngine implements AutoCloseable {
     this.arena = lib.arena();
     // The version first: a library of another ABI may lack (or redefine) the other symbols, and
     // "ABI 2, launcher speaks 1" is the message that helps there.
-    MethodHandle abiVersion = lib.downcall("strata_engine_abi_version", ValueLayout.JAVA_INT);
+    MethodHandle abiVersion =
+        lib.downcall("strata_engine_abi_version", FunctionDescriptor.of(ValueLayout.JAVA_INT));
     int version;
     try {
       version = (int) abiVersion.invokeExact();
@@ -109,53 +135,19 @@ public final class NativeEngine implements AutoCloseable {
               + " (use an engine and a launcher from the same release)");
     }
     this.version = version;
-    this.name = lib.downcall("strata_engine_name", ValueLayout.ADDRESS);
-    this.main =
-        lib.downcall(
-            "strata_engine_main",
-            ValueLayout.JAVA_INT,
-            ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS,
-            ValueLayout.ADDRESS,
-            ValueLayout.ADDRESS);
+    this.name = lib.downcall("strata_engine_name", FunctionDescriptor.of(ValueLayout.ADDRESS));
+    this.main = lib.downcall("strata_engine_main", MAIN_FN);
     // ABI 2 requires the check; an ABI 1 library has none (the launcher falls back to its own
     // rules and says so).
-    this.check =
-        version >= 2
-            ? lib.downcall(
-                CHECK_SYMBOL,
-                ValueLayout.JAVA_INT,
-                ValueLayout.JAVA_INT,
-                ValueLayout.ADDRESS,
-                ValueLayout.ADDRESS,
-                ValueLayout.ADDRESS)
-            : null;
-    this.cancel = lib.downcallVoid("strata_engine_cancel");
+    this.check = version >= 2 ? lib.downcall(CHECK_SYMBOL, MAIN_FN) : null;
+    this.cancel = lib.downcall("strata_engine_cancel", FunctionDescriptor.ofVoid());
     this.cellBytes =
         lib.downcall(
             "strata_kv_cell_bytes",
-            SIZE_T,
-            ValueLayout.JAVA_INT,
-            ValueLayout.JAVA_INT,
-            ValueLayout.JAVA_INT);
-    this.encode =
-        lib.downcall(
-            "strata_kv_encode",
-            ValueLayout.JAVA_INT,
-            ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS,
-            SIZE_T,
-            ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS);
-    this.decode =
-        lib.downcall(
-            "strata_kv_decode",
-            ValueLayout.JAVA_INT,
-            ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS,
-            SIZE_T,
-            ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS);
+            FunctionDescriptor.of(
+                SIZE_T, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    this.encode = lib.downcall("strata_kv_encode", KV_FN);
+    this.decode = lib.downcall("strata_kv_decode", KV_FN);
     try {
       MethodHandle onLog =
           MethodHandles.lookup()
@@ -371,11 +363,7 @@ public final class NativeEngine implements AutoCloseable {
    */
   public byte[] encode(KvFormat format, float[] src, int headDim) {
     long rec = recordBytes(format, headDim);
-    if (src.length % headDim != 0) {
-      throw new IllegalArgumentException(
-          src.length + " values are not a whole number of " + headDim + "-value vectors");
-    }
-    long n = src.length / headDim;
+    long n = whole(src.length, headDim, "value", "vectors");
     try (Arena a = Arena.ofConfined()) {
       MemorySegment in = a.allocateFrom(ValueLayout.JAVA_FLOAT, src);
       return kv(encode, "strata_kv_encode", format, headDim, a, in, n, n * rec)
@@ -386,11 +374,7 @@ public final class NativeEngine implements AutoCloseable {
   /** Decodes whole vector records back to floats ({@code strata_kv_decode}). */
   public float[] decode(KvFormat format, byte[] src, int headDim) {
     long rec = recordBytes(format, headDim);
-    if (src.length % rec != 0) {
-      throw new IllegalArgumentException(
-          src.length + " bytes are not a whole number of " + rec + "-byte records");
-    }
-    long n = src.length / rec;
+    long n = whole(src.length, rec, "byte", "records");
     try (Arena a = Arena.ofConfined()) {
       MemorySegment in = a.allocateFrom(ValueLayout.JAVA_BYTE, src);
       return kv(decode, "strata_kv_decode", format, headDim, a, in, n, n * headDim * Float.BYTES)
@@ -420,6 +404,20 @@ public final class NativeEngine implements AutoCloseable {
     }
     check(rc, fnName, format, headDim);
     return out.asSlice(0, outBytes);
+  }
+
+  /**
+   * How many {@code per}-{@code unit} {@code items} {@code length} units hold ("512 values are a
+   * whole number of 256-value vectors").
+   *
+   * @throws IllegalArgumentException when they are not a whole number
+   */
+  private static long whole(long length, long per, String unit, String items) {
+    if (length % per != 0) {
+      throw new IllegalArgumentException(
+          length + " " + unit + "s are not a whole number of " + per + "-" + unit + " " + items);
+    }
+    return length / per;
   }
 
   private static long recordBytes(KvFormat format, int headDim) {

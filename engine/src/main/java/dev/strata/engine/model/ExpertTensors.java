@@ -1,6 +1,7 @@
 package dev.strata.engine.model;
 
 import dev.strata.engine.model.GgufException.Kind;
+import dev.strata.engine.text.Clip;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -64,7 +65,7 @@ final class ExpertTensors {
           Kind.INCONSISTENT,
           shard.file(),
           "holds expert tensor "
-              + GgufException.clip(t.name())
+              + Clip.clip(t.name())
               + " but has no "
               + arch
               + ".expert_count; the file is damaged");
@@ -74,7 +75,7 @@ final class ExpertTensors {
           Kind.INCONSISTENT,
           shard.file(),
           "tensor "
-              + GgufException.clip(t.name())
+              + Clip.clip(t.name())
               + " has shape "
               + t.dims()
               + " but its last dimension must be the expert count "

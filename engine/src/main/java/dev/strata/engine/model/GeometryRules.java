@@ -4,6 +4,7 @@ import dev.strata.engine.model.ArchTable.Arch;
 import dev.strata.engine.model.ArchTable.StateKind;
 import dev.strata.engine.model.ArchTable.Support;
 import dev.strata.engine.model.GgufException.Kind;
+import dev.strata.engine.text.Clip;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -222,9 +223,7 @@ public final class GeometryRules {
           Kind.INCONSISTENT,
           f.file(),
           "general.architecture is "
-              + (arch == null
-                  ? GgufFile.describe(archValue)
-                  : "\"" + GgufException.clip(arch) + "\"")
+              + (arch == null ? GgufFile.describe(archValue) : "\"" + Clip.clip(arch) + "\"")
               + ", not an architecture name; the file is damaged");
     }
     return arch;
@@ -248,7 +247,7 @@ public final class GeometryRules {
               + " models and attention/recurrent hybrids (qwen3next, qwen35, lfm2; docs/MODELS.md)";
     }
     if (why != null) {
-      throw new GgufException(Kind.UNSUPPORTED, f.file(), GgufException.clip(arch) + why);
+      throw new GgufException(Kind.UNSUPPORTED, f.file(), Clip.clip(arch) + why);
     }
   }
 

@@ -2,6 +2,7 @@ package dev.strata.engine.model;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.text.Clip;
 
 /**
  * A model file that cannot be used: one line naming the file, what is wrong and what to do. Exit
@@ -73,7 +74,13 @@ public final class GgufException extends StrataException {
     return new GgufException(
         Kind.INCONSISTENT,
         file,
-        "holds tensor " + clip(tensor) + " but " + key + " is " + value + "; the file is damaged");
+        "holds tensor "
+            + Clip.clip(tensor)
+            + " but "
+            + key
+            + " is "
+            + value
+            + "; the file is damaged");
   }
 
   /**
