@@ -4,6 +4,8 @@ import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.Machine;
+import dev.strata.engine.cli.TableValues;
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Template;
@@ -521,21 +523,14 @@ final class Wizard {
    * refuses less). 1 for templates without a workload (Metal).
    */
   static long minContext(Template t) {
-    long prompt = templateValue(t, "--prompt-tokens");
-    long predict = templateValue(t, "--n-predict");
+    long prompt = templateValue(t, EngineFlags.PROMPT_TOKENS);
+    long predict = templateValue(t, EngineFlags.N_PREDICT);
     return Math.max(1, prompt + predict - KvFormat.EXTRA_CELLS);
   }
 
   private static long templateValue(Template t, String flag) {
-    int i = t.args().indexOf(flag);
-    if (i < 0 || i + 1 >= t.args().size()) {
-      return 0;
-    }
-    try {
-      return Long.parseLong(t.args().get(i + 1));
-    } catch (NumberFormatException e) {
-      return 0;
-    }
+    String v = t.values().get(flag); // the template's args, split by the flag table's rows
+    return v == null || TableValues.problem(flag, v) != null ? 0 : Long.parseLong(v);
   }
 
   private long askContext(ModelGeometry g, Long def, boolean canGoBack) {

@@ -279,8 +279,15 @@ public final class Preflight {
       if (backend == null) {
         throw configError("engine.backend: unknown backend '" + config.engine().backend() + "'");
       }
+      // parsed once, by the config itself (EngineConfig): a config from ConfigCodec.read has it
+      engineArgs = config.engineArgs();
+      if (engineArgs == null) {
+        throw configError(
+            config.parsed().problem() != null
+                ? config.parsed().problem()
+                : "args: not checked for the " + backend.id() + " backend");
+      }
       try {
-        engineArgs = EngineFlags.parse(config.args(), backend);
         EnvPolicy.validate(config.env());
       } catch (StrataException e) {
         throw configError(e.getMessage());
