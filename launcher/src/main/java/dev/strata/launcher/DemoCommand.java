@@ -2,10 +2,10 @@ package dev.strata.launcher;
 
 import dev.strata.engine.Backend;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.ContextSize;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.KvOption;
 import dev.strata.engine.cli.Machine;
-import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.cli.VersionProvider;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
@@ -98,7 +98,7 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--ctx",
       paramLabel = "N",
-      converter = TableValues.Ctx.class,
+      converter = ContextSize.Converter.class,
       description = "Context in tokens (default: ${DEFAULT-VALUE}; 32k = 32768).",
       defaultValue = "32768")
   long ctx;

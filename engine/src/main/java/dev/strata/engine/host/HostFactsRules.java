@@ -1,5 +1,6 @@
 package dev.strata.engine.host;
 
+import dev.strata.engine.text.Clip;
 import java.util.Map;
 
 /**
@@ -37,7 +38,7 @@ public final class HostFactsRules {
           source,
           where,
           "os",
-          "field 'os' must be \"macos\" or \"linux\", got \"" + clip(f.os()) + "\"");
+          "field 'os' must be \"macos\" or \"linux\", got \"" + Clip.clip(f.os()) + "\"");
     }
     text(source, where, "chip", f.chip());
     text(source, where, "os_version", f.osVersion());
@@ -170,23 +171,5 @@ public final class HostFactsRules {
 
   private static void bad(String source, Map<String, String> where, String field, String what) {
     throw new HostFileException(source + where.getOrDefault(field, "") + ": " + what, field);
-  }
-
-  /** Quotes user text into a message safely: short, one line, no control characters. */
-  static String clip(String s) {
-    StringBuilder b = new StringBuilder();
-    int n = 0;
-    for (int i = 0, c; i < s.length(); i += Character.charCount(c), n++) {
-      c = s.codePointAt(i);
-      if (n == 40) {
-        return b.append('…').toString();
-      }
-      if (Character.isISOControl(c)) {
-        b.append(String.format("\\u%04x", c));
-      } else {
-        b.appendCodePoint(c);
-      }
-    }
-    return b.toString();
   }
 }

@@ -1,6 +1,7 @@
 package dev.strata.engine.model;
 
 import dev.strata.engine.model.GgufException.Kind;
+import dev.strata.engine.text.Clip;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -90,7 +91,7 @@ final class GgufParser {
     SequencedMap<String, GgufValue> metadata = new LinkedHashMap<>();
     for (long i = 0; i < kvCount; i++) {
       String key = string(true, "a metadata key");
-      String shown = GgufException.clip(key);
+      String shown = Clip.clip(key);
       if (key.isEmpty()) {
         throw fail(Kind.MALFORMED, "has an empty metadata key; the file is damaged");
       }
@@ -120,7 +121,7 @@ final class GgufParser {
         throw fail(
             Kind.MALFORMED,
             "puts tensor "
-                + GgufException.clip(t.name())
+                + Clip.clip(t.name())
                 + " at data offset "
                 + Long.toUnsignedString(t.offset())
                 + ", expected "
@@ -131,14 +132,13 @@ final class GgufParser {
       try {
         end = Math.addExact(dataOffset, Math.addExact(t.offset(), t.bytes()));
       } catch (ArithmeticException e) {
-        throw fail(
-            Kind.ABSURD_COUNT, "tensor " + GgufException.clip(t.name()) + " ends past 2^63 bytes");
+        throw fail(Kind.ABSURD_COUNT, "tensor " + Clip.clip(t.name()) + " ends past 2^63 bytes");
       }
       if (end > size) {
         throw fail(
             Kind.TRUNCATED,
             "tensor "
-                + GgufException.clip(t.name())
+                + Clip.clip(t.name())
                 + " ends at byte "
                 + end
                 + " but the file has "
@@ -170,7 +170,7 @@ final class GgufParser {
 
   private GgufTensor tensorInfo(Set<String> names) throws IOException {
     String name = string(true, "a tensor name");
-    String tn = GgufException.clip(name);
+    String tn = Clip.clip(name);
     if (name.isEmpty()) {
       throw fail(Kind.MALFORMED, "has a tensor without a name; the file is damaged");
     }

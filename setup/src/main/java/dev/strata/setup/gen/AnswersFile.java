@@ -1,6 +1,7 @@
 package dev.strata.setup.gen;
 
 import dev.strata.engine.Backend;
+import dev.strata.engine.cli.ContextSize;
 import dev.strata.engine.gen.StrictYaml;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
