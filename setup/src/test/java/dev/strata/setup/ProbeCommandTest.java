@@ -88,9 +88,9 @@ class ProbeCommandTest {
     assertTrue(t.contains("  chip         Apple M4 Pro\n"), t);
     assertTrue(t.contains("  cores        14 (10 P + 4 E)"), t);
     assertTrue(t.contains("runs on the 10 performance cores"), t);
-    assertTrue(t.contains("  memory       48 GiB"), t);
+    assertTrue(t.contains("  memory       48.00 GiB"), t);
     assertTrue(t.contains("  wired limit  OS default"), t);
-    assertTrue(t.contains("here 3/4: the Metal engine plans with 36 GiB"), t);
+    assertTrue(t.contains("here 3/4: the Metal engine plans with 36.00 GiB"), t);
     assertTrue(t.contains("  GPU family   1009 (Apple9)"), t);
     assertTrue(t.contains("  Metal 4      yes"), t);
     assertTrue(
