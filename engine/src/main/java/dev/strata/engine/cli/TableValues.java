@@ -32,13 +32,6 @@ public final class TableValues {
     return ((ValueKind.Choice) EngineFlags.lookup(flag).kind()).values();
   }
 
-  /** Throws picocli's conversion error (it adds "Invalid value for option '--flag': "). */
-  static void refuse(String problem) {
-    if (problem != null) {
-      throw new CommandLine.TypeConversionException(problem);
-    }
-  }
-
   /** A converter for a word of the table's row for {@code flag}, then {@code parse}d. */
   abstract static class Word<T> implements ITypeConverter<T> {
     private final String flag;
@@ -53,6 +46,17 @@ public final class TableValues {
     public T convert(String value) {
       refuse(problem(flag, value));
       return parse.apply(value);
+    }
+
+    /**
+     * Throws picocli's conversion error (it adds "Invalid value for option '--flag': "). Here, not
+     * in {@link TableValues}: the fast path of {@code strata-setup --print} uses TableValues, and a
+     * {@code throw} of a picocli class in it would load picocli's jar to verify it.
+     */
+    static void refuse(String problem) {
+      if (problem != null) {
+        throw new CommandLine.TypeConversionException(problem);
+      }
     }
   }
 

@@ -151,7 +151,6 @@ public final class Posix {
     }
   }
 
-  private static final Linker LINKER = Linker.nativeLinker();
   private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
   private static final VarHandle ERRNO =
       CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
@@ -308,20 +307,20 @@ public final class Posix {
   /** The libc handles, resolved on first use. */
   private static final class Calls {
     static final MethodHandle GETEUID =
-        LINKER.downcallHandle(find("geteuid"), FunctionDescriptor.of(ValueLayout.JAVA_INT));
+        NativeCalls.libc("geteuid", FunctionDescriptor.of(ValueLayout.JAVA_INT));
     static final MethodHandle OPEN =
-        LINKER.downcallHandle(
-            find("open"),
+        NativeCalls.libc(
+            "open",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
             CAPTURE);
     static final MethodHandle FSTAT =
-        LINKER.downcallHandle(
-            find("fstat"),
+        NativeCalls.libc(
+            "fstat",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS),
             CAPTURE);
     static final MethodHandle PREAD =
-        LINKER.downcallHandle(
-            find("pread"),
+        NativeCalls.libc(
+            "pread",
             FunctionDescriptor.of(
                 ValueLayout.JAVA_LONG,
                 ValueLayout.JAVA_INT,
@@ -330,11 +329,11 @@ public final class Posix {
                 ValueLayout.JAVA_LONG),
             CAPTURE);
     static final MethodHandle CLOSE =
-        LINKER.downcallHandle(
-            find("close"), FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        NativeCalls.libc(
+            "close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     static final MethodHandle FCNTL =
-        LINKER.downcallHandle(
-            find("fcntl"),
+        NativeCalls.libc(
+            "fcntl",
             FunctionDescriptor.of(
                 ValueLayout.JAVA_INT,
                 ValueLayout.JAVA_INT,
@@ -343,15 +342,8 @@ public final class Posix {
             CAPTURE,
             Linker.Option.firstVariadicArg(2));
     static final MethodHandle STRERROR =
-        LINKER.downcallHandle(
-            find("strerror"), FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-
-    private static MemorySegment find(String fn) {
-      return LINKER
-          .defaultLookup()
-          .find(fn)
-          .orElseThrow(() -> new IllegalStateException("libc lacks " + fn));
-    }
+        NativeCalls.libc(
+            "strerror", FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
 
     private Calls() {}
   }

@@ -67,11 +67,20 @@ public final class GgufException extends StrataException {
   }
 
   /**
-   * A string read from a file (a key, a tensor name) made fit for a message: {@link Clip#clip}, the
-   * one rule for a quoted value.
+   * "holds tensor T but KEY is V; the file is damaged": a tensor of a block or expert the header's
+   * count says does not exist ({@link Kind#INCONSISTENT}).
    */
-  public static String clip(String s) {
-    return Clip.clip(s);
+  static GgufException tensorBeyond(String file, String tensor, String key, long value) {
+    return new GgufException(
+        Kind.INCONSISTENT,
+        file,
+        "holds tensor "
+            + Clip.clip(tensor)
+            + " but "
+            + key
+            + " is "
+            + value
+            + "; the file is damaged");
   }
 
   public Kind kind() {
