@@ -52,7 +52,7 @@ class AnswersFileTest {
             + " host-file)",
         refusal(dir, "model: m\nctz: 8192\n"));
     assertEquals(
-        "a.yaml:1: experts: 'streaming' is not one of stream, resident (did you mean stream?)",
+        "a.yaml:1: experts: 'streaming' is not one of stream, resident",
         refusal(dir, "experts: streaming\n"));
     assertEquals(
         "a.yaml:1: ctx: '32kb' is not a context size: tokens as digits (32768), or with k for x"
