@@ -174,20 +174,9 @@ public final class Posix {
    * @throws IOException with the system's reason
    */
   public static int open(String path, boolean followLast) throws IOException {
-    Platform pf = platform();
-    try (Arena a = Arena.ofConfined()) {
-      MemorySegment state = a.allocate(CALL_STATE);
-      int fd =
-          (int) Calls.OPEN.invokeExact(state, a.allocateFrom(path), pf.openReadFlags(followLast));
-      if (fd < 0) {
-        throw new IOException(strerror((int) ERRNO.get(state, 0L)));
-      }
-      return fd;
-    } catch (IOException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new IllegalStateException("open failed", t);
-    }
+    int flags = platform().openReadFlags(followLast);
+    return call(
+        "open", (a, state) -> (int) Calls.OPEN.invokeExact(state, a.allocateFrom(path), flags));
   }
 
   /** {@code fstat(fd)}. */
@@ -198,7 +187,7 @@ public final class Posix {
       MemorySegment buf = a.allocate(pf.statSize, 8);
       int rc = (int) Calls.FSTAT.invokeExact(state, fd, buf);
       if (rc != 0) {
-        throw new IOException(strerror((int) ERRNO.get(state, 0L)));
+        throw failure(state);
       }
       return pf.decode(buf.asByteBuffer());
     } catch (IOException e) {
@@ -264,19 +253,38 @@ public final class Posix {
    *     limit)
    */
   public static int dupAtLeast(int fd, int min) throws IOException {
-    Platform pf = platform();
+    int cmd = platform().fDupfdCloexec;
+    return call("fcntl", (a, state) -> (int) Calls.FCNTL.invokeExact(state, fd, cmd, min));
+  }
+
+  /** A libc call that returns an int, -1 on failure with errno in the captured call state. */
+  @FunctionalInterface
+  private interface ErrnoCall {
+    int invoke(Arena a, MemorySegment state) throws Throwable;
+  }
+
+  /**
+   * Runs {@code c} with a fresh call state: its result when not negative, else the system's reason
+   * as an IOException.
+   */
+  private static int call(String fn, ErrnoCall c) throws IOException {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment state = a.allocate(CALL_STATE);
-      int nfd = (int) Calls.FCNTL.invokeExact(state, fd, pf.fDupfdCloexec, min);
-      if (nfd < 0) {
-        throw new IOException(strerror((int) ERRNO.get(state, 0L)));
+      int rc = c.invoke(a, state);
+      if (rc < 0) {
+        throw failure(state);
       }
-      return nfd;
+      return rc;
     } catch (IOException e) {
       throw e;
     } catch (Throwable t) {
-      throw new IllegalStateException("fcntl failed", t);
+      throw new IllegalStateException(fn + " failed", t);
     }
+  }
+
+  /** The failure of a call whose errno {@code state} captured: the system's words (strerror). */
+  private static IOException failure(MemorySegment state) {
+    return new IOException(strerror((int) ERRNO.get(state, 0L)));
   }
 
   private static final int EINTR = 4; // Linux and macOS alike
