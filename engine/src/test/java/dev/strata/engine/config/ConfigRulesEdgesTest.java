@@ -117,4 +117,12 @@ class ConfigRulesEdgesTest {
         Configs.withModel("metal", List.of("/models/m-00001-of-00002.gguf"), Map.of("V", "a\tb"));
     assertEquals(Map.of("V", "a\tb"), ConfigCodec.read(ConfigCodec.write(tab), "c").env());
   }
+
+  @Test
+  void aFractionWhereACountGoesIsNamedAsANumber() {
+    ConfigException e = refused(with("cpu_cores: 14", "cpu_cores: 1.5"));
+    assertEquals(
+        "c.yaml:14:14: host.cpu_cores: expected a whole number in decimal, found the number 1.5",
+        e.getMessage());
+  }
 }
