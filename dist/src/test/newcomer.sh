@@ -25,7 +25,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-newcomer.XXXXXX")
 sock="strata-newcomer-$$"
 cleanup() {
   tmux -L "$sock" kill-server >/dev/null 2>&1
-  rm -rf "$tmp"
+  [ -n "${STRATA_NEWCOMER_KEEP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT
 
@@ -45,8 +45,10 @@ record() { # status name [detail]
 expect() { if [ "$2" = 0 ]; then record pass "$1"; else record fail "$1" "$3"; fi; }
 step() { printf '  -- %s (at %ss)\n' "$1" "$SECONDS"; }
 run() { # cmd... : stdout, stderr, exit code into $out $err $rc (files $tmp/out $tmp/err)
+  local t0=$SECONDS
   "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
   rc=$?
+  [ $((SECONDS - t0)) -lt 2 ] || printf '        (%ss: %s)\n' "$((SECONDS - t0))" "$*" | cut -c1-140
   out=$(cat "$tmp/out")
   err=$(cat "$tmp/err")
 }

@@ -116,8 +116,7 @@ public final class DemoCommand implements Callable<Integer> {
     Path folder = dir != null ? machine.resolve(dir) : DemoPaths.cacheDir(io.env(), os);
     folder = folder.toAbsolutePath().normalize();
     KvFormat format = kv.format();
-    Path library =
-        DemoPaths.findRefLibrary(str(machine.strataRoot()), str(machine.strataHome()), os);
+    Path library = DemoPaths.findRefLibrary(machine.strataRoot(), machine.strataHome(), os);
 
     // 1. The model: reused when a complete demo set is already there.
     Path modelDir = folder.resolve("model");
@@ -129,7 +128,7 @@ public final class DemoCommand implements Callable<Integer> {
     GgufModel model = GgufReader.readModel(shards.getFirst());
 
     // 2. The config, from strata-setup's generator: this machine, strata-ref, its sha256 pinned.
-    HostFacts host = machine.probe().apply(io.env()).facts();
+    HostFacts host = machine.probeAndSay(io, "strata-launch", io.env(), note -> true).facts();
     List<String> shardPaths = new ArrayList<>();
     shards.forEach(p -> shardPaths.add(p.toString()));
     EngineConfig config =
@@ -212,10 +211,6 @@ public final class DemoCommand implements Callable<Integer> {
                 + Reports.quote(configPath.toString()));
     io.out().flush();
     return code;
-  }
-
-  private static String str(Path p) {
-    return p == null ? null : p.toString();
   }
 
   /**

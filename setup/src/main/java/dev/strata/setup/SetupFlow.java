@@ -285,7 +285,7 @@ final class SetupFlow {
       return e.exitCode();
     }
     if (showPlan) {
-      io.out().print(PlanText.table(g.plan()));
+      io.out().print(PlanText.table(g.plan(), io.width()));
     }
     switch (w.outcome()) {
       case CREATED -> io.out().println("wrote " + TerminalText.escape(w.path().toString()));
@@ -373,7 +373,10 @@ final class SetupFlow {
       env = new HashMap<>(env);
       env.put(HostProbe.PROBE_ENV, HostProbe.SYSCTL_ONLY);
     }
-    ProbeResult probed = machine.probe().apply(env);
+    // --gpu-family answers for Metal: its notes are not the user's news then
+    ProbeResult probed =
+        machine.probeAndSay(
+            io, "strata-setup", env, note -> gpuFamily == null || !note.startsWith("Metal: "));
     HostFacts facts = probed.facts();
     if (gpuFamily != null) {
       if (!facts.isMac()) {
@@ -383,12 +386,6 @@ final class SetupFlow {
       }
       facts = HostProbe.withGpuFamily(facts, gpuFamily);
     }
-    for (String note : probed.notes()) {
-      if (gpuFamily == null || !note.startsWith("Metal: ")) { // --gpu-family answers for Metal
-        io.err().println("strata-setup: probe: " + note);
-      }
-    }
-    io.err().flush();
     gpuUnknown = !probed.gpuFromMetal() && gpuFamily == null && facts.isMac();
     return new HostProfiles.Loaded(facts, "probed");
   }

@@ -200,15 +200,17 @@ public final class PlanText {
     }
     String fmt = "  %-" + wItem + "s  %" + wGib + "s  %" + wBytes + "s  %s";
     StringBuilder out = new StringBuilder();
-    out.append("memory plan: ")
-        .append(p.backend().id())
-        .append(", experts ")
-        .append(p.experts().id())
-        .append(", context ")
-        .append(p.context())
-        .append(", KV ")
-        .append(kv.format().flagName())
-        .append('\n');
+    out.append(
+        hanging(
+            "memory plan: ",
+            p.backend().id()
+                + ", experts "
+                + p.experts().id()
+                + ", context "
+                + p.context()
+                + ", KV "
+                + kv.format().flagName(),
+            width));
     out.append(String.format(Locale.ROOT, fmt, "item", "GiB", "bytes", "detail").stripTrailing())
         .append('\n');
     for (Row r : rows) {
