@@ -9,12 +9,10 @@
 # per q4_0 code path this CPU has (STRATA_KERNELS_ISA = portable, simd128, avx2; the last is the default
 # the library picks), so the vector paths are measured against the portable kernel in the same session;
 # int8 and fp16 take the same code in every run.
-set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+. "$(dirname "$0")/../lib.sh"
 mib="${1:-64}"
 reps="${2:-9}"
-out="${3:-$root/bench/results/$(date +%F)-kv-kernels}"
+out="${3:-$(bench_results kv-kernels)}"
 mkdir -p "$out" "$root/kernels/target/native"
 
 make -s -C "$root/kernels" lib

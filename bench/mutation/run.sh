@@ -4,8 +4,13 @@
 #   bench/mutation/run.sh [OUT_DIR] [PACKAGE...]
 #
 # OUT_DIR defaults to bench/results/<today>-mutation. PACKAGE is module:java.package, default the
-# core list below. For each package PIT mutates its classes and runs the module's tests that cover
-# each mutated line (left out: the 10,000-case fuzz tests, which would run once per mutant, and the
+# core list below, optionally module:name:CLASSES[:TESTS] where CLASSES and TESTS are PIT globs
+# (comma-separated) for targetClasses and targetTests (default name.* and every test of the module);
+# name is then only the report's folder (library trust mutates two classes of the mostly native
+# dev.strata.engine.ffm plus dev.strata.engine.trust).
+# PIT_THREADS (default 2) sets PIT's threads. (PIT 1.30's incremental analysis needs the commercial
+# arcmutate history plugin, so a re-run after adding tests names the package or its classes again.)
+# For each package PIT mutates its classes and runs the module's tests that cover each mutated line (left out: the 10,000-case fuzz tests, which would run once per mutant, and the
 # ASan self test of strata-ref, which mutates nothing in Java and takes ~40 s). Writes OUT_DIR/<package>/{mutations.xml,index.html,...}
 # and OUT_DIR/summary.md (score per package = killed (incl. timed out) / all mutants; survivors
 # listed). Too slow for every CI run: about 1-2 minutes per package on 2 quiet cores, longer on a
@@ -25,6 +30,7 @@ if [ ${#pkgs[@]} -eq 0 ]; then
     engine:dev.strata.engine.config
     engine:dev.strata.engine.write
     engine:dev.strata.engine.host
+    engine:library-trust:dev.strata.engine.trust.*,dev.strata.engine.ffm.VerifiedLibrary*,dev.strata.engine.ffm.LibraryFile*
     launcher:dev.strata.launcher.preflight
   )
 fi
@@ -36,17 +42,19 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd -P)
 start=$(date +%s)
 for spec in "${pkgs[@]}"; do
-  module=${spec%%:*} pkg=${spec#*:}
+  IFS=: read -r module pkg classes tests <<<"$spec"
+  classes=${classes:-$pkg.*}
   echo "mutation: $pkg ($module)" >&2
+  echo "$pkg start $(date -u +%H:%M:%S) uptime: $(uptime)" >>"$out/times.txt"
   t0=$(date +%s)
   # -am builds the module's dependencies from this tree (never ~/.m2); PIT runs in each reactor
   # module but finds mutants only in the one that holds the package
   mvn -B -q -ntp -Dstyle.color=never -Dspotless.check.skip=true -pl "$module" -am \
     test-compile org.pitest:pitest-maven:mutationCoverage -DfailWhenNoMutations=false \
-    -Dthreads="${PIT_THREADS:-2}" -DtargetClasses="$pkg.*" \
+    -Dthreads="${PIT_THREADS:-2}" -DtargetClasses="$classes" ${tests:+-DtargetTests="$tests"} \
     -DexcludedTestClasses='*FuzzTest,*NativeSelfTest' -DreportsDirectory="$out/$pkg" >"$out/$pkg.log" 2>&1 \
     || { echo "mutation: PIT failed for $pkg, see $out/$pkg.log" >&2; continue; }
-  echo "$pkg $(( $(date +%s) - t0 ))" >>"$out/times.txt"
+  echo "$pkg done $(date -u +%H:%M:%S) after $(( $(date +%s) - t0 )) s, uptime: $(uptime)" >>"$out/times.txt"
 done
 python3 - "$out" "$(( $(date +%s) - start ))" <<'PY'
 import sys, os, glob, xml.etree.ElementTree as ET

@@ -7,15 +7,10 @@
 #   bench/scaling/run.sh [rounds] [outdir]        (default 15 rounds, bench/results/<today>-scaling)
 #
 # Needs the built distribution (./strata build). Writes raw.txt (command, machine, load, output).
-set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+. "$(dirname "$0")/../lib.sh"
 rounds="${1:-15}"
-out="${2:-$root/bench/results/$(date +%F)-scaling}"
-dist="$root/dist/target/strata-0.1.0"
-[ -x "$dist/bin/strata-setup" ] || { echo "run.sh: no distribution at $dist: run ./strata build first" >&2; exit 2; }
-. "$dist/libexec/find-jdk.sh"
-jdk=$(strata_find_jdk "$root/dist/target/.strata-java-home") || { echo "run.sh: $STRATA_NO_JDK_MESSAGE" >&2; exit 2; }
+out="${2:-$(bench_results scaling)}"
+bench_dist
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/strata-scaling.XXXXXX")
 trap 'rm -rf "$work"' EXIT

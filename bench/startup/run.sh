@@ -18,15 +18,11 @@
 # M is the demo model (first of 4 shards, written to a temporary folder), H templates/hosts/m4-pro-48.json,
 # L a placeholder engine library (its sha256 is pinned), C a config for this machine's backend.
 # Writes raw.csv (every run: wall and CPU seconds), the commands' first stdout, and README.md.
-set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+. "$(dirname "$0")/../lib.sh"
 rounds="${1:-11}"
-out="${2:-$root/bench/results/$(date +%F)-startup}"
-built="$root/dist/target/strata-0.1.0"
-[ -x "$built/bin/strata-setup" ] || { echo "run.sh: no distribution at $built: run ./strata build first" >&2; exit 2; }
-. "$built/libexec/find-jdk.sh"
-jdk=$(strata_find_jdk "$root/dist/target/.strata-java-home") || { echo "run.sh: $STRATA_NO_JDK_MESSAGE" >&2; exit 2; }
+out="${2:-$(bench_results startup)}"
+bench_dist
+built="$dist"
 export JAVA_HOME="$jdk"
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/strata-startup.XXXXXX")

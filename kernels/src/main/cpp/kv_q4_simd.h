@@ -128,29 +128,23 @@ static inline __attribute__((always_inline)) vi order_keys(vf v) {
 static inline __attribute__((always_inline)) vi vmax(vi a, vi b) { return a > b ? a : b; }
 static inline __attribute__((always_inline)) vi vmin(vi a, vi b) { return a < b ? a : b; }
 
-static inline __attribute__((always_inline)) int hmax(vi v) {
+// Horizontal reduction of the lanes by Op (vmax or vmin): log2(lanes) butterfly steps, every lane
+// ends with the result.
+template <vi (*Op)(vi, vi)>
+static inline __attribute__((always_inline)) int hreduce(vi v) {
 #if KVS_LANES == 8
-  v = vmax(v, __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3));
-  v = vmax(v, __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5));
-  v = vmax(v, __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6));
+  v = Op(v, __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3));
+  v = Op(v, __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5));
+  v = Op(v, __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6));
 #else
-  v = vmax(v, __builtin_shufflevector(v, v, 2, 3, 0, 1));
-  v = vmax(v, __builtin_shufflevector(v, v, 1, 0, 3, 2));
+  v = Op(v, __builtin_shufflevector(v, v, 2, 3, 0, 1));
+  v = Op(v, __builtin_shufflevector(v, v, 1, 0, 3, 2));
 #endif
   return v[0];
 }
 
-static inline __attribute__((always_inline)) int hmin(vi v) {
-#if KVS_LANES == 8
-  v = vmin(v, __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3));
-  v = vmin(v, __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5));
-  v = vmin(v, __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6));
-#else
-  v = vmin(v, __builtin_shufflevector(v, v, 2, 3, 0, 1));
-  v = vmin(v, __builtin_shufflevector(v, v, 1, 0, 3, 2));
-#endif
-  return v[0];
-}
+static inline __attribute__((always_inline)) int hmax(vi v) { return hreduce<vmax>(v); }
+static inline __attribute__((always_inline)) int hmin(vi v) { return hreduce<vmin>(v); }
 
 static inline float key_to_float(int k) {
   int b = k ^ ((k >> 31) & 0x7fffffff);

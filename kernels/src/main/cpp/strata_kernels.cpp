@@ -141,8 +141,45 @@ extern "C" size_t strata_kernels_record_bytes(int format, int head_dim) {
   }
 }
 
-extern "C" int strata_kernels_encode(int format, const float *src, size_t n_vectors, int head_dim,
-                                     uint8_t *dst) {
+namespace {
+
+// Encode and decode differ only in their element types, their kernels and which side holds the
+// records: one body (convert) checks the arguments and picks the path for both directions.
+struct Encode {
+  using In = float;
+  using Out = uint8_t;
+  static constexpr std::size_t kQ4In = KV_Q4_DIM;
+  static constexpr std::size_t kQ4Out = KV_Q4_RECORD_BYTES;
+  static constexpr auto kF16 = kv_encode_f16;
+  static constexpr auto kPortable = kv_encode;
+  static void q4_simd128(const In *s, Out *d) { kvs_base::q4_encode(s, d); }
+#ifdef STRATA_KERNELS_AVX2
+  static void q4_avx2(const In *s, Out *d) { kvs_avx2::q4_encode(s, d); }
+#endif
+};
+
+struct Decode {
+  using In = uint8_t;
+  using Out = float;
+  static constexpr std::size_t kQ4In = KV_Q4_RECORD_BYTES;
+  static constexpr std::size_t kQ4Out = KV_Q4_DIM;
+  static constexpr auto kF16 = kv_decode_f16;
+  static constexpr auto kPortable = kv_decode;
+  static void q4_simd128(const In *s, Out *d) { kvs_base::q4_decode(s, d); }
+#ifdef STRATA_KERNELS_AVX2
+  static void q4_avx2(const In *s, Out *d) { kvs_avx2::q4_decode(s, d); }
+#endif
+};
+
+// One q4_0 vector per grid index through a vector path (Q4 is q4_simd128 or q4_avx2).
+template <class Dir, void (*Q4)(const typename Dir::In *, typename Dir::Out *)>
+void q4_vector(const typename Dir::In *s, typename Dir::Out *d, const KvParams &, uint32_t gid) {
+  Q4(s + std::size_t{gid} * Dir::kQ4In, d + std::size_t{gid} * Dir::kQ4Out);
+}
+
+template <class Dir>
+int convert(int format, const typename Dir::In *src, size_t n_vectors, int head_dim,
+            typename Dir::Out *dst, bool records_in) {
   int rc = check(format, head_dim);
   if (rc != 0) {
     return rc;
@@ -153,58 +190,33 @@ extern "C" int strata_kernels_encode(int format, const float *src, size_t n_vect
   if (src == nullptr || dst == nullptr) {
     return STRATA_KERNELS_ENULL;
   }
-  std::size_t rec = strata_kernels_record_bytes(format, head_dim);
+  const std::size_t rec = strata_kernels_record_bytes(format, head_dim);
+  const std::size_t in = records_in ? rec : head_dim;
+  const std::size_t out = records_in ? head_dim : rec;
   if (format == STRATA_KERNELS_FP16) {
-    run(format, src, n_vectors, head_dim, dst, head_dim, rec, kv_encode_f16);
+    run(format, src, n_vectors, head_dim, dst, in, out, Dir::kF16);
   } else if (format == STRATA_KERNELS_Q4_0 && isa() == Isa::kSimd128) {
-    run(format, src, n_vectors, head_dim, dst, head_dim, rec,
-        [](const float *s, uint8_t *d, const KvParams &, uint32_t gid) {
-          kvs_base::q4_encode(s + std::size_t{gid} * KV_Q4_DIM, d + std::size_t{gid} * KV_Q4_RECORD_BYTES);
-        });
+    run(format, src, n_vectors, head_dim, dst, in, out, q4_vector<Dir, Dir::q4_simd128>);
 #ifdef STRATA_KERNELS_AVX2
   } else if (format == STRATA_KERNELS_Q4_0 && isa() == Isa::kAvx2) {
-    run(format, src, n_vectors, head_dim, dst, head_dim, rec,
-        [](const float *s, uint8_t *d, const KvParams &, uint32_t gid) {
-          kvs_avx2::q4_encode(s + std::size_t{gid} * KV_Q4_DIM, d + std::size_t{gid} * KV_Q4_RECORD_BYTES);
-        });
+    run(format, src, n_vectors, head_dim, dst, in, out, q4_vector<Dir, Dir::q4_avx2>);
 #endif
   } else {
-    run(format, src, n_vectors, head_dim, dst, head_dim, rec, kv_encode);
+    run(format, src, n_vectors, head_dim, dst, in, out, Dir::kPortable);
   }
   return 0;
 }
 
+}  // namespace
+
+extern "C" int strata_kernels_encode(int format, const float *src, size_t n_vectors, int head_dim,
+                                     uint8_t *dst) {
+  return convert<Encode>(format, src, n_vectors, head_dim, dst, false);
+}
+
 extern "C" int strata_kernels_decode(int format, const uint8_t *src, size_t n_vectors, int head_dim,
                                      float *dst) {
-  int rc = check(format, head_dim);
-  if (rc != 0) {
-    return rc;
-  }
-  if (n_vectors == 0) {
-    return 0;
-  }
-  if (src == nullptr || dst == nullptr) {
-    return STRATA_KERNELS_ENULL;
-  }
-  std::size_t rec = strata_kernels_record_bytes(format, head_dim);
-  if (format == STRATA_KERNELS_FP16) {
-    run(format, src, n_vectors, head_dim, dst, rec, head_dim, kv_decode_f16);
-  } else if (format == STRATA_KERNELS_Q4_0 && isa() == Isa::kSimd128) {
-    run(format, src, n_vectors, head_dim, dst, rec, head_dim,
-        [](const uint8_t *s, float *d, const KvParams &, uint32_t gid) {
-          kvs_base::q4_decode(s + std::size_t{gid} * KV_Q4_RECORD_BYTES, d + std::size_t{gid} * KV_Q4_DIM);
-        });
-#ifdef STRATA_KERNELS_AVX2
-  } else if (format == STRATA_KERNELS_Q4_0 && isa() == Isa::kAvx2) {
-    run(format, src, n_vectors, head_dim, dst, rec, head_dim,
-        [](const uint8_t *s, float *d, const KvParams &, uint32_t gid) {
-          kvs_avx2::q4_decode(s + std::size_t{gid} * KV_Q4_RECORD_BYTES, d + std::size_t{gid} * KV_Q4_DIM);
-        });
-#endif
-  } else {
-    run(format, src, n_vectors, head_dim, dst, rec, head_dim, kv_decode);
-  }
-  return 0;
+  return convert<Decode>(format, src, n_vectors, head_dim, dst, true);
 }
 
 extern "C" const char *strata_kernels_isa(void) {

@@ -26,12 +26,6 @@ public enum Backend {
     if (id == null) {
       return null;
     }
-    String s = id.toLowerCase(Locale.ROOT);
-    for (Backend b : values()) {
-      if (b.id.equals(s)) {
-        return b;
-      }
-    }
-    return null;
+    return Keywords.find(Backend.class, Backend::id, id.toLowerCase(Locale.ROOT));
   }
 }

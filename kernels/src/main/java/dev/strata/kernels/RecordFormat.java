@@ -1,17 +1,19 @@
 package dev.strata.kernels;
 
+import java.util.Locale;
+
 /**
- * The vector-record formats of docs/ENGINE-CONTRACT.md, KV formats, with the C ABI's ids. k8v4 (id
- * 3) is a cell-level mix of an int8 K record and a q4_0 V record, not a record format, so it has no
- * constant here.
+ * The vector-record formats of docs/ENGINE-CONTRACT.md, KV formats, in the order of the C ABI's
+ * ids. k8v4 (id 3) is a cell-level mix of an int8 K record and a q4_0 V record, not a record
+ * format, so it has no constant here.
  */
 public enum RecordFormat {
   /** head_dim × fp16. */
-  FP16(0, "fp16"),
+  FP16,
   /** head_dim int8 codes, then one fp16 scale per 64 values. */
-  INT8(1, "int8"),
+  INT8,
   /** FWHT-256, then 8 llama.cpp block_q4_0 (144 bytes). */
-  Q4_0(2, "q4_0");
+  Q4_0;
 
   /** The only head_dim q4_0 supports: FWHT-256 rotates exactly 256 values. */
   public static final int Q4_DIM = 256;
@@ -24,22 +26,12 @@ public enum RecordFormat {
   /** Values per int8 scale. */
   public static final int INT8_GROUP = 64;
 
-  private final int id;
-  private final String label;
-
-  RecordFormat(int id, String label) {
-    this.id = id;
-    this.label = label;
-  }
-
-  /** The C ABI's format id. */
-  public int id() {
-    return id;
-  }
-
-  /** The {@code --kv} spelling, also the stem of the test-vector files. */
+  /**
+   * The {@code --kv} spelling (the constant's name in lower case), also the stem of the test-vector
+   * files.
+   */
   public String label() {
-    return label;
+    return name().toLowerCase(Locale.ROOT);
   }
 
   /** Whether headDim fits the format: positive; int8 a multiple of 64; q4_0 exactly 256. */
@@ -60,7 +52,10 @@ public enum RecordFormat {
   public int recordBytes(int headDim) {
     if (!accepts(headDim)) {
       throw new IllegalArgumentException(
-          label + " does not accept head_dim " + headDim + " (int8: a multiple of 64, q4_0: 256)");
+          label()
+              + " does not accept head_dim "
+              + headDim
+              + " (int8: a multiple of 64, q4_0: 256)");
     }
     return switch (this) {
       case FP16 -> 2 * headDim;

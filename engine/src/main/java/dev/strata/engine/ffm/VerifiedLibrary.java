@@ -1,5 +1,6 @@
 package dev.strata.engine.ffm;
 
+import dev.strata.engine.Folders;
 import dev.strata.engine.Sha256;
 import dev.strata.engine.trust.TrustRefused;
 import dev.strata.engine.trust.TrustedPath;
@@ -7,16 +8,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Comparator;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.stream.Stream;
 
 /**
  * An engine library opened once and checked on that open file, ready to be loaded as exactly the
@@ -196,7 +194,7 @@ public final class VerifiedLibrary implements AutoCloseable {
         try {
           copy = privateCopy(bytes, actual, dir, f.real().getFileName().toString(), me);
         } catch (RuntimeException e) {
-          deleteTree(dir);
+          Folders.deleteQuietly(dir);
           throw e;
         }
         v = new VerifiedLibrary(abs, f.real(), actual, pinned, strategy, f, dir, copy);
@@ -427,7 +425,7 @@ public final class VerifiedLibrary implements AutoCloseable {
       file = null;
     }
     if (privateDir != null) {
-      deleteTree(privateDir);
+      Folders.deleteQuietly(privateDir);
     }
   }
 
@@ -454,24 +452,5 @@ public final class VerifiedLibrary implements AutoCloseable {
 
   static String abbreviate(String hex) {
     return hex.length() > 16 ? hex.substring(0, 16) + "…" : hex;
-  }
-
-  private static void deleteTree(Path dir) {
-    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      walk.sorted(Comparator.reverseOrder())
-          .forEach(
-              p -> {
-                try {
-                  Files.deleteIfExists(p);
-                } catch (IOException e) {
-                  // a private folder left in the temp folder is harmless
-                }
-              });
-    } catch (IOException e) {
-      // same
-    }
   }
 }

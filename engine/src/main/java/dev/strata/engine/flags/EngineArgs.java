@@ -1,5 +1,6 @@
 package dev.strata.engine.flags;
 
+import dev.strata.engine.Keywords;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import java.nio.file.Path;
@@ -40,29 +41,18 @@ public record EngineArgs(
   /** The faults strata-ref can inject, to test {@code strata-launch --isolate}. */
   public enum Fault {
     /** Dereference a null pointer: SIGSEGV. */
-    SEGV("segv"),
+    SEGV,
     /** Call abort(): SIGABRT. */
-    ABORT("abort");
+    ABORT;
 
-    private final String id;
-
-    Fault(String id) {
-      this.id = id;
-    }
-
-    /** The value of {@code --fault}. */
+    /** The value of {@code --fault}: the constant's name in lower case. */
     public String id() {
-      return id;
+      return Keywords.lower(this);
     }
 
     /** Parses a flag value; null when unknown. */
     public static Fault fromId(String id) {
-      for (Fault f : values()) {
-        if (f.id.equals(id)) {
-          return f;
-        }
-      }
-      return null;
+      return Keywords.find(Fault.class, Fault::id, id);
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.strata.engine.kv;
 
+import dev.strata.engine.Keywords;
+
 /**
  * The KV-cache formats (docs/ENGINE-CONTRACT.md, KV formats) — the single source of cell sizes. A
  * <em>vector record</em> holds one head vector of {@code head_dim} values; a <em>cell</em> holds
@@ -7,13 +9,13 @@ package dev.strata.engine.kv;
  */
 public enum KvFormat {
   /** 256 × fp16. */
-  FP16(0, "fp16"),
+  FP16(0),
   /** int8 codes, then one fp16 scale per 64 values (d = amax/127). */
-  INT8(1, "int8"),
+  INT8(1),
   /** FWHT-256 rotation, then llama.cpp block_q4_0 (32 values in 18 bytes). */
-  Q4_0(2, "q4_0"),
+  Q4_0(2),
   /** K as int8, V as q4_0 — refused on Metal. */
-  K8V4(3, "k8v4");
+  K8V4(3);
 
   /**
    * Extra cells every pool holds beyond the context (docs/ENGINE-CONTRACT.md, KV formats: cells =
@@ -30,11 +32,9 @@ public enum KvFormat {
   public static final int Q4_BLOCK_BYTES = 2 + Q4_BLOCK / 2;
 
   private final int id;
-  private final String flagName;
 
-  KvFormat(int id, String name) {
+  KvFormat(int id) {
     this.id = id;
-    this.flagName = name;
   }
 
   /** The C ABI's format number. */
@@ -42,29 +42,19 @@ public enum KvFormat {
     return id;
   }
 
-  /** The name used by {@code --kv}. */
+  /** The name used by {@code --kv}: the constant's name in lower case ({@link Keywords#lower}). */
   public String flagName() {
-    return flagName;
+    return Keywords.lower(this);
   }
 
   /** Parses a {@code --kv} value; null when unknown. */
   public static KvFormat fromName(String name) {
-    for (KvFormat f : values()) {
-      if (f.flagName.equals(name)) {
-        return f;
-      }
-    }
-    return null;
+    return Keywords.find(KvFormat.class, KvFormat::flagName, name);
   }
 
   /** Parses a C ABI format number; null when unknown. */
   public static KvFormat fromId(int id) {
-    for (KvFormat f : values()) {
-      if (f.id == id) {
-        return f;
-      }
-    }
-    return null;
+    return Keywords.find(KvFormat.class, KvFormat::id, id);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.strata.engine.kv;
 
+import dev.strata.engine.Keywords;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -26,25 +27,23 @@ public final class PipelineKeys {
   /** Function constants the sites bind (index as in the .metal sources). */
   public enum FunctionConstant {
     /** The k4 right-input layouts (MTLGPUFamilyApple10 hardware) of the prompt chains. */
-    K4_LAYOUT(7, "coop_k4"),
+    COOP_K4(7),
     /** q4_0 pools: rotate Q, dequantize q4 blocks, rotate the output back. */
-    KV_Q4(25, "kv_q4");
+    KV_Q4(25);
 
     private final int index;
-    private final String mslName;
 
-    FunctionConstant(int index, String mslName) {
+    FunctionConstant(int index) {
       this.index = index;
-      this.mslName = mslName;
     }
 
     public int index() {
       return index;
     }
 
-    /** The constant's name in the .metal source. */
+    /** The constant's name in the .metal source: the constant's name in lower case. */
     public String mslName() {
-      return mslName;
+      return Keywords.lower(this);
     }
   }
 
@@ -64,11 +63,10 @@ public final class PipelineKeys {
     /** Prompt chain: append a chunk of prompt K/V to the pools. */
     PROMPT_KV_APPEND("qsa_prompt_kv_append", Chain.PROMPT, FunctionConstant.KV_Q4),
     /** Prompt chain: the matrix-unit GEMM attention. */
-    PROMPT_GEMM(
-        "qsa_prompt_gemm", Chain.PROMPT, FunctionConstant.K4_LAYOUT, FunctionConstant.KV_Q4),
+    PROMPT_GEMM("qsa_prompt_gemm", Chain.PROMPT, FunctionConstant.COOP_K4, FunctionConstant.KV_Q4),
     /** Prompt chain: the flash attention chain. */
     PROMPT_FLASH(
-        "qsa_prompt_flash", Chain.PROMPT, FunctionConstant.K4_LAYOUT, FunctionConstant.KV_Q4),
+        "qsa_prompt_flash", Chain.PROMPT, FunctionConstant.COOP_K4, FunctionConstant.KV_Q4),
     /** kernels/src/main/metal/kv_kernels.metal: encode vector records. */
     KV_ENCODE("kv_encode", Chain.KV_KERNELS, FunctionConstant.KV_Q4),
     /** kernels/src/main/metal/kv_kernels.metal: decode vector records. */
@@ -142,7 +140,7 @@ public final class PipelineKeys {
       int v =
           switch (fc) {
             case KV_Q4 -> pools == KvFormat.Q4_0 ? 1 : 0;
-            case K4_LAYOUT -> k4 ? 1 : 0;
+            case COOP_K4 -> k4 ? 1 : 0;
           };
       values.put(fc.index(), v);
     }

@@ -1,30 +1,21 @@
 package dev.strata.engine.model;
 
+import dev.strata.engine.Keywords;
+
 /** Where the MoE experts live while the engine runs. */
 public enum ExpertsMode {
   /** Experts stream from the SSD into an arena of resident slots; the page cache does the rest. */
-  STREAM("stream"),
+  STREAM,
   /** Every expert is loaded and kept in memory. */
-  RESIDENT("resident");
+  RESIDENT;
 
-  private final String id;
-
-  ExpertsMode(String id) {
-    this.id = id;
-  }
-
-  /** The value of {@code --experts}. */
+  /** The value of {@code --experts}: the constant's name in lower case. */
   public String id() {
-    return id;
+    return Keywords.lower(this);
   }
 
   /** Parses a flag value; null when unknown. */
   public static ExpertsMode fromId(String id) {
-    for (ExpertsMode m : values()) {
-      if (m.id.equals(id)) {
-        return m;
-      }
-    }
-    return null;
+    return Keywords.find(ExpertsMode.class, ExpertsMode::id, id);
   }
 }

@@ -14,8 +14,4 @@ public final class TrustRefused extends StrataException {
   public TrustRefused(String message) {
     super(ExitCodes.PREFLIGHT, message);
   }
-
-  public TrustRefused(String message, Throwable cause) {
-    super(ExitCodes.PREFLIGHT, message, cause);
-  }
 }

@@ -352,7 +352,7 @@ class NativeEngineTest {
       x[i] = i % 97 == 0 ? 0f : (float) (r.nextGaussian() * (i % 13 == 0 ? 20 : 1));
     }
     for (RecordFormat rf : RecordFormat.values()) {
-      KvFormat f = KvFormat.fromId(rf.id());
+      KvFormat f = KvFormat.fromName(rf.label());
       byte[] viaFfm = engine.encode(f, x, 256);
       byte[] reference = KvReference.encode(rf, x, 8, 256);
       assertArrayEquals(reference, viaFfm, f.flagName() + " records");

@@ -111,4 +111,48 @@ class KvFormatTest {
     org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn(""));
     org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn(null));
   }
+
+  @Test
+  void aModelWithoutQsaLayersHasEmptyPoolsAndAZeroHeadDimIsRefused() {
+    // a recurrent-only stack has no KV pools; a negative count or an empty head is a bad file
+    assertEquals(0, KvFormat.FP16.poolBytes(4096, HEADS, DIM, 0));
+    assertEquals(0, KvFormat.Q4_0.poolBytes(4096, HEADS, DIM, 0));
+    assertThrows(
+        IllegalArgumentException.class, () -> KvFormat.FP16.poolBytes(4096, HEADS, DIM, -1));
+    assertThrows(IllegalArgumentException.class, () -> KvFormat.FP16.kRecordBytes(0));
+    assertThrows(IllegalArgumentException.class, () -> KvFormat.FP16.cellBytes(HEADS, 0));
+    assertEquals(2, KvFormat.FP16.kRecordBytes(1));
+  }
+
+  @Test
+  void thePcEngineRotatesOnlyItsInt8PoolsAndSaysSo() {
+    Map<String, String> rot = Map.of("STRATA_KV_ROT", "1");
+    var int8 =
+        assertInstanceOf(KvDecision.Accepted.class, KvRules.decide(Backend.PC, KvFormat.INT8, rot));
+    assertEquals(KvFormat.INT8, int8.pools());
+    assertEquals(
+        java.util.List.of("kv: STRATA_KV_ROT=1 rotates the int8 pools (FWHT-256)"), int8.notes());
+    // no rotation asked, or pools that are not int8: nothing to say
+    var plain =
+        assertInstanceOf(
+            KvDecision.Accepted.class, KvRules.decide(Backend.PC, KvFormat.INT8, Map.of()));
+    assertEquals(java.util.List.of(), plain.notes());
+    for (KvFormat f : new KvFormat[] {null, KvFormat.FP16, KvFormat.Q4_0, KvFormat.K8V4}) {
+      var a = assertInstanceOf(KvDecision.Accepted.class, KvRules.decide(Backend.PC, f, rot));
+      assertEquals(java.util.List.of(), a.notes(), String.valueOf(f));
+      assertEquals(f == null ? KvFormat.FP16 : f, a.pools());
+    }
+  }
+
+  @Test
+  void kvRotTakesASignLikeAtoi() {
+    // engine/native/src/engine.c reads the switch with atoi: a sign before the digits counts
+    org.junit.jupiter.api.Assertions.assertTrue(KvRules.kvRotOn("+1"));
+    org.junit.jupiter.api.Assertions.assertTrue(KvRules.kvRotOn("-1"));
+    org.junit.jupiter.api.Assertions.assertTrue(KvRules.kvRotOn("\t\n 007"));
+    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("+0"));
+    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("-"));
+    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("+-1"));
+    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("000"));
+  }
 }

@@ -107,4 +107,25 @@ class PipelineKeysTest {
   void k8v4HasNoKeys() {
     assertThrows(IllegalArgumentException.class, () -> PipelineKeys.keys(KvFormat.K8V4, false));
   }
+
+  /**
+   * The KV kernels' sites bind kv_q4 under the name and index their .metal source declares
+   * (kernels/src/main/metal/kv_kernels.metal): a key built for another index would specialize
+   * nothing.
+   */
+  @Test
+  void theKvKernelsDeclareTheConstantTheirKeysBind() throws java.io.IOException {
+    String metal =
+        java.nio.file.Files.readString(
+            dev.strata.testsupport.RepoRoot.resolve("kernels/src/main/metal/kv_kernels.metal"));
+    PipelineKeys.FunctionConstant q4 = PipelineKeys.FunctionConstant.KV_Q4;
+    assertTrue(
+        metal.contains(
+            "constant bool " + q4.mslName() + " [[function_constant(" + q4.index() + ")]];"),
+        "kv_kernels.metal declares " + q4.mslName() + " at " + q4.index());
+    for (PipelineKeys.Site s : PipelineKeys.Site.values()) {
+      boolean kernel = s.chain() == PipelineKeys.Chain.KV_KERNELS;
+      assertEquals(kernel, metal.contains("kernel void " + s.function() + "("), s.function());
+    }
+  }
 }

@@ -1,6 +1,7 @@
 package dev.strata.launcher.run;
 
 import dev.strata.engine.ExitCodes;
+import dev.strata.engine.Folders;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.ffm.VerifiedLibrary;
 import java.io.BufferedReader;
@@ -14,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -104,7 +104,7 @@ public final class IsolatedRunner implements EngineRunner {
         }
       }
     } catch (IOException e) {
-      deleteQuietly(errorDir);
+      Folders.deleteQuietly(errorDir);
       throw new StrataException(
           ExitCodes.PREFLIGHT, "cannot start the isolated engine process: " + e.getMessage(), e);
     }
@@ -124,16 +124,16 @@ public final class IsolatedRunner implements EngineRunner {
     }
 
     if (records.fail != null) {
-      deleteQuietly(errorDir);
+      Folders.deleteQuietly(errorDir);
       throw new StrataException(records.failCode, records.fail);
     }
     if (records.exit != null) {
-      deleteQuietly(errorDir);
+      Folders.deleteQuietly(errorDir);
       return records.exit;
     }
     Path report = findReport(errorDir);
     if (report == null) {
-      deleteQuietly(errorDir);
+      Folders.deleteQuietly(errorDir);
     }
     throw new EngineCrashedException(CrashReport.describe(status, records.banner, report));
   }
@@ -230,22 +230,6 @@ public final class IsolatedRunner implements EngineRunner {
           .orElse(null);
     } catch (IOException e) {
       return null;
-    }
-  }
-
-  private static void deleteQuietly(Path dir) {
-    try (Stream<Path> walk = Files.walk(dir)) {
-      walk.sorted(Comparator.reverseOrder())
-          .forEach(
-              f -> {
-                try {
-                  Files.deleteIfExists(f);
-                } catch (IOException e) {
-                  // a temp folder left behind is harmless
-                }
-              });
-    } catch (IOException e) {
-      // same
     }
   }
 }

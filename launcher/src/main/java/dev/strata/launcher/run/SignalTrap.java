@@ -1,5 +1,6 @@
 package dev.strata.launcher.run;
 
+import dev.strata.engine.Keywords;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -31,15 +32,14 @@ public final class SignalTrap {
   /** The signals the launcher handles. */
   public enum Sig {
     /** The terminal went away (the ssh session or the terminal window closed). */
-    HUP("HUP", 1),
-    INT("INT", 2),
-    TERM("TERM", 15);
+    HUP(1),
+    INT(2),
+    TERM(15);
 
-    private final String name;
     private final int number;
 
-    Sig(String name, int number) {
-      this.name = name;
+    /** The constant's name is the signal's name as {@code sun.misc.Signal} takes it. */
+    Sig(int number) {
       this.number = number;
     }
 
@@ -55,12 +55,7 @@ public final class SignalTrap {
 
     /** The signal of a POSIX number, or null. */
     public static Sig of(int number) {
-      for (Sig s : values()) {
-        if (s.number == number) {
-          return s;
-        }
-      }
-      return null;
+      return Keywords.find(Sig.class, Sig::number, number);
     }
   }
 
@@ -92,7 +87,7 @@ public final class SignalTrap {
         try {
           Class<?> signalClass = Class.forName("sun.misc.Signal");
           Class<?> handlerClass = Class.forName("sun.misc.SignalHandler");
-          Object signal = signalClass.getConstructor(String.class).newInstance(sig.name);
+          Object signal = signalClass.getConstructor(String.class).newInstance(sig.name());
           signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, signal, previous);
         } catch (ReflectiveOperationException | RuntimeException e) {
           // Restoring is best effort: the process is about to exit in every real use.
@@ -111,7 +106,7 @@ public final class SignalTrap {
     try {
       Class<?> signalClass = Class.forName("sun.misc.Signal");
       Class<?> handlerClass = Class.forName("sun.misc.SignalHandler");
-      Object signal = signalClass.getConstructor(String.class).newInstance(sig.name);
+      Object signal = signalClass.getConstructor(String.class).newInstance(sig.name());
       Method getNumber = signalClass.getMethod("getNumber");
       Object handler =
           Proxy.newProxyInstance(

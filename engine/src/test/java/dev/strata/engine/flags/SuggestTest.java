@@ -1,0 +1,71 @@
+package dev.strata.engine.flags;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * "Did you mean": the rule {@link Suggest#nearest} documents (at most 2 edits, 1 for words of 3
+ * letters or fewer, an adjacent swap is one edit, case-blind), and the optimal-string-alignment
+ * distance it rests on, checked against distances worked out by hand.
+ */
+class SuggestTest {
+
+  @Test
+  void distanceIsOptimalStringAlignment() {
+    // {a, b, distance}: insertions, deletions, substitutions, adjacent swaps, and OSA's one
+    // departure from Damerau-Levenshtein (ca -> abc is 3, not 2: a swapped pair is not edited
+    // again)
+    Object[][] cases = {
+      {"", "", 0},
+      {"", "abc", 3},
+      {"abc", "", 3},
+      {"abc", "abc", 0},
+      {"kitten", "sitting", 3},
+      {"flaw", "lawn", 2},
+      {"ab", "ba", 1},
+      {"abcd", "acbd", 1},
+      {"abcdef", "badcfe", 3},
+      {"ca", "abc", 3},
+      {"xyz", "z", 2},
+      {"z", "xyz", 2},
+      {"ctx-size", "ctx-szie", 1},
+    };
+    for (Object[] c : cases) {
+      assertEquals(c[2], Suggest.distance((String) c[0], (String) c[1]), c[0] + " -> " + c[1]);
+    }
+  }
+
+  @Test
+  void nearestAllowsTwoEditsForLongWordsAndOneForShortOnes() {
+    List<String> known = List.of("--ctx-size", "--threads", "--kv");
+    assertEquals("--ctx-size", Suggest.nearest("--ctx-szie", known)); // a swap is one edit
+    assertEquals("--ctx-size", Suggest.nearest("--CTX-SIZ", known)); // case-blind, one deletion
+    assertEquals("--threads", Suggest.nearest("--thraeds", known));
+    assertEquals("--threads", Suggest.nearest("--thread", known));
+    assertEquals("--threads", Suggest.nearest("--treds", known)); // exactly two edits: still near
+    assertNull(Suggest.nearest("--tds", List.of("--threads"))); // four edits
+    // a 4-letter word: two edits are near; a 3-letter one: only one
+    assertEquals("fp16", Suggest.nearest("fb17", List.of("fp16", "q4_0")));
+    assertEquals("int", Suggest.nearest("inx", List.of("int")));
+    assertNull(Suggest.nearest("ixx", List.of("int")));
+    assertNull(Suggest.nearest("ab", List.of("abcd"))); // shorter side has 2 letters: 1 edit
+    assertNull(Suggest.nearest("t", List.of("xyt")));
+    assertNull(Suggest.nearest("--model", List.of()));
+  }
+
+  @Test
+  void aTieGoesToTheFirstKnownWordAndTheKnownSpellingIsReturned() {
+    assertEquals("Q4_0", Suggest.nearest("q4_1", List.of("Q4_0", "q4_2")));
+    assertEquals("q4_2", Suggest.nearest("q4_1", List.of("q4_2", "Q4_0")));
+  }
+
+  @Test
+  void longJunkIsNeverNear() {
+    String junk = "x".repeat(10_000);
+    assertNull(Suggest.nearest(junk, List.of("--model", "--ctx-size")));
+    assertNull(Suggest.nearest("--model" + "y".repeat(9), List.of("--model")));
+  }
+}
