@@ -426,7 +426,7 @@ static void count(char *b, size_t n, uint64_t v) {
     b[o] = '\0';
 }
 
-/* What to do when the stream arena cannot hold one token's experts (Java MemoryPlan.streamAdvice). */
+/* What to do when the stream arena cannot hold one token's experts (Java StreamSizing.advice). */
 static void stream_advice(char *b, size_t n, const char *lead, const strata_mem_plan *p, const strata_mem_inputs *in,
                           uint64_t stream_fixed, uint64_t context_length) {
     uint64_t per_cell = p->kv_cell_bytes * (in->qsa_layers - in->swa_layers + in->drafter_layers); /* KvPools.bytesPerToken */

@@ -152,15 +152,23 @@ static int ru64(rd *r, uint64_t *v, const char *what) {
     return 0;
 }
 
+/* Reads a string's u64 length, refusing one over LIM_MAX_STRING. */
+static int rstrlen(rd *r, uint64_t *len, const char *what) {
+    if (ru64(r, len, what)) {
+        return -1;
+    }
+    if (*len > LIM_MAX_STRING) {
+        return fail(r, "claims a string of %llu bytes in %s (limit %llu)", (unsigned long long)*len, what,
+                    (unsigned long long)LIM_MAX_STRING);
+    }
+    return 0;
+}
+
 /* Reads a string into buf when it fits (len < cap), else skips it and sets *fits = 0. */
 static int rstr(rd *r, char *buf, size_t cap, int *fits, const char *what) {
     uint64_t len;
-    if (ru64(r, &len, what)) {
+    if (rstrlen(r, &len, what)) {
         return -1;
-    }
-    if (len > LIM_MAX_STRING) {
-        return fail(r, "claims a string of %llu bytes in %s (limit %llu)", (unsigned long long)len, what,
-                    (unsigned long long)LIM_MAX_STRING);
     }
     if (need(r, len, what)) {
         return -1;
@@ -190,12 +198,8 @@ static uint64_t scalar_size(uint32_t t) {
 static int skip_value(rd *r, uint32_t type, const char *key) {
     if (type == T_STRING) {
         uint64_t len;
-        if (ru64(r, &len, key)) {
+        if (rstrlen(r, &len, key)) {
             return -1;
-        }
-        if (len > LIM_MAX_STRING) {
-            return fail(r, "claims a string of %llu bytes in %s (limit %llu)", (unsigned long long)len, key,
-                        (unsigned long long)LIM_MAX_STRING);
         }
         return rskip(r, len, key);
     }

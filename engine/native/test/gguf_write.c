@@ -30,6 +30,12 @@ static void kv_u32(FILE *f, const char *k, uint32_t v) {
     u32(f, 4);
     u32(f, v);
 }
+/* kv_u32 of the key "<arch>.<suffix>". */
+static void kv_arch_u32(FILE *f, const char *arch, const char *suffix, uint32_t v) {
+    char key[256];
+    snprintf(key, sizeof key, "%s.%s", arch, suffix);
+    kv_u32(f, key, v);
+}
 static void kv_u16(FILE *f, const char *k, uint16_t v) {
     str(f, k);
     u32(f, 2);
@@ -87,30 +93,19 @@ int gguf_write_model(const char *dir, const char *stem, const gguf_model *m, cha
         u32(f, 3);
         u64(f, n_tensors);
         u64(f, n_kv);
-        char key[256];
         if (k == 0) {
             kv_str(f, "general.architecture", m->arch);
-            snprintf(key, sizeof key, "%s.block_count", m->arch);
-            kv_u32(f, key, (uint32_t)m->blocks);
-            snprintf(key, sizeof key, "%s.context_length", m->arch);
-            kv_u32(f, key, 262144);
-            snprintf(key, sizeof key, "%s.embedding_length", m->arch);
-            kv_u32(f, key, 2048);
-            snprintf(key, sizeof key, "%s.attention.head_count_kv", m->arch);
-            kv_u32(f, key, (uint32_t)m->kv_heads);
-            snprintf(key, sizeof key, "%s.attention.key_length", m->arch);
-            kv_u32(f, key, (uint32_t)m->head_dim);
-            snprintf(key, sizeof key, "%s.attention.value_length", m->arch);
-            kv_u32(f, key, (uint32_t)m->head_dim);
-            snprintf(key, sizeof key, "%s.attention.head_count", m->arch);
-            kv_u32(f, key, 16);
-            snprintf(key, sizeof key, "%s.expert_count", m->arch);
-            kv_u32(f, key, 512);
-            snprintf(key, sizeof key, "%s.expert_used_count", m->arch);
-            kv_u32(f, key, 10);
+            kv_arch_u32(f, m->arch, "block_count", (uint32_t)m->blocks);
+            kv_arch_u32(f, m->arch, "context_length", 262144);
+            kv_arch_u32(f, m->arch, "embedding_length", 2048);
+            kv_arch_u32(f, m->arch, "attention.head_count_kv", (uint32_t)m->kv_heads);
+            kv_arch_u32(f, m->arch, "attention.key_length", (uint32_t)m->head_dim);
+            kv_arch_u32(f, m->arch, "attention.value_length", (uint32_t)m->head_dim);
+            kv_arch_u32(f, m->arch, "attention.head_count", 16);
+            kv_arch_u32(f, m->arch, "expert_count", 512);
+            kv_arch_u32(f, m->arch, "expert_used_count", 10);
             if (m->interval) {
-                snprintf(key, sizeof key, "%s.full_attention_interval", m->arch);
-                kv_u32(f, key, (uint32_t)m->interval);
+                kv_arch_u32(f, m->arch, "full_attention_interval", (uint32_t)m->interval);
             }
         } else {
             kv_str(f, "general.architecture", m->arch);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # aot-train.sh — (re)creates the distribution's AOT caches (JDK 25, JEP 514) by running the real commands
 # once each with -XX:AOTCacheOutput:
-#   lib/strata-setup.aot   strata-setup --host-file m4-pro-48 --model <demo> --ctx 32768 --experts stream --print
+#   lib/strata-setup.aot   strata-setup --host-file templates/hosts/m4-pro-48.json --model <demo> --ctx 32768 --experts stream --print
 #   lib/strata-launch.aot  strata-launch --dry-run --config <a config for this machine's backend>
 # The bin/ scripts use a cache when it is there (-XX:AOTCache): classes come pre-parsed, pre-verified and
 # pre-linked, which is most of a short command's start-up. A cache holds one training run, hence one per
@@ -65,8 +65,10 @@ esac
 
 # JDK_JAVA_OPTIONS (read by the java launcher, quotes allowed) rather than STRATA_JAVA_OPTS, which the
 # bin scripts split on spaces: the distribution may live under a path with one.
+# The host as a file (the common case): its JSON is parsed from bytes, a profile name from text, and
+# each way loads a few parser classes of its own; the file's are the ones the cache then holds.
 JDK_JAVA_OPTIONS="-XX:AOTCacheOutput=\"$setup_aot\"" run setup-print 0 \
-  "$home/bin/strata-setup" --host-file m4-pro-48 --model "$model" --ctx 32768 --experts stream \
+  "$home/bin/strata-setup" --host-file "$home/templates/hosts/m4-pro-48.json" --model "$model" --ctx 32768 --experts stream \
   --engine-lib "$work/libstrata.dylib" --print
 # The launch config: this machine's backend, so that --dry-run walks through every check (on a machine
 # too small for the plan it refuses with exit 3 after the plan: still a full training run).

@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Help;
+import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Model.PositionalParamSpec;
@@ -110,6 +111,31 @@ public final class ManPages {
     return subs;
   }
 
+  /** The options or arguments a user sees: not hidden. */
+  private static <T extends ArgSpec> List<T> visible(List<T> all) {
+    return all.stream().filter(a -> !a.hidden()).toList();
+  }
+
+  /**
+   * An option's or argument's text: its description, then on a line of its own "Values: …" (unless
+   * the description lists them already) and {@code extra} (null for none).
+   */
+  private static void item(StringBuilder b, ArgSpec a, String extra) {
+    text(b, lines(a.description()));
+    List<String> more = new ArrayList<>();
+    String candidates = candidates(a.completionCandidates());
+    if (candidates != null && !String.join(" ", a.description()).contains(candidates)) {
+      more.add("Values: " + candidates + ".");
+    }
+    if (extra != null) {
+      more.add(extra);
+    }
+    if (!more.isEmpty()) {
+      b.append(".br\n");
+      text(b, List.of(String.join(" ", more)));
+    }
+  }
+
   static String pageName(CommandSpec spec) {
     return spec.qualifiedName("-");
   }
@@ -145,49 +171,24 @@ public final class ManPages {
       text(b, description);
     }
 
-    List<OptionSpec> options = new ArrayList<>();
-    for (OptionSpec o : spec.options()) {
-      if (!o.hidden()) {
-        options.add(o);
-      }
-    }
+    List<OptionSpec> options = visible(spec.options());
     if (!options.isEmpty()) {
       b.append(".SH OPTIONS\n");
       for (OptionSpec o : options) {
         b.append(".TP\n").append(optionLabel(o)).append('\n');
-        text(b, lines(o.description()));
-        List<String> extra = new ArrayList<>();
-        String candidates = candidates(o.completionCandidates());
-        if (candidates != null && !String.join(" ", o.description()).contains(candidates)) {
-          extra.add("Values: " + candidates + ".");
-        }
         String def = o.defaultValue();
-        if (def != null && !o.typeInfo().isBoolean() && !mentionsDefault(o.description())) {
-          extra.add("Default: " + def + ".");
-        }
-        if (!extra.isEmpty()) {
-          b.append(".br\n");
-          text(b, List.of(String.join(" ", extra)));
-        }
+        boolean showDefault =
+            def != null && !o.typeInfo().isBoolean() && !mentionsDefault(o.description());
+        item(b, o, showDefault ? "Default: " + def + "." : null);
       }
     }
 
-    List<PositionalParamSpec> params = new ArrayList<>();
-    for (PositionalParamSpec p : spec.positionalParameters()) {
-      if (!p.hidden()) {
-        params.add(p);
-      }
-    }
+    List<PositionalParamSpec> params = visible(spec.positionalParameters());
     if (!params.isEmpty()) {
       b.append(".SH ARGUMENTS\n");
       for (PositionalParamSpec p : params) {
         b.append(".TP\n\\fI").append(esc(p.paramLabel())).append("\\fR\n");
-        text(b, lines(p.description()));
-        String candidates = candidates(p.completionCandidates());
-        if (candidates != null && !String.join(" ", p.description()).contains(candidates)) {
-          b.append(".br\n");
-          text(b, List.of("Values: " + candidates + "."));
-        }
+        item(b, p, null);
       }
     }
 

@@ -218,11 +218,7 @@ final class Reports {
             g -> {
               g.writeStartObject();
               writeLaunchHead(g, r, isolate);
-              g.writeArrayFieldStart("args");
-              for (String a : r.args()) {
-                g.writeString(a);
-              }
-              g.writeEndArray();
+              Json.strings(g, "args", r.args());
               g.writeObjectFieldStart("env");
               for (Map.Entry<String, String> e : r.env().entrySet()) {
                 g.writeStringField(e.getKey(), e.getValue());
@@ -254,20 +250,11 @@ final class Reports {
                 g.writeBooleanField("checked", v.checked());
                 g.writeNumberField("code", v.code());
                 g.writeStringField("first_error", v.firstError());
-                g.writeArrayFieldStart("plan");
-                for (String line : v.planLines()) {
-                  g.writeString(line);
-                }
-                g.writeEndArray();
+                Json.strings(g, "plan", v.planLines());
                 g.writeEndObject();
               }
-              g.writeArrayFieldStart("launcher_items");
-              if (r.plan() != null) {
-                for (String line : PlanItems.lines(r.plan())) {
-                  g.writeString(line);
-                }
-              }
-              g.writeEndArray();
+              Json.strings(
+                  g, "launcher_items", r.plan() == null ? List.of() : PlanItems.lines(r.plan()));
               g.writeStringField(
                   "verdict_from", v == null ? "preflight" : v.checked() ? "engine" : "launcher");
               g.writeBooleanField("would_start", !r.refused());

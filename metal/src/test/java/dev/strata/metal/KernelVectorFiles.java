@@ -1,5 +1,6 @@
 package dev.strata.metal;
 
+import dev.strata.kernels.Fwht;
 import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -84,7 +85,7 @@ final class KernelVectorFiles {
           for (int i = 0; i < DIM; i++) {
             x[i] = input[c * DIM + i];
           }
-          fwht(x);
+          Fwht.fwht256(x); // double precision: locates near-ties, never decides a code
           for (int b = 0; b < 8; b++) {
             int off = c * 144 + 18 * b;
             if (got[off] != want[off] || got[off + 1] != want[off + 1]) {
@@ -168,22 +169,5 @@ final class KernelVectorFiles {
       }
     }
     return bad;
-  }
-
-  /** Unscaled-then-scaled FWHT-256 in double: locates near-ties, never decides a code. */
-  static void fwht(double[] x) {
-    for (int h = 1; h < DIM; h <<= 1) {
-      for (int i = 0; i < DIM; i += 2 * h) {
-        for (int j = i; j < i + h; j++) {
-          double a = x[j];
-          double b = x[j + h];
-          x[j] = a + b;
-          x[j + h] = a - b;
-        }
-      }
-    }
-    for (int i = 0; i < DIM; i++) {
-      x[i] /= 16;
-    }
   }
 }

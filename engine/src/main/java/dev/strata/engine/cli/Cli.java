@@ -98,11 +98,6 @@ public final class Cli {
     } else {
       what = "unexpected argument";
     }
-    String near = known.isEmpty() ? null : Suggest.nearest(typed, known);
-    return what
-        + " '"
-        + TerminalText.escape(token)
-        + "'"
-        + (near == null ? "" : " (did you mean " + near + "?)");
+    return what + " '" + TerminalText.escape(token) + "'" + Suggest.didYouMean(typed, known);
   }
 }

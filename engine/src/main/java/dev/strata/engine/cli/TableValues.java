@@ -59,18 +59,11 @@ public final class TableValues {
     return typed;
   }
 
-  /** Throws picocli's conversion error (it adds "Invalid value for option '--flag': "). */
-  static void refuse(String problem) {
-    if (problem != null) {
-      throw new CommandLine.TypeConversionException(problem);
-    }
-  }
-
   /** {@code --ctx N}: {@link #contextTokens}. */
   public static final class Ctx implements ITypeConverter<Long> {
     @Override
     public Long convert(String value) {
-      refuse(contextProblem(value));
+      Word.refuse(contextProblem(value));
       return contextTokens(value);
     }
   }
@@ -89,6 +82,17 @@ public final class TableValues {
     public T convert(String value) {
       refuse(problem(flag, value));
       return parse.apply(value);
+    }
+
+    /**
+     * Throws picocli's conversion error (it adds "Invalid value for option '--flag': "). Here, not
+     * in {@link TableValues}: the fast path of {@code strata-setup --print} uses TableValues, and a
+     * {@code throw} of a picocli class in it would load picocli's jar to verify it.
+     */
+    static void refuse(String problem) {
+      if (problem != null) {
+        throw new CommandLine.TypeConversionException(problem);
+      }
     }
   }
 

@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.regex.Pattern;
 
 /**
@@ -209,23 +210,12 @@ final class ConfigReader {
       Entry modelEntry = top.entries().get("model");
       MapNode model = map(modelEntry, "model");
       keys(model, modelEntry.keyPos(), MODEL, MODEL, "model");
-      List<String> shards = new ArrayList<>();
-      List<Node> shardNodes = list(record(model, "shards", "model.shards"), "model.shards");
-      for (int i = 0; i < shardNodes.size(); i++) {
-        String path = "model.shards[" + i + "]";
-        positions.put(path, shardNodes.get(i).pos());
-        shards.add(string(shardNodes.get(i), path));
-      }
+      List<String> shards =
+          texts(record(model, "shards", "model.shards"), "model.shards", this::string);
 
       HostFacts host = host(top.entries().get("host"));
 
-      List<String> args = new ArrayList<>();
-      List<Node> argNodes = list(record(top, "args", "args"), "args");
-      for (int i = 0; i < argNodes.size(); i++) {
-        String path = "args[" + i + "]";
-        positions.put(path, argNodes.get(i).pos());
-        args.add(argText(argNodes.get(i), path));
-      }
+      List<String> args = texts(record(top, "args", "args"), "args", this::argText);
 
       Map<String, String> env = new LinkedHashMap<>();
       Entry envEntry = top.entries().get("env");
@@ -329,6 +319,21 @@ final class ConfigReader {
         return s.items();
       }
       throw error(n.pos(), path + ": expected a list (one '- item' per line), found " + found(n));
+    }
+
+    /**
+     * The items of the list at {@code path}, each read by {@code item} at {@code path[i]}, whose
+     * position is kept for later messages.
+     */
+    private List<String> texts(Node n, String path, BiFunction<Node, String, String> item) {
+      List<Node> nodes = list(n, path);
+      List<String> out = new ArrayList<>(nodes.size());
+      for (int i = 0; i < nodes.size(); i++) {
+        String p = path + "[" + i + "]";
+        positions.put(p, nodes.get(i).pos());
+        out.add(item.apply(nodes.get(i), p));
+      }
+      return out;
     }
 
     private String string(Node n, String path) {

@@ -1,28 +1,38 @@
 package dev.strata.engine.config;
 
 import dev.strata.engine.host.HostKeys;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.yaml.snakeyaml.DumperOptions;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.emitter.Emitter;
 import org.yaml.snakeyaml.nodes.Tag;
 import org.yaml.snakeyaml.reader.StreamReader;
 import org.yaml.snakeyaml.representer.Representer;
+import org.yaml.snakeyaml.resolver.Resolver;
+import org.yaml.snakeyaml.serializer.Serializer;
 
 /**
  * Writing an engine config as YAML through SnakeYAML's emitter: fixed key order, block style,
  * two-space indent, {@code args} one item per line, no line folding, {@code sha256} left out when
  * null. The emitter decides the quoting: a string is plain when YAML reads it back as that string,
  * otherwise quoted ({@code '32768'}, {@code 'true'}). Reached through {@link ConfigCodec#write}.
+ *
+ * <p>It drives SnakeYAML's representer, serializer and emitter directly, as {@code Yaml.dump} does,
+ * without the {@code Yaml} facade: that one also builds a constructor (the loading side, which
+ * starts java.util.logging) that writing never uses, a cost on every {@code strata-setup --print}
+ * (docs/PERFORMANCE.md).
  */
 final class ConfigYaml {
   private ConfigYaml() {}
 
-  private static final Yaml YAML = yaml();
+  private static final DumperOptions OPTIONS = options();
+  private static final Strings REPRESENTER = new Strings(OPTIONS);
+  private static final Resolver RESOLVER = new Resolver();
 
-  private static Yaml yaml() {
+  private static DumperOptions options() {
     DumperOptions o = new DumperOptions();
     o.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
     o.setIndent(2);
@@ -31,8 +41,7 @@ final class ConfigYaml {
     o.setSplitLines(false);
     o.setAllowUnicode(true);
     o.setLineBreak(DumperOptions.LineBreak.UNIX);
-    // dumping only; a SafeConstructor all the same, so this Yaml can never build a class
-    return new Yaml(new SafeConstructor(new LoaderOptions()), new Strings(o), o);
+    return o;
   }
 
   /**
@@ -45,6 +54,9 @@ final class ConfigYaml {
   private static final class Strings extends Representer {
     Strings(DumperOptions o) {
       super(o);
+      // what the Yaml facade sets on its representer
+      setDefaultFlowStyle(o.getDefaultFlowStyle());
+      setDefaultScalarStyle(o.getDefaultScalarStyle());
       this.representers.put(
           String.class,
           data -> {
@@ -87,6 +99,15 @@ final class ConfigYaml {
     top.put("host", host);
     top.put("args", c.args());
     top.put("env", new LinkedHashMap<>(c.env()));
-    return YAML.dump(top);
+    StringWriter out = new StringWriter();
+    Serializer serializer = new Serializer(new Emitter(out, OPTIONS), RESOLVER, OPTIONS, null);
+    try {
+      serializer.open();
+      serializer.serialize(REPRESENTER.represent(top));
+      serializer.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a StringWriter does not fail
+    }
+    return out.toString();
   }
 }

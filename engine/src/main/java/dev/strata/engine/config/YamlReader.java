@@ -238,8 +238,11 @@ public final class YamlReader {
   private record Tree(Errors errors) {
     Node node(org.yaml.snakeyaml.nodes.Node n, String where) {
       Pos pos = pos(n.getStartMark());
-      return switch (n) {
-        case MappingNode m -> {
+      // On SnakeYAML's node id, not a type pattern: a type switch is linked at run time by a
+      // generated class the AOT cache cannot hold (docs/PERFORMANCE.md, start-up).
+      return switch (n.getNodeId()) {
+        case mapping -> {
+          MappingNode m = (MappingNode) n;
           Map<String, Entry> entries = new LinkedHashMap<>();
           for (NodeTuple t : m.getValue()) {
             if (!(t.getKeyNode() instanceof ScalarNode k)) {
@@ -270,14 +273,14 @@ public final class YamlReader {
           }
           yield new MapNode(pos, entries);
         }
-        case SequenceNode s -> {
+        case sequence -> {
           List<Node> items = new ArrayList<>();
-          for (org.yaml.snakeyaml.nodes.Node item : s.getValue()) {
+          for (org.yaml.snakeyaml.nodes.Node item : ((SequenceNode) n).getValue()) {
             items.add(node(item, where + "[" + items.size() + "]"));
           }
           yield new SeqNode(pos, items);
         }
-        case ScalarNode s -> new Scalar(pos, kind(s), s.getValue());
+        case scalar -> new Scalar(pos, kind((ScalarNode) n), ((ScalarNode) n).getValue());
         default -> {
           // an alias: YamlRules refused every one before composing
           throw errors.at(pos.line(), pos.column(), "YAML syntax error: an alias");

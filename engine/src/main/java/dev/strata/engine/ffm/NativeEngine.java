@@ -1,13 +1,11 @@
 package dev.strata.engine.ffm;
 
 import dev.strata.engine.kv.KvFormat;
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -59,10 +57,35 @@ public final class NativeEngine implements AutoCloseable {
           "strata_kv_encode",
           "strata_kv_decode");
 
-  private static final Linker LINKER = Linker.nativeLinker();
+  private static final Linker LINKER = NativeCalls.LINKER;
   private static final ValueLayout SIZE_T = sizeT();
   private static final FunctionDescriptor LOG_FN =
       FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS);
+
+  /**
+   * {@code int f(int argc, char **argv, strata_log_fn log, void *user)}: strata_engine_main and
+   * strata_engine_check, which takes the argv main would.
+   */
+  private static final FunctionDescriptor MAIN_FN =
+      FunctionDescriptor.of(
+          ValueLayout.JAVA_INT,
+          ValueLayout.JAVA_INT,
+          ValueLayout.ADDRESS,
+          ValueLayout.ADDRESS,
+          ValueLayout.ADDRESS);
+
+  /**
+   * {@code int f(int format, const void *src, size_t n_vectors, int head_dim, void *dst)}:
+   * strata_kv_encode and strata_kv_decode.
+   */
+  private static final FunctionDescriptor KV_FN =
+      FunctionDescriptor.of(
+          ValueLayout.JAVA_INT,
+          ValueLayout.JAVA_INT,
+          ValueLayout.ADDRESS,
+          SIZE_T,
+          ValueLayout.JAVA_INT,
+          ValueLayout.ADDRESS);
 
   /** Only one engine run per process: the ABI's cancel flag and the engines' state are global. */
   private static final AtomicBoolean RUNNING = new AtomicBoolean();
@@ -85,12 +108,13 @@ public final class NativeEngine implements AutoCloseable {
   /** The sink of the run in progress and the first exception it threw. */
   private record RunState(LogSink sink, AtomicReference<Throwable> failure) {}
 
-  private NativeEngine(Path path, Arena arena, SymbolLookup lookup) {
-    this.path = path;
-    this.arena = arena;
+  private NativeEngine(LibraryLoader.Loaded lib) {
+    this.path = lib.shown();
+    this.arena = lib.arena();
     // The version first: a library of another ABI may lack (or redefine) the other symbols, and
     // "ABI 2, launcher speaks 1" is the message that helps there.
-    MethodHandle abiVersion = downcall(lookup, "strata_engine_abi_version", ValueLayout.JAVA_INT);
+    MethodHandle abiVersion =
+        lib.downcall("strata_engine_abi_version", FunctionDescriptor.of(ValueLayout.JAVA_INT));
     int version;
     try {
       version = (int) abiVersion.invokeExact();
@@ -111,58 +135,19 @@ public final class NativeEngine implements AutoCloseable {
               + " (use an engine and a launcher from the same release)");
     }
     this.version = version;
-    this.name = downcall(lookup, "strata_engine_name", ValueLayout.ADDRESS);
-    this.main =
-        downcall(
-            lookup,
-            "strata_engine_main",
-            ValueLayout.JAVA_INT,
-            ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS,
-            ValueLayout.ADDRESS,
-            ValueLayout.ADDRESS);
+    this.name = lib.downcall("strata_engine_name", FunctionDescriptor.of(ValueLayout.ADDRESS));
+    this.main = lib.downcall("strata_engine_main", MAIN_FN);
     // ABI 2 requires the check; an ABI 1 library has none (the launcher falls back to its own
     // rules and says so).
-    this.check =
-        version >= 2
-            ? downcall(
-                lookup,
-                CHECK_SYMBOL,
-                ValueLayout.JAVA_INT,
-                ValueLayout.JAVA_INT,
-                ValueLayout.ADDRESS,
-                ValueLayout.ADDRESS,
-                ValueLayout.ADDRESS)
-            : null;
-    this.cancel = downcallVoid(lookup, "strata_engine_cancel");
+    this.check = version >= 2 ? lib.downcall(CHECK_SYMBOL, MAIN_FN) : null;
+    this.cancel = lib.downcall("strata_engine_cancel", FunctionDescriptor.ofVoid());
     this.cellBytes =
-        downcall(
-            lookup,
+        lib.downcall(
             "strata_kv_cell_bytes",
-            SIZE_T,
-            ValueLayout.JAVA_INT,
-            ValueLayout.JAVA_INT,
-            ValueLayout.JAVA_INT);
-    this.encode =
-        downcall(
-            lookup,
-            "strata_kv_encode",
-            ValueLayout.JAVA_INT,
-            ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS,
-            SIZE_T,
-            ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS);
-    this.decode =
-        downcall(
-            lookup,
-            "strata_kv_decode",
-            ValueLayout.JAVA_INT,
-            ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS,
-            SIZE_T,
-            ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS);
+            FunctionDescriptor.of(
+                SIZE_T, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    this.encode = lib.downcall("strata_kv_encode", KV_FN);
+    this.decode = lib.downcall("strata_kv_decode", KV_FN);
     try {
       MethodHandle onLog =
           MethodHandles.lookup()
@@ -199,115 +184,20 @@ public final class NativeEngine implements AutoCloseable {
 
   /**
    * Loads a checked library: {@code dlopen} of the descriptor it holds ({@code /proc/self/fd/N}) or
-   * of its private copy, never of the configured path. The library may be closed afterwards.
+   * of its private copy, never of the configured path ({@link LibraryLoader}). The library may be
+   * closed afterwards.
    *
    * @throws EngineLoadException (exit 3) when the loader refuses it, an ABI symbol is missing, or
    *     the ABI version differs
    */
   public static NativeEngine load(VerifiedLibrary library) {
     Objects.requireNonNull(library, "library");
-    Path shown = library.configured();
-    int extra = -1;
-    String name;
+    LibraryLoader.Loaded l = LibraryLoader.load(library);
     try {
-      name = dlopenName(library);
-      if (!library.loadName(library.fd()).equals(name)) {
-        extra = Integer.parseInt(name.substring(name.lastIndexOf('/') + 1));
-      }
-    } catch (IOException e) {
-      throw new EngineLoadException(
-          "engine library " + shown + " cannot be loaded: " + e.getMessage(), e);
-    }
-    Arena arena = Arena.ofShared();
-    try {
-      MemorySegment handle;
-      try (Arena a = Arena.ofConfined()) {
-        handle = (MemorySegment) Libc.DLOPEN.invokeExact(a.allocateFrom(name), RTLD_NOW_LOCAL);
-      } catch (Throwable t) {
-        throw rethrow(t);
-      }
-      if (handle.equals(MemorySegment.NULL)) {
-        throw new EngineLoadException(
-            "engine library "
-                + shown
-                + " cannot be loaded: "
-                + dlerror().replace(name, shown.toString()));
-      }
-      // dlclose when the engine's arena closes
-      MemorySegment owned =
-          handle.reinterpret(
-              arena,
-              h -> {
-                try {
-                  int ignored = (int) Libc.DLCLOSE.invokeExact(h);
-                } catch (Throwable t) {
-                  // the process is ending, or the library stays mapped: nothing to do
-                }
-              });
-      SymbolLookup lookup =
-          symbol -> {
-            try (Arena a = Arena.ofConfined()) {
-              MemorySegment s =
-                  (MemorySegment) Libc.DLSYM.invokeExact(owned, a.allocateFrom(symbol));
-              return s.equals(MemorySegment.NULL)
-                  ? Optional.empty()
-                  : Optional.of(s.reinterpret(arena, null));
-            } catch (Throwable t) {
-              return Optional.empty();
-            }
-          };
-      return new NativeEngine(shown, arena, lookup);
+      return new NativeEngine(l);
     } catch (RuntimeException e) {
-      arena.close();
+      l.arena().close();
       throw e;
-    } finally {
-      if (extra >= 0) {
-        Posix.close(extra);
-      }
-    }
-  }
-
-  /** {@code RTLD_NOW}, and {@code RTLD_LOCAL} (0 on Linux, 4 on macOS). */
-  private static final int RTLD_NOW_LOCAL =
-      System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("mac") ? 2 | 4 : 2;
-
-  /** {@code /proc/self/fd/N} names handed to dlopen in this process; never handed out twice. */
-  private static final java.util.Set<String> NAMES_USED =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-  private static int nextFd = 64;
-
-  /**
-   * The name to {@code dlopen}. glibc returns an already-loaded object whose name matches before it
-   * looks at the file, so a {@code /proc/self/fd/N} name used by an earlier load in this process (a
-   * JVM that runs several launches: tests, the demo) could return the earlier library. Such a name
-   * is never reused: the descriptor is duplicated to a number not used before.
-   */
-  private static synchronized String dlopenName(VerifiedLibrary library) throws IOException {
-    String name = library.loadName(library.fd());
-    if (library.strategy() != VerifiedLibrary.Strategy.FD_PATH || NAMES_USED.add(name)) {
-      return name;
-    }
-    for (int i = 0; i < 64; i++) {
-      int fd = Posix.dupAtLeast(library.fd(), Math.max(nextFd, library.fd() + 1));
-      nextFd = fd + 1;
-      name = library.loadName(fd);
-      if (NAMES_USED.add(name)) {
-        return name;
-      }
-      Posix.close(fd);
-    }
-    throw new IOException("no unused descriptor number to load it through");
-  }
-
-  private static String dlerror() {
-    try {
-      MemorySegment msg = (MemorySegment) Libc.DLERROR.invokeExact();
-      return msg.equals(MemorySegment.NULL)
-          ? "the dynamic loader refused it"
-          : msg.reinterpret(4096).getString(0);
-    } catch (Throwable t) {
-      return "the dynamic loader refused it";
     }
   }
 
@@ -344,56 +234,21 @@ public final class NativeEngine implements AutoCloseable {
       }
       return s.reinterpret(4096).getString(0);
     } catch (Throwable t) {
-      throw rethrow(t);
+      throw NativeCalls.rethrow(t);
     }
   }
 
   /**
    * Sets a variable in the process environment through libc {@code setenv}, where the engine reads
-   * it ({@code System.getenv} of this JVM does not see the change).
-   *
-   * @throws IllegalArgumentException for an empty name, or a name or value with '=' (name only) or
-   *     NUL
+   * it ({@link ProcessEnv#set}).
    */
   public void setEnv(String name, String value) {
-    checkEnvName(name);
-    Objects.requireNonNull(value, "value");
-    if (value.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException("env value for " + name + " contains NUL");
-    }
-    try (Arena a = Arena.ofConfined()) {
-      int rc = (int) Libc.SETENV.invokeExact(a.allocateFrom(name), a.allocateFrom(value), 1);
-      if (rc != 0) {
-        throw new IllegalStateException("setenv(" + name + ") failed");
-      }
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
+    ProcessEnv.set(name, value);
   }
 
-  /** Removes a variable from the process environment through libc {@code unsetenv}. */
+  /** Removes a variable from the process environment ({@link ProcessEnv#unset}). */
   public void unsetEnv(String name) {
-    checkEnvName(name);
-    try (Arena a = Arena.ofConfined()) {
-      int rc = (int) Libc.UNSETENV.invokeExact(a.allocateFrom(name));
-      if (rc != 0) {
-        throw new IllegalStateException("unsetenv(" + name + ") failed");
-      }
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw rethrow(t);
-    }
-  }
-
-  private static void checkEnvName(String name) {
-    Objects.requireNonNull(name, "name");
-    if (name.isEmpty() || name.indexOf('=') >= 0 || name.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException(
-          "not a valid environment variable name: '" + name.replace("\0", "\\0") + "'");
-    }
+    ProcessEnv.unset(name);
   }
 
   /**
@@ -455,7 +310,7 @@ public final class NativeEngine implements AutoCloseable {
       lastSinkFailure = state.failure().get();
       return rc;
     } catch (Throwable t) {
-      throw rethrow(t);
+      throw NativeCalls.rethrow(t);
     } finally {
       current = null;
       RUNNING.set(false);
@@ -475,7 +330,7 @@ public final class NativeEngine implements AutoCloseable {
     try {
       cancel.invokeExact();
     } catch (Throwable t) {
-      throw rethrow(t);
+      throw NativeCalls.rethrow(t);
     }
   }
 
@@ -488,7 +343,7 @@ public final class NativeEngine implements AutoCloseable {
     try {
       n = (long) cellBytes.invokeExact(format.id(), kvHeads, headDim);
     } catch (Throwable t) {
-      throw rethrow(t);
+      throw NativeCalls.rethrow(t);
     }
     if (n == 0) {
       throw new IllegalArgumentException(
@@ -508,43 +363,61 @@ public final class NativeEngine implements AutoCloseable {
    */
   public byte[] encode(KvFormat format, float[] src, int headDim) {
     long rec = recordBytes(format, headDim);
-    if (src.length % headDim != 0) {
-      throw new IllegalArgumentException(
-          src.length + " values are not a whole number of " + headDim + "-value vectors");
-    }
-    long n = src.length / headDim;
+    long n = whole(src.length, headDim, "value", "vectors");
     try (Arena a = Arena.ofConfined()) {
       MemorySegment in = a.allocateFrom(ValueLayout.JAVA_FLOAT, src);
-      MemorySegment out = a.allocate(Math.max(1, n * rec));
-      int rc = (int) encode.invokeExact(format.id(), in, n, headDim, out);
-      check(rc, "strata_kv_encode", format, headDim);
-      return out.asSlice(0, n * rec).toArray(ValueLayout.JAVA_BYTE);
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw rethrow(t);
+      return kv(encode, "strata_kv_encode", format, headDim, a, in, n, n * rec)
+          .toArray(ValueLayout.JAVA_BYTE);
     }
   }
 
   /** Decodes whole vector records back to floats ({@code strata_kv_decode}). */
   public float[] decode(KvFormat format, byte[] src, int headDim) {
     long rec = recordBytes(format, headDim);
-    if (src.length % rec != 0) {
-      throw new IllegalArgumentException(
-          src.length + " bytes are not a whole number of " + rec + "-byte records");
-    }
-    long n = src.length / rec;
+    long n = whole(src.length, rec, "byte", "records");
     try (Arena a = Arena.ofConfined()) {
       MemorySegment in = a.allocateFrom(ValueLayout.JAVA_BYTE, src);
-      MemorySegment out = a.allocate(ValueLayout.JAVA_FLOAT, Math.max(1, n * headDim));
-      int rc = (int) decode.invokeExact(format.id(), in, n, headDim, out);
-      check(rc, "strata_kv_decode", format, headDim);
-      return out.asSlice(0, n * headDim * Float.BYTES).toArray(ValueLayout.JAVA_FLOAT);
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw rethrow(t);
+      return kv(decode, "strata_kv_decode", format, headDim, a, in, n, n * headDim * Float.BYTES)
+          .toArray(ValueLayout.JAVA_FLOAT);
     }
+  }
+
+  /**
+   * One {@code strata_kv_encode} or {@code strata_kv_decode} call over n vectors: {@code outBytes}
+   * of output in {@code a}, returned.
+   */
+  private static MemorySegment kv(
+      MethodHandle fn,
+      String fnName,
+      KvFormat format,
+      int headDim,
+      Arena a,
+      MemorySegment in,
+      long n,
+      long outBytes) {
+    MemorySegment out = a.allocate(Math.max(1, outBytes), Float.BYTES);
+    int rc;
+    try {
+      rc = (int) fn.invokeExact(format.id(), in, n, headDim, out);
+    } catch (Throwable t) {
+      throw NativeCalls.rethrow(t);
+    }
+    check(rc, fnName, format, headDim);
+    return out.asSlice(0, outBytes);
+  }
+
+  /**
+   * How many {@code per}-{@code unit} {@code items} {@code length} units hold ("512 values are a
+   * whole number of 256-value vectors").
+   *
+   * @throws IllegalArgumentException when they are not a whole number
+   */
+  private static long whole(long length, long per, String unit, String items) {
+    if (length % per != 0) {
+      throw new IllegalArgumentException(
+          length + " " + unit + "s are not a whole number of " + per + "-" + unit + " " + items);
+    }
+    return length / per;
   }
 
   private static long recordBytes(KvFormat format, int headDim) {
@@ -609,81 +482,11 @@ public final class NativeEngine implements AutoCloseable {
     }
   }
 
-  private MethodHandle downcall(
-      SymbolLookup lookup, String symbol, MemoryLayout result, MemoryLayout... args) {
-    return LINKER.downcallHandle(find(lookup, symbol), FunctionDescriptor.of(result, args));
-  }
-
-  private MethodHandle downcallVoid(SymbolLookup lookup, String symbol) {
-    return LINKER.downcallHandle(find(lookup, symbol), FunctionDescriptor.ofVoid());
-  }
-
-  private MemorySegment find(SymbolLookup lookup, String symbol) {
-    return lookup
-        .find(symbol)
-        .orElseThrow(
-            () ->
-                new EngineLoadException(
-                    "engine library "
-                        + path
-                        + " lacks the symbol "
-                        + symbol
-                        + " of the Strata engine ABI (not a Strata engine, or an incomplete"
-                        + " build)"));
-  }
-
   private static ValueLayout sizeT() {
     MemoryLayout l = LINKER.canonicalLayouts().get("size_t");
     if (!(l instanceof ValueLayout.OfLong v)) {
       throw new IllegalStateException("strata needs a 64-bit platform (size_t is " + l + ")");
     }
     return v;
-  }
-
-  private static RuntimeException rethrow(Throwable t) {
-    if (t instanceof RuntimeException r) {
-      return r;
-    }
-    if (t instanceof Error e) {
-      throw e;
-    }
-    return new IllegalStateException(t);
-  }
-
-  /** libc functions, resolved on first use. */
-  private static final class Libc {
-    static final MethodHandle SETENV =
-        LINKER.downcallHandle(
-            libc("setenv"),
-            FunctionDescriptor.of(
-                ValueLayout.JAVA_INT,
-                ValueLayout.ADDRESS,
-                ValueLayout.ADDRESS,
-                ValueLayout.JAVA_INT));
-    static final MethodHandle UNSETENV =
-        LINKER.downcallHandle(
-            libc("unsetenv"), FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-    static final MethodHandle DLOPEN =
-        LINKER.downcallHandle(
-            libc("dlopen"),
-            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-    static final MethodHandle DLCLOSE =
-        LINKER.downcallHandle(
-            libc("dlclose"), FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-    static final MethodHandle DLSYM =
-        LINKER.downcallHandle(
-            libc("dlsym"),
-            FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-    static final MethodHandle DLERROR =
-        LINKER.downcallHandle(libc("dlerror"), FunctionDescriptor.of(ValueLayout.ADDRESS));
-
-    private static MemorySegment libc(String fn) {
-      return LINKER
-          .defaultLookup()
-          .find(fn)
-          .orElseThrow(() -> new IllegalStateException("libc lacks " + fn));
-    }
-
-    private Libc() {}
   }
 }

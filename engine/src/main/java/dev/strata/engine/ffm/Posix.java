@@ -150,7 +150,6 @@ public final class Posix {
     }
   }
 
-  private static final Linker LINKER = Linker.nativeLinker();
   private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
   private static final VarHandle ERRNO =
       CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
@@ -175,20 +174,9 @@ public final class Posix {
    * @throws IOException with the system's reason
    */
   public static int open(String path, boolean followLast) throws IOException {
-    Platform pf = platform();
-    try (Arena a = Arena.ofConfined()) {
-      MemorySegment state = a.allocate(CALL_STATE);
-      int fd =
-          (int) Calls.OPEN.invokeExact(state, a.allocateFrom(path), pf.openReadFlags(followLast));
-      if (fd < 0) {
-        throw new IOException(strerror((int) ERRNO.get(state, 0L)));
-      }
-      return fd;
-    } catch (IOException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new IllegalStateException("open failed", t);
-    }
+    int flags = platform().openReadFlags(followLast);
+    return call(
+        "open", (a, state) -> (int) Calls.OPEN.invokeExact(state, a.allocateFrom(path), flags));
   }
 
   /** {@code fstat(fd)}. */
@@ -199,7 +187,7 @@ public final class Posix {
       MemorySegment buf = a.allocate(pf.statSize, 8);
       int rc = (int) Calls.FSTAT.invokeExact(state, fd, buf);
       if (rc != 0) {
-        throw new IOException(strerror((int) ERRNO.get(state, 0L)));
+        throw failure(state);
       }
       return pf.decode(buf.asByteBuffer());
     } catch (IOException e) {
@@ -265,19 +253,38 @@ public final class Posix {
    *     limit)
    */
   public static int dupAtLeast(int fd, int min) throws IOException {
-    Platform pf = platform();
+    int cmd = platform().fDupfdCloexec;
+    return call("fcntl", (a, state) -> (int) Calls.FCNTL.invokeExact(state, fd, cmd, min));
+  }
+
+  /** A libc call that returns an int, -1 on failure with errno in the captured call state. */
+  @FunctionalInterface
+  private interface ErrnoCall {
+    int invoke(Arena a, MemorySegment state) throws Throwable;
+  }
+
+  /**
+   * Runs {@code c} with a fresh call state: its result when not negative, else the system's reason
+   * as an IOException.
+   */
+  private static int call(String fn, ErrnoCall c) throws IOException {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment state = a.allocate(CALL_STATE);
-      int nfd = (int) Calls.FCNTL.invokeExact(state, fd, pf.fDupfdCloexec, min);
-      if (nfd < 0) {
-        throw new IOException(strerror((int) ERRNO.get(state, 0L)));
+      int rc = c.invoke(a, state);
+      if (rc < 0) {
+        throw failure(state);
       }
-      return nfd;
+      return rc;
     } catch (IOException e) {
       throw e;
     } catch (Throwable t) {
-      throw new IllegalStateException("fcntl failed", t);
+      throw new IllegalStateException(fn + " failed", t);
     }
+  }
+
+  /** The failure of a call whose errno {@code state} captured: the system's words (strerror). */
+  private static IOException failure(MemorySegment state) {
+    return new IOException(strerror((int) ERRNO.get(state, 0L)));
   }
 
   private static final int EINTR = 4; // Linux and macOS alike
@@ -307,20 +314,20 @@ public final class Posix {
   /** The libc handles, resolved on first use. */
   private static final class Calls {
     static final MethodHandle GETEUID =
-        LINKER.downcallHandle(find("geteuid"), FunctionDescriptor.of(ValueLayout.JAVA_INT));
+        NativeCalls.libc("geteuid", FunctionDescriptor.of(ValueLayout.JAVA_INT));
     static final MethodHandle OPEN =
-        LINKER.downcallHandle(
-            find("open"),
+        NativeCalls.libc(
+            "open",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
             CAPTURE);
     static final MethodHandle FSTAT =
-        LINKER.downcallHandle(
-            find("fstat"),
+        NativeCalls.libc(
+            "fstat",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS),
             CAPTURE);
     static final MethodHandle PREAD =
-        LINKER.downcallHandle(
-            find("pread"),
+        NativeCalls.libc(
+            "pread",
             FunctionDescriptor.of(
                 ValueLayout.JAVA_LONG,
                 ValueLayout.JAVA_INT,
@@ -329,11 +336,11 @@ public final class Posix {
                 ValueLayout.JAVA_LONG),
             CAPTURE);
     static final MethodHandle CLOSE =
-        LINKER.downcallHandle(
-            find("close"), FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        NativeCalls.libc(
+            "close", FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     static final MethodHandle FCNTL =
-        LINKER.downcallHandle(
-            find("fcntl"),
+        NativeCalls.libc(
+            "fcntl",
             FunctionDescriptor.of(
                 ValueLayout.JAVA_INT,
                 ValueLayout.JAVA_INT,
@@ -342,15 +349,8 @@ public final class Posix {
             CAPTURE,
             Linker.Option.firstVariadicArg(2));
     static final MethodHandle STRERROR =
-        LINKER.downcallHandle(
-            find("strerror"), FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-
-    private static MemorySegment find(String fn) {
-      return LINKER
-          .defaultLookup()
-          .find(fn)
-          .orElseThrow(() -> new IllegalStateException("libc lacks " + fn));
-    }
+        NativeCalls.libc(
+            "strerror", FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
 
     private Calls() {}
   }

@@ -1,5 +1,6 @@
 package dev.strata.engine.flags;
 
+import dev.strata.engine.Keyword;
 import dev.strata.engine.Keywords;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
@@ -39,16 +40,11 @@ public record EngineArgs(
     Fault fault) {
 
   /** The faults strata-ref can inject, to test {@code strata-launch --isolate}. */
-  public enum Fault {
+  public enum Fault implements Keyword {
     /** Dereference a null pointer: SIGSEGV. */
     SEGV,
     /** Call abort(): SIGABRT. */
     ABORT;
-
-    /** The value of {@code --fault}: the constant's name in lower case. */
-    public String id() {
-      return Keywords.lower(this);
-    }
 
     /** Parses a flag value; null when unknown. */
     public static Fault fromId(String id) {

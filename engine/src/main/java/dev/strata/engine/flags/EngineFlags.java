@@ -295,15 +295,9 @@ public final class EngineFlags {
               + item
               + "' (a flag takes its value as the next argument)");
     }
-    String near = Suggest.nearest(item, BY_NAME.keySet());
     return FlagException.arg(
         index,
-        "unknown flag '"
-            + item
-            + "'"
-            + (near != null
-                ? " (did you mean " + near + "?)"
-                : " (known: " + String.join(" ", BY_NAME.keySet()) + ")"));
+        "unknown flag '" + item + "'" + Suggest.didYouMeanOrKnown(item, BY_NAME.keySet(), " "));
   }
 
   private static EngineArgs typed(Map<String, String> v) {

@@ -125,7 +125,6 @@ public final class EnvPolicy {
       }
       EnvSwitch known = lookup(name);
       if (known != null && !known.values().contains(value)) {
-        String near = Suggest.nearest(value, known.values());
         throw FlagException.envValue(
             name,
             "env "
@@ -134,7 +133,7 @@ public final class EnvPolicy {
                 + value
                 + "' is not one of "
                 + String.join(", ", known.values())
-                + (near == null ? "" : " (did you mean " + near + "?)"));
+                + Suggest.didYouMean(value, known.values()));
       }
     }
   }
@@ -169,14 +168,8 @@ public final class EnvPolicy {
     }
     if (name.startsWith(OWN_PREFIX) && lookup(name) == null) {
       List<String> names = ENV_SWITCHES.stream().map(EnvSwitch::name).toList();
-      String near = Suggest.nearest(name, names);
       throw FlagException.envName(
-          name,
-          "env: unknown switch "
-              + name
-              + (near != null
-                  ? " (did you mean " + near + "?)"
-                  : " (known: " + String.join(", ", names) + ")"));
+          name, "env: unknown switch " + name + Suggest.didYouMeanOrKnown(name, names, ", "));
     }
   }
 }

@@ -24,15 +24,12 @@ public final class FlagDocs {
         .append("| flag | value | default | backends |\n")
         .append("|---|---|---|---|\n");
     for (FlagSpec f : EngineFlags.flags()) {
-      md.append("| `")
-          .append(f.usage())
-          .append("` | ")
-          .append(escape(f.kind().describe()))
-          .append(" | ")
-          .append(escape(defaultText(f)))
-          .append(" | ")
-          .append(f.backendsText())
-          .append(" |\n");
+      row(
+          md,
+          "`" + f.usage() + "`",
+          escape(f.kind().describe()),
+          escape(defaultText(f)),
+          f.backendsText());
     }
     md.append("\n");
     for (FlagSpec f : EngineFlags.flags()) {
@@ -61,13 +58,7 @@ public final class FlagDocs {
         .append("| variable | values | what it changes |\n")
         .append("|---|---|---|\n");
     for (EnvSwitch s : EnvPolicy.switches()) {
-      md.append("| `")
-          .append(s.name())
-          .append("` | ")
-          .append(String.join(", ", s.values().stream().map(v -> "`" + v + "`").toList()))
-          .append(" | ")
-          .append(escape(s.help()))
-          .append(" |\n");
+      row(md, "`" + s.name() + "`", codeList(s.values(), ""), escape(s.help()));
     }
     md.append("\n## The environment a config may set\n\n")
         .append("A config's `env` is checked before anything runs (exit 2, one line naming the")
@@ -102,6 +93,11 @@ public final class FlagDocs {
         .append("- The `pc` backend: its flag rules are checked, but the upstream PC engine (and")
         .append(" `STRATA_KV_ROT=1` rotating its int8 pools) was never started here.\n");
     return md.toString();
+  }
+
+  /** One Markdown table row of already escaped cells: {@code | a | b | c |}. */
+  private static void row(StringBuilder md, String... cells) {
+    md.append("| ").append(String.join(" | ", cells)).append(" |\n");
   }
 
   private static String defaultText(FlagSpec f) {

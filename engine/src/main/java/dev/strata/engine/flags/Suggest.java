@@ -29,6 +29,21 @@ public final class Suggest {
     return bestDistance <= allowed ? best : null;
   }
 
+  /**
+   * " (did you mean X?)" for the {@link #nearest} known word, or "" when none is close: the one
+   * wording of the hint on flags, env switches, values and command-line options.
+   */
+  public static String didYouMean(String typed, Collection<String> known) {
+    String near = nearest(typed, known);
+    return near == null ? "" : " (did you mean " + near + "?)";
+  }
+
+  /** The same hint, or " (known: a<sep>b…)" when no known word is close. */
+  public static String didYouMeanOrKnown(String typed, Collection<String> known, String sep) {
+    String hint = didYouMean(typed, known);
+    return hint.isEmpty() ? " (known: " + String.join(sep, known) + ")" : hint;
+  }
+
   /** Optimal-string-alignment distance (Levenshtein plus adjacent transpositions). */
   static int distance(String a, String b) {
     if (Math.abs(a.length() - b.length()) > 8) {

@@ -61,12 +61,7 @@ public sealed interface ValueKind {
       if (values.contains(value)) {
         return null;
       }
-      String near = Suggest.nearest(value, values);
-      return "'"
-          + value
-          + "' is not "
-          + describe()
-          + (near == null ? "" : " (did you mean " + near + "?)");
+      return "'" + value + "' is not " + describe() + Suggest.didYouMean(value, values);
     }
 
     @Override

@@ -105,10 +105,8 @@ public final class Generator {
     Map<String, String> env = template.env();
 
     KvDecision.Accepted kv =
-        switch (KvRules.decide(backend, answers.kv(), env)) {
-          case KvDecision.Accepted a -> a;
-          case KvDecision.Refused r -> throw new StrataException(ExitCodes.USAGE, r.message());
-        };
+        KvRules.decide(backend, answers.kv(), env)
+            .acceptedOr(m -> new StrataException(ExitCodes.USAGE, m));
 
     PlanDefaults defaults = PlanDefaults.compute(host, geometry, backend, env);
     long context = answers.context() != null ? answers.context() : defaults.context();

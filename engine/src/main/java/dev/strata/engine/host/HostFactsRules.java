@@ -32,40 +32,23 @@ public final class HostFactsRules {
    * the source (":line:col"), so a file's message points at the value.
    */
   static void check(HostFacts f, String source, Map<String, String> where) {
+    At at = new At(source, where);
     if (!"macos".equals(f.os()) && !"linux".equals(f.os())) {
-      bad(
-          source,
-          where,
-          "os",
-          "field 'os' must be \"macos\" or \"linux\", got \"" + clip(f.os()) + "\"");
+      throw at.field("os", "\"macos\" or \"linux\"", "\"" + clip(f.os()) + "\"");
     }
-    text(source, where, "chip", f.chip());
-    text(source, where, "os_version", f.osVersion());
+    text(at, "chip", f.chip());
+    text(at, "os_version", f.osVersion());
     if (f.cpuCores() < 1 || f.cpuCores() > MAX_CPUS) {
-      bad(
-          source,
-          where,
-          "cpu_cores",
-          "field 'cpu_cores' must be 1.." + MAX_CPUS + ", got " + f.cpuCores());
+      throw at.field("cpu_cores", "1.." + MAX_CPUS, f.cpuCores());
     }
     if (f.perfCores() < 1) {
-      bad(
-          source,
-          where,
-          "perf_cores",
-          "field 'perf_cores' must be at least 1, got " + f.perfCores());
+      throw at.field("perf_cores", "at least 1", f.perfCores());
     }
     if (f.efficiencyCores() < 0) {
-      bad(
-          source,
-          where,
-          "efficiency_cores",
-          "field 'efficiency_cores' must be 0 or more, got " + f.efficiencyCores());
+      throw at.field("efficiency_cores", "0 or more", f.efficiencyCores());
     }
     if ((long) f.perfCores() + f.efficiencyCores() > f.cpuCores()) {
-      bad(
-          source,
-          where,
+      throw at.bad(
           "perf_cores",
           "perf_cores + efficiency_cores ("
               + f.perfCores()
@@ -76,57 +59,35 @@ public final class HostFactsRules {
               + ")");
     }
     if (f.memoryBytes() <= 0) {
-      bad(
-          source,
-          where,
-          "memory_bytes",
-          "field 'memory_bytes' must be above 0, got " + f.memoryBytes());
+      throw at.field("memory_bytes", "above 0", f.memoryBytes());
     }
     int family = f.gpuFamily();
     if (family != 0 && (family < 1001 || family > HostFacts.FAMILY_APPLE10)) {
-      bad(
-          source,
-          where,
-          "gpu_family",
-          "field 'gpu_family' must be 0 (no Apple GPU) or an Apple family 1001..1010, got "
-              + family);
+      throw at.field("gpu_family", "0 (no Apple GPU) or an Apple family 1001..1010", family);
     }
     if (f.k4() && family != HostFacts.FAMILY_APPLE10) {
-      bad(
-          source,
-          where,
+      throw at.bad(
           "k4",
           "k4 is true but gpu_family is "
               + family
               + ": k4 means the GPU supports Apple10 (gpu_family 1010, M5 class)");
     }
     if (!f.k4() && family == HostFacts.FAMILY_APPLE10) {
-      bad(
-          source,
-          where,
-          "k4",
-          "gpu_family is 1010 (Apple10, M5 class) but k4 is false: an Apple10 GPU is k4");
+      throw at.bad(
+          "k4", "gpu_family is 1010 (Apple10, M5 class) but k4 is false: an Apple10 GPU is k4");
     }
     if (f.metal4() && family < 1007) {
-      bad(
-          source,
-          where,
+      throw at.bad(
           "metal4",
           "metal4 is true but gpu_family is "
               + family
               + ": Metal 4 needs an Apple7 (M1) GPU or newer");
     }
     if (f.wiredLimitMb() < 0) {
-      bad(
-          source,
-          where,
-          "wired_limit_mb",
-          "field 'wired_limit_mb' must be 0 (OS default) or more, got " + f.wiredLimitMb());
+      throw at.field("wired_limit_mb", "0 (OS default) or more", f.wiredLimitMb());
     }
     if (f.memoryBytes() > 0 && f.wiredLimitMb() > f.memoryBytes() >> 20) {
-      bad(
-          source,
-          where,
+      throw at.bad(
           "wired_limit_mb",
           "wired_limit_mb "
               + f.wiredLimitMb()
@@ -136,40 +97,42 @@ public final class HostFactsRules {
     }
     if ("linux".equals(f.os()) && (family != 0 || f.metal4() || f.wiredLimitMb() != 0)) {
       String field = family != 0 ? "gpu_family" : f.metal4() ? "metal4" : "wired_limit_mb";
-      bad(
-          source,
-          where,
-          field,
-          "os is linux, so gpu_family must be 0, metal4 and k4 false and wired_limit_mb 0");
+      throw at.bad(
+          field, "os is linux, so gpu_family must be 0, metal4 and k4 false and wired_limit_mb 0");
     }
   }
 
-  private static void text(String source, Map<String, String> where, String field, String value) {
+  private static void text(At at, String field, String value) {
     if (value.isBlank()) {
-      bad(source, where, field, "field \'" + field + "\' must not be empty");
+      throw at.bad(field, "field '" + field + "' must not be empty");
     }
     if (value.length() > MAX_TEXT) {
-      bad(
-          source,
-          where,
-          field,
-          "field \'" + field + "\' is longer than " + MAX_TEXT + " characters");
+      throw at.bad(field, "field '" + field + "' is longer than " + MAX_TEXT + " characters");
     }
     // The text is printed to terminals later: no escape sequences or bidi tricks ride along.
     for (int i = 0, c; i < value.length(); i += Character.charCount(c)) {
       c = value.codePointAt(i);
       if (Character.isISOControl(c) || Character.getType(c) == Character.FORMAT) {
-        bad(
-            source,
-            where,
-            field,
-            "field '" + field + "' must not contain control or format characters");
+        throw at.bad(field, "field '" + field + "' must not contain control or format characters");
       }
     }
   }
 
-  private static void bad(String source, Map<String, String> where, String field, String what) {
-    throw new HostFileException(source + where.getOrDefault(field, "") + ": " + what, field);
+  /**
+   * Where the facts came from: the source's name and each field's position suffix in it.
+   *
+   * @param where field → ":line:col" in the source, when the source is a file
+   */
+  private record At(String source, Map<String, String> where) {
+    /** "SOURCE:LINE:COL: WHAT", naming the field at fault. */
+    HostFileException bad(String field, String what) {
+      return new HostFileException(source + where.getOrDefault(field, "") + ": " + what, field);
+    }
+
+    /** "field 'F' must be RULE, got VALUE". */
+    HostFileException field(String field, String rule, Object got) {
+      return bad(field, "field '" + field + "' must be " + rule + ", got " + got);
+    }
   }
 
   /** Quotes user text into a message safely: short, one line, no control characters. */

@@ -1,9 +1,23 @@
 package dev.strata.engine.kv;
 
 import java.util.List;
+import java.util.function.Function;
 
 /** What a backend does with a requested KV format: run it (perhaps on other pools) or refuse. */
 public sealed interface KvDecision {
+
+  /**
+   * This decision when the engine runs; else {@code refusal} of the refusal's message is thrown.
+   * (An {@code instanceof} test rather than a pattern {@code switch}: a type switch is linked at
+   * run time by a generated class, which the AOT cache cannot hold, and {@code strata-setup
+   * --print} goes through here: docs/PERFORMANCE.md.)
+   */
+  default Accepted acceptedOr(Function<String, ? extends RuntimeException> refusal) {
+    if (this instanceof Refused r) {
+      throw refusal.apply(r.message());
+    }
+    return (Accepted) this;
+  }
 
   /**
    * The engine runs.

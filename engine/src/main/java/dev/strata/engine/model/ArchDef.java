@@ -91,8 +91,8 @@ public final class ArchDef {
       c.append("STRATA_EXPERT_TENSOR(").append(quote(t)).append(")\n");
     }
     c.append('\n');
-    limit(c, "MAX_SMALL", GeometryRules.MAX_SMALL);
-    limit(c, "MAX_WINDOW", GeometryRules.MAX_WINDOW);
+    limit(c, "MAX_SMALL", HeaderCounts.MAX_SMALL);
+    limit(c, "MAX_WINDOW", HeaderCounts.MAX_WINDOW);
     limit(c, "MAX_STRING", GgufReader.MAX_STRING);
     limit(c, "MAX_ARRAY", GgufReader.MAX_ARRAY);
     limit(c, "MAX_TENSORS", GgufReader.MAX_TENSORS);

@@ -4,9 +4,9 @@ import dev.strata.engine.model.ArchTable.Arch;
 import dev.strata.engine.model.ArchTable.StateKind;
 import dev.strata.engine.model.ArchTable.Support;
 import dev.strata.engine.model.GgufException.Kind;
+import dev.strata.engine.text.Clip;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -18,23 +18,10 @@ import java.util.regex.Pattern;
  * per-architecture facts come from {@link ArchTable}.
  */
 public final class GeometryRules {
-  /** Most blocks, experts, heads or head size taken for real; beyond is a damaged file. */
-  static final long MAX_SMALL = 1 << 16;
-
-  /** Longest sliding window or state dimension taken for real. */
-  static final long MAX_WINDOW = 1L << 32;
-
   /** What an architecture name looks like ("qwen3next", "gpt-oss"); it prefixes metadata keys. */
   private static final Pattern ARCH = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
   private static final Pattern BLOCK = Pattern.compile("blk\\.(\\d{1,9})\\.(.+)");
-
-  private static final Pattern EXPERT =
-      Pattern.compile("(" + String.join("|", ArchTable.EXPERT_TENSORS) + ")\\.(weight|bias|scale)");
-
-  private static final Pattern LEGACY_EXPERT =
-      Pattern.compile(
-          "(" + String.join("|", ArchTable.LEGACY_EXPERT_TENSORS) + ")\\.(\\d{1,6})\\.weight");
 
   private GeometryRules() {}
 
@@ -55,7 +42,7 @@ public final class GeometryRules {
     String arch = architecture(f);
     Arch row = ArchTable.find(arch);
     refuseUnsupported(f, arch, row);
-    int blockCount = (int) required(f, arch + ".block_count", 1);
+    int blockCount = (int) HeaderCounts.required(f, arch + ".block_count", 1);
     long context = f.unsigned(arch + ".context_length");
     if (context < 1) {
       throw new GgufException(
@@ -65,8 +52,8 @@ public final class GeometryRules {
               ? "has no " + arch + ".context_length; not a model this toolkit can plan for"
               : arch + ".context_length is 0; the file is damaged");
     }
-    int experts = (int) small(f, arch + ".expert_count", 0);
-    int used = (int) small(f, arch + ".expert_used_count", 0);
+    int experts = (int) HeaderCounts.small(f, arch + ".expert_count", 0);
+    int used = (int) HeaderCounts.small(f, arch + ".expert_used_count", 0);
     if (experts == 0) {
       used = 0;
     } else if (used < 1 || used > experts) {
@@ -81,7 +68,7 @@ public final class GeometryRules {
               + " (the expert count); the file is damaged");
     }
     int blocks = mainBlocks(shards, arch, blockCount);
-    int allBlocks = blocks + (int) small(f, arch + "." + ArchTable.NEXTN_KEY, 0);
+    int allBlocks = blocks + (int) HeaderCounts.small(f, arch + "." + ArchTable.NEXTN_KEY, 0);
 
     TreeSet<Integer> qsa = new TreeSet<>();
     TreeSet<Integer> drafterKv = new TreeSet<>();
@@ -98,16 +85,8 @@ public final class GeometryRules {
         }
         int layer = Integer.parseInt(m.group(1));
         if (layer >= allBlocks) {
-          throw new GgufException(
-              Kind.INCONSISTENT,
-              shard.file(),
-              "holds tensor "
-                  + GgufException.clip(t.name())
-                  + " but "
-                  + arch
-                  + ".block_count is "
-                  + blockCount
-                  + "; the file is damaged");
+          throw GgufException.tensorBeyond(
+              shard.file(), t.name(), arch + ".block_count", blockCount);
         }
         String rest = m.group(2);
         if (layer >= blocks) {
@@ -154,8 +133,8 @@ public final class GeometryRules {
 
     TreeSet<Integer> kvLayers = new TreeSet<>(qsa);
     kvLayers.addAll(drafterKv);
-    long kv = perLayer(f, arch + ".attention.head_count_kv", blockCount, kvLayers);
-    long heads = perLayer(f, arch + ".attention.head_count", blockCount, kvLayers);
+    long kv = HeaderCounts.perLayer(f, arch + ".attention.head_count_kv", blockCount, kvLayers);
+    long heads = HeaderCounts.perLayer(f, arch + ".attention.head_count", blockCount, kvLayers);
     if (kv < 0) {
       kv = heads; // llama.cpp's default: as many KV heads as heads
     }
@@ -170,7 +149,8 @@ public final class GeometryRules {
     int headDim = headSize(f, arch, "key_length", heads);
     int headDimV = headSize(f, arch, "value_length", heads);
 
-    long window = bounded(f, arch + ".attention.sliding_window", 0, MAX_WINDOW);
+    long window =
+        HeaderCounts.bounded(f, arch + ".attention.sliding_window", 0, HeaderCounts.MAX_WINDOW);
     int pattern = row == null ? 0 : row.swaPattern();
     List<Integer> swa = new ArrayList<>();
     for (int layer : qsa) {
@@ -191,7 +171,7 @@ public final class GeometryRules {
       long[] v = new long[kind.keys.size()];
       for (int i = 0; i < v.length; i++) {
         String key = arch + "." + kind.keys.get(i);
-        v[i] = bounded(f, key, -1, MAX_WINDOW);
+        v[i] = HeaderCounts.bounded(f, key, -1, HeaderCounts.MAX_WINDOW);
         if (v[i] < 0) {
           throw new GgufException(
               Kind.NOT_A_MODEL,
@@ -243,9 +223,7 @@ public final class GeometryRules {
           Kind.INCONSISTENT,
           f.file(),
           "general.architecture is "
-              + (arch == null
-                  ? GgufFile.describe(archValue)
-                  : "\"" + GgufException.clip(arch) + "\"")
+              + (arch == null ? GgufFile.describe(archValue) : "\"" + Clip.clip(arch) + "\"")
               + ", not an architecture name; the file is damaged");
     }
     return arch;
@@ -269,7 +247,7 @@ public final class GeometryRules {
               + " models and attention/recurrent hybrids (qwen3next, qwen35, lfm2; docs/MODELS.md)";
     }
     if (why != null) {
-      throw new GgufException(Kind.UNSUPPORTED, f.file(), GgufException.clip(arch) + why);
+      throw new GgufException(Kind.UNSUPPORTED, f.file(), Clip.clip(arch) + why);
     }
   }
 
@@ -280,7 +258,7 @@ public final class GeometryRules {
    */
   private static int mainBlocks(List<GgufFile> shards, String arch, int blockCount) {
     GgufFile f = shards.getFirst();
-    long nextn = small(f, arch + "." + ArchTable.NEXTN_KEY, 0);
+    long nextn = HeaderCounts.small(f, arch + "." + ArchTable.NEXTN_KEY, 0);
     if (nextn == 0) {
       return blockCount;
     }
@@ -346,7 +324,7 @@ public final class GeometryRules {
 
   /** K or V head size: the key, else embedding_length / head_count (llama.cpp's default). */
   private static int headSize(GgufFile f, String arch, String key, long heads) {
-    long dim = small(f, arch + ".attention." + key, -1);
+    long dim = HeaderCounts.small(f, arch + ".attention." + key, -1);
     if (dim < 0) {
       long width = f.unsigned(arch + ".embedding_length");
       if (width > 0 && heads > 0 && width % heads == 0) {
@@ -365,213 +343,6 @@ public final class GeometryRules {
               + " can plan for");
     }
     return (int) dim;
-  }
-
-  /**
-   * Expert tensors of the main blocks, per layer: separate or merged {@code *_exps} tensors (bytes
-   * / expert count per slot), or the legacy per-expert tensors (the largest expert per slot).
-   */
-  private static final class ExpertTensors {
-    private final String arch;
-    private final int experts;
-
-    /** layer → [gate, up, down, gate_up] weight seen; then slot bytes. */
-    private final TreeMap<Integer, long[]> merged = new TreeMap<>();
-
-    /** layer → per expert: bytes, and a bit per gate/up/down seen. */
-    private final TreeMap<Integer, long[][]> legacy = new TreeMap<>();
-
-    ExpertTensors(String arch, int experts) {
-      this.arch = arch;
-      this.experts = experts;
-    }
-
-    boolean take(GgufFile shard, GgufTensor t, int layer, String rest) {
-      Matcher m = EXPERT.matcher(rest);
-      if (m.matches()) {
-        checkShape(shard, t);
-        long[] l = merged.computeIfAbsent(layer, k -> new long[5]);
-        if (m.group(2).equals("weight")) {
-          l[ArchTable.EXPERT_TENSORS.indexOf(m.group(1))] = 1;
-        }
-        l[4] += t.bytes() / experts;
-        return true;
-      }
-      m = LEGACY_EXPERT.matcher(rest);
-      if (m.matches() && experts > 0) {
-        int e = Integer.parseInt(m.group(2));
-        if (e >= experts) {
-          throw new GgufException(
-              Kind.INCONSISTENT,
-              shard.file(),
-              "holds tensor "
-                  + GgufException.clip(t.name())
-                  + " but "
-                  + arch
-                  + ".expert_count is "
-                  + experts
-                  + "; the file is damaged");
-        }
-        long[][] l = legacy.computeIfAbsent(layer, k -> new long[experts][2]);
-        l[e][0] += t.bytes();
-        l[e][1] |= 1L << ArchTable.LEGACY_EXPERT_TENSORS.indexOf(m.group(1));
-        return true;
-      }
-      return false;
-    }
-
-    private void checkShape(GgufFile shard, GgufTensor t) {
-      if (experts == 0) {
-        throw new GgufException(
-            Kind.INCONSISTENT,
-            shard.file(),
-            "holds expert tensor "
-                + GgufException.clip(t.name())
-                + " but has no "
-                + arch
-                + ".expert_count; the file is damaged");
-      }
-      if (t.dims().isEmpty() || t.dims().getLast() != experts) {
-        throw new GgufException(
-            Kind.INCONSISTENT,
-            shard.file(),
-            "tensor "
-                + GgufException.clip(t.name())
-                + " has shape "
-                + t.dims()
-                + " but its last dimension must be the expert count "
-                + experts
-                + "; the file is damaged");
-      }
-    }
-
-    int layers() {
-      TreeSet<Integer> all = new TreeSet<>(merged.keySet());
-      all.addAll(legacy.keySet());
-      return all.size();
-    }
-
-    /** The largest slot of any layer (an arena slot must hold it); checks every layer is whole. */
-    long slotBytes(String file) {
-      long max = 0;
-      for (Map.Entry<Integer, long[]> e : merged.entrySet()) {
-        long[] l = e.getValue();
-        boolean gateUp = l[3] == 1 || (l[0] == 1 && l[1] == 1);
-        String missing =
-            l[2] == 0
-                ? "ffn_down_exps.weight"
-                : !gateUp ? (l[0] == 0 ? "ffn_gate_exps.weight" : "ffn_up_exps.weight") : null;
-        if (missing != null) {
-          throw incomplete(file, e.getKey(), "blk." + e.getKey() + "." + missing);
-        }
-        max = Math.max(max, l[4]);
-      }
-      for (Map.Entry<Integer, long[][]> e : legacy.entrySet()) {
-        long[][] l = e.getValue();
-        for (int x = 0; x < l.length; x++) {
-          if (l[x][1] != 7) {
-            int miss = Long.numberOfTrailingZeros(~l[x][1]);
-            throw incomplete(
-                file,
-                e.getKey(),
-                "blk."
-                    + e.getKey()
-                    + "."
-                    + ArchTable.LEGACY_EXPERT_TENSORS.get(miss)
-                    + "."
-                    + x
-                    + ".weight");
-          }
-          max = Math.max(max, l[x][0]);
-        }
-      }
-      return max;
-    }
-
-    private static GgufException incomplete(String file, int layer, String tensor) {
-      return new GgufException(
-          Kind.INCONSISTENT,
-          file,
-          "block " + layer + " has expert tensors but no " + tensor + "; the model is incomplete");
-    }
-  }
-
-  /** A required count in 1..min(limit); {@code min} is the smallest valid value. */
-  private static long required(GgufFile f, String key, long min) {
-    long v = f.unsigned(key);
-    if (v < 0) {
-      throw new GgufException(
-          Kind.NOT_A_MODEL, f.file(), "has no " + key + "; not a model this toolkit can plan for");
-    }
-    if (v < min || v > MAX_SMALL) {
-      throw new GgufException(
-          v < min ? Kind.INCONSISTENT : Kind.ABSURD_COUNT,
-          f.file(),
-          key + " is " + v + " (expected " + min + ".." + MAX_SMALL + "); the file is damaged");
-    }
-    return v;
-  }
-
-  /** An optional count up to {@link #MAX_SMALL}, or {@code absent}. */
-  private static long small(GgufFile f, String key, long absent) {
-    return bounded(f, key, absent, MAX_SMALL);
-  }
-
-  private static long bounded(GgufFile f, String key, long absent, long limit) {
-    long v = f.unsigned(key);
-    if (v < 0) {
-      return absent;
-    }
-    if (v > limit) {
-      throw new GgufException(
-          Kind.ABSURD_COUNT,
-          f.file(),
-          key + " is " + v + " (limit " + limit + "); the file is damaged");
-    }
-    return v;
-  }
-
-  /**
-   * A per-layer count that is a scalar or an array of one value per block (hybrid models give 0 to
-   * their non-attention layers); the attention layers must agree. -1 when absent.
-   */
-  private static long perLayer(GgufFile f, String key, int blocks, TreeSet<Integer> layers) {
-    GgufValue v = f.get(key);
-    if (!(v instanceof GgufValue.ArrayValue a)) {
-      return small(f, key, -1);
-    }
-    if (!a.complete() || a.length() != blocks || !a.elementType().isInteger()) {
-      throw new GgufException(
-          Kind.INCONSISTENT,
-          f.file(),
-          key
-              + " is "
-              + GgufFile.describe(v)
-              + ", expected one integer per block ("
-              + blocks
-              + ")");
-    }
-    long value = -1;
-    for (int layer : layers) {
-      if (layer >= a.length()) {
-        continue; // an MTP block counted after block_count: the array does not reach it
-      }
-      long x = ((GgufValue.IntValue) a.elements().get(layer)).bits();
-      if (x < 1 || x > MAX_SMALL || (value >= 0 && x != value)) {
-        throw new GgufException(
-            Kind.INCONSISTENT,
-            f.file(),
-            key
-                + " gives attention layer "
-                + layer
-                + " the value "
-                + x
-                + (value >= 0 ? " but another attention layer " + value : "")
-                + "; this toolkit plans one KV shape for every attention layer");
-      }
-      value = x;
-    }
-    return value;
   }
 
   private static long add(long a, long b, String file) {

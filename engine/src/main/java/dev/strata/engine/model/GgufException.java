@@ -2,6 +2,7 @@ package dev.strata.engine.model;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.text.Clip;
 
 /**
  * A model file that cannot be used: one line naming the file, what is wrong and what to do. Exit
@@ -63,6 +64,23 @@ public final class GgufException extends StrataException {
     super(ExitCodes.USAGE, oneLine(file + ": " + detail), cause);
     this.kind = kind;
     this.file = file;
+  }
+
+  /**
+   * "holds tensor T but KEY is V; the file is damaged": a tensor of a block or expert the header's
+   * count says does not exist ({@link Kind#INCONSISTENT}).
+   */
+  static GgufException tensorBeyond(String file, String tensor, String key, long value) {
+    return new GgufException(
+        Kind.INCONSISTENT,
+        file,
+        "holds tensor "
+            + Clip.clip(tensor)
+            + " but "
+            + key
+            + " is "
+            + value
+            + "; the file is damaged");
   }
 
   /**

@@ -94,13 +94,7 @@ final class GgufParser {
       if (key.isEmpty()) {
         throw fail(Kind.MALFORMED, "has an empty metadata key; the file is damaged");
       }
-      long typeId = u32("the type of " + shown);
-      GgufValueType type = GgufValueType.fromId(typeId);
-      if (type == null) {
-        throw fail(
-            Kind.MALFORMED,
-            "gives " + shown + " value type " + typeId + ", which GGUF does not define");
-      }
+      GgufValueType type = valueType("the type of " + shown, shown + " value type");
       GgufValue value = value(type, shown);
       if (metadata.putIfAbsent(key, value) != null) {
         throw fail(Kind.MALFORMED, "holds metadata key " + shown + " twice; the file is damaged");
@@ -248,14 +242,21 @@ final class GgufParser {
     };
   }
 
-  private GgufValue array(String key) throws IOException {
-    long typeId = u32("the element type of " + key);
-    GgufValueType et = GgufValueType.fromId(typeId);
-    if (et == null) {
-      throw fail(
-          Kind.MALFORMED,
-          "gives array " + key + " element type " + typeId + ", which GGUF does not define");
+  /**
+   * Reads a u32 value type id ({@code read} names it for a truncated file); an id GGUF does not
+   * define is malformed: "gives {@code gives} N, which GGUF does not define".
+   */
+  private GgufValueType valueType(String read, String gives) throws IOException {
+    long typeId = u32(read);
+    GgufValueType type = GgufValueType.fromId(typeId);
+    if (type == null) {
+      throw fail(Kind.MALFORMED, "gives " + gives + " " + typeId + ", which GGUF does not define");
     }
+    return type;
+  }
+
+  private GgufValue array(String key) throws IOException {
+    GgufValueType et = valueType("the element type of " + key, "array " + key + " element type");
     if (et == GgufValueType.ARRAY) {
       throw fail(Kind.MALFORMED, "nests arrays in " + key + ", which GGUF does not allow");
     }

@@ -28,6 +28,19 @@ public sealed interface GgufValue
     public boolean fitsLong() {
       return type != GgufValueType.UINT64 || bits >= 0;
     }
+
+    // equals and hashCode written out (the record's own, same meaning): the generated ones are
+    // linked on first use by a class spun at run time, which the AOT cache cannot hold, and the
+    // split-set check compares these on every strata-setup --print (docs/PERFORMANCE.md).
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof IntValue v && v.type == type && v.bits == bits;
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * type.hashCode() + Long.hashCode(bits);
+    }
   }
 
   /** A FLOAT32 or FLOAT64. */

@@ -1,6 +1,5 @@
 package dev.strata.engine.model;
 
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -29,7 +28,20 @@ public record ShardName(String prefix, int index, int count) {
     return format(prefix, k, count);
   }
 
+  /**
+   * {@code PREFIX-0000k-of-0000n.gguf}: k and n zero-padded to five digits, as llama.cpp's {@code
+   * "%s-%05d-of-%05d.gguf"} (without {@code String.format}, whose first use costs a start-up
+   * several milliseconds: docs/PERFORMANCE.md).
+   *
+   * @param k the shard, from 1
+   * @param count the shards in the set, from 1
+   */
   public static String format(String prefix, int k, int count) {
-    return String.format(Locale.ROOT, "%s-%05d-of-%05d.gguf", prefix, k, count);
+    return prefix + "-" + fiveDigits(k) + "-of-" + fiveDigits(count) + ".gguf";
+  }
+
+  private static String fiveDigits(int v) {
+    String s = Integer.toString(v);
+    return s.length() >= 5 ? s : "00000".substring(s.length()) + s;
   }
 }

@@ -6,14 +6,15 @@ import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * What the engine will hold in memory for one configuration, and whether it fits (docs/PLAN.md).
  * Computed by {@link #compute}: a pure function of its inputs, O(1) in the context (no loop over
- * cells, layers or slots), so the wizard can plan every choice it shows.
+ * cells, layers or slots), so the wizard can plan every choice it shows. The arithmetic is in
+ * {@link Planner} (both modes), {@link StreamSizing} (stream mode's arena, stand-by and headroom,
+ * and the advice when it is too small) and {@link RefScratch} (strata-ref's own buffers).
  *
  * @param backend the engine that will run
  * @param experts where the experts live
@@ -34,7 +35,7 @@ import java.util.Map;
  * @param arena the experts kept in memory
  * @param scratchBytes the engine's own working buffers that the plan knows: strata-ref's (its
  *     attention queries and partials, the arena's books, the router's tables; formula in {@link
- *     #refScratchBytes}); 0 for the Metal and PC engines, whose buffers are not modelled
+ *     RefScratch#bytes}); 0 for the Metal and PC engines, whose buffers are not modelled
  * @param freeBytes what the budget leaves after everything planned (0 or less when it does not fit)
  * @param shortfallBytes how much is missing; 0 when the plan fits
  * @param refusal one line saying by how much it does not fit and what to do; null when it fits
@@ -67,12 +68,6 @@ public record MemoryPlan(
    */
   public static final long SAFETY_MARGIN = UsableMemory.GIB;
 
-  /** Stream mode's page-cache headroom is at least this much... */
-  public static final long HEADROOM_MIN = 2 * UsableMemory.GIB;
-
-  /** ...and at least memory / this. */
-  public static final int HEADROOM_DIVISOR = 8;
-
   public MemoryPlan {
     notes = List.copyOf(notes);
   }
@@ -94,7 +89,7 @@ public record MemoryPlan(
       KvDecision.Accepted kv,
       Backend backend,
       Map<String, String> env) {
-    return compute(host, model, context, experts, kv.pools(), kv.notes(), backend, env, 0, 0);
+    return Planner.plan(host, model, context, experts, kv.pools(), kv.notes(), backend, env, 0, 0);
   }
 
   /**
@@ -110,7 +105,7 @@ public record MemoryPlan(
       Backend backend,
       Map<String, String> env,
       long memBudgetMb) {
-    return compute(
+    return Planner.plan(
         host, model, context, experts, kv.pools(), kv.notes(), backend, env, memBudgetMb, 0);
   }
 
@@ -129,7 +124,7 @@ public record MemoryPlan(
       Map<String, String> env,
       long memBudgetMb,
       long spec) {
-    return compute(
+    return Planner.plan(
         host, model, context, experts, kv.pools(), kv.notes(), backend, env, memBudgetMb, spec);
   }
 
@@ -144,7 +139,7 @@ public record MemoryPlan(
       Map<String, String> env,
       long memBudgetMb,
       long spec) {
-    return compute(
+    return Planner.plan(
         host, model, context, experts, pools, List.of(), backend, env, memBudgetMb, spec);
   }
 
@@ -164,7 +159,7 @@ public record MemoryPlan(
       KvFormat pools,
       Backend backend,
       Map<String, String> env) {
-    return compute(host, model, context, experts, pools, List.of(), backend, env, 0, 0);
+    return Planner.plan(host, model, context, experts, pools, List.of(), backend, env, 0, 0);
   }
 
   /** Plans one configuration with the engine's {@code --mem-budget-mb} (0 = none). */
@@ -177,7 +172,8 @@ public record MemoryPlan(
       Backend backend,
       Map<String, String> env,
       long memBudgetMb) {
-    return compute(host, model, context, experts, pools, List.of(), backend, env, memBudgetMb, 0);
+    return Planner.plan(
+        host, model, context, experts, pools, List.of(), backend, env, memBudgetMb, 0);
   }
 
   /**
@@ -192,282 +188,6 @@ public record MemoryPlan(
       return memBudgetMb * UsableMemory.MIB;
     }
     return plan;
-  }
-
-  /** strata-ref splits decode attention into items of this many cells (engine/native/src). */
-  static final long REF_SPLIT_CELLS = 2048;
-
-  /**
-   * strata-ref's own working buffers at a context, in bytes (engine/native/src/memory.c,
-   * strata_memory_scratch_bytes, the same formula): the decode queries (QSA layers × KV heads ×
-   * head_dim floats), the flash-decoding partials (QSA layers × ⌈cells / 2048⌉ × KV heads ×
-   * (head_dim + 2) floats), one head's output (head_dim floats), and the arena's and router's
-   * tables: 18 B per model slot (slot index, LRU key and links as int32, popularity order as
-   * uint16) plus one double per expert.
-   */
-  public static long refScratchBytes(ModelGeometry model, long context) {
-    return refScratchBytes(model, context, 0);
-  }
-
-  /** The same with the MTP drafter's attention layers planned (--spec > 0): they decode too. */
-  public static long refScratchBytes(ModelGeometry model, long context, int drafterLayers) {
-    long cells = KvFormat.cells(context);
-    long splits = (cells + REF_SPLIT_CELLS - 1) / REF_SPLIT_CELLS;
-    long q = model.qsaLayerCount() + drafterLayers;
-    long queries = q * model.kvHeads() * model.headDim() * Float.BYTES;
-    long partials =
-        Math.multiplyExact(
-            q * splits, (long) model.kvHeads() * (model.headDim() + 2) * Float.BYTES);
-    long out = (long) model.headDim() * Float.BYTES;
-    long books = model.expertSlots() * 18 + (long) model.experts() * Double.BYTES;
-    return queries + partials + out + books;
-  }
-
-  private static MemoryPlan compute(
-      HostFacts host,
-      ModelGeometry model,
-      long context,
-      ExpertsMode experts,
-      KvFormat pools,
-      List<String> kvNotes,
-      Backend backend,
-      Map<String, String> env,
-      long memBudgetMb,
-      long spec) {
-    if (context < 1) {
-      throw new IllegalArgumentException("context must be at least 1, got " + context);
-    }
-    if (backend != Backend.PC && pools != KvFormat.INT8 && pools != KvFormat.Q4_0) {
-      throw new IllegalArgumentException(
-          backend.id()
-              + " allocates int8 or q4_0 pools, not "
-              + pools.flagName()
-              + ": pass the pools KvRules.decide chose");
-    }
-    List<String> notes = new ArrayList<>(kvNotes);
-    UsableMemory memory = UsableMemory.of(host, backend);
-    if (memory.rule() == UsableMemory.Rule.WIRED_LIMIT
-        && memory.usableBytes() == memory.totalBytes()) {
-      notes.add(
-          "memory: iogpu.wired_limit_mb="
-              + host.wiredLimitMb()
-              + " is at or above the physical memory; planned with the physical memory");
-    }
-    if (context > model.trainedContext() && model.trainedContext() > 0) {
-      notes.add(
-          "context: "
-              + context
-              + " is above the model's trained context "
-              + model.trainedContext());
-    }
-    long budget = budget(memory, memBudgetMb);
-    long state = model.stateBytes();
-    long drafter = spec > 0 ? model.drafterBytes() : 0;
-    if (spec > 0 && !model.hasDrafter()) {
-      notes.add(
-          "spec: --spec "
-              + spec
-              + " asks for MTP drafting but the model has no MTP block ("
-              + model.architecture()
-              + ".nextn_predict_layers); the engine runs without drafting");
-    }
-    // Everything the engine holds besides the KV pools and the experts.
-    long dense = Math.addExact(Math.addExact(model.denseBytes(), state), drafter);
-    String denseText =
-        Units.gib(model.denseBytes())
-            + (state > 0 ? " + recurrent state " + Units.gib(state) : "")
-            + (drafter > 0 ? " + MTP drafter " + Units.gib(drafter) : "");
-    StandbySlots rule = StandbySlots.decide(host, backend, env);
-
-    KvPools kv;
-    try {
-      kv = KvPools.of(pools, model, context, spec);
-    } catch (IllegalArgumentException e) {
-      // The format cannot hold this model's head vectors: a refusal, not a crash.
-      kv = new KvPools(pools, KvFormat.cells(context), 0, model.qsaLayerCount(), 0);
-      return refused(
-          backend,
-          experts,
-          context,
-          memory,
-          budget,
-          new long[] {model.denseBytes(), state, drafter},
-          kv,
-          rule,
-          model,
-          notes,
-          KvPlanRules.cannotHold(pools, model, backend, e.getMessage()));
-    }
-
-    long slotBytes = model.expertBytes();
-    long modelSlots = slotBytes > 0 ? model.expertSlots() : 0;
-    long tokenSlots =
-        slotBytes > 0 ? Math.multiplyExact((long) model.expertsUsed(), model.moeLayers()) : 0;
-    long tokenBytes = Math.multiplyExact(tokenSlots, slotBytes);
-
-    long scratch =
-        backend == Backend.CPU_REFERENCE ? refScratchBytes(model, context, kv.drafterLayers()) : 0;
-    Stream stream =
-        stream(memory, budget, dense + scratch, kv, rule, model, slotBytes, modelSlots, tokenSlots);
-    if (experts == ExpertsMode.STREAM) {
-      long slots = stream.slots();
-      if (slots >= modelSlots && modelSlots > 0) {
-        notes.add(
-            "experts: the stream arena holds every expert ("
-                + Units.count(modelSlots)
-                + " slots); nothing streams");
-      }
-      long arenaBytes = Math.multiplyExact(slots, slotBytes);
-      ExpertArena arena = new ExpertArena(slotBytes, slots, modelSlots, tokenSlots, arenaBytes);
-      boolean fits = stream.available() >= tokenBytes;
-      long shortfall = fits ? 0 : tokenBytes - stream.available();
-      String refusal =
-          fits
-              ? null
-              : "stream: the expert arena cannot hold one token's experts ("
-                  + Units.count(tokenSlots)
-                  + " slots, "
-                  + Units.gib(tokenBytes)
-                  + " GiB) after dense "
-                  + denseText
-                  + " + KV "
-                  + Units.gib(kv.bytes())
-                  + " + stand-by "
-                  + Units.gib(stream.standbyBytes())
-                  + " + page-cache headroom "
-                  + Units.gib(stream.headroom())
-                  + scratchTerm(scratch)
-                  + " GiB in the "
-                  + Units.gib(budget)
-                  + " GiB the engine may use; short by "
-                  + Units.gibUp(shortfall)
-                  + " GiB; "
-                  + streamAdvice("use", memory, budget, kv, stream, tokenBytes, model);
-      return new MemoryPlan(
-          backend,
-          experts,
-          context,
-          memory,
-          SAFETY_MARGIN,
-          budget,
-          model.denseBytes(),
-          state,
-          drafter,
-          kv,
-          stream.standby(),
-          stream.standbyBytes(),
-          stream.headroom(),
-          arena,
-          scratch,
-          budget - stream.fixed() - arenaBytes,
-          shortfall,
-          refusal,
-          notes);
-    }
-
-    // Resident: every expert in memory, nothing streams, so no stand-by slots and no headroom.
-    long allExperts = Math.multiplyExact(modelSlots, slotBytes);
-    long need = Math.addExact(Math.addExact(dense + scratch, kv.bytes()), allExperts);
-    ExpertArena arena = new ExpertArena(slotBytes, modelSlots, modelSlots, tokenSlots, allExperts);
-    StandbySlots none =
-        new StandbySlots(rule.promptGemm(), 0, "resident experts: no stand-by slots");
-    boolean fits = need <= budget;
-    String refusal = null;
-    if (!fits) {
-      boolean streamFits = stream.available() >= tokenBytes;
-      refusal =
-          "resident: dense "
-              + denseText
-              + " + KV "
-              + Units.gib(kv.bytes())
-              + " + every expert "
-              + Units.gib(allExperts)
-              + scratchTerm(scratch)
-              + " = "
-              + Units.gib(need)
-              + " GiB, over the "
-              + Units.gib(budget)
-              + " GiB the engine may use ("
-              + Units.gib(memory.usableBytes())
-              + " GiB usable - "
-              + Units.gib(SAFETY_MARGIN)
-              + " GiB margin) by "
-              + Units.gibUp(need - budget)
-              + " GiB; "
-              + (streamFits
-                  ? "use --experts stream"
-                  : streamAdvice(
-                      "use --experts stream with", memory, budget, kv, stream, tokenBytes, model));
-    }
-    return new MemoryPlan(
-        backend,
-        experts,
-        context,
-        memory,
-        SAFETY_MARGIN,
-        budget,
-        model.denseBytes(),
-        state,
-        drafter,
-        kv,
-        none,
-        0,
-        0,
-        arena,
-        scratch,
-        budget - need,
-        fits ? 0 : need - budget,
-        refusal,
-        notes);
-  }
-
-  /** " + scratch X.XX" where the plan has the engine's scratch (strata-ref), else nothing. */
-  private static String scratchTerm(long scratch) {
-    return scratch > 0 ? " + scratch " + Units.gib(scratch) : "";
-  }
-
-  /** The stream-mode figures, also used to advise a refused resident plan. */
-  private record Stream(
-      StandbySlots standby,
-      long standbyBytes,
-      long headroom,
-      long fixed,
-      long available,
-      long slots) {}
-
-  /**
-   * Stream mode. When the arena can hold every expert beside the rest, nothing streams: no stand-by
-   * slots, no page-cache headroom (so a model that fits resident never fails streamed). Otherwise
-   * the stand-by slots are bounded by the model ({@link StandbySlots#boundedBy}) and the arena by
-   * the slots the stand-by leaves: never more slots in all than the model has.
-   */
-  private static Stream stream(
-      UsableMemory memory,
-      long budget,
-      long dense,
-      KvPools kv,
-      StandbySlots rule,
-      ModelGeometry model,
-      long slotBytes,
-      long modelSlots,
-      long tokenSlots) {
-    long base = Math.addExact(dense, kv.bytes());
-    long allExperts = Math.multiplyExact(modelSlots, slotBytes);
-    if (modelSlots > 0 && budget - base >= allExperts) {
-      StandbySlots none =
-          new StandbySlots(rule.promptGemm(), 0, "the arena holds every expert: nothing streams");
-      return new Stream(none, 0, 0, base, budget - base, modelSlots);
-    }
-    StandbySlots standby = rule.boundedBy(model.experts(), modelSlots, tokenSlots);
-    long standbyBytes = Math.multiplyExact((long) standby.slots(), slotBytes);
-    long headroom = pageCacheHeadroom(memory.totalBytes());
-    long fixed = Math.addExact(base, standbyBytes + headroom);
-    long available = budget - fixed;
-    long slots =
-        available > 0 && slotBytes > 0
-            ? Math.min(available / slotBytes, modelSlots - standby.slots())
-            : 0;
-    return new Stream(standby, standbyBytes, headroom, fixed, available, slots);
   }
 
   /**
@@ -487,88 +207,7 @@ public record MemoryPlan(
         + open.drafterBytes()
         + open.kv().bytes()
         + (long) standby.slots() * a.slotBytes()
-        + pageCacheHeadroom(open.memory().totalBytes())
+        + StreamSizing.pageCacheHeadroom(open.memory().totalBytes())
         + open.scratchBytes();
-  }
-
-  /** Page-cache headroom of stream mode: max(2 GiB, memory / 8). */
-  public static long pageCacheHeadroom(long totalBytes) {
-    return Math.max(HEADROOM_MIN, totalBytes / HEADROOM_DIVISOR);
-  }
-
-  /**
-   * What to do when the stream arena cannot hold one token's experts: a smaller context or q4_0
-   * when the KV pools are what crowds it out, else more memory for the GPU.
-   *
-   * @param lead "use" for a stream plan, "use --experts stream with" for a resident one
-   */
-  private static String streamAdvice(
-      String lead,
-      UsableMemory memory,
-      long budget,
-      KvPools kv,
-      Stream stream,
-      long tokenBytes,
-      ModelGeometry model) {
-    long perCell = kv.bytesPerToken();
-    long roomForKv = budget - (stream.fixed() - kv.bytes()) - tokenBytes;
-    long maxContext = perCell > 0 ? roomForKv / perCell - KvFormat.EXTRA_CELLS : 0;
-    // q4_0's rotation is FWHT-256: it can only be suggested for 256-value heads.
-    boolean q4Possible = kv.format() != KvFormat.Q4_0 && model.headDim() == 256;
-    if (maxContext >= 1) {
-      // Round down to whole KiB of tokens when there is room: users type such numbers.
-      long suggested = maxContext >= 1024 ? maxContext / 1024 * 1024 : maxContext;
-      if (model.trainedContext() > 0) {
-        // never suggest more than the model was trained for
-        suggested = Math.min(suggested, model.trainedContext());
-      }
-      return lead
-          + " a smaller context (--ctx "
-          + suggested
-          + " fits)"
-          + (q4Possible ? " or --kv q4_0" : "");
-    }
-    String limit =
-        memory.rule() == UsableMemory.Rule.TWO_THIRDS
-                || memory.rule() == UsableMemory.Rule.THREE_QUARTERS
-            ? "raise iogpu.wired_limit_mb or use a Mac with more memory"
-            : "use a machine with more memory";
-    return "the model does not fit even streamed at the smallest context; " + limit;
-  }
-
-  private static MemoryPlan refused(
-      Backend backend,
-      ExpertsMode experts,
-      long context,
-      UsableMemory memory,
-      long budget,
-      long[] denseStateDrafter,
-      KvPools kv,
-      StandbySlots rule,
-      ModelGeometry model,
-      List<String> notes,
-      String refusal) {
-    long slotBytes = model.expertBytes();
-    ExpertArena empty = new ExpertArena(slotBytes, 0, model.expertSlots(), 0, 0);
-    return new MemoryPlan(
-        backend,
-        experts,
-        context,
-        memory,
-        SAFETY_MARGIN,
-        budget,
-        denseStateDrafter[0],
-        denseStateDrafter[1],
-        denseStateDrafter[2],
-        kv,
-        rule,
-        0,
-        0,
-        empty,
-        0,
-        0,
-        0,
-        refusal,
-        notes);
   }
 }

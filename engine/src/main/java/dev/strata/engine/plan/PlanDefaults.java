@@ -2,7 +2,6 @@ package dev.strata.engine.plan;
 
 import dev.strata.engine.Backend;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ExpertsMode;
@@ -95,10 +94,7 @@ public record PlanDefaults(
   /** The pools of the default path: what KvRules chooses when the config has no {@code --kv}. */
   public static KvFormat defaultPools(Backend backend, Map<String, String> env) {
     // No --kv is never refused: STRATA_KV_ROT alone is a no-op on every engine (seed).
-    return switch (KvRules.decide(backend, null, env)) {
-      case KvDecision.Accepted a -> a.pools();
-      case KvDecision.Refused r -> throw new IllegalStateException(r.message());
-    };
+    return KvRules.decide(backend, null, env).acceptedOr(IllegalStateException::new).pools();
   }
 
   /**

@@ -317,11 +317,7 @@ public final class PlanText {
     g.writeBooleanField("fits", p.fits());
     g.writeNumberField("shortfall_bytes", p.shortfallBytes());
     g.writeStringField("refusal", p.refusal());
-    g.writeArrayFieldStart("notes");
-    for (String n : p.notes()) {
-      g.writeString(n);
-    }
-    g.writeEndArray();
+    Json.strings(g, "notes", p.notes());
     g.writeEndObject();
   }
 }

@@ -32,6 +32,16 @@ public final class Json {
         JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
   }
 
+  /** {@code "field": [ "a", "b", … ]}: a field holding an array of strings. */
+  public static void strings(JsonGenerator g, String field, Iterable<String> items)
+      throws IOException {
+    g.writeArrayFieldStart(field);
+    for (String s : items) {
+      g.writeString(s);
+    }
+    g.writeEndArray();
+  }
+
   /** The layout: DefaultPrettyPrinter with the toolkit's separators. */
   public static DefaultPrettyPrinter pretty() {
     DefaultIndenter lines = new DefaultIndenter("  ", "\n");

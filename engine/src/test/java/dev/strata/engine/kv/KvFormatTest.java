@@ -155,4 +155,17 @@ class KvFormatTest {
     org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("+-1"));
     org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("000"));
   }
+
+  @Test
+  void acceptedOrGivesTheAcceptanceOrThrowsTheRefusal() {
+    KvDecision.Accepted a =
+        KvRules.decide(Backend.PC, KvFormat.K8V4, Map.of()).acceptedOr(IllegalStateException::new);
+    assertEquals(KvFormat.K8V4, a.requested());
+    KvDecision refused = KvRules.decide(Backend.METAL, KvFormat.K8V4, Map.of());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> refused.acceptedOr(IllegalArgumentException::new));
+    assertEquals(((KvDecision.Refused) refused).message(), e.getMessage());
+  }
 }

@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -264,6 +265,7 @@ class ConfigWriterTest {
    */
   @Test
   @DisabledOnOs(OS.WINDOWS)
+  @Tag("sigkill") // bench/mutation/run.sh leaves it out: child JVMs per mutant, random by design
   void sigkillMidWriteLeavesTheOldOrTheNewFile(@TempDir Path dir) throws Exception {
     Path cfg = dir.resolve("engine.yaml");
     byte[] a = content('a', LINES_A);

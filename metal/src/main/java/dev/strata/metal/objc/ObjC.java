@@ -2,6 +2,7 @@ package dev.strata.metal.objc;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
+import dev.strata.engine.ffm.NativeCalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -112,7 +113,7 @@ public final class ObjC {
     try (Arena arena = Arena.ofConfined()) {
       return (MemorySegment) getClass.invokeExact(arena.allocateFrom(name));
     } catch (Throwable t) {
-      throw rethrow(t);
+      throw NativeCalls.rethrow(t);
     }
   }
 
@@ -124,7 +125,7 @@ public final class ObjC {
           try (Arena arena = Arena.ofConfined()) {
             return (MemorySegment) registerName.invokeExact(arena.allocateFrom(n));
           } catch (Throwable t) {
-            throw rethrow(t);
+            throw NativeCalls.rethrow(t);
           }
         });
   }
@@ -156,7 +157,7 @@ public final class ObjC {
     try {
       return (MemorySegment) poolPush.invokeExact();
     } catch (Throwable t) {
-      throw rethrow(t);
+      throw NativeCalls.rethrow(t);
     }
   }
 
@@ -165,7 +166,7 @@ public final class ObjC {
     try {
       poolPop.invokeExact(token);
     } catch (Throwable t) {
-      throw rethrow(t);
+      throw NativeCalls.rethrow(t);
     }
   }
 
@@ -177,17 +178,7 @@ public final class ObjC {
     try {
       msgSend(FunctionDescriptor.ofVoid(ADDRESS, ADDRESS)).invokeExact(object, sel("release"));
     } catch (Throwable t) {
-      throw rethrow(t);
+      throw NativeCalls.rethrow(t);
     }
-  }
-
-  private static RuntimeException rethrow(Throwable t) {
-    if (t instanceof RuntimeException r) {
-      return r;
-    }
-    if (t instanceof Error e) {
-      throw e;
-    }
-    return new IllegalStateException(t);
   }
 }

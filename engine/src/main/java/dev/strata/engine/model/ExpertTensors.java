@@ -1,0 +1,136 @@
+package dev.strata.engine.model;
+
+import dev.strata.engine.model.GgufException.Kind;
+import dev.strata.engine.text.Clip;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Expert tensors of the main blocks, per layer: separate or merged {@code *_exps} tensors (bytes /
+ * expert count per slot), or the legacy per-expert tensors (the largest expert per slot).
+ */
+final class ExpertTensors {
+  private static final Pattern EXPERT =
+      Pattern.compile("(" + String.join("|", ArchTable.EXPERT_TENSORS) + ")\\.(weight|bias|scale)");
+
+  private static final Pattern LEGACY_EXPERT =
+      Pattern.compile(
+          "(" + String.join("|", ArchTable.LEGACY_EXPERT_TENSORS) + ")\\.(\\d{1,6})\\.weight");
+
+  private final String arch;
+  private final int experts;
+
+  /** layer → [gate, up, down, gate_up] weight seen; then slot bytes. */
+  private final TreeMap<Integer, long[]> merged = new TreeMap<>();
+
+  /** layer → per expert: bytes, and a bit per gate/up/down seen. */
+  private final TreeMap<Integer, long[][]> legacy = new TreeMap<>();
+
+  ExpertTensors(String arch, int experts) {
+    this.arch = arch;
+    this.experts = experts;
+  }
+
+  boolean take(GgufFile shard, GgufTensor t, int layer, String rest) {
+    Matcher m = EXPERT.matcher(rest);
+    if (m.matches()) {
+      checkShape(shard, t);
+      long[] l = merged.computeIfAbsent(layer, k -> new long[5]);
+      if (m.group(2).equals("weight")) {
+        l[ArchTable.EXPERT_TENSORS.indexOf(m.group(1))] = 1;
+      }
+      l[4] += t.bytes() / experts;
+      return true;
+    }
+    m = LEGACY_EXPERT.matcher(rest);
+    if (m.matches() && experts > 0) {
+      int e = Integer.parseInt(m.group(2));
+      if (e >= experts) {
+        throw GgufException.tensorBeyond(shard.file(), t.name(), arch + ".expert_count", experts);
+      }
+      long[][] l = legacy.computeIfAbsent(layer, k -> new long[experts][2]);
+      l[e][0] += t.bytes();
+      l[e][1] |= 1L << ArchTable.LEGACY_EXPERT_TENSORS.indexOf(m.group(1));
+      return true;
+    }
+    return false;
+  }
+
+  private void checkShape(GgufFile shard, GgufTensor t) {
+    if (experts == 0) {
+      throw new GgufException(
+          Kind.INCONSISTENT,
+          shard.file(),
+          "holds expert tensor "
+              + Clip.clip(t.name())
+              + " but has no "
+              + arch
+              + ".expert_count; the file is damaged");
+    }
+    if (t.dims().isEmpty() || t.dims().getLast() != experts) {
+      throw new GgufException(
+          Kind.INCONSISTENT,
+          shard.file(),
+          "tensor "
+              + Clip.clip(t.name())
+              + " has shape "
+              + t.dims()
+              + " but its last dimension must be the expert count "
+              + experts
+              + "; the file is damaged");
+    }
+  }
+
+  int layers() {
+    TreeSet<Integer> all = new TreeSet<>(merged.keySet());
+    all.addAll(legacy.keySet());
+    return all.size();
+  }
+
+  /** The largest slot of any layer (an arena slot must hold it); checks every layer is whole. */
+  long slotBytes(String file) {
+    long max = 0;
+    for (Map.Entry<Integer, long[]> e : merged.entrySet()) {
+      long[] l = e.getValue();
+      boolean gateUp = l[3] == 1 || (l[0] == 1 && l[1] == 1);
+      String missing =
+          l[2] == 0
+              ? "ffn_down_exps.weight"
+              : !gateUp ? (l[0] == 0 ? "ffn_gate_exps.weight" : "ffn_up_exps.weight") : null;
+      if (missing != null) {
+        throw incomplete(file, e.getKey(), "blk." + e.getKey() + "." + missing);
+      }
+      max = Math.max(max, l[4]);
+    }
+    for (Map.Entry<Integer, long[][]> e : legacy.entrySet()) {
+      long[][] l = e.getValue();
+      for (int x = 0; x < l.length; x++) {
+        if (l[x][1] != 7) {
+          int miss = Long.numberOfTrailingZeros(~l[x][1]);
+          throw incomplete(
+              file,
+              e.getKey(),
+              "blk."
+                  + e.getKey()
+                  + "."
+                  + ArchTable.LEGACY_EXPERT_TENSORS.get(miss)
+                  + "."
+                  + x
+                  + ".weight");
+        }
+        max = Math.max(max, l[x][0]);
+      }
+    }
+    return max;
+  }
+
+  private static GgufException incomplete(String file, int layer, String tensor) {
+    return new GgufException(
+        Kind.INCONSISTENT,
+        file,
+        "block " + layer + " has expert tensors but no " + tensor + "; the model is incomplete");
+  }
+}

@@ -1,0 +1,237 @@
+package dev.strata.engine.plan;
+
+import dev.strata.engine.Backend;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.model.ExpertsMode;
+import dev.strata.engine.model.ModelGeometry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The arithmetic behind {@link MemoryPlan#compute} (docs/PLAN.md): the notes, the dense part, the
+ * KV pools, then stream or resident experts and, when they do not fit, the refusal and its advice.
+ * strata-ref plans with the same rules in engine/native/src/memory.c.
+ */
+final class Planner {
+  private Planner() {}
+
+  /**
+   * What every plan of one configuration holds whatever its mode and outcome.
+   *
+   * @param dense the main model's non-expert tensors
+   * @param state the recurrent state of the hybrid layers
+   * @param drafter the MTP drafter's weights when planned, else 0
+   */
+  private record Base(
+      Backend backend,
+      ExpertsMode experts,
+      long context,
+      UsableMemory memory,
+      long budget,
+      long dense,
+      long state,
+      long drafter,
+      List<String> notes) {
+
+    /** The plan with the parts that differ by mode and outcome. */
+    MemoryPlan plan(
+        KvPools kv, Held held, long scratch, long free, long shortfall, String refusal) {
+      return new MemoryPlan(
+          backend,
+          experts,
+          context,
+          memory,
+          MemoryPlan.SAFETY_MARGIN,
+          budget,
+          dense,
+          state,
+          drafter,
+          kv,
+          held.standby(),
+          held.standbyBytes(),
+          held.headroom(),
+          held.arena(),
+          scratch,
+          free,
+          shortfall,
+          refusal,
+          notes);
+    }
+  }
+
+  /** The experts' part of a plan: arena, stand-by slots and page-cache headroom. */
+  private record Held(StandbySlots standby, long standbyBytes, long headroom, ExpertArena arena) {}
+
+  /**
+   * See {@link MemoryPlan#compute(HostFacts, ModelGeometry, long, ExpertsMode, KvFormat, Backend,
+   * Map)}.
+   */
+  static MemoryPlan plan(
+      HostFacts host,
+      ModelGeometry model,
+      long context,
+      ExpertsMode experts,
+      KvFormat pools,
+      List<String> kvNotes,
+      Backend backend,
+      Map<String, String> env,
+      long memBudgetMb,
+      long spec) {
+    if (context < 1) {
+      throw new IllegalArgumentException("context must be at least 1, got " + context);
+    }
+    if (backend != Backend.PC && pools != KvFormat.INT8 && pools != KvFormat.Q4_0) {
+      throw new IllegalArgumentException(
+          backend.id()
+              + " allocates int8 or q4_0 pools, not "
+              + pools.flagName()
+              + ": pass the pools KvRules.decide chose");
+    }
+    List<String> notes = new ArrayList<>(kvNotes);
+    UsableMemory memory = UsableMemory.of(host, backend);
+    if (memory.rule() == UsableMemory.Rule.WIRED_LIMIT
+        && memory.usableBytes() == memory.totalBytes()) {
+      notes.add(
+          "memory: iogpu.wired_limit_mb="
+              + host.wiredLimitMb()
+              + " is at or above the physical memory; planned with the physical memory");
+    }
+    if (context > model.trainedContext() && model.trainedContext() > 0) {
+      notes.add(
+          "context: "
+              + context
+              + " is above the model's trained context "
+              + model.trainedContext());
+    }
+    long budget = MemoryPlan.budget(memory, memBudgetMb);
+    long state = model.stateBytes();
+    long drafter = spec > 0 ? model.drafterBytes() : 0;
+    if (spec > 0 && !model.hasDrafter()) {
+      notes.add(
+          "spec: --spec "
+              + spec
+              + " asks for MTP drafting but the model has no MTP block ("
+              + model.architecture()
+              + ".nextn_predict_layers); the engine runs without drafting");
+    }
+    Base base =
+        new Base(
+            backend, experts, context, memory, budget, model.denseBytes(), state, drafter, notes);
+    // Everything the engine holds besides the KV pools and the experts.
+    long dense = Math.addExact(Math.addExact(model.denseBytes(), state), drafter);
+    String denseText =
+        Units.gib(model.denseBytes())
+            + (state > 0 ? " + recurrent state " + Units.gib(state) : "")
+            + (drafter > 0 ? " + MTP drafter " + Units.gib(drafter) : "");
+    StandbySlots rule = StandbySlots.decide(host, backend, env);
+
+    KvPools kv;
+    try {
+      kv = KvPools.of(pools, model, context, spec);
+    } catch (IllegalArgumentException e) {
+      // The format cannot hold this model's head vectors: a refusal, not a crash.
+      kv = new KvPools(pools, KvFormat.cells(context), 0, model.qsaLayerCount(), 0);
+      ExpertArena empty = new ExpertArena(model.expertBytes(), 0, model.expertSlots(), 0, 0);
+      return base.plan(
+          kv,
+          new Held(rule, 0, 0, empty),
+          0,
+          0,
+          0,
+          KvPlanRules.cannotHold(pools, model, backend, e.getMessage()));
+    }
+
+    long slotBytes = model.expertBytes();
+    long modelSlots = slotBytes > 0 ? model.expertSlots() : 0;
+    long tokenSlots =
+        slotBytes > 0 ? Math.multiplyExact((long) model.expertsUsed(), model.moeLayers()) : 0;
+    long tokenBytes = Math.multiplyExact(tokenSlots, slotBytes);
+
+    long scratch =
+        backend == Backend.CPU_REFERENCE ? RefScratch.bytes(model, context, kv.drafterLayers()) : 0;
+    StreamSizing.Stream stream =
+        StreamSizing.stream(
+            memory, budget, dense + scratch, kv, rule, model, slotBytes, modelSlots, tokenSlots);
+    if (experts == ExpertsMode.STREAM) {
+      long slots = stream.slots();
+      if (slots >= modelSlots && modelSlots > 0) {
+        notes.add(
+            "experts: the stream arena holds every expert ("
+                + Units.count(modelSlots)
+                + " slots); nothing streams");
+      }
+      long arenaBytes = Math.multiplyExact(slots, slotBytes);
+      ExpertArena arena = new ExpertArena(slotBytes, slots, modelSlots, tokenSlots, arenaBytes);
+      boolean fits = stream.available() >= tokenBytes;
+      long shortfall = fits ? 0 : tokenBytes - stream.available();
+      String refusal =
+          fits
+              ? null
+              : "stream: the expert arena cannot hold one token's experts ("
+                  + Units.count(tokenSlots)
+                  + " slots, "
+                  + Units.gib(tokenBytes)
+                  + " GiB) after dense "
+                  + denseText
+                  + " + KV "
+                  + Units.gib(kv.bytes())
+                  + " + stand-by "
+                  + Units.gib(stream.standbyBytes())
+                  + " + page-cache headroom "
+                  + Units.gib(stream.headroom())
+                  + scratchTerm(scratch)
+                  + " GiB in the "
+                  + Units.gib(budget)
+                  + " GiB the engine may use; short by "
+                  + Units.gibUp(shortfall)
+                  + " GiB; "
+                  + StreamSizing.advice("use", memory, budget, kv, stream, tokenBytes, model);
+      Held held = new Held(stream.standby(), stream.standbyBytes(), stream.headroom(), arena);
+      return base.plan(kv, held, scratch, budget - stream.fixed() - arenaBytes, shortfall, refusal);
+    }
+
+    // Resident: every expert in memory, nothing streams, so no stand-by slots and no headroom.
+    long allExperts = Math.multiplyExact(modelSlots, slotBytes);
+    long need = Math.addExact(Math.addExact(dense + scratch, kv.bytes()), allExperts);
+    ExpertArena arena = new ExpertArena(slotBytes, modelSlots, modelSlots, tokenSlots, allExperts);
+    StandbySlots none =
+        new StandbySlots(rule.promptGemm(), 0, "resident experts: no stand-by slots");
+    boolean fits = need <= budget;
+    String refusal = null;
+    if (!fits) {
+      boolean streamFits = stream.available() >= tokenBytes;
+      refusal =
+          "resident: dense "
+              + denseText
+              + " + KV "
+              + Units.gib(kv.bytes())
+              + " + every expert "
+              + Units.gib(allExperts)
+              + scratchTerm(scratch)
+              + " = "
+              + Units.gib(need)
+              + " GiB, over the "
+              + Units.gib(budget)
+              + " GiB the engine may use ("
+              + Units.gib(memory.usableBytes())
+              + " GiB usable - "
+              + Units.gib(MemoryPlan.SAFETY_MARGIN)
+              + " GiB margin) by "
+              + Units.gibUp(need - budget)
+              + " GiB; "
+              + (streamFits
+                  ? "use --experts stream"
+                  : StreamSizing.advice(
+                      "use --experts stream with", memory, budget, kv, stream, tokenBytes, model));
+    }
+    Held held = new Held(none, 0, 0, arena);
+    return base.plan(kv, held, scratch, budget - need, fits ? 0 : need - budget, refusal);
+  }
+
+  /** " + scratch X.XX" where the plan has the engine's scratch (strata-ref), else nothing. */
+  private static String scratchTerm(long scratch) {
+    return scratch > 0 ? " + scratch " + Units.gib(scratch) : "";
+  }
+}

@@ -1,0 +1,108 @@
+package dev.strata.engine.plan;
+
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.model.ModelGeometry;
+
+/**
+ * Stream mode's sizes (docs/PLAN.md): the expert arena, the model-bounded stand-by slots and the
+ * page-cache headroom the SSD streaming reads through, and what to advise when the arena cannot
+ * hold one token's experts. strata-ref's twin is engine/native/src/memory.c and engine.c.
+ */
+final class StreamSizing {
+  private StreamSizing() {}
+
+  /** Stream mode's page-cache headroom is at least this much... */
+  static final long HEADROOM_MIN = 2 * UsableMemory.GIB;
+
+  /** ...and at least memory / this. */
+  static final int HEADROOM_DIVISOR = 8;
+
+  /** The stream-mode figures, also used to advise a refused resident plan. */
+  record Stream(
+      StandbySlots standby,
+      long standbyBytes,
+      long headroom,
+      long fixed,
+      long available,
+      long slots) {}
+
+  /**
+   * Stream mode. When the arena can hold every expert beside the rest, nothing streams: no stand-by
+   * slots, no page-cache headroom (so a model that fits resident never fails streamed). Otherwise
+   * the stand-by slots are bounded by the model ({@link StandbySlots#boundedBy}) and the arena by
+   * the slots the stand-by leaves: never more slots in all than the model has.
+   */
+  static Stream stream(
+      UsableMemory memory,
+      long budget,
+      long dense,
+      KvPools kv,
+      StandbySlots rule,
+      ModelGeometry model,
+      long slotBytes,
+      long modelSlots,
+      long tokenSlots) {
+    long base = Math.addExact(dense, kv.bytes());
+    long allExperts = Math.multiplyExact(modelSlots, slotBytes);
+    if (modelSlots > 0 && budget - base >= allExperts) {
+      StandbySlots none =
+          new StandbySlots(rule.promptGemm(), 0, "the arena holds every expert: nothing streams");
+      return new Stream(none, 0, 0, base, budget - base, modelSlots);
+    }
+    StandbySlots standby = rule.boundedBy(model.experts(), modelSlots, tokenSlots);
+    long standbyBytes = Math.multiplyExact((long) standby.slots(), slotBytes);
+    long headroom = pageCacheHeadroom(memory.totalBytes());
+    long fixed = Math.addExact(base, standbyBytes + headroom);
+    long available = budget - fixed;
+    long slots =
+        available > 0 && slotBytes > 0
+            ? Math.min(available / slotBytes, modelSlots - standby.slots())
+            : 0;
+    return new Stream(standby, standbyBytes, headroom, fixed, available, slots);
+  }
+
+  /** Page-cache headroom of stream mode: max(2 GiB, memory / 8). */
+  static long pageCacheHeadroom(long totalBytes) {
+    return Math.max(HEADROOM_MIN, totalBytes / HEADROOM_DIVISOR);
+  }
+
+  /**
+   * What to do when the stream arena cannot hold one token's experts: a smaller context or q4_0
+   * when the KV pools are what crowds it out, else more memory for the GPU.
+   *
+   * @param lead "use" for a stream plan, "use --experts stream with" for a resident one
+   */
+  static String advice(
+      String lead,
+      UsableMemory memory,
+      long budget,
+      KvPools kv,
+      Stream stream,
+      long tokenBytes,
+      ModelGeometry model) {
+    long perCell = kv.bytesPerToken();
+    long roomForKv = budget - (stream.fixed() - kv.bytes()) - tokenBytes;
+    long maxContext = perCell > 0 ? roomForKv / perCell - KvFormat.EXTRA_CELLS : 0;
+    // q4_0's rotation is FWHT-256: it can only be suggested for 256-value heads.
+    boolean q4Possible = kv.format() != KvFormat.Q4_0 && model.headDim() == 256;
+    if (maxContext >= 1) {
+      // Round down to whole KiB of tokens when there is room: users type such numbers.
+      long suggested = maxContext >= 1024 ? maxContext / 1024 * 1024 : maxContext;
+      if (model.trainedContext() > 0) {
+        // never suggest more than the model was trained for
+        suggested = Math.min(suggested, model.trainedContext());
+      }
+      return lead
+          + " a smaller context (--ctx "
+          + suggested
+          + " fits)"
+          + (q4Possible ? " or --kv q4_0" : "");
+    }
+    String limit =
+        memory.rule() == UsableMemory.Rule.TWO_THIRDS
+                || memory.rule() == UsableMemory.Rule.THREE_QUARTERS
+            ? "raise iogpu.wired_limit_mb or use a Mac with more memory"
+            : "use a machine with more memory";
+    return "the model does not fit even streamed at the smallest context; " + limit;
+  }
+}

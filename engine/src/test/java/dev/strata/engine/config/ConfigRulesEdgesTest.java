@@ -1,0 +1,119 @@
+package dev.strata.engine.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Config rules at their edges, each refusal at the line of the value it names: invisible byte order
+ * marks in paths and args, the path length, host numbers at 0/1 and at the int range, the first
+ * argument's position, and the writer quoting what a plain scalar cannot hold.
+ */
+class ConfigRulesEdgesTest {
+  private static final String LIB = "library: /opt/strata/lib/libstrata.dylib";
+
+  private static ConfigException refused(String text) {
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigCodec.read(text, "c.yaml"));
+    assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+    return e;
+  }
+
+  private static String with(String from, String to) {
+    assertTrue(Configs.METAL_TEXT.contains(from), from);
+    return Configs.METAL_TEXT.replace(from, to);
+  }
+
+  @Test
+  void aByteOrderMarkInAPathOrAnArgIsNamed() {
+    ConfigException lib = refused(with(LIB, "library: \"\\uFEFF/opt/strata/lib/libstrata.dylib\""));
+    assertEquals(
+        "c.yaml:4:12: engine.library: holds an invisible byte order mark (U+FEFF) at character 1;"
+            + " remove it",
+        lib.getMessage());
+    ConfigException shard =
+        refused(with("- /models/m-00003-of-00004.gguf", "- \"/models/m-3\\uFEFF.gguf\""));
+    assertEquals(9, shard.line(), shard.getMessage());
+    assertTrue(
+        shard
+            .detail()
+            .startsWith(
+                "model.shards[2]: holds an invisible byte order mark (U+FEFF)"
+                    + " at character 12"),
+        shard.getMessage());
+    ConfigException arg = refused(with("- --ctx\n", "- \"--ctx\\uFEFF\"\n"));
+    assertEquals(26, arg.line(), arg.getMessage());
+    assertTrue(
+        arg.detail().startsWith("args: holds an invisible byte order mark"), arg.getMessage());
+  }
+
+  @Test
+  void aLibraryPathOverPathMaxIsRefused() {
+    String longest = "/" + "l".repeat(4095);
+    assertEquals(
+        longest, ConfigCodec.read(with(LIB, "library: " + longest), "c").engine().library());
+    ConfigException e = refused(with(LIB, "library: " + longest + "l"));
+    assertEquals(4, e.line());
+    assertEquals("engine.library: the path is 4097 bytes long (at most 4096)", e.detail());
+  }
+
+  @Test
+  void aBadFirstArgumentIsPointedAt() {
+    ConfigException e = refused(with("- --model\n", "- --mdoel\n"));
+    assertEquals(24, e.line(), e.getMessage());
+    assertTrue(e.detail().startsWith("args: "), e.getMessage());
+  }
+
+  @Test
+  void aHostHasAtLeastOneCpuAndSomeMemory() {
+    assertEquals(1, ConfigCodec.read(with("cpu_cores: 14", "cpu_cores: 1"), "c").host().cpuCores());
+    ConfigException cpu = refused(with("cpu_cores: 14", "cpu_cores: 0"));
+    assertEquals("c.yaml:14:14: host.cpu_cores: a host has at least 1 CPU", cpu.getMessage());
+    assertEquals(
+        1,
+        ConfigCodec.read(with("memory_bytes: 51539607552", "memory_bytes: 1"), "c")
+            .host()
+            .memoryBytes());
+    ConfigException mem = refused(with("memory_bytes: 51539607552", "memory_bytes: 0"));
+    assertEquals("host.memory_bytes: a host has some memory", mem.detail());
+  }
+
+  @Test
+  void aHostCountOutsideAnIntIsTooLarge() {
+    int max = Integer.MAX_VALUE;
+    assertEquals(
+        max, ConfigCodec.read(with("cpu_cores: 14", "cpu_cores: " + max), "c").host().cpuCores());
+    ConfigException over = refused(with("cpu_cores: 14", "cpu_cores: " + (max + 1L)));
+    assertEquals("host.cpu_cores: 2147483648 is too large", over.detail());
+    // the int's own minimum is an int (refused as negative); one below is not
+    ConfigException min = refused(with("cpu_cores: 14", "cpu_cores: " + Integer.MIN_VALUE));
+    assertEquals("host.cpu_cores: -2147483648 is negative", min.detail());
+    ConfigException below =
+        refused(with("cpu_cores: 14", "cpu_cores: " + (Integer.MIN_VALUE - 1L)));
+    assertEquals("host.cpu_cores: -2147483649 is too large", below.detail());
+  }
+
+  @Test
+  void theWriterQuotesWhatAPlainScalarCannotHold() {
+    for (String odd : List.of("a\tb", "a\u0085b", "a\u2028b", "a\u2029b", "x\u0001")) {
+      EngineConfig c =
+          Configs.withModel("metal", List.of("/models/m-00001-of-00002.gguf"), Map.of("V", odd));
+      String text = ConfigCodec.write(c);
+      assertTrue(text.contains("V: \""), text);
+      assertTrue(
+          text.codePoints()
+              .allMatch(
+                  cp ->
+                      cp == '\n'
+                          || (cp >= 0x20 && cp < 0x7f)
+                          || cp > 0xA0 && cp != 0x2028 && cp != 0x2029),
+          text);
+    }
+    EngineConfig tab =
+        Configs.withModel("metal", List.of("/models/m-00001-of-00002.gguf"), Map.of("V", "a\tb"));
+    assertEquals(Map.of("V", "a\tb"), ConfigCodec.read(ConfigCodec.write(tab), "c").env());
+  }
+}
