@@ -108,6 +108,11 @@ if [ "$cold" != 1 ]; then
       done
   rm -f dist/target/strata-"$version"/lib/*.aot  # an AOT cache is bound to the jars' paths
   rm -rf dist/target/surefire-reports
+  # The clone's builds leave the AOT caches out (-Dstrata.aot.skip, through Maven's per-project
+  # .mvn/maven.config): training them is most of step 4's rebuild, the outer build has trained them,
+  # and step 5 installs the outer build's distribution. The rebuild still goes through ./strata and
+  # Maven as a user's does: everything Maven prints is routed the same way.
+  printf '%s\n' '-Dstrata.aot.skip=true' >.mvn/maven.config
 fi
 
 run ./strata --version
@@ -223,7 +228,10 @@ expect "nothing to build: the next command is quiet on stderr" $? "$(what)"
 # --- 5. the installed distribution, from another folder: setup, then launch ---
 step "5. the installed copy, elsewhere"
 mkdir -p "$home/opt" "$home/bin" "$tmp/elsewhere"
-cp -R "dist/target/strata-$version" "$home/opt/strata"
+# the distribution as built (with its AOT caches): the outer build's, or the clone's when it built cold
+installed=$root/dist/target/strata-$version
+[ "$cold" = 1 ] && installed=$clone/dist/target/strata-$version
+cp -R "$installed" "$home/opt/strata"
 ln -s "$home/opt/strata/bin/strata-setup" "$home/bin/strata-setup"
 ln -s "$home/opt/strata/bin/strata-launch" "$home/bin/strata-launch"
 cd "$tmp/elsewhere" || finish
