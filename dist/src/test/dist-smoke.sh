@@ -9,6 +9,7 @@
 # Closes with "dist smoke: N passed, M failed, K skipped"; exits 1 when anything failed. With
 # REPORT_DIR it also writes a Surefire-style TEST-dist-smoke.xml so ./strata test counts these.
 set -u
+here=$(cd "$(dirname "$0")" && pwd -P)
 
 dist=$(cd "${1:?usage: dist-smoke.sh DIST_DIR VERSION [REPORT_DIR]}" && pwd -P)
 version=${2:?version}
@@ -19,19 +20,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-dist-smoke.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" # every command below runs from a folder that has nothing to do with the build
 
-passed=0 failed=0 skipped=0 cases=''
-record() { # status name [detail]
-  local esc
-  esc=$(printf '%s' "$2" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/"/\&quot;/g')
-  case $1 in
-    pass) passed=$((passed + 1)); printf '  ok    %s\n' "$2"
-          cases+="<testcase classname=\"dist-smoke\" name=\"$esc\"/>" ;;
-    fail) failed=$((failed + 1)); printf '  FAIL  %s\n%s\n' "$2" "${3:-}" | sed '3,$s/^/        /'
-          cases+="<testcase classname=\"dist-smoke\" name=\"$esc\"><failure message=\"see build log\"/></testcase>" ;;
-    skip) skipped=$((skipped + 1)); printf '  skip  %s (%s)\n' "$2" "${3:-}"
-          cases+="<testcase classname=\"dist-smoke\" name=\"$esc\"><skipped/></testcase>" ;;
-  esac
-}
+suite=dist-smoke
+. "$here/report.sh"
 
 # run NAME -- CMD...: captures stdout, stderr and the exit code into $out $err $rc
 run() {
@@ -39,9 +29,6 @@ run() {
   rc=$?
   out=$(cat "$tmp/out")
   err=$(cat "$tmp/err")
-}
-expect() { # name condition-result detail
-  if [ "$2" = 0 ]; then record pass "$1"; else record fail "$1" "$3"; fi
 }
 check() { # name cmd... : pass when the command succeeds
   local name=$1
@@ -64,31 +51,30 @@ check "layout: bin/strata-setup is executable" test -x "$setup"
 check "layout: bin/strata-launch is executable" test -x "$launch"
 
 # --- --version from the build, from another folder, through symlinks, from a copy ---
-run "$setup" --version
-[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-setup $version" ]
-expect "strata-setup --version prints 'strata-setup $version' from another folder" $? "$(what)"
-run "$launch" --version
-[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-launch $version" ]
-expect "strata-launch --version prints 'strata-launch $version'" $? "$(what)"
+expect_version() { # name command cmd...: cmd --version exits 0 and prints "command $version" first
+  local name=$1 command=$2
+  shift 2
+  run "$@" --version
+  [ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "$command $version" ]
+  expect "$name" $? "$(what)"
+}
+expect_version "strata-setup --version prints 'strata-setup $version' from another folder" \
+  strata-setup "$setup"
+expect_version "strata-launch --version prints 'strata-launch $version'" strata-launch "$launch"
 
 mkdir -p "$tmp/bin" "$tmp/links"
 ln -s "$setup" "$tmp/bin/strata-setup"               # absolute link, as brew/stow make them
 ln -s ../bin/strata-setup "$tmp/links/strata-setup"  # relative link to a link
-run "$tmp/bin/strata-setup" --version
-[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-setup $version" ]
-expect "bin/strata-setup through an absolute symlink" $? "$(what)"
-run "$tmp/links/strata-setup" --version
-[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-setup $version" ]
-expect "bin/strata-setup through a relative symlink to a symlink" $? "$(what)"
-run env PATH="$tmp/bin:$PATH" strata-setup --version
-[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-setup $version" ]
-expect "strata-setup found on PATH through a symlink" $? "$(what)"
+expect_version "bin/strata-setup through an absolute symlink" strata-setup "$tmp/bin/strata-setup"
+expect_version "bin/strata-setup through a relative symlink to a symlink" \
+  strata-setup "$tmp/links/strata-setup"
+expect_version "strata-setup found on PATH through a symlink" \
+  strata-setup env PATH="$tmp/bin:$PATH" strata-setup
 
 mkdir -p "$tmp/Apps with space"
 cp -R "$dist" "$tmp/Apps with space/strata"
-run "$tmp/Apps with space/strata/bin/strata-launch" --version
-[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "strata-launch $version" ]
-expect "a copy of the distribution under a path with a space runs" $? "$(what)"
+expect_version "a copy of the distribution under a path with a space runs" \
+  strata-launch "$tmp/Apps with space/strata/bin/strata-launch"
 
 # --- help teaches, and documents --kv ---
 run "$setup" --help
@@ -328,11 +314,6 @@ $(head -n 8 "$tmp/doc/out.$i" 2>/dev/null)"
   fi
 fi
 
-total=$((passed + failed + skipped))
 printf '\ndist smoke: %d passed, %d failed, %d skipped\n' "$passed" "$failed" "$skipped"
-if [ -n "$reports" ]; then
-  mkdir -p "$reports"
-  printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="dist-smoke" tests="%d" failures="%d" errors="0" skipped="%d">%s</testsuite>\n' \
-    "$total" "$failed" "$skipped" "$cases" >"$reports/TEST-dist-smoke.xml"
-fi
+report "$reports"
 [ "$failed" = 0 ]

@@ -18,6 +18,7 @@
 # The clone holds HEAD plus the tracked files' uncommitted changes (git stash create).
 # Ends with "newcomer: N passed, M failed, K skipped"; exits 1 when anything failed.
 set -u
+here=$(cd "$(dirname "$0")" && pwd -P)
 
 root=$(cd "${1:?usage: newcomer.sh SOURCE_ROOT VERSION [REPORT_DIR [MAVEN_REPO]]}" && pwd -P)
 version=${2:?version}
@@ -35,20 +36,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0 failed=0 skipped=0 cases=''
-record() { # status name [detail]
-  local esc
-  esc=$(printf '%s' "$2" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/"/\&quot;/g')
-  case $1 in
-    pass) passed=$((passed + 1)); printf '  ok    %s\n' "$2"
-          cases+="<testcase classname=\"newcomer\" name=\"$esc\"/>" ;;
-    fail) failed=$((failed + 1)); printf '  FAIL  %s\n%s\n' "$2" "${3:-}" | sed '3,$s/^/        /'
-          cases+="<testcase classname=\"newcomer\" name=\"$esc\"><failure message=\"see build log\"/></testcase>" ;;
-    skip) skipped=$((skipped + 1)); printf '  skip  %s (%s)\n' "$2" "${3:-}"
-          cases+="<testcase classname=\"newcomer\" name=\"$esc\"><skipped/></testcase>" ;;
-  esac
-}
-expect() { if [ "$2" = 0 ]; then record pass "$1"; else record fail "$1" "$3"; fi; }
+suite=newcomer
+. "$here/report.sh"
 step() { printf '  -- %s (at %ss)\n' "$1" "$SECONDS"; }
 run() { # cmd... : stdout, stderr, exit code into $out $err $rc (files $tmp/out $tmp/err)
   local t0=$SECONDS
@@ -62,11 +51,7 @@ what() { printf 'rc=%s\nstdout: %s\nstderr: %s' "$rc" "$(printf '%s' "$out" | ta
   "$(printf '%s' "$err" | tail -n 8)"; }
 finish() {
   printf '\nnewcomer: %d passed, %d failed, %d skipped (%ss)\n' "$passed" "$failed" "$skipped" "$SECONDS"
-  if [ -n "$reports" ]; then
-    mkdir -p "$reports"
-    printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="newcomer" tests="%d" failures="%d" errors="0" skipped="%d">%s</testsuite>\n' \
-      "$((passed + failed + skipped))" "$failed" "$skipped" "$cases" >"$reports/TEST-newcomer.xml"
-  fi
+  report "$reports"
   [ "$failed" = 0 ]
   exit $?
 }

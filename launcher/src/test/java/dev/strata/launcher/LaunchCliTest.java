@@ -4,9 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.cli.Io;
+import dev.strata.testsupport.Captured;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,20 +23,9 @@ class LaunchCliTest {
   record Result(int code, String out, String err) {}
 
   private Result run(Map<String, String> env, String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    Io io =
-        new Io(
-            java.io.InputStream.nullInputStream(),
-            new PrintWriter(out, true),
-            new PrintWriter(err, true),
-            env,
-            false,
-            code -> {
-              throw new AssertionError("halt(" + code + ") in a CLI test");
-            });
-    int code = LaunchCli.create(io).execute(args);
-    return new Result(code, out.toString(), err.toString());
+    Captured c = new Captured();
+    int code = LaunchCli.create(Io.of(c.out(), c.err(), env, false)).execute(args);
+    return new Result(code, c.outText(), c.errText());
   }
 
   private Result run(String... args) {

@@ -2,14 +2,13 @@ package dev.strata.metal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class HostProbeTest {
-  @Test
-  void picksTheProbeByOsName() {
-    assertEquals("macos", HostProbe.family("Mac OS X"));
-    assertEquals("linux", HostProbe.family("Linux"));
-    assertEquals("other", HostProbe.family("Windows 11"));
-    assertEquals("other", HostProbe.family("FreeBSD"));
+  @ParameterizedTest(name = "os.name {0}: {1}")
+  @CsvSource({"Mac OS X, macos", "Linux, linux", "Windows 11, other", "FreeBSD, other"})
+  void picksTheProbeByOsName(String osName, String family) {
+    assertEquals(family, HostProbe.family(osName));
   }
 }

@@ -1,5 +1,6 @@
 package dev.strata.metal;
 
+import static dev.strata.testsupport.TextAssertions.assertContainsAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -136,10 +137,12 @@ class MacProbeTest {
     assertEquals(
         new HostFacts("macos", "unknown", 4, 4, 0, 8L << 30, 0, false, false, "27.1", 0), f);
     String all = String.join("\n", r.notes());
-    assertTrue(all.contains("hw.ncpu"), all);
-    assertTrue(all.contains("hw.memsize unreadable"), all);
-    assertTrue(all.contains("machdep.cpu.brand_string"), all);
-    assertTrue(all.contains("Metal: the query failed (boom)"), all);
+    assertContainsAll(
+        all,
+        "hw.ncpu",
+        "hw.memsize unreadable",
+        "machdep.cpu.brand_string",
+        "Metal: the query failed (boom)");
   }
 
   @Test

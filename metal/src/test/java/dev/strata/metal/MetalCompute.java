@@ -90,20 +90,30 @@ final class MetalCompute implements AutoCloseable {
     MemorySegment opts = call(call(cls("MTLCompileOptions"), "alloc"), "init");
     send(FunctionDescriptor.ofVoid(ID, ID, ValueLayout.JAVA_BOOLEAN))
         .invokeExact(opts, sel("setFastMathEnabled:"), false);
+    return sendOrFail(
+        device,
+        "newLibraryWithSource:options:error:",
+        nsString(source),
+        opts,
+        "newLibraryWithSource");
+  }
+
+  /**
+   * {@code [receiver selector a b error:&err]} for a two-argument selector ending in {@code
+   * error:}: the object it returns, or an IllegalStateException "{@code what} failed: NSError".
+   */
+  private MemorySegment sendOrFail(
+      MemorySegment receiver, String selector, MemorySegment a, MemorySegment b, String what)
+      throws Throwable {
     MemorySegment err = arena.allocate(ID);
-    MemorySegment lib =
+    MemorySegment made =
         (MemorySegment)
             send(FunctionDescriptor.of(ID, ID, ID, ID, ID, ID))
-                .invokeExact(
-                    device,
-                    sel("newLibraryWithSource:options:error:"),
-                    nsString(source),
-                    opts,
-                    err);
-    if (lib.equals(MemorySegment.NULL)) {
-      throw new IllegalStateException("newLibraryWithSource failed: " + describe(err));
+                .invokeExact(receiver, sel(selector), a, b, err);
+    if (made.equals(MemorySegment.NULL)) {
+      throw new IllegalStateException(what + " failed: " + describe(err));
     }
-    return lib;
+    return made;
   }
 
   /** A pipeline for function name with function constant 25 (kv_q4) bound to q4. */
@@ -113,19 +123,14 @@ final class MetalCompute implements AutoCloseable {
     flag.set(ValueLayout.JAVA_BYTE, 0, (byte) (q4 ? 1 : 0));
     send(FunctionDescriptor.ofVoid(ID, ID, ID, NSUINT, NSUINT))
         .invokeExact(values, sel("setConstantValue:type:atIndex:"), flag, MTL_DATA_TYPE_BOOL, 25L);
-    MemorySegment err = arena.allocate(ID);
     MemorySegment fn =
-        (MemorySegment)
-            send(FunctionDescriptor.of(ID, ID, ID, ID, ID, ID))
-                .invokeExact(
-                    library,
-                    sel("newFunctionWithName:constantValues:error:"),
-                    nsString(name),
-                    values,
-                    err);
-    if (fn.equals(MemorySegment.NULL)) {
-      throw new IllegalStateException(name + ": newFunctionWithName failed: " + describe(err));
-    }
+        sendOrFail(
+            library,
+            "newFunctionWithName:constantValues:error:",
+            nsString(name),
+            values,
+            name + ": newFunctionWithName");
+    MemorySegment err = arena.allocate(ID);
     MemorySegment pso =
         (MemorySegment)
             send(FunctionDescriptor.of(ID, ID, ID, ID, ID))

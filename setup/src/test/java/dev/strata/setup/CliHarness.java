@@ -7,11 +7,10 @@ import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.host.ProbeResult;
 import dev.strata.engine.model.DemoModel;
 import dev.strata.setup.prompt.JLinePrompter;
+import dev.strata.testsupport.Captured;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,6 +72,27 @@ final class CliHarness {
             io.env());
   }
 
+  /** The profile most tests run on and this harness's library: {@code --host-file m4-pro-48}. */
+  String[] hostAndLib() {
+    return new String[] {"--host-file", "m4-pro-48", "--engine-lib", lib.toString()};
+  }
+
+  /** {@code --model} this harness's model, {@code --engine-lib} its library, then {@code more}. */
+  String[] modelAndLib(String... more) {
+    return concat(new String[] {"--model", model.toString(), "--engine-lib", lib.toString()}, more);
+  }
+
+  /** {@link #modelAndLib} on the M4 Pro 48 GB profile ({@code --host-file m4-pro-48}). */
+  String[] base(String... more) {
+    return concat(modelAndLib("--host-file", "m4-pro-48"), more);
+  }
+
+  private static String[] concat(String[] first, String[] more) {
+    String[] all = java.util.Arrays.copyOf(first, first.length + more.length);
+    System.arraycopy(more, 0, all, first.length, more.length);
+    return all;
+  }
+
   /** Without a terminal. */
   Run run(String... args) {
     return exec(false, "", args);
@@ -84,17 +104,20 @@ final class CliHarness {
   }
 
   private Run exec(boolean interactive, String typed, String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
+    Captured c = new Captured();
     ByteArrayOutputStream term = new ByteArrayOutputStream();
-    Io io =
-        Io.of(
-            new ByteArrayInputStream(new byte[0]),
-            new PrintWriter(out, true),
-            new PrintWriter(err, true),
-            env,
-            interactive);
+    Io io = Io.of(c.out(), c.err(), env, interactive);
     int code = SetupCli.create(io, machine(), prompter(term, typed)).execute(args);
-    return new Run(code, out.toString(), err.toString(), term.toString(StandardCharsets.UTF_8));
+    return new Run(code, c.outText(), c.errText(), term.toString(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * strata-setup as its {@code main} builds it (this machine's probe, no prompter), with this
+   * environment; {@code terminal} says whether a terminal is attached. No harness files.
+   */
+  static Run system(Map<String, String> env, boolean terminal, String... args) {
+    Captured c = new Captured();
+    int code = SetupCli.create(Io.of(c.out(), c.err(), env, terminal)).execute(args);
+    return new Run(code, c.outText(), c.errText(), "");
   }
 }

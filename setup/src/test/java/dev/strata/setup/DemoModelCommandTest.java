@@ -5,13 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.strata.engine.cli.Io;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -22,27 +18,15 @@ import org.junit.jupiter.api.io.TempDir;
 class DemoModelCommandTest {
   @TempDir Path dir;
 
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    Io io =
-        Io.of(
-            new ByteArrayInputStream(new byte[0]),
-            new PrintWriter(out, true),
-            new PrintWriter(err, true),
-            Map.of(),
-            false);
-    int exit = SetupCli.create(io).execute(args);
-    return new Run(exit, out.toString(), err.toString());
+  private static CliHarness.Run run(String... args) {
+    return CliHarness.system(Map.of(), false, args);
   }
 
   @Test
   void mtpAddsTheDrafterBlockAndKeepsTheMainModel() {
     Path target = dir.resolve("mtp");
-    Run r = run("demo-model", "--out", target.toString(), "--shards", "2", "--mtp");
-    assertEquals(0, r.exit(), r.err());
+    CliHarness.Run r = run("demo-model", "--out", target.toString(), "--shards", "2", "--mtp");
+    assertEquals(0, r.code(), r.err());
     GgufModel model = GgufReader.readModel(target.resolve("strata-demo-00001-of-00002.gguf"));
     assertEquals(48, model.geometry().blocks());
     assertEquals(12, model.geometry().qsaLayerCount());
@@ -54,8 +38,8 @@ class DemoModelCommandTest {
   @Test
   void writesTheShardsAndPrintsPathsAndGeometry() {
     Path target = dir.resolve("new/models");
-    Run r = run("demo-model", "--out", target.toString(), "--shards", "3");
-    assertEquals(0, r.exit(), r.err());
+    CliHarness.Run r = run("demo-model", "--out", target.toString(), "--shards", "3");
+    assertEquals(0, r.code(), r.err());
     Path first = target.resolve("strata-demo-00001-of-00003.gguf");
     assertEquals(2, r.out().lines().count(), r.out());
     assertTrue(
@@ -84,16 +68,16 @@ class DemoModelCommandTest {
 
   @Test
   void defaultIsFourShards() {
-    Run r = run("demo-model", "--out", dir.toString());
-    assertEquals(0, r.exit(), r.err());
+    CliHarness.Run r = run("demo-model", "--out", dir.toString());
+    assertEquals(0, r.code(), r.err());
     assertTrue(Files.isRegularFile(dir.resolve("strata-demo-00004-of-00004.gguf")));
   }
 
   @Test
   void shardCountOutsideOneToSixtyFourIsAUsageError() {
     for (String n : new String[] {"0", "65", "-3", "many"}) {
-      Run r = run("demo-model", "--out", dir.toString(), "--shards", n);
-      assertEquals(2, r.exit(), n);
+      CliHarness.Run r = run("demo-model", "--out", dir.toString(), "--shards", n);
+      assertEquals(2, r.code(), n);
       assertTrue(r.err().startsWith("strata-setup: "), r.err());
       assertTrue(r.err().contains("--shards"), r.err());
     }
@@ -106,8 +90,8 @@ class DemoModelCommandTest {
 
   @Test
   void missingOutIsAUsageError() {
-    Run r = run("demo-model");
-    assertEquals(2, r.exit());
+    CliHarness.Run r = run("demo-model");
+    assertEquals(2, r.code());
     assertTrue(r.err().contains("--out"), r.err());
   }
 
@@ -115,8 +99,8 @@ class DemoModelCommandTest {
   void refusesToOverwriteAForeignFile() throws IOException {
     Path mine = dir.resolve("strata-demo-00001-of-00001.gguf");
     Files.writeString(mine, "not a model");
-    Run r = run("demo-model", "--out", dir.toString(), "--shards", "1");
-    assertEquals(2, r.exit());
+    CliHarness.Run r = run("demo-model", "--out", dir.toString(), "--shards", "1");
+    assertEquals(2, r.code());
     assertTrue(r.err().contains(mine.toString()), r.err());
     assertEquals(1, r.err().lines().count(), r.err());
     assertArrayEquals("not a model".getBytes(), Files.readAllBytes(mine));
@@ -125,8 +109,8 @@ class DemoModelCommandTest {
   @Test
   void outThatIsAFileIsAUsageError() throws IOException {
     Path file = Files.writeString(dir.resolve("f"), "x");
-    Run r = run("demo-model", "--out", file.toString());
-    assertEquals(2, r.exit());
+    CliHarness.Run r = run("demo-model", "--out", file.toString());
+    assertEquals(2, r.code());
     assertTrue(r.err().contains("is a file, not a folder"), r.err());
     assertFalse(r.err().contains("Exception"), r.err());
   }

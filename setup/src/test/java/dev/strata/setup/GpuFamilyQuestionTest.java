@@ -24,7 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the wizard's question, or, without a terminal, from the chip name as the probe's note says.
  */
 class GpuFamilyQuestionTest {
-  @TempDir static Path shared;
   static CliHarness h;
 
   static final String NOTE =
@@ -32,7 +31,7 @@ class GpuFamilyQuestionTest {
           + " from the chip name 'Apple M4 Pro' (strata-setup --gpu-family changes it)";
 
   @BeforeAll
-  static void model() throws IOException {
+  static void model(@TempDir Path shared) throws IOException {
     h = new CliHarness(shared);
   }
 
@@ -65,8 +64,7 @@ class GpuFamilyQuestionTest {
   @Test
   void withoutATerminalTheChipsFamilyStands(@TempDir Path d) throws IOException {
     CliHarness c = skipped(d, new ArrayList<>());
-    CliHarness.Run r =
-        c.run("--model", c.model.toString(), "--engine-lib", c.lib.toString(), "--yes");
+    CliHarness.Run r = c.run(c.modelAndLib("--yes"));
     assertEquals(0, r.code(), r.err());
     assertEquals("strata-setup: probe: " + NOTE + "\n", r.err());
     assertEquals(HostProfiles.load("m4-pro-48"), ConfigCodec.read(c.config).host());
@@ -85,15 +83,7 @@ class GpuFamilyQuestionTest {
   void gpuFamilyFlagSkipsTheGpuProbeAndAnswersForIt(@TempDir Path d) throws IOException {
     List<Map<String, String>> seen = new ArrayList<>();
     CliHarness c = skipped(d, seen);
-    CliHarness.Run r =
-        c.run(
-            "--model",
-            c.model.toString(),
-            "--engine-lib",
-            c.lib.toString(),
-            "--gpu-family",
-            "apple8",
-            "--yes");
+    CliHarness.Run r = c.run(c.modelAndLib("--gpu-family", "apple8", "--yes"));
     assertEquals(0, r.code(), r.err());
     assertEquals("", r.err(), "no Metal note: the flag answered for Metal");
     assertEquals("sysctl-only", seen.getFirst().get("STRATA_PROBE"));
@@ -137,15 +127,7 @@ class GpuFamilyQuestionTest {
                 new HostFacts("linux", "AMD EPYC", 2, 2, 0, 8L << 30, 0, false, false, "Debian", 0),
                 List.of(),
                 OptionalLong.empty());
-    CliHarness.Run onLinux =
-        linux.run(
-            "--model",
-            h.model.toString(),
-            "--engine-lib",
-            linux.lib.toString(),
-            "--gpu-family",
-            "apple9",
-            "--yes");
+    CliHarness.Run onLinux = linux.run(linux.modelAndLib("--gpu-family", "apple9", "--yes"));
     assertEquals(2, onLinux.code(), onLinux.err());
     assertEquals(
         "strata-setup: --gpu-family is for a Mac: this machine is linux (drop --gpu-family)\n",

@@ -1,19 +1,16 @@
 package dev.strata.setup;
 
+import static dev.strata.testsupport.TextAssertions.assertContainsAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.strata.engine.cli.Io;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.metal.HostProbe;
 import dev.strata.testsupport.RepoRoot;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -23,29 +20,17 @@ import org.junit.jupiter.api.io.TempDir;
 class ProbeCommandTest {
   private static final Path HOSTS = RepoRoot.resolve("templates/hosts");
 
-  record Run(int code, String out, String err) {}
-
-  static Run run(Map<String, String> env, boolean interactive, String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    Io io =
-        Io.of(
-            new ByteArrayInputStream(new byte[0]),
-            new PrintWriter(out, true),
-            new PrintWriter(err, true),
-            env,
-            interactive);
-    int code = SetupCli.create(io).execute(args);
-    return new Run(code, out.toString(), err.toString());
+  static CliHarness.Run run(Map<String, String> env, boolean interactive, String... args) {
+    return CliHarness.system(env, interactive, args);
   }
 
-  static Run run(String... args) {
+  static CliHarness.Run run(String... args) {
     return run(Map.of(), false, args);
   }
 
   @Test
   void jsonIsTheProbedHostJson() {
-    Run r = run("probe", "--json");
+    CliHarness.Run r = run("probe", "--json");
     assertEquals(0, r.code(), r.err());
     HostFacts f = HostFactsCodec.read(r.out(), "stdout");
     assertEquals(HostProbe.probe().facts(), f);
@@ -59,7 +44,7 @@ class ProbeCommandTest {
   @Test
   void jsonWithAHostFilePrintsItBackUnchanged() throws IOException {
     Path file = HOSTS.resolve("m4-pro-48.json");
-    Run r = run("probe", "--json", "--host-file", file.toString());
+    CliHarness.Run r = run("probe", "--json", "--host-file", file.toString());
     assertEquals(0, r.code(), r.err());
     assertEquals(Files.readString(file), r.out());
     assertEquals("", r.err());
@@ -67,7 +52,7 @@ class ProbeCommandTest {
 
   @Test
   void aProfileNameWorksAsHostFile() throws IOException {
-    Run r = run("probe", "--json", "--host-file", "m5-32");
+    CliHarness.Run r = run("probe", "--json", "--host-file", "m5-32");
     assertEquals(Files.readString(HOSTS.resolve("m5-32.json")), r.out());
   }
 
@@ -75,24 +60,26 @@ class ProbeCommandTest {
   void nonCanonicalFileComesBackCanonical(@TempDir Path dir) throws IOException {
     Path file = dir.resolve("host.json");
     Files.writeString(file, HostFactsCodec.write(HostProfiles.load("m1-8")).replace("\n", " "));
-    Run r = run("probe", "--json", "--host-file", file.toString());
+    CliHarness.Run r = run("probe", "--json", "--host-file", file.toString());
     assertEquals(HostFactsCodec.write(HostProfiles.load("m1-8")), r.out());
   }
 
   @Test
   void tableSaysWhatK4MeansOnTheSeedMachine() {
-    Run r = run("probe", "--host-file", "m4-pro-48");
+    CliHarness.Run r = run("probe", "--host-file", "m4-pro-48");
     assertEquals(0, r.code(), r.err());
     String t = r.out();
     assertTrue(t.startsWith("Host: profile m4-pro-48\n"), t);
-    assertTrue(t.contains("  chip         Apple M4 Pro\n"), t);
-    assertTrue(t.contains("  cores        14 (10 P + 4 E)"), t);
-    assertTrue(t.contains("runs on the 10 performance cores"), t);
-    assertTrue(t.contains("  memory       48 GiB"), t);
-    assertTrue(t.contains("  wired limit  OS default"), t);
-    assertTrue(t.contains("here 3/4: the Metal engine plans with 36 GiB"), t);
-    assertTrue(t.contains("  GPU family   1009 (Apple9)"), t);
-    assertTrue(t.contains("  Metal 4      yes"), t);
+    assertContainsAll(
+        t,
+        "  chip         Apple M4 Pro\n",
+        "  cores        14 (10 P + 4 E)",
+        "runs on the 10 performance cores",
+        "  memory       48 GiB",
+        "  wired limit  OS default",
+        "here 3/4: the Metal engine plans with 36 GiB",
+        "  GPU family   1009 (Apple9)",
+        "  Metal 4      yes");
     assertTrue(
         t.contains(
             "  k4           no                    prompts take the GEMM chain; the arena keeps 576"
@@ -112,7 +99,7 @@ class ProbeCommandTest {
 
   @Test
   void tableForThisMachine() {
-    Run r = run("probe");
+    CliHarness.Run r = run("probe");
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().startsWith("Host: probed ("), r.out());
     assertTrue(r.out().contains("  k4           "), r.out());
@@ -121,7 +108,7 @@ class ProbeCommandTest {
   @Test
   void badHostFileIsExit2WithOneLineNamingFileAndField() throws IOException {
     Path bad = Path.of("../engine/src/test/resources/host-corpus/bad/07-unknown-field.json");
-    Run r = run("probe", "--json", "--host-file", bad.toString());
+    CliHarness.Run r = run("probe", "--json", "--host-file", bad.toString());
     assertEquals(2, r.code());
     assertEquals("", r.out());
     assertEquals(
@@ -136,7 +123,7 @@ class ProbeCommandTest {
   @Test
   void missingFolderAndUnknownNameAreExit2OneLine(@TempDir Path dir) {
     for (String arg : new String[] {dir.toString(), dir.resolve("x.json").toString(), "m9-1"}) {
-      Run r = run("probe", "--host-file", arg);
+      CliHarness.Run r = run("probe", "--host-file", arg);
       assertEquals(2, r.code(), arg);
       assertEquals(1, r.err().lines().count(), r.err());
       assertTrue(r.err().startsWith("strata-setup: " + arg + ": "), r.err());
@@ -146,7 +133,7 @@ class ProbeCommandTest {
 
   @Test
   void listHostsNamesEveryProfile() {
-    Run r = run("probe", "--list-hosts");
+    CliHarness.Run r = run("probe", "--list-hosts");
     assertEquals(0, r.code());
     for (HostProfiles.Profile p : HostProfiles.list()) {
       assertTrue(r.out().contains("  " + p.name() + " "), p.name());
@@ -171,7 +158,7 @@ class ProbeCommandTest {
 
   @Test
   void helpSaysAProfileNameIsAccepted() {
-    Run r = run("probe", "--help");
+    CliHarness.Run r = run("probe", "--help");
     assertEquals(0, r.code());
     assertTrue(r.out().contains("m4-pro-48"), r.out());
     assertTrue(r.out().contains("--list-hosts"), r.out());

@@ -18,27 +18,24 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** strata-setup without a terminal: flags, --answers, --print, writing, refusals. */
 class SetupCommandTest {
-  @TempDir static Path shared;
   static CliHarness h;
 
   @BeforeAll
-  static void model() throws IOException {
+  static void model(@TempDir Path shared) throws IOException {
     h = new CliHarness(shared);
   }
 
-  private String[] base(String... more) {
-    String[] b = {
-      "--model", h.model.toString(), "--engine-lib", h.lib.toString(), "--host-file", "m4-pro-48"
-    };
-    String[] all = new String[b.length + more.length];
-    System.arraycopy(b, 0, all, 0, b.length);
-    System.arraycopy(more, 0, all, b.length, more.length);
-    return all;
+  /** A refused run: exit {@code code} and nothing on stdout; returns its stderr. */
+  private static String refused(int code, String... args) {
+    CliHarness.Run r = h.run(args);
+    assertEquals(code, r.code(), r.err());
+    assertEquals("", r.out(), "a refusal prints nothing on stdout");
+    return r.err();
   }
 
   @Test
   void printWritesTheConfigToStdoutOnly() {
-    CliHarness.Run r = h.run(base("--ctx", "32768", "--experts", "stream", "--print"));
+    CliHarness.Run r = h.run(h.base("--ctx", "32768", "--experts", "stream", "--print"));
     assertEquals(0, r.code(), r.err());
     assertEquals("", r.err());
     EngineConfig c = ConfigCodec.read(r.out(), "stdout");
@@ -51,36 +48,33 @@ class SetupCommandTest {
 
   @Test
   void kvQ4AppendsExactlyThePairAndChangesNoOtherByte() {
-    String plain = h.run(base("--ctx", "32768", "--experts", "stream", "--print")).out();
+    String plain = h.run(h.base("--ctx", "32768", "--experts", "stream", "--print")).out();
     String q4 =
-        h.run(base("--ctx", "32768", "--experts", "stream", "--kv", "q4_0", "--print")).out();
+        h.run(h.base("--ctx", "32768", "--experts", "stream", "--kv", "q4_0", "--print")).out();
     assertEquals(plain.replace("\nenv:", "\n- --kv\n- q4_0\nenv:"), q4);
   }
 
   @Test
   void withoutHostFileTheMachineIsProbed() {
-    CliHarness.Run r =
-        h.run("--model", h.model.toString(), "--engine-lib", h.lib.toString(), "--yes", "--print");
+    CliHarness.Run r = h.run(h.modelAndLib("--yes", "--print"));
     assertEquals(0, r.code(), r.err());
     assertEquals(CliHarness.m4(), ConfigCodec.read(r.out(), "stdout").host());
   }
 
   @Test
   void missingAnswersWithoutATerminalAreAllNamedInOneMessage() {
-    CliHarness.Run r = h.run("--host-file", "m4-pro-48");
-    assertEquals(2, r.code());
     assertEquals(
         "strata-setup: no terminal to ask on, and missing: --model PATH, --ctx N, --experts"
             + " stream|resident (pass them, or --answers FILE, or --yes to take the planned"
             + " defaults for --ctx and --experts)\n",
-        r.err());
+        refused(2, "--host-file", "m4-pro-48"));
     assertFalse(Files.exists(h.config));
   }
 
   @Test
   void yesTakesThePlannedDefaultsWritesAndShowsThePlan(@TempDir Path d) throws IOException {
     Path out = d.resolve("e.yaml");
-    CliHarness.Run r = h.run(base("--yes", "--out", out.toString()));
+    CliHarness.Run r = h.run(h.base("--yes", "--out", out.toString()));
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().startsWith("memory plan: cpu-reference"), r.out());
     assertTrue(r.out().endsWith("wrote " + out + "\n"), r.out());
@@ -92,24 +86,24 @@ class SetupCommandTest {
   void rewriteKeepsBakAndHandEditIsKeptWithoutForce(@TempDir Path d) throws IOException {
     Path out = d.resolve("e.yaml");
     assertEquals(
-        0, h.run(base("--ctx", "8192", "--experts", "stream", "--out", out.toString())).code());
+        0, h.run(h.base("--ctx", "8192", "--experts", "stream", "--out", out.toString())).code());
     String first = Files.readString(out);
     CliHarness.Run again =
-        h.run(base("--ctx", "16384", "--experts", "stream", "--out", out.toString()));
+        h.run(h.base("--ctx", "16384", "--experts", "stream", "--out", out.toString()));
     assertEquals(0, again.code(), again.err());
     assertEquals(first, Files.readString(ConfigWriter.backupOf(out)), "previous config kept");
 
     String edited = Files.readString(out).replace("'16384'", "'12345'");
     Files.writeString(out, edited);
     CliHarness.Run kept =
-        h.run(base("--ctx", "32768", "--experts", "stream", "--out", out.toString()));
+        h.run(h.base("--ctx", "32768", "--experts", "stream", "--out", out.toString()));
     assertEquals(2, kept.code());
     assertTrue(kept.err().contains("edited by hand") && kept.err().contains("--force"), kept.err());
     assertTrue(kept.err().contains("-- '12345'\n+- '32768'\n"), kept.err());
     assertEquals(edited, Files.readString(out), "the hand edit is untouched");
 
     CliHarness.Run forced =
-        h.run(base("--ctx", "32768", "--experts", "stream", "--force", "--out", out.toString()));
+        h.run(h.base("--ctx", "32768", "--experts", "stream", "--force", "--out", out.toString()));
     assertEquals(0, forced.code(), forced.err());
     assertEquals(edited, Files.readString(ConfigWriter.backupOf(out)));
   }
@@ -130,38 +124,27 @@ class SetupCommandTest {
     assertEquals("4096", c.args().get(c.args().indexOf("--ctx") + 1));
 
     Files.writeString(answers, "model: m\nctz: 8192\n");
-    CliHarness.Run bad = h.run("--answers", answers.toString(), "--print");
-    assertEquals(2, bad.code());
-    assertTrue(
-        bad.err().startsWith("strata-setup: " + answers + ":2: unknown key 'ctz'"), bad.err());
+    String bad = refused(2, "--answers", answers.toString(), "--print");
+    assertTrue(bad.startsWith("strata-setup: " + answers + ":2: unknown key 'ctz'"), bad);
   }
 
   @Test
   void aPlanThatCannotFitIsRefusedWithExit3() {
-    CliHarness.Run r =
-        h.run(
-            "--model",
-            h.model.toString(),
-            "--engine-lib",
-            h.lib.toString(),
-            "--host-file",
-            "m1-8",
-            "--ctx",
-            "65536",
-            "--experts",
-            "resident",
-            "--print");
-    assertEquals(3, r.code());
-    assertTrue(r.err().startsWith("strata-setup: resident: "), r.err());
-    assertEquals("", r.out());
+    String err =
+        refused(
+            3,
+            h.modelAndLib(
+                "--host-file", "m1-8", "--ctx", "65536", "--experts", "resident", "--print"));
+    assertTrue(err.startsWith("strata-setup: resident: "), err);
   }
 
   @Test
   void badInputsAreOneLineUsageErrors() {
-    CliHarness.Run notModel = h.run(base("--ctx", "8192", "--experts", "stream", "--print"));
+    CliHarness.Run notModel = h.run(h.base("--ctx", "8192", "--experts", "stream", "--print"));
     assertEquals(0, notModel.code());
-    CliHarness.Run badFolder =
-        h.run(
+    String badFolder =
+        refused(
+            2,
             "--model",
             h.dir.resolve("nope").toString(),
             "--engine-lib",
@@ -170,29 +153,21 @@ class SetupCommandTest {
             "m4-pro-48",
             "--yes",
             "--print");
-    assertEquals(2, badFolder.code());
-    assertEquals(1, badFolder.err().lines().count(), badFolder.err());
-    CliHarness.Run badHost = h.run(base("--host-file", "m9-ultra", "--yes", "--print"));
-    assertEquals(2, badHost.code());
-    CliHarness.Run badMode = h.run(base("--experts", "streaming", "--ctx", "1", "--print"));
-    assertEquals(2, badMode.code());
-    assertTrue(badMode.err().contains("is not one of stream, resident"), badMode.err());
-    CliHarness.Run k8 =
-        h.run(base("--ctx", "8192", "--experts", "stream", "--kv", "k8v4", "--print"));
-    assertEquals(2, k8.code());
+    assertEquals(1, badFolder.lines().count(), badFolder);
+    refused(2, h.base("--host-file", "m9-ultra", "--yes", "--print"));
+    String badMode = refused(2, h.base("--experts", "streaming", "--ctx", "1", "--print"));
+    assertTrue(badMode.contains("is not one of stream, resident"), badMode);
     assertEquals(
         "strata-setup: metal window: --kv k8v4 is not implemented on Metal (use fp16, int8 or"
             + " q4_0)\n",
-        k8.err());
-    CliHarness.Run ctx = h.run(base("--ctx", "0", "--experts", "stream", "--print"));
-    assertEquals(2, ctx.code());
+        refused(2, h.base("--ctx", "8192", "--experts", "stream", "--kv", "k8v4", "--print")));
+    refused(2, h.base("--ctx", "0", "--experts", "stream", "--print"));
   }
 
   @Test
   void mistypedFlagSuggestsTheRightOne() {
-    CliHarness.Run r = h.run("--ctz", "8192");
-    assertEquals(2, r.code());
-    assertTrue(r.err().contains("did you mean --ctx?"), r.err());
+    String err = refused(2, "--ctz", "8192");
+    assertTrue(err.contains("did you mean --ctx?"), err);
   }
 
   @Test
@@ -233,19 +208,17 @@ class SetupCommandTest {
   /** --ctx takes 32k (x 1,024) as the wizard and the answers file do; a bad size says how. */
   @Test
   void ctxTakesKSuffixesAndExplainsABadSize() {
-    CliHarness.Run k = h.run(base("--ctx", "32k", "--experts", "stream", "--print"));
+    CliHarness.Run k = h.run(h.base("--ctx", "32k", "--experts", "stream", "--print"));
     assertEquals(0, k.code(), k.err());
-    assertEquals(h.run(base("--ctx", "32768", "--experts", "stream", "--print")).out(), k.out());
-    CliHarness.Run bad = h.run(base("--ctx", "32kb", "--experts", "stream", "--print"));
-    assertEquals(2, bad.code());
-    assertTrue(bad.err().contains("'32kb' is not a context size"), bad.err());
-    assertEquals("", bad.out());
+    assertEquals(h.run(h.base("--ctx", "32768", "--experts", "stream", "--print")).out(), k.out());
+    String bad = refused(2, h.base("--ctx", "32kb", "--experts", "stream", "--print"));
+    assertTrue(bad.contains("'32kb' is not a context size"), bad);
   }
 
   /** Above the trained context: a warning on stderr, with --print too (stdout stays the YAML). */
   @Test
   void aContextAboveTheTrainedOneWarnsOnStderr() {
-    CliHarness.Run r = h.run(base("--ctx", "300000", "--experts", "stream", "--print"));
+    CliHarness.Run r = h.run(h.base("--ctx", "300000", "--experts", "stream", "--print"));
     assertEquals(0, r.code(), r.err());
     assertTrue(
         r.err().contains("warning: --ctx 300000 is above the model's trained context 262144"),

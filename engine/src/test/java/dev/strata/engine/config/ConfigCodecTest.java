@@ -1,8 +1,8 @@
 package dev.strata.engine.config;
 
+import static dev.strata.testsupport.TextAssertions.assertContainsAll;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -38,13 +38,15 @@ class ConfigCodecTest {
                 "pc",
                 List.of(path),
                 Map.of("STRATA_METAL_PROMPT_GEMM", "0", "A", "yes", "B", "a: b", "C", "tab\tx")));
-    assertTrue(y.contains("\n  - " + path + "\n"), y);
-    assertTrue(y.contains("\n- " + path + "\n"), y);
-    assertTrue(y.contains("\n- --ctx\n- '8192'\n"), y);
-    assertTrue(y.contains("\n  STRATA_METAL_PROMPT_GEMM: '0'\n"), y);
-    assertTrue(y.contains("\n  A: 'yes'\n  B: 'a: b'\n  C: \"tab\\tx\"\n"), y);
-    assertTrue(y.contains("\n  sha256: abab"), y);
-    assertTrue(y.contains("\n  chip: 'AMD EPYC 7B13: 64-Core # \"Processor\"'\n"), y);
+    assertContainsAll(
+        y,
+        "\n  - " + path + "\n",
+        "\n- " + path + "\n",
+        "\n- --ctx\n- '8192'\n",
+        "\n  STRATA_METAL_PROMPT_GEMM: '0'\n",
+        "\n  A: 'yes'\n  B: 'a: b'\n  C: \"tab\\tx\"\n",
+        "\n  sha256: abab",
+        "\n  chip: 'AMD EPYC 7B13: 64-Core # \"Processor\"'\n");
   }
 
   /** Every config of the list: write → read gives it back, and write → read → write is bytes. */

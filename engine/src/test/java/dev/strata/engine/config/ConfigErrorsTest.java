@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Each class of bad config is refused with file:line:col and one line saying what to do. */
 class ConfigErrorsTest {
@@ -37,73 +39,92 @@ class ConfigErrorsTest {
     ConfigCodec.read(OK, "engine.yaml");
   }
 
+  /**
+   * One edit of the valid sample ({@code from} → {@code to}, where the two characters {@code \n},
+   * {@code \t} and {@code \0} stand for a line break, a tab and U+0000) and the one line that
+   * refuses it.
+   */
+  @ParameterizedTest(name = "{0} → {1}")
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '"',
+      textBlock =
+          """
+          # unknown key
+          "  shards:" | "  shard:" | "engine.yaml:6:3: unknown key 'shard' in model (known: shards)"
+          "  cpu_cores:" | "  cpu_core:" | "engine.yaml:14:3: unknown key 'cpu_core' in host (known: os, chip, cpu_cores, perf_cores, efficiency_cores, memory_bytes, gpu_family, metal4, k4, os_version, wired_limit_mb; did you mean cpu_cores?)"
+          # missing key
+          "  library: /opt/strata/lib/libstrata.dylib\\n" | "" | "engine.yaml:2:1: missing key 'library' in engine (needed: backend, library)"
+          "  k4: false\\n" | "" | "engine.yaml:11:1: missing key 'k4' in host (needed: os, chip, cpu_cores, perf_cores, efficiency_cores, memory_bytes, gpu_family, metal4, k4, os_version, wired_limit_mb)"
+          # duplicate key
+          "  library:" | "  backend: pc\\n  library:" | "engine.yaml:4:3: duplicate key 'backend' in engine (first at line 3); keep one"
+          "env: {}\\n" | "env:\\n  A: '1'\\n  A: '2'\\n" | "engine.yaml:30:3: duplicate key 'A' in env (first at line 29); keep one"
+          # wrong types
+          "cpu_cores: 14" | "cpu_cores: ten" | "engine.yaml:14:14: host.cpu_cores: expected a whole number in decimal, found the text 'ten'"
+          "cpu_cores: 14" | "cpu_cores: 0x0E" | "engine.yaml:14:14: host.cpu_cores: expected a whole number in decimal, found the number 0x0E"
+          "metal4: true" | "metal4: yes" | "engine.yaml:19:11: host.metal4: expected true or false, found the boolean yes"
+          "k4: false" | "k4: 'false'" | "engine.yaml:20:7: host.k4: expected true or false, found the text 'false'"
+          "backend: metal" | "backend: 12" | "engine.yaml:3:12: engine.backend: expected text, found the number 12 (quote it, '12', if you mean the text)"
+          # numbers in args are their text but booleans are refused
+          "- '32768'" | "- true" | "engine.yaml:27:3: args[3]: expected text, found the boolean true (quote it, 'true', if you mean the text)"
+          "- '32768'" | "- 1_000" | "engine.yaml:27:3: args: --ctx: '1_000' is not a whole number in 1..1048576"
+          # wrong schema version
+          "schema: strata.engine/v1" | "schema: strata.engine/v2\\nnew_key: 1" | "engine.yaml:1:9: schema 'strata.engine/v2' is not supported; this toolkit reads strata.engine/v1"
+          # tabs in indentation
+          "  backend: metal" | "\\tbackend: metal" | "engine.yaml:3:1: a tab indents this line; YAML indents with spaces only (replace the tab with spaces)"
+          "  backend: metal" | "  \\tbackend: metal" | "engine.yaml:3:3: a tab indents this line; YAML indents with spaces only (replace the tab with spaces)"
+          # anchors aliases and alias bombs
+          "backend: metal" | "backend: &b metal" | "engine.yaml:3:12: anchor &b is not allowed: a config holds plain values only (no anchors or aliases; write the value out)"
+          # a bad indent gets a hint
+          "  library:" | " library:" | "engine.yaml:4:2: YAML syntax error: expected <block end>, but found '<block mapping start>' (while parsing a block mapping); check the indentation at line 4: YAML uses spaces, two per level"
+          # syntax errors and second documents
+          "backend: metal" | "backend: metal: x" | "engine.yaml:3:17: YAML syntax error: mapping values are not allowed here"
+          "backend: metal" | "backend: me\\0tal" | "engine.yaml:3:14: character U+0000 is not allowed here (a config is plain UTF-8 text)"
+          # bad flags point at their args item
+          "- --ctx" | "- --ctz" | "engine.yaml:26:3: args: unknown flag '--ctz' (did you mean --ctx?)"
+          "- '32768'" | "- '0'" | "engine.yaml:27:3: args: --ctx: 0 is out of range (a whole number in 1..1048576)"
+          "env: {}" | "- --kv-resident\\nenv: {}" | "engine.yaml:28:3: args: --kv-resident is not accepted by the metal backend (only by pc)"
+          "- --model\\n- /models/m-00001-of-00004.gguf" | "- --model\\n- /other.gguf" | "engine.yaml:25:3: args: --model '/other.gguf' is not the first shard of model.shards ('/models/m-00001-of-00004.gguf'); they must name the same file"
+          "- --model\\n- /models/m-00001-of-00004.gguf\\n" | "" | "engine.yaml:24:1: args: --model is required (The model: its first shard (NAME-00001-of-0000N.gguf) or its only file.)"
+          # bad env points at the key or the value
+          "env: {}" | "env:\\n  LD_PRELOAD: /tmp/x.so" | "engine.yaml:29:3: env LD_PRELOAD is refused: it changes how the engine process loads code or files; set it outside the config if you really mean it (see docs/FLAGS.md)"
+          "env: {}" | "env:\\n  STRATA_METAL_PROMPT: windows" | "engine.yaml:29:24: env STRATA_METAL_PROMPT: 'windows' is not one of window (did you mean window?)"
+          # engine rules
+          "backend: metal" | "backend: metl" | "engine.yaml:3:12: engine.backend: 'metl' is not a backend (one of metal, cpu-reference, pc; did you mean metal?)"
+          "os: macos" | "os: macOS" | "engine.yaml:12:7: host.os: 'macOS' is not one of macos, linux"
+          "- /models/m-00002-of-00004.gguf" | "- /models/m-00001-of-00004.gguf" | "engine.yaml:8:5: model.shards: '/models/m-00001-of-00004.gguf' is listed twice"
+          """)
+  void anEditIsRefusedAtItsPlaceWithTheRemedy(String from, String to, String message) {
+    assertEquals(message, refused(edit(unescape(from), unescape(to))));
+  }
+
+  private static String unescape(String s) {
+    return s.replace("\\n", "\n").replace("\\t", "\t").replace("\\0", "\0");
+  }
+
   @Test
   void unknownKey() {
-    assertEquals(
-        "engine.yaml:6:3: unknown key 'shard' in model (known: shards)",
-        refused(edit("  shards:", "  shard:")));
     assertEquals(
         "engine.yaml:1:1: unknown key 'schemas' at the top level (known: schema, engine, model,"
             + " host, args, env; did you mean schema?)",
         refused("schemas: 1\n" + OK));
-    assertEquals(
-        "engine.yaml:14:3: unknown key 'cpu_core' in host (known: os, chip, cpu_cores, perf_cores,"
-            + " efficiency_cores, memory_bytes, gpu_family, metal4, k4, os_version, wired_limit_mb;"
-            + " did you mean cpu_cores?)",
-        refused(edit("  cpu_cores:", "  cpu_core:")));
   }
 
   @Test
   void missingKey() {
     assertEquals(
-        "engine.yaml:2:1: missing key 'library' in engine (needed: backend, library)",
-        refused(edit("  library: /opt/strata/lib/libstrata.dylib\n", "")));
-    assertEquals(
         "engine.yaml:1:1: missing key 'args' at the top level (needed: schema, engine, model,"
             + " host, args)",
         refused(OK.substring(0, OK.indexOf("args:")) + "env: {}\n"));
-    assertEquals(
-        "engine.yaml:11:1: missing key 'k4' in host (needed: os, chip, cpu_cores, perf_cores,"
-            + " efficiency_cores, memory_bytes, gpu_family, metal4, k4, os_version,"
-            + " wired_limit_mb)",
-        refused(edit("  k4: false\n", "")));
     assertTrue(refused("engine: {}\n").startsWith("engine.yaml:1:1: missing key 'schema'"));
-  }
-
-  @Test
-  void duplicateKey() {
-    assertEquals(
-        "engine.yaml:4:3: duplicate key 'backend' in engine (first at line 3); keep one",
-        refused(edit("  library:", "  backend: pc\n  library:")));
-    assertEquals(
-        "engine.yaml:30:3: duplicate key 'A' in env (first at line 29); keep one",
-        refused(edit("env: {}\n", "env:\n  A: '1'\n  A: '2'\n")));
   }
 
   @Test
   void wrongTypes() {
     assertEquals(
-        "engine.yaml:14:14: host.cpu_cores: expected a whole number in decimal, found the text"
-            + " 'ten'",
-        refused(edit("cpu_cores: 14", "cpu_cores: ten")));
-    assertEquals(
-        "engine.yaml:14:14: host.cpu_cores: expected a whole number in decimal, found the"
-            + " number 0x0E",
-        refused(edit("cpu_cores: 14", "cpu_cores: 0x0E")));
-    assertEquals(
-        "engine.yaml:19:11: host.metal4: expected true or false, found the boolean yes",
-        refused(edit("metal4: true", "metal4: yes")));
-    assertEquals(
-        "engine.yaml:20:7: host.k4: expected true or false, found the text 'false'",
-        refused(edit("k4: false", "k4: 'false'")));
-    assertEquals(
         "engine.yaml:6:11: model.shards: expected a list (one '- item' per line), found the text"
             + " '/m.gguf'",
         refused(OK.replaceAll("  shards:\n(  - .*\n)+", "  shards: /m.gguf\n")));
-    assertEquals(
-        "engine.yaml:3:12: engine.backend: expected text, found the number 12 (quote it, '12', if"
-            + " you mean the text)",
-        refused(edit("backend: metal", "backend: 12")));
     assertEquals(
         "engine.yaml:2:9: engine: expected a mapping (keys indented under it), found the text"
             + " 'metal'",
@@ -121,23 +142,8 @@ class ConfigErrorsTest {
   void numbersInArgsAreTheirTextButBooleansAreRefused() {
     EngineConfig c = ConfigCodec.read(edit("- '32768'", "- 32768"), "engine.yaml");
     assertEquals("32768", c.args().get(3));
-    assertEquals(
-        "engine.yaml:27:3: args[3]: expected text, found the boolean true (quote it, 'true', if"
-            + " you mean the text)",
-        refused(edit("- '32768'", "- true")));
-    assertEquals(
-        "engine.yaml:27:3: args: --ctx: '1_000' is not a whole number in 1..1048576",
-        refused(edit("- '32768'", "- 1_000")));
     EngineConfig e = ConfigCodec.read(edit("env: {}", "env:\n  STRATA_KV_ROT: 0"), "x");
     assertEquals(Map.of("STRATA_KV_ROT", "0"), e.env());
-  }
-
-  @Test
-  void wrongSchemaVersion() {
-    assertEquals(
-        "engine.yaml:1:9: schema 'strata.engine/v2' is not supported; this toolkit reads"
-            + " strata.engine/v1",
-        refused(edit("schema: strata.engine/v1", "schema: strata.engine/v2\nnew_key: 1")));
   }
 
   @Test
@@ -159,14 +165,6 @@ class ConfigErrorsTest {
 
   @Test
   void tabsInIndentation() {
-    assertEquals(
-        "engine.yaml:3:1: a tab indents this line; YAML indents with spaces only (replace the"
-            + " tab with spaces)",
-        refused(edit("  backend: metal", "\tbackend: metal")));
-    assertEquals(
-        "engine.yaml:3:3: a tab indents this line; YAML indents with spaces only (replace the"
-            + " tab with spaces)",
-        refused(edit("  backend: metal", "  \tbackend: metal")));
     assertTrue(
         refused(edit("backend: metal", "backend:\tmetal")).startsWith("engine.yaml:3:"),
         "a tab after the colon");
@@ -197,10 +195,6 @@ class ConfigErrorsTest {
 
   @Test
   void anchorsAliasesAndAliasBombs() {
-    assertEquals(
-        "engine.yaml:3:12: anchor &b is not allowed: a config holds plain values only (no anchors"
-            + " or aliases; write the value out)",
-        refused(edit("backend: metal", "backend: &b metal")));
     StringBuilder bomb = new StringBuilder("a: &a [x, x, x, x, x, x, x, x, x]\n");
     for (char c = 'b'; c <= 'j'; c++) {
       char p = (char) (c - 1);
@@ -223,58 +217,13 @@ class ConfigErrorsTest {
   }
 
   @Test
-  void aBadIndentGetsAHint() {
-    assertEquals(
-        "engine.yaml:4:2: YAML syntax error: expected <block end>, but found '<block mapping"
-            + " start>' (while parsing a block mapping); check the indentation at line 4: YAML uses"
-            + " spaces, two per level",
-        refused(edit("  library:", " library:")));
-  }
-
-  @Test
   void syntaxErrorsAndSecondDocuments() {
-    assertEquals(
-        "engine.yaml:3:17: YAML syntax error: mapping values are not allowed here",
-        refused(edit("backend: metal", "backend: metal: x")));
     assertTrue(refused(OK + "---\nschema: x\n").contains("a second YAML document"));
     assertTrue(refused("schema: 'open\n").startsWith("engine.yaml:2:1: YAML syntax error"));
-    assertEquals(
-        "engine.yaml:3:14: character U+0000 is not allowed here (a config is plain UTF-8 text)",
-        refused(edit("backend: metal", "backend: me\0tal")));
-  }
-
-  @Test
-  void badFlagsPointAtTheirArgsItem() {
-    assertEquals(
-        "engine.yaml:26:3: args: unknown flag '--ctz' (did you mean --ctx?)",
-        refused(edit("- --ctx", "- --ctz")));
-    assertEquals(
-        "engine.yaml:27:3: args: --ctx: 0 is out of range (a whole number in 1..1048576)",
-        refused(edit("- '32768'", "- '0'")));
-    assertEquals(
-        "engine.yaml:28:3: args: --kv-resident is not accepted by the metal backend (only by pc)",
-        refused(edit("env: {}", "- --kv-resident\nenv: {}")));
-    assertEquals(
-        "engine.yaml:25:3: args: --model '/other.gguf' is not the first shard of model.shards"
-            + " ('/models/m-00001-of-00004.gguf'); they must name the same file",
-        refused(edit("- --model\n- /models/m-00001-of-00004.gguf", "- --model\n- /other.gguf")));
-    assertEquals(
-        "engine.yaml:24:1: args: --model is required (The model: its first shard"
-            + " (NAME-00001-of-0000N.gguf) or its only file.)",
-        refused(edit("- --model\n- /models/m-00001-of-00004.gguf\n", "")));
   }
 
   @Test
   void badEnvPointsAtTheKeyOrTheValue() {
-    assertEquals(
-        "engine.yaml:29:3: env LD_PRELOAD is refused: it changes how the engine process loads"
-            + " code or files; set it outside the config if you really mean it (see"
-            + " docs/FLAGS.md)",
-        refused(edit("env: {}", "env:\n  LD_PRELOAD: /tmp/x.so")));
-    assertEquals(
-        "engine.yaml:29:24: env STRATA_METAL_PROMPT: 'windows' is not one of window (did you"
-            + " mean window?)",
-        refused(edit("env: {}", "env:\n  STRATA_METAL_PROMPT: windows")));
     assertTrue(
         refused(edit("env: {}", "env:\n  'A B': x"))
             .startsWith("engine.yaml:29:3: env: 'A B' is not a valid variable name"));
@@ -282,19 +231,9 @@ class ConfigErrorsTest {
 
   @Test
   void engineRules() {
-    assertEquals(
-        "engine.yaml:3:12: engine.backend: 'metl' is not a backend (one of metal, cpu-reference,"
-            + " pc; did you mean metal?)",
-        refused(edit("backend: metal", "backend: metl")));
     assertTrue(
         refused(edit("  library:", "  sha256: ABC\n  library:"))
             .startsWith("engine.yaml:4:11: engine.sha256: expected 64 lowercase hex digits"));
-    assertEquals(
-        "engine.yaml:12:7: host.os: 'macOS' is not one of macos, linux",
-        refused(edit("os: macos", "os: macOS")));
-    assertEquals(
-        "engine.yaml:8:5: model.shards: '/models/m-00001-of-00004.gguf' is listed twice",
-        refused(edit("- /models/m-00002-of-00004.gguf", "- /models/m-00001-of-00004.gguf")));
   }
 
   @Test

@@ -73,6 +73,22 @@ class NativeEngineTest {
     return engine.run(List.of(args), sink);
   }
 
+  /** A one-token run of {@code model} with these pools: the flags most runs here share. */
+  private static int oneToken(Lines sink, String model, String ctx, String kv, String prompt) {
+    return run(
+        sink,
+        "--model",
+        model,
+        "--ctx",
+        ctx,
+        "--kv",
+        kv,
+        "--prompt-tokens",
+        prompt,
+        "--n-predict",
+        "1");
+  }
+
   @Test
   void nameAndAbi() {
     assertEquals("strata-ref 0.1.0 (cpu)", engine.name());
@@ -91,20 +107,7 @@ class NativeEngineTest {
         int8.has("kv: format=int8 cell_bytes=1056 layers=12 cells=32896 bytes=416858112"),
         int8.lines::toString);
     Lines q4 = new Lines();
-    assertEquals(
-        0,
-        run(
-            q4,
-            "--model",
-            m,
-            "--ctx",
-            "32768",
-            "--kv",
-            "q4_0",
-            "--prompt-tokens",
-            "8",
-            "--n-predict",
-            "1"));
+    assertEquals(0, oneToken(q4, m, "32768", "q4_0", "8"));
     assertTrue(
         q4.has("kv: format=q4_0 cell_bytes=576 layers=12 cells=32896 bytes=227377152"),
         q4.lines::toString);
@@ -122,19 +125,7 @@ class NativeEngineTest {
       Path d = Files.createDirectories(dir.resolve("demo" + shards));
       List<Path> files = DemoModel.write(d, shards);
       Lines l = new Lines();
-      int rc =
-          run(
-              l,
-              "--model",
-              files.get(0).toString(),
-              "--ctx",
-              "32768",
-              "--kv",
-              "q4_0",
-              "--prompt-tokens",
-              "4",
-              "--n-predict",
-              "1");
+      int rc = oneToken(l, files.get(0).toString(), "32768", "q4_0", "4");
       assertEquals(0, rc, l.lines::toString);
       assertTrue(
           l.has("kv: format=q4_0 cell_bytes=576 layers=12 cells=32896 bytes=227377152"),
@@ -163,20 +154,7 @@ class NativeEngineTest {
   @Test
   void fp16RunsOnTheInt8PoolsAndSaysSo() {
     Lines l = new Lines();
-    assertEquals(
-        0,
-        run(
-            l,
-            "--model",
-            model.toString(),
-            "--ctx",
-            "32768",
-            "--kv",
-            "fp16",
-            "--prompt-tokens",
-            "4",
-            "--n-predict",
-            "1"));
+    assertEquals(0, oneToken(l, model.toString(), "32768", "fp16", "4"));
     assertTrue(l.has(KvRules.FP16_ON_METAL_NOTE), l.lines::toString);
     assertTrue(l.has("kv: format=int8 cell_bytes=1056 layers=12 cells=32896 bytes=416858112"));
   }
@@ -197,38 +175,12 @@ class NativeEngineTest {
       assertEquals(ExitCodes.PREFLIGHT, run(l, "--model", model.toString(), "--kv", "int8"));
       assertTrue(l.has(KvRules.KV_ROT_INT8_REFUSAL), l.lines::toString);
       Lines q = new Lines();
-      assertEquals(
-          0,
-          run(
-              q,
-              "--model",
-              model.toString(),
-              "--kv",
-              "q4_0",
-              "--ctx",
-              "512",
-              "--prompt-tokens",
-              "4",
-              "--n-predict",
-              "1"));
+      assertEquals(0, oneToken(q, model.toString(), "512", "q4_0", "4"));
     } finally {
       engine.unsetEnv(KvRules.KV_ROT_ENV);
     }
     Lines after = new Lines();
-    assertEquals(
-        0,
-        run(
-            after,
-            "--model",
-            model.toString(),
-            "--kv",
-            "int8",
-            "--ctx",
-            "512",
-            "--prompt-tokens",
-            "4",
-            "--n-predict",
-            "1"));
+    assertEquals(0, oneToken(after, model.toString(), "512", "int8", "4"));
   }
 
   @Test
@@ -414,26 +366,27 @@ class NativeEngineTest {
     assertTrue(!e.getMessage().contains("\n"));
   }
 
-  @Test
-  void anotherAbiVersionNamesBothVersions() {
-    Path lib =
-        NATIVE.resolve(
-            engine.path().getFileName().toString().replace("strata_ref", "strata_abi_mismatch"));
+  /**
+   * Loads the test library built beside strata-ref as {@code strata_ref} renamed {@code name}:
+   * refused with exit 3; returns the message.
+   */
+  private String refusedSibling(String name) {
+    Path lib = NATIVE.resolve(engine.path().getFileName().toString().replace("strata_ref", name));
     EngineLoadException e = assertThrows(EngineLoadException.class, () -> NativeEngine.load(lib));
     assertEquals(ExitCodes.PREFLIGHT, e.exitCode());
-    assertTrue(
-        e.getMessage().contains("has ABI version 999, this launcher speaks ABI versions 1..2"),
-        e.getMessage());
+    return e.getMessage();
+  }
+
+  @Test
+  void anotherAbiVersionNamesBothVersions() {
+    String m = refusedSibling("strata_abi_mismatch");
+    assertTrue(m.contains("has ABI version 999, this launcher speaks ABI versions 1..2"), m);
   }
 
   @Test
   void aMissingSymbolIsNamed() {
-    Path lib =
-        NATIVE.resolve(
-            engine.path().getFileName().toString().replace("strata_ref", "strata_missing_symbol"));
-    EngineLoadException e = assertThrows(EngineLoadException.class, () -> NativeEngine.load(lib));
-    assertEquals(ExitCodes.PREFLIGHT, e.exitCode());
-    assertTrue(e.getMessage().contains("lacks the symbol strata_kv_decode"), e.getMessage());
+    String m = refusedSibling("strata_missing_symbol");
+    assertTrue(m.contains("lacks the symbol strata_kv_decode"), m);
   }
 
   @Test

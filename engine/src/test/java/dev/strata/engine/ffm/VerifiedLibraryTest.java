@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.trust.TrustRefused;
 import dev.strata.engine.trust.TrustedPath;
+import dev.strata.testsupport.LibrarySwapper;
+import dev.strata.testsupport.StandInLibrary;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,8 +19,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -49,45 +49,6 @@ class VerifiedLibraryTest {
     return Files.exists(marker) ? Files.readAllLines(marker) : List.of();
   }
 
-  /** Renames the two libraries over {@code target} in turn until stopped; counts the swaps. */
-  static final class Swapper implements AutoCloseable {
-    final AtomicBoolean stop = new AtomicBoolean();
-    final AtomicInteger swaps = new AtomicInteger();
-    final Thread thread;
-
-    Swapper(Path target) {
-      Path tmp = target.resolveSibling(".swap.tmp");
-      thread =
-          Thread.ofPlatform()
-              .daemon()
-              .start(
-                  () -> {
-                    boolean useOther = true;
-                    while (!stop.get()) {
-                      try {
-                        Files.deleteIfExists(tmp);
-                        Files.createLink(tmp, useOther ? other : pinned);
-                        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-                        swaps.incrementAndGet();
-                        useOther = !useOther;
-                      } catch (IOException e) {
-                        // keep swapping
-                      }
-                    }
-                  });
-    }
-
-    @Override
-    public void close() {
-      stop.set(true);
-      try {
-        thread.join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
   int raceRounds(VerifiedLibrary.Strategy strategy, int rounds, String sub) throws Exception {
     Path folder = Files.createDirectory(dir.resolve(sub));
     Path target = folder.resolve("libengine.so");
@@ -95,7 +56,7 @@ class VerifiedLibraryTest {
     int refused = 0;
     int runs = 0;
     List<String> before = ran();
-    try (Swapper s = new Swapper(target)) {
+    try (LibrarySwapper s = new LibrarySwapper(target, other, pinned)) {
       for (int i = 0; i < rounds; i++) {
         NativeEngine e;
         try (VerifiedLibrary v =
@@ -116,7 +77,7 @@ class VerifiedLibraryTest {
           e.close();
         }
       }
-      assertTrue(s.swaps.get() >= rounds / 4, "the swapper swapped " + s.swaps.get() + " times");
+      assertTrue(s.swaps() >= rounds / 4, "the swapper swapped " + s.swaps() + " times");
     }
     assertEquals(rounds, runs + refused);
     List<String> after = ran().subList(before.size(), ran().size());

@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class EngineFlagsTest {
   private static final String M = "/models/m-00001-of-00004.gguf";
@@ -34,6 +36,13 @@ class EngineFlagsTest {
     assertEquals(ExitCodes.USAGE, e.exitCode());
     assertFalse(e.getMessage().contains("\n"), e.getMessage());
     return e;
+  }
+
+  /** A refusal on Metal that points at argument {@code index} (from 0): its message. */
+  private static String refusedAt(int index, List<String> argv) {
+    FlagException e = refused(Backend.METAL, argv);
+    assertEquals(index, e.argIndex(), e.getMessage());
+    return e.getMessage();
   }
 
   private static Backend anyAccepting(FlagSpec f) {
@@ -188,12 +197,7 @@ class EngineFlagsTest {
 
   @Test
   void unknownFlagGetsADidYouMean() {
-    FlagException e = refused(Backend.METAL, argv("--ctz", "8192"));
-    assertEquals("unknown flag '--ctz' (did you mean --ctx?)", e.getMessage());
-    assertEquals(2, e.argIndex());
-    assertEquals(
-        "unknown flag '--kv-resdient' (did you mean --kv-resident?)",
-        refused(Backend.PC, argv("--kv-resdient")).getMessage());
+    assertEquals("unknown flag '--ctz' (did you mean --ctx?)", refusedAt(2, argv("--ctz", "8192")));
     assertTrue(
         refused(Backend.METAL, argv("--temperature", "1"))
             .getMessage()
@@ -204,41 +208,14 @@ class EngineFlagsTest {
   void missingValueNamesTheFlagAndWhatItTakes() {
     assertEquals(
         "--ctx: missing value (a whole number in 1..1048576)",
-        refused(Backend.METAL, argv("--ctx")).getMessage());
-    FlagException e = refused(Backend.METAL, argv("--ctx", "--kv", "q4_0"));
-    assertEquals("--ctx: missing value (a whole number in 1..1048576)", e.getMessage());
-    assertEquals(2, e.argIndex());
-    assertEquals(
-        "--experts: missing value (one of stream, resident)",
-        refused(Backend.METAL, argv("--experts")).getMessage());
+        refusedAt(2, argv("--ctx", "--kv", "q4_0")));
   }
 
   @Test
   void badValuesNameTheAllowedValuesOrRange() {
-    FlagException e = refused(Backend.METAL, argv("--ctx", "0"));
-    assertEquals("--ctx: 0 is out of range (a whole number in 1..1048576)", e.getMessage());
-    assertEquals(3, e.argIndex());
     assertEquals(
-        "--ctx: '32k' is not a whole number in 1..1048576",
-        refused(Backend.METAL, argv("--ctx", "32k")).getMessage());
-    assertEquals(
-        "--ctx: '0x8000' is not a whole number in 1..1048576",
-        refused(Backend.METAL, argv("--ctx", "0x8000")).getMessage());
-    assertEquals(
-        "--ctx: '-1' is not a whole number in 1..1048576",
-        refused(Backend.METAL, argv("--ctx", "-1")).getMessage());
-    assertEquals(
-        "--ctx: 99999999999999999 is out of range (a whole number in 1..1048576)",
-        refused(Backend.METAL, argv("--ctx", "99999999999999999")).getMessage());
-    assertEquals(
-        "--experts: 'streem' is not one of stream, resident (did you mean stream?)",
-        refused(Backend.METAL, argv("--experts", "streem")).getMessage());
-    assertEquals(
-        "--kv: 'q8_0' is not one of fp16, int8, q4_0, k8v4 (did you mean q4_0?)",
-        refused(Backend.METAL, argv("--kv", "q8_0")).getMessage());
-    assertEquals(
-        "--spec: 17 is out of range (a whole number in 0..16)",
-        refused(Backend.METAL, argv("--spec", "17")).getMessage());
+        "--ctx: 0 is out of range (a whole number in 1..1048576)",
+        refusedAt(3, argv("--ctx", "0")));
     assertEquals(
         "--model: the path contains a line break",
         refused(Backend.METAL, List.of("--model", "a\nb")).getMessage());
@@ -253,34 +230,59 @@ class EngineFlagsTest {
 
   @Test
   void aFlagTheBackendDoesNotTakeIsAnError() {
-    FlagException e = refused(Backend.METAL, argv("--kv-resident"));
-    assertEquals("--kv-resident is not accepted by the metal backend (only by pc)", e.getMessage());
-    assertEquals(2, e.argIndex());
     assertEquals(
-        "--fault is not accepted by the pc backend (only by cpu-reference)",
-        refused(Backend.PC, argv("--fault", "segv")).getMessage());
-    assertEquals(
-        "--prompt-tokens is not accepted by the metal backend (only by cpu-reference)",
-        refused(Backend.METAL, argv("--prompt-tokens", "5")).getMessage());
+        "--kv-resident is not accepted by the metal backend (only by pc)",
+        refusedAt(2, argv("--kv-resident")));
     // null backend: the union
     assertTrue(EngineFlags.parse(argv("--kv-resident"), null).kvResident());
   }
 
   @Test
   void duplicatesStrayWordsEqualsSignsAndNoModel() {
-    FlagException e = refused(Backend.METAL, argv("--ctx", "1", "--ctx", "2"));
-    assertEquals("--ctx is given twice (arguments 3 and 5); keep one", e.getMessage());
-    assertEquals(4, e.argIndex());
+    assertEquals(
+        "--ctx is given twice (arguments 3 and 5); keep one",
+        refusedAt(4, argv("--ctx", "1", "--ctx", "2")));
     assertEquals(
         "unexpected argument 'q4_0' (flags start with --, and each takes one value)",
         refused(Backend.METAL, argv("--kv", "int8", "q4_0")).getMessage());
-    assertEquals(
-        "write --ctx and its value as two arguments, not '--ctx=4096' (a flag takes its value"
-            + " as the next argument)",
-        refused(Backend.METAL, argv("--ctx=4096")).getMessage());
     FlagException noModel = refused(Backend.METAL, List.of("--ctx", "4096"));
     assertTrue(noModel.getMessage().startsWith("--model is required"), noModel.getMessage());
     assertEquals(-1, noModel.argIndex());
+  }
+
+  /**
+   * A flag (and its value, when it has one) after {@code --model} that the backend refuses: the one
+   * line that says why and what it takes.
+   */
+  @ParameterizedTest(name = "{0}: {1} {2}")
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '"',
+      textBlock =
+          """
+          # unknown flag gets a did you mean
+          PC | --kv-resdient |  | "unknown flag '--kv-resdient' (did you mean --kv-resident?)"
+          # missing value names the flag and what it takes
+          METAL | --ctx |  | "--ctx: missing value (a whole number in 1..1048576)"
+          METAL | --experts |  | "--experts: missing value (one of stream, resident)"
+          # bad values name the allowed values or range
+          METAL | --ctx | 32k | "--ctx: '32k' is not a whole number in 1..1048576"
+          METAL | --ctx | 0x8000 | "--ctx: '0x8000' is not a whole number in 1..1048576"
+          METAL | --ctx | -1 | "--ctx: '-1' is not a whole number in 1..1048576"
+          METAL | --ctx | 99999999999999999 | "--ctx: 99999999999999999 is out of range (a whole number in 1..1048576)"
+          METAL | --experts | streem | "--experts: 'streem' is not one of stream, resident (did you mean stream?)"
+          METAL | --kv | q8_0 | "--kv: 'q8_0' is not one of fp16, int8, q4_0, k8v4 (did you mean q4_0?)"
+          METAL | --spec | 17 | "--spec: 17 is out of range (a whole number in 0..16)"
+          # a flag the backend does not take is an error
+          PC | --fault | segv | "--fault is not accepted by the pc backend (only by cpu-reference)"
+          METAL | --prompt-tokens | 5 | "--prompt-tokens is not accepted by the metal backend (only by cpu-reference)"
+          # duplicates stray words equals signs and no model
+          METAL | --ctx=4096 |  | "write --ctx and its value as two arguments, not '--ctx=4096' (a flag takes its value as the next argument)"
+          """)
+  void aBadFlagOrValueIsOneLineSayingWhatItTakes(
+      Backend backend, String flag, String value, String message) {
+    List<String> args = value == null ? argv(flag) : argv(flag, value);
+    assertEquals(message, refused(backend, args).getMessage());
   }
 
   // ------------------------------------------------------------- rendering

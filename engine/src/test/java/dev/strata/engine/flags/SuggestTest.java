@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * "Did you mean": the rule {@link Suggest#nearest} documents (at most 2 edits, 1 for words of 3
@@ -13,29 +15,28 @@ import org.junit.jupiter.api.Test;
  */
 class SuggestTest {
 
-  @Test
-  void distanceIsOptimalStringAlignment() {
-    // {a, b, distance}: insertions, deletions, substitutions, adjacent swaps, and OSA's one
-    // departure from Damerau-Levenshtein (ca -> abc is 3, not 2: a swapped pair is not edited
-    // again)
-    Object[][] cases = {
-      {"", "", 0},
-      {"", "abc", 3},
-      {"abc", "", 3},
-      {"abc", "abc", 0},
-      {"kitten", "sitting", 3},
-      {"flaw", "lawn", 2},
-      {"ab", "ba", 1},
-      {"abcd", "acbd", 1},
-      {"abcdef", "badcfe", 3},
-      {"ca", "abc", 3},
-      {"xyz", "z", 2},
-      {"z", "xyz", 2},
-      {"ctx-size", "ctx-szie", 1},
-    };
-    for (Object[] c : cases) {
-      assertEquals(c[2], Suggest.distance((String) c[0], (String) c[1]), c[0] + " -> " + c[1]);
-    }
+  /**
+   * Insertions, deletions, substitutions, adjacent swaps, and OSA's one departure from
+   * Damerau-Levenshtein (ca -> abc is 3, not 2: a swapped pair is not edited again).
+   */
+  @ParameterizedTest(name = "[{0}] -> [{1}]: {2}")
+  @CsvSource({
+    "'', '', 0",
+    "'', 'abc', 3",
+    "'abc', '', 3",
+    "'abc', 'abc', 0",
+    "'kitten', 'sitting', 3",
+    "'flaw', 'lawn', 2",
+    "'ab', 'ba', 1",
+    "'abcd', 'acbd', 1",
+    "'abcdef', 'badcfe', 3",
+    "'ca', 'abc', 3",
+    "'xyz', 'z', 2",
+    "'z', 'xyz', 2",
+    "'ctx-size', 'ctx-szie', 1"
+  })
+  void distanceIsOptimalStringAlignment(String a, String b, int distance) {
+    assertEquals(distance, Suggest.distance(a, b), a + " -> " + b);
   }
 
   @Test

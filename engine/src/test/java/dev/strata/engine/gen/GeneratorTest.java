@@ -61,17 +61,15 @@ class GeneratorTest {
     return out;
   }
 
+  /** The seed model's config on a host profile, in {@code n} shards, with a backend's template. */
+  private static EngineConfig generate(String profile, int n, Answers a, Backend backend) {
+    return Generator.generate(host(profile), SEED, shards(n), a, LIB, Templates.load(backend));
+  }
+
   @Test
   void argsComeInTheContractOrderThenTheTemplate() {
-    Template t = Templates.load(Backend.METAL);
     EngineConfig c =
-        Generator.generate(
-            host("m4-pro-48"),
-            SEED,
-            shards(4),
-            new Answers(32_768L, ExpertsMode.STREAM, null),
-            LIB,
-            t);
+        generate("m4-pro-48", 4, new Answers(32_768L, ExpertsMode.STREAM, null), Backend.METAL);
     assertEquals(
         List.of(
             "--model",
@@ -161,13 +159,8 @@ class GeneratorTest {
   @Test
   void cpuReferenceTemplatePinsTheSyntheticWorkload() {
     EngineConfig c =
-        Generator.generate(
-            host("m4-pro-48"),
-            SEED,
-            shards(1),
-            new Answers(8192L, ExpertsMode.STREAM, null),
-            LIB,
-            Templates.load(Backend.CPU_REFERENCE));
+        generate(
+            "m4-pro-48", 1, new Answers(8192L, ExpertsMode.STREAM, null), Backend.CPU_REFERENCE);
     List<String> tail = c.args().subList(10, c.args().size());
     assertEquals(
         List.of(
@@ -192,13 +185,11 @@ class GeneratorTest {
         assertThrows(
             StrataException.class,
             () ->
-                Generator.generate(
-                    host("m4-pro-48"),
-                    SEED,
-                    shards(1),
+                generate(
+                    "m4-pro-48",
+                    1,
                     new Answers(8192L, ExpertsMode.STREAM, KvFormat.K8V4),
-                    LIB,
-                    Templates.load(Backend.METAL)));
+                    Backend.METAL));
     assertEquals(2, e.exitCode());
     assertEquals(KvRules.K8V4_REFUSAL, e.getMessage());
   }
@@ -209,13 +200,8 @@ class GeneratorTest {
         assertThrows(
             StrataException.class,
             () ->
-                Generator.generate(
-                    host("m1-8"),
-                    SEED,
-                    shards(1),
-                    new Answers(65_536L, ExpertsMode.RESIDENT, null),
-                    LIB,
-                    Templates.load(Backend.METAL)));
+                generate(
+                    "m1-8", 1, new Answers(65_536L, ExpertsMode.RESIDENT, null), Backend.METAL));
     assertEquals(3, e.exitCode());
     assertTrue(e.getMessage().startsWith("resident: "), e.getMessage());
   }

@@ -3,15 +3,28 @@ package dev.strata.engine.host;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class ChipNameTest {
+  /** The brand string as sysctl gives it, and the name shown. */
+  @ParameterizedTest(name = "[{0}] -> {1}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          Apple M4 Pro         | Apple M4 Pro
+          Apple M1             | Apple M1
+          '  Apple  M2 Ultra ' | Apple M2 Ultra
+          Apple M5             | Apple M5
+          Apple M2 (Virtual)   | Apple M2
+          """)
+  void appleBrands(String brand, String shown) {
+    assertEquals(shown, ChipName.of(brand));
+  }
+
   @Test
-  void appleBrands() {
-    assertEquals("Apple M4 Pro", ChipName.of("Apple M4 Pro"));
-    assertEquals("Apple M1", ChipName.of("Apple M1"));
-    assertEquals("Apple M2 Ultra", ChipName.of("  Apple  M2 Ultra "));
-    assertEquals("Apple M5", ChipName.of("Apple M5"));
-    assertEquals("Apple M2", ChipName.of("Apple M2 (Virtual)"));
+  void aTrailingLineBreakIsDropped() {
     assertEquals("Apple M3 Max", ChipName.of("Apple M3 Max\n"));
   }
 

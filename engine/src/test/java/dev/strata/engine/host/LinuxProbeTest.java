@@ -109,18 +109,18 @@ class LinuxProbeTest {
     assertEquals(Optional.empty(), LinuxProbe.cpuModel("processor\t: 0\n"));
   }
 
+  /** {@code expected} (null: none) is the PRETTY_NAME of this os-release text. */
+  private static void assertPrettyName(String expected, String osRelease) {
+    assertEquals(Optional.ofNullable(expected), LinuxProbe.prettyName(osRelease), osRelease);
+  }
+
   @Test
   void prettyNameUnquotes() {
-    assertEquals(
-        Optional.of("Debian GNU/Linux 12 (bookworm)"), LinuxProbe.prettyName(DEBIAN_OS_RELEASE));
-    assertEquals(
-        Optional.of("Ubuntu 24.04.1 LTS"),
-        LinuxProbe.prettyName("PRETTY_NAME='Ubuntu 24.04.1 LTS'\n"));
-    assertEquals(Optional.of("Plain"), LinuxProbe.prettyName("NAME=x\nPRETTY_NAME=Plain\n"));
-    assertEquals(
-        Optional.of("A \"quoted\" $name"),
-        LinuxProbe.prettyName("PRETTY_NAME=\"A \\\"quoted\\\" \\$name\"\n"));
-    assertEquals(Optional.empty(), LinuxProbe.prettyName("NAME=x\n"));
+    assertPrettyName("Debian GNU/Linux 12 (bookworm)", DEBIAN_OS_RELEASE);
+    assertPrettyName("Ubuntu 24.04.1 LTS", "PRETTY_NAME='Ubuntu 24.04.1 LTS'\n");
+    assertPrettyName("Plain", "NAME=x\nPRETTY_NAME=Plain\n");
+    assertPrettyName("A \"quoted\" $name", "PRETTY_NAME=\"A \\\"quoted\\\" \\$name\"\n");
+    assertPrettyName(null, "NAME=x\n");
   }
 
   @Test

@@ -102,14 +102,17 @@ class KvFormatTest {
     assertEquals(java.util.List.of(), def.notes());
   }
 
+  /** STRATA_KV_ROT set to each of {@code values} turns the rotation {@code on} (or not). */
+  private static void assertKvRot(boolean on, String... values) {
+    for (String v : values) {
+      assertEquals(on, KvRules.kvRotOn(v), "STRATA_KV_ROT=" + v);
+    }
+  }
+
   @Test
   void kvRotParsesLikeAtoi() {
-    org.junit.jupiter.api.Assertions.assertTrue(KvRules.kvRotOn("1"));
-    org.junit.jupiter.api.Assertions.assertTrue(KvRules.kvRotOn(" 2x"));
-    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("0"));
-    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("yes"));
-    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn(""));
-    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn(null));
+    assertKvRot(true, "1", " 2x");
+    assertKvRot(false, "0", "yes", "", null);
   }
 
   @Test
@@ -147,13 +150,8 @@ class KvFormatTest {
   @Test
   void kvRotTakesASignLikeAtoi() {
     // engine/native/src/engine.c reads the switch with atoi: a sign before the digits counts
-    org.junit.jupiter.api.Assertions.assertTrue(KvRules.kvRotOn("+1"));
-    org.junit.jupiter.api.Assertions.assertTrue(KvRules.kvRotOn("-1"));
-    org.junit.jupiter.api.Assertions.assertTrue(KvRules.kvRotOn("\t\n 007"));
-    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("+0"));
-    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("-"));
-    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("+-1"));
-    org.junit.jupiter.api.Assertions.assertFalse(KvRules.kvRotOn("000"));
+    assertKvRot(true, "+1", "-1", "\t\n 007");
+    assertKvRot(false, "+0", "-", "+-1", "000");
   }
 
   @Test

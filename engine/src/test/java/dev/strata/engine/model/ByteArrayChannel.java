@@ -28,11 +28,6 @@ final class ByteArrayChannel implements SeekableByteChannel {
   }
 
   @Override
-  public int write(ByteBuffer src) {
-    throw new NonWritableChannelException();
-  }
-
-  @Override
   public long position() {
     return position;
   }
@@ -52,11 +47,6 @@ final class ByteArrayChannel implements SeekableByteChannel {
   }
 
   @Override
-  public SeekableByteChannel truncate(long size) {
-    throw new NonWritableChannelException();
-  }
-
-  @Override
   public boolean isOpen() {
     return open;
   }
@@ -64,5 +54,17 @@ final class ByteArrayChannel implements SeekableByteChannel {
   @Override
   public void close() {
     open = false;
+  }
+
+  // read-only: the two ways to change the bytes are refused
+
+  @Override
+  public int write(ByteBuffer src) {
+    throw new NonWritableChannelException();
+  }
+
+  @Override
+  public SeekableByteChannel truncate(long size) {
+    throw new NonWritableChannelException();
   }
 }

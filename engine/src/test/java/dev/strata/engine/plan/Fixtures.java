@@ -48,6 +48,12 @@ final class Fixtures {
         "qwen3next", 48, seedQsa(), 2, 256, 512, 10, 48, SEED_SLOT, SEED_DENSE, trained, 1);
   }
 
+  /** The seed's shape with 12 GiB of dense weights: too big for a 16 GiB Mac at any context. */
+  static ModelGeometry huge() {
+    return new ModelGeometry(
+        "qwen3next", 48, seedQsa(), 2, 256, 512, 10, 48, SEED_SLOT, 12 * GIB, 262_144, 1);
+  }
+
   /** An M4 Pro-like Mac (Apple9, Metal 4 family, not k4) with this much memory. */
   static HostFacts mac(long gib) {
     return mac(gib, 0, false);

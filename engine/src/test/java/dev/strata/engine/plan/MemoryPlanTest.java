@@ -183,20 +183,7 @@ class MemoryPlanTest {
 
   @Test
   void aModelTooBigForTheMacSaysSoEvenAtTheSmallestContext() {
-    ModelGeometry huge =
-        new ModelGeometry(
-            "qwen3next",
-            48,
-            Fixtures.seedQsa(),
-            2,
-            256,
-            512,
-            10,
-            48,
-            SEED_SLOT,
-            12 * GIB,
-            262_144,
-            1);
+    ModelGeometry huge = Fixtures.huge();
     MemoryPlan p = stream(mac(16), huge, 4_096, KvFormat.INT8);
     assertFalse(p.fits());
     assertTrue(

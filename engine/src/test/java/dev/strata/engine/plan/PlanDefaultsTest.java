@@ -18,34 +18,36 @@ import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class PlanDefaultsTest {
   private static PlanDefaults defaults(HostFacts host) {
     return PlanDefaults.compute(host, seed(), Backend.METAL, Map.of());
   }
 
-  @Test
-  void seedDefaultsOnTheMatrixHosts() {
+  /** The Metal plan of the seed model at 256K tokens. */
+  private static MemoryPlan metalAt256k(HostFacts host, ExpertsMode experts, KvFormat kv) {
+    return MemoryPlan.compute(host, seed(), 262_144, experts, kv, Backend.METAL, Map.of());
+  }
+
+  /** The matrix Macs: memory, then the planned context, experts and budget (10 threads, int8). */
+  @ParameterizedTest(name = "{0} GiB: ctx {1}, {2}, budget {3} MB")
+  @CsvSource({
+    "16, 131072, STREAM, 9898",
+    "24, 262144, STREAM, 15360",
+    "48, 262144, RESIDENT, 35840",
+    "128, 262144, RESIDENT, 97280"
+  })
+  void seedDefaultsOnTheMatrixHosts(long gib, long ctx, ExpertsMode experts, long budgetMb) {
     assertEquals(
-        new PlanDefaults(131_072, ExpertsMode.STREAM, 10, 9_898, KvFormat.INT8, true),
-        defaults(mac(16)));
-    assertEquals(
-        new PlanDefaults(262_144, ExpertsMode.STREAM, 10, 15_360, KvFormat.INT8, true),
-        defaults(mac(24)));
-    assertEquals(
-        new PlanDefaults(262_144, ExpertsMode.RESIDENT, 10, 35_840, KvFormat.INT8, true),
-        defaults(mac(48)));
-    assertEquals(
-        new PlanDefaults(262_144, ExpertsMode.RESIDENT, 10, 97_280, KvFormat.INT8, true),
-        defaults(mac(128)));
+        new PlanDefaults(ctx, experts, 10, budgetMb, KvFormat.INT8, true), defaults(mac(gib)));
   }
 
   @Test
   void contextIsTheLargestStandardSizeThatFitsWithMargin() {
     // 16 GiB: 256K int8 pools (3.10 GiB) exceed a quarter of the 9.67 GiB budget, 128K do not.
-    MemoryPlan at256k =
-        MemoryPlan.compute(
-            mac(16), seed(), 262_144, ExpertsMode.STREAM, KvFormat.INT8, Backend.METAL, Map.of());
+    MemoryPlan at256k = metalAt256k(mac(16), ExpertsMode.STREAM, KvFormat.INT8);
     assertTrue(at256k.fits(), "it fits, just not with margin");
     assertFalse(PlanDefaults.streamFitsWithMargin(at256k));
     assertEquals(131_072, defaults(mac(16)).context());
@@ -55,9 +57,7 @@ class PlanDefaultsTest {
   void defaultsNeverDependOnTheKvFormat() {
     // Counterfactual: had the defaults planned with q4_0 pools, the 16 GiB context would move to
     // 256K. They plan with the default path's pools, so a --kv q4_0 answer cannot move them.
-    MemoryPlan q4At256k =
-        MemoryPlan.compute(
-            mac(16), seed(), 262_144, ExpertsMode.STREAM, KvFormat.Q4_0, Backend.METAL, Map.of());
+    MemoryPlan q4At256k = metalAt256k(mac(16), ExpertsMode.STREAM, KvFormat.Q4_0);
     assertTrue(PlanDefaults.streamFitsWithMargin(q4At256k));
     assertEquals(131_072, defaults(mac(16)).context());
     assertEquals(KvFormat.INT8, defaults(mac(16)).pools());
@@ -94,20 +94,7 @@ class PlanDefaultsTest {
 
   @Test
   void nothingFitsGivesTheSmallestContextAndSaysSo() {
-    ModelGeometry huge =
-        new ModelGeometry(
-            "qwen3next",
-            48,
-            Fixtures.seedQsa(),
-            2,
-            256,
-            512,
-            10,
-            48,
-            Fixtures.SEED_SLOT,
-            12 * GIB,
-            262_144,
-            1);
+    ModelGeometry huge = Fixtures.huge();
     PlanDefaults d = PlanDefaults.compute(mac(16), huge, Backend.METAL, Map.of());
     assertFalse(d.contextFits());
     assertEquals(4_096, d.context());
@@ -136,9 +123,7 @@ class PlanDefaultsTest {
   @Test
   void residentNeedsTenPercentOfUsableLeft() {
     // 48 GiB at 256K: 24.16 GiB resident in a 35 GiB budget leaves 10.84 GiB >= 3.6 GiB.
-    MemoryPlan r =
-        MemoryPlan.compute(
-            mac(48), seed(), 262_144, ExpertsMode.RESIDENT, KvFormat.INT8, Backend.METAL, Map.of());
+    MemoryPlan r = metalAt256k(mac(48), ExpertsMode.RESIDENT, KvFormat.INT8);
     assertTrue(PlanDefaults.residentFitsWithMargin(r));
     // a wired limit that leaves it fitting but with under 10% free turns the default to stream
     long need = r.denseBytes() + r.kv().bytes() + r.arena().bytes();
@@ -147,14 +132,7 @@ class PlanDefaultsTest {
         PlanDefaults.compute(mac(48, limitMb, false), seed(), Backend.METAL, Map.of());
     assertEquals(262_144, tight.context());
     MemoryPlan tightResident =
-        MemoryPlan.compute(
-            mac(48, limitMb, false),
-            seed(),
-            262_144,
-            ExpertsMode.RESIDENT,
-            KvFormat.INT8,
-            Backend.METAL,
-            Map.of());
+        metalAt256k(mac(48, limitMb, false), ExpertsMode.RESIDENT, KvFormat.INT8);
     assertTrue(tightResident.fits(), "it fits, just not with margin");
     assertEquals(ExpertsMode.STREAM, tight.experts());
   }

@@ -1,6 +1,7 @@
 package dev.strata.engine.write;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import com.github.difflib.DiffUtils;
 import com.github.difflib.UnifiedDiffUtils;
@@ -12,9 +13,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class UnifiedDiffTest {
 
@@ -23,29 +28,30 @@ class UnifiedDiffTest {
     assertEquals("", UnifiedDiff.diff("a", "x\ny\n", "b", "x\ny\n"));
   }
 
-  @Test
-  void oneChangedLineWithContext() {
-    String a = "1\n2\n3\n4\n5\n6\n7\n8\n";
-    String b = "1\n2\n3\n4\nFIVE\n6\n7\n8\n";
-    assertEquals(
-        "--- a\n+++ b\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+FIVE\n 6\n 7\n 8\n",
-        UnifiedDiff.diff("a", a, "b", b));
+  /** Pinned diffs of {@code a} → {@code b}, as diff -u prints them. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void pinnedDiffs(String what, String a, String b, String diff) {
+    assertEquals(diff, UnifiedDiff.diff("a", a, "b", b));
   }
 
-  @Test
-  void appendedPairAtTheEnd() {
-    String a = "args:\n- --ctx\n- '8192'\n";
-    String b = "args:\n- --ctx\n- '8192'\n- --kv\n- q4_0\n";
-    assertEquals(
-        "--- a\n+++ b\n@@ -1,3 +1,5 @@\n args:\n - --ctx\n - '8192'\n+- --kv\n+- q4_0\n",
-        UnifiedDiff.diff("a", a, "b", b));
-  }
-
-  @Test
-  void aChangedLineShowsTheRemovalBeforeTheAddition() {
-    assertEquals(
-        "--- a\n+++ b\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n",
-        UnifiedDiff.diff("a", "x\ny\nz\n", "b", "x\nY\nz\n"));
+  static Stream<Arguments> pinnedDiffs() {
+    return Stream.of(
+        arguments(
+            "one changed line with 3 lines of context",
+            "1\n2\n3\n4\n5\n6\n7\n8\n",
+            "1\n2\n3\n4\nFIVE\n6\n7\n8\n",
+            "--- a\n+++ b\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+FIVE\n 6\n 7\n 8\n"),
+        arguments(
+            "an appended pair at the end",
+            "args:\n- --ctx\n- '8192'\n",
+            "args:\n- --ctx\n- '8192'\n- --kv\n- q4_0\n",
+            "--- a\n+++ b\n@@ -1,3 +1,5 @@\n args:\n - --ctx\n - '8192'\n+- --kv\n+- q4_0\n"),
+        arguments(
+            "a changed line shows the removal before the addition",
+            "x\ny\nz\n",
+            "x\nY\nz\n",
+            "--- a\n+++ b\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n"));
   }
 
   /** Applying the diff to the old text gives the new text, over random edits. */

@@ -74,6 +74,25 @@ class SupervisorTest {
     return code;
   }
 
+  /** A blocking engine, its supervisor and the exit code to come, once the engine runs. */
+  private record Started(
+      BlockingEngine engine, Supervisor supervisor, CompletableFuture<Integer> code) {}
+
+  private Started started(boolean ignoresCancel, Duration grace) throws Exception {
+    BlockingEngine engine = new BlockingEngine(ignoresCancel);
+    Supervisor s = supervisor(engine, grace);
+    return new Started(engine, s, start(s, engine));
+  }
+
+  /** Halted with {@code code}, the engine abandoned and {@code why} said; then the engine ends. */
+  private void assertHalted(Started t, int code, String why) throws Exception {
+    assertEquals(code, halted.get(10, TimeUnit.SECONDS));
+    assertTrue(t.engine().abandoned);
+    assertTrue(err.toString().contains(why), err.toString());
+    t.engine().stop.countDown();
+    t.code().get(10, TimeUnit.SECONDS);
+  }
+
   @Test
   void anEngineThatReturnsGivesItsOwnCode() {
     EngineRunner engine =
@@ -93,12 +112,10 @@ class SupervisorTest {
 
   @Test
   void sigintCancelsAndExits130AfterTheEngineReturns() throws Exception {
-    BlockingEngine engine = new BlockingEngine(false);
-    Supervisor s = supervisor(engine, Duration.ofSeconds(30));
-    CompletableFuture<Integer> code = start(s, engine);
-    s.onSignal(2);
-    assertEquals(130, code.get(10, TimeUnit.SECONDS));
-    assertTrue(engine.cancels.get() >= 1);
+    Started t = started(false, Duration.ofSeconds(30));
+    t.supervisor().onSignal(2);
+    assertEquals(130, t.code().get(10, TimeUnit.SECONDS));
+    assertTrue(t.engine().cancels.get() >= 1);
     assertTrue(err.toString().contains("warn: cancelled"), "the engine's last line is flushed");
     assertTrue(out.toString().contains("kv: format=int8"));
     assertTrue(!halted.isDone());
@@ -106,42 +123,28 @@ class SupervisorTest {
 
   @Test
   void sigtermExits143EvenThoughTheCancelledEngineSays130() throws Exception {
-    BlockingEngine engine = new BlockingEngine(false);
-    Supervisor s = supervisor(engine, Duration.ofSeconds(30));
-    CompletableFuture<Integer> code = start(s, engine);
-    s.onSignal(15);
-    s.onSignal(15); // a repeated SIGTERM is not a second stop
-    assertEquals(143, code.get(10, TimeUnit.SECONDS));
+    Started t = started(false, Duration.ofSeconds(30));
+    t.supervisor().onSignal(15);
+    t.supervisor().onSignal(15); // a repeated SIGTERM is not a second stop
+    assertEquals(143, t.code().get(10, TimeUnit.SECONDS));
     assertEquals(1, err.toString().split("SIGTERM: stopping the engine", -1).length - 1);
     assertTrue(!halted.isDone());
   }
 
   @Test
   void aSecondSigintHaltsAtOnceWithoutWaitingForTheEngine() throws Exception {
-    BlockingEngine engine = new BlockingEngine(true);
-    Supervisor s = supervisor(engine, Duration.ofSeconds(30));
-    CompletableFuture<Integer> code = start(s, engine);
-    s.onSignal(2);
+    Started t = started(true, Duration.ofSeconds(30));
+    t.supervisor().onSignal(2);
     assertTrue(!halted.isDone(), "the first SIGINT only cancels");
-    s.onSignal(2);
-    assertEquals(130, halted.get(10, TimeUnit.SECONDS));
-    assertTrue(engine.abandoned);
-    assertTrue(err.toString().contains("second interrupt"));
-    engine.stop.countDown();
-    code.get(10, TimeUnit.SECONDS);
+    t.supervisor().onSignal(2);
+    assertHalted(t, 130, "second interrupt");
   }
 
   @Test
   void anEngineThatIgnoresCancelIsAbandonedAfterTheGrace() throws Exception {
-    BlockingEngine engine = new BlockingEngine(true);
-    Supervisor s = supervisor(engine, Duration.ofMillis(50));
-    CompletableFuture<Integer> code = start(s, engine);
-    s.onSignal(15);
-    assertEquals(143, halted.get(10, TimeUnit.SECONDS));
-    assertTrue(engine.abandoned);
-    assertTrue(err.toString().contains("did not stop within"));
-    engine.stop.countDown();
-    code.get(10, TimeUnit.SECONDS);
+    Started t = started(true, Duration.ofMillis(50));
+    t.supervisor().onSignal(15);
+    assertHalted(t, 143, "did not stop within");
   }
 
   @Test

@@ -3,10 +3,10 @@ package dev.strata.tests.dist;
 import dev.strata.engine.cli.Io;
 import dev.strata.launcher.LaunchCli;
 import dev.strata.setup.SetupCli;
+import dev.strata.testsupport.Captured;
 import dev.strata.testsupport.RepoRoot;
-import java.io.InputStream;
 import java.io.PrintWriter;
-import java.io.StringWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,55 +18,42 @@ import java.util.regex.Pattern;
  * Both commands as their {@code main} builds them ({@link SetupCli#create}, {@link
  * LaunchCli#create}), run in this JVM with captured streams and a given environment.
  */
-final class Cli {
+public final class Cli {
   private Cli() {}
 
-  record Result(int code, String out, String err) {
-    String firstLine() {
+  /** What a command printed and returned. */
+  public record Result(int code, String out, String err) {
+    public String firstLine() {
       return out.lines().findFirst().orElse("");
     }
   }
 
   /** strata-setup; {@code terminal} says whether a terminal is attached (colour, wizard). */
-  static Result setup(Map<String, String> env, boolean terminal, String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    Io io =
-        Io.of(
-            InputStream.nullInputStream(),
-            new PrintWriter(out, true),
-            new PrintWriter(err, true),
-            env,
-            terminal);
-    int code = SetupCli.create(io).execute(args);
-    return new Result(code, out.toString(), err.toString());
+  public static Result setup(Map<String, String> env, boolean terminal, String... args) {
+    Captured c = new Captured();
+    int code = SetupCli.create(Io.of(c.out(), c.err(), env, terminal)).execute(args);
+    return new Result(code, c.outText(), c.errText());
   }
 
-  static Result setup(String... args) {
+  public static Result setup(String... args) {
     return setup(Map.of(), false, args);
   }
 
-  static Result launch(Map<String, String> env, String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = LaunchCli.create(launchIo(out, err, env)).execute(args);
-    return new Result(code, out.toString(), err.toString());
+  /** strata-launch without a terminal; a halt (second Ctrl-C) throws. */
+  public static Result launch(Map<String, String> env, String... args) {
+    Captured c = new Captured();
+    int code = LaunchCli.create(Io.of(c.out(), c.err(), env, false)).execute(args);
+    return new Result(code, c.outText(), c.errText());
   }
 
-  static Result launch(String... args) {
+  public static Result launch(String... args) {
     return launch(Map.of(), args);
   }
 
-  static Io launchIo(StringWriter out, StringWriter err, Map<String, String> env) {
-    return new Io(
-        java.io.InputStream.nullInputStream(),
-        new PrintWriter(out, true),
-        new PrintWriter(err, true),
-        env,
-        false,
-        code -> {
-          throw new AssertionError("halt(" + code + ") in a CLI test");
-        });
+  /** Streams that discard what is written, for building a command and reading its settings. */
+  static Io discarding(Map<String, String> env, boolean terminal) {
+    return Io.of(
+        new PrintWriter(Writer.nullWriter()), new PrintWriter(Writer.nullWriter()), env, terminal);
   }
 
   /** The repository root. */

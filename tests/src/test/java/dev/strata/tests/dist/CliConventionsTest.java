@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.launcher.LaunchCli;
 import java.io.IOException;
-import java.io.StringWriter;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -20,26 +19,28 @@ import picocli.CommandLine;
 class CliConventionsTest {
   private static final String ESC = "\u001b[";
 
+  /** {@code --help} exits 0 with the usage first and documents exit codes and examples. */
+  private static String help(Cli.Result r, String command) {
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().startsWith("Usage: " + command), r.out());
+    assertTrue(r.out().contains("Exit codes:") && r.out().contains("Examples:"), r.out());
+    return r.out();
+  }
+
   @Test
   void setupHelpTeachesKvExitCodesAndExamples() {
-    Cli.Result r = Cli.setup("--help");
-    assertEquals(0, r.code(), r.err());
-    assertTrue(r.out().startsWith("Usage: strata-setup"), r.out());
-    assertTrue(r.out().contains("--kv=FORMAT"), "--kv is documented");
-    String flowed = r.out().replaceAll("\\s+", " "); // help wraps to the terminal's width
+    String out = help(Cli.setup("--help"), "strata-setup");
+    assertTrue(out.contains("--kv=FORMAT"), "--kv is documented");
+    String flowed = out.replaceAll("\\s+", " "); // help wraps to the terminal's width
     assertTrue(flowed.contains("576 instead of 1,056 B per cell"), "--kv says what q4_0 saves");
-    assertTrue(r.out().contains("Exit codes:") && r.out().contains("Examples:"), r.out());
-    assertTrue(r.out().contains("--kv q4_0 --print"), "an example opts into q4_0");
+    assertTrue(out.contains("--kv q4_0 --print"), "an example opts into q4_0");
   }
 
   @Test
   void launchHelpTeachesKvExitCodesAndExamples() {
-    Cli.Result r = Cli.launch("--help");
-    assertEquals(0, r.code(), r.err());
-    assertTrue(r.out().startsWith("Usage: strata-launch"), r.out());
-    assertTrue(r.out().contains("--kv k8v4"), "the --kv refusals are documented");
-    assertTrue(r.out().contains("Exit codes:") && r.out().contains("Examples:"), r.out());
-    assertTrue(r.out().contains("--dry-run") && r.out().contains("--json"), r.out());
+    String out = help(Cli.launch("--help"), "strata-launch");
+    assertTrue(out.contains("--kv k8v4"), "the --kv refusals are documented");
+    assertTrue(out.contains("--dry-run") && out.contains("--json"), out);
   }
 
   @Test
@@ -53,30 +54,29 @@ class CliConventionsTest {
     assertEquals("strata-launch " + version, l.firstLine());
   }
 
+  /** A usage error (exit 2) whose stderr suggests {@code suggestion}; returns the result. */
+  private static Cli.Result suggests(Cli.Result r, String suggestion) {
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains(suggestion), r.err());
+    return r;
+  }
+
   @Test
   void mistypedCtxIsExit2SuggestingCtx() {
-    Cli.Result r = Cli.setup("--ctz", "8192");
-    assertEquals(2, r.code());
-    assertTrue(r.err().contains("did you mean --ctx?"), r.err());
+    Cli.Result r = suggests(Cli.setup("--ctz", "8192"), "did you mean --ctx?");
     assertFalse(r.err().contains("\tat "), "no stack trace: " + r.err());
     assertEquals("", r.out());
   }
 
   @Test
   void mistypedLaunchFlagIsExit2WithSuggestion() {
-    Cli.Result r = Cli.launch("--dryrun");
-    assertEquals(2, r.code());
-    assertTrue(r.err().contains("--dry-run"), r.err());
+    suggests(Cli.launch("--dryrun"), "--dry-run");
   }
 
   @Test
   void mistypedSubcommandIsExit2WithSuggestion() {
-    Cli.Result r = Cli.setup("prob");
-    assertEquals(2, r.code());
-    assertTrue(r.err().contains("probe"), r.err());
-    Cli.Result l = Cli.launch("completon", "bash");
-    assertEquals(2, l.code());
-    assertTrue(l.err().contains("completion"), l.err());
+    suggests(Cli.setup("prob"), "probe");
+    suggests(Cli.launch("completon", "bash"), "completion");
   }
 
   @Test
@@ -98,29 +98,15 @@ class CliConventionsTest {
 
   @Test
   void launchHelpHasNoColourWithNoColor() {
-    CommandLine withNoColor =
-        LaunchCli.create(
-            Cli.launchIo(new StringWriter(), new StringWriter(), Map.of("NO_COLOR", "1")));
+    CommandLine withNoColor = LaunchCli.create(Cli.discarding(Map.of("NO_COLOR", "1"), false));
     assertEquals(CommandLine.Help.Ansi.OFF, withNoColor.getColorScheme().ansi());
-    CommandLine piped =
-        LaunchCli.create(Cli.launchIo(new StringWriter(), new StringWriter(), Map.of()));
+    CommandLine piped = LaunchCli.create(Cli.discarding(Map.of(), false));
     // colour only on a terminal (the Io says whether there is one), and not with NO_COLOR
     assertEquals(CommandLine.Help.Ansi.OFF, piped.getColorScheme().ansi());
-    dev.strata.engine.cli.Io terminal =
-        dev.strata.engine.cli.Io.of(
-            new java.io.PrintWriter(new StringWriter()),
-            new java.io.PrintWriter(new StringWriter()),
-            Map.of(),
-            true);
-    assertEquals(CommandLine.Help.Ansi.ON, LaunchCli.create(terminal).getColorScheme().ansi());
-    dev.strata.engine.cli.Io terminalNoColor =
-        dev.strata.engine.cli.Io.of(
-            new java.io.PrintWriter(new StringWriter()),
-            new java.io.PrintWriter(new StringWriter()),
-            Map.of("NO_COLOR", "1"),
-            true);
-    assertEquals(
-        CommandLine.Help.Ansi.OFF, LaunchCli.create(terminalNoColor).getColorScheme().ansi());
+    CommandLine terminal = LaunchCli.create(Cli.discarding(Map.of(), true));
+    assertEquals(CommandLine.Help.Ansi.ON, terminal.getColorScheme().ansi());
+    CommandLine terminalNoColor = LaunchCli.create(Cli.discarding(Map.of("NO_COLOR", "1"), true));
+    assertEquals(CommandLine.Help.Ansi.OFF, terminalNoColor.getColorScheme().ansi());
     assertFalse(Cli.launch("--help").out().contains(ESC));
   }
 }

@@ -3,12 +3,9 @@ package dev.strata.tests.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.strata.engine.cli.Io;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
-import dev.strata.launcher.LaunchCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.strata.tests.dist.Cli;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -22,20 +19,9 @@ class DemoE2eTest {
   @Test
   void theDemoWritesItsFilesSaysWhereAndRunsTheEngine() throws Exception {
     E2e.refLibrary(); // built
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    Io io =
-        new Io(
-            java.io.InputStream.nullInputStream(),
-            new PrintWriter(out, true),
-            new PrintWriter(err, true),
-            Map.of("HOME", dir.toString()),
-            false,
-            code -> {
-              throw new AssertionError("halt(" + code + ")");
-            });
-    int code = LaunchCli.create(io).execute("demo", "--dir", dir.resolve("demo").toString());
-    assertEquals(0, code, out + "\n" + err);
+    Map<String, String> env = Map.of("HOME", dir.toString());
+    Cli.Result r = Cli.launch(env, "demo", "--dir", dir.resolve("demo").toString());
+    assertEquals(0, r.code(), r.out() + "\n" + r.err());
 
     Path config = dir.resolve("demo/engine.yaml");
     EngineConfig c = ConfigCodec.read(config);
@@ -45,7 +31,7 @@ class DemoE2eTest {
     for (String s : c.model().shards()) {
       assertTrue(Files.isRegularFile(Path.of(s)), s);
     }
-    String o = out.toString();
+    String o = r.out();
     assertTrue(o.contains("  model   " + dir.resolve("demo/model")), o);
     assertTrue(o.contains("  config  " + config), o);
     assertTrue(
@@ -64,17 +50,9 @@ class DemoE2eTest {
 
     // A second run reuses the model and gives the same config, byte for byte.
     byte[] first = Files.readAllBytes(config);
-    StringWriter out2 = new StringWriter();
-    Io io2 =
-        new Io(
-            java.io.InputStream.nullInputStream(),
-            new PrintWriter(out2, true),
-            new PrintWriter(new StringWriter(), true),
-            io.env(),
-            false,
-            io.halt());
-    assertEquals(0, LaunchCli.create(io2).execute("demo", "--dir", dir.resolve("demo").toString()));
-    assertTrue(out2.toString().contains("(reused: 4 GGUF shards"), out2.toString());
+    Cli.Result again = Cli.launch(env, "demo", "--dir", dir.resolve("demo").toString());
+    assertEquals(0, again.code());
+    assertTrue(again.out().contains("(reused: 4 GGUF shards"), again.out());
     assertTrue(java.util.Arrays.equals(first, Files.readAllBytes(config)));
   }
 }

@@ -3,17 +3,16 @@ package dev.strata.tests.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.strata.engine.cli.Io;
+import dev.strata.engine.Folders;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.model.DemoModel;
 import dev.strata.launcher.LaunchCli;
 import dev.strata.metal.HostProbe;
+import dev.strata.tests.dist.Cli;
 import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +21,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * End-to-end support: the real strata-ref library, the demo model, configs written with the real
@@ -55,6 +57,51 @@ final class E2e {
   /** The demo model (4 shards, the seed's geometry) in {@code dir}/model. */
   static List<Path> demoModel(Path dir) throws IOException {
     return DemoModel.write(dir.resolve("model"), 4);
+  }
+
+  /**
+   * What most end-to-end classes launch: the demo model and the built strata-ref, one per class
+   * ({@code @RegisterExtension static final E2e.Demo demo = new E2e.Demo();}). Written before the
+   * class's first test into a temp folder of its own, which also holds the class's configs, and
+   * removed after its last.
+   */
+  static final class Demo implements BeforeAllCallback, AfterAllCallback {
+    private Path dir;
+    private List<Path> shards;
+    private Path lib;
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws IOException {
+      dir = Files.createTempDirectory("strata-e2e-");
+      shards = demoModel(dir);
+      lib = refLibrary();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+      Folders.deleteQuietly(dir);
+    }
+
+    /** The class's folder. */
+    Path dir() {
+      return dir;
+    }
+
+    /** The demo model's four shards, first to last. */
+    List<Path> shards() {
+      return shards;
+    }
+
+    /** strata-ref. */
+    Path lib() {
+      return lib;
+    }
+
+    /** {@link E2e#config} {@code dir/name} for this model and strata-ref (no sha256 pin). */
+    Path config(String name, long ctx, List<String> extraArgs, Map<String, String> env)
+        throws IOException {
+      return E2e.config(dir.resolve(name), lib, null, shards, ctx, extraArgs, env);
+    }
   }
 
   /** A private folder (not world-writable), as a library's folder must be. */
@@ -113,22 +160,10 @@ final class E2e {
     }
   }
 
-  /** strata-launch in this JVM; a halt (second Ctrl-C) fails the test. */
+  /** strata-launch in this JVM ({@link Cli#launch}); a halt (second Ctrl-C) throws. */
   static Result launch(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    Io io =
-        new Io(
-            java.io.InputStream.nullInputStream(),
-            new PrintWriter(out, true),
-            new PrintWriter(err, true),
-            Map.of("HOME", System.getProperty("java.io.tmpdir")),
-            false,
-            code -> {
-              throw new AssertionError("halt(" + code + ")");
-            });
-    int code = LaunchCli.create(io).execute(args);
-    return new Result(code, out.toString(), err.toString());
+    Cli.Result r = Cli.launch(Map.of("HOME", System.getProperty("java.io.tmpdir")), args);
+    return new Result(r.code(), r.out(), r.err());
   }
 
   /**

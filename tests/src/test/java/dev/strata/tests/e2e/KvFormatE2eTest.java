@@ -9,18 +9,15 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The demo model at 32K context through strata-launch and strata-ref: the pool sizes
  * docs/ENGINE-CONTRACT.md, KV formats pins, and the KV refusals before the engine runs.
  */
 class KvFormatE2eTest {
-  @TempDir static Path dir;
-  static List<Path> shards;
-  static Path lib;
+  @RegisterExtension static final E2e.Demo demo = new E2e.Demo();
 
   /**
    * A short workload: the pools are allocated for the whole context, the work is small (one decode
@@ -28,22 +25,22 @@ class KvFormatE2eTest {
    */
   static final List<String> SHORT = List.of("--prompt-tokens", "16", "--n-predict", "1");
 
-  @BeforeAll
-  static void model() throws IOException {
-    shards = E2e.demoModel(dir);
-    lib = E2e.refLibrary();
-  }
-
   private static Path config(String name, List<String> extra, Map<String, String> env)
       throws IOException {
     List<String> args = new java.util.ArrayList<>(SHORT);
     args.addAll(extra);
-    return E2e.config(dir.resolve(name), lib, null, shards, 32_768, args, env);
+    return demo.config(name, 32_768, args, env);
+  }
+
+  /** strata-launch of {@link #config}. */
+  private static E2e.Result launch(String name, List<String> extra, Map<String, String> env)
+      throws IOException {
+    return E2e.launch("--config", config(name, extra, env).toString());
   }
 
   @Test
   void theDefaultPathAllocatesInt8PoolsOf416858112Bytes() throws IOException {
-    E2e.Result r = E2e.launch("--config", config("int8.yaml", List.of(), Map.of()).toString());
+    E2e.Result r = launch("int8.yaml", List.of(), Map.of());
     assertEquals(0, r.code(), r.err());
     assertTrue(
         r.out()
@@ -56,8 +53,7 @@ class KvFormatE2eTest {
 
   @Test
   void q4_0AllocatesPoolsOf227377152Bytes() throws IOException {
-    E2e.Result r =
-        E2e.launch("--config", config("q4.yaml", List.of("--kv", "q4_0"), Map.of()).toString());
+    E2e.Result r = launch("q4.yaml", List.of("--kv", "q4_0"), Map.of());
     assertEquals(0, r.code(), r.err());
     assertTrue(
         r.out()
@@ -69,8 +65,7 @@ class KvFormatE2eTest {
 
   @Test
   void k8v4IsRefusedWithTheUpstreamTextBeforeTheEngineRuns() throws IOException {
-    E2e.Result r =
-        E2e.launch("--config", config("k8v4.yaml", List.of("--kv", "k8v4"), Map.of()).toString());
+    E2e.Result r = launch("k8v4.yaml", List.of("--kv", "k8v4"), Map.of());
     assertEquals(3, r.code());
     assertEquals(KvRules.K8V4_REFUSAL, r.oneLineRefusal());
     assertEquals(
@@ -82,11 +77,7 @@ class KvFormatE2eTest {
 
   @Test
   void kvRotWithInt8IsRefusedBeforeTheEngineRuns() throws IOException {
-    E2e.Result r =
-        E2e.launch(
-            "--config",
-            config("rot.yaml", List.of("--kv", "int8"), Map.of(KvRules.KV_ROT_ENV, "1"))
-                .toString());
+    E2e.Result r = launch("rot.yaml", List.of("--kv", "int8"), Map.of(KvRules.KV_ROT_ENV, "1"));
     assertEquals(3, r.code());
     assertEquals(KvRules.KV_ROT_INT8_REFUSAL, r.oneLineRefusal());
     assertFalse(r.out().contains("kv: format="), r.out());
@@ -94,11 +85,7 @@ class KvFormatE2eTest {
 
   @Test
   void kvRotNextToQ4_0IsANoOpAndRuns() throws IOException {
-    E2e.Result r =
-        E2e.launch(
-            "--config",
-            config("rotq4.yaml", List.of("--kv", "q4_0"), Map.of(KvRules.KV_ROT_ENV, "1"))
-                .toString());
+    E2e.Result r = launch("rotq4.yaml", List.of("--kv", "q4_0"), Map.of(KvRules.KV_ROT_ENV, "1"));
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().contains("kv: format=q4_0 cell_bytes=576"), r.out());
   }

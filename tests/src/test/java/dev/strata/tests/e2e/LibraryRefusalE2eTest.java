@@ -49,6 +49,14 @@ class LibraryRefusalE2eTest {
     assertTrue(!r.out().contains("strata-ref 0") && !r.out().contains(": starting"), r.out());
   }
 
+  /** A launch refused before the engine ran: exit 3, one line on stderr; returns that line. */
+  private static String refused(String name, Path lib, String sha) throws IOException {
+    E2e.Result r = launch(name, lib, sha);
+    assertEquals(3, r.code(), r.err());
+    assertEngineNeverRan(r);
+    return r.oneLineRefusal();
+  }
+
   @Test
   void aPinnedCopyOfStrataRefRuns() throws IOException {
     Path lib = copyOfRef(dir.resolve("good"));
@@ -59,11 +67,9 @@ class LibraryRefusalE2eTest {
 
   @Test
   void aMissingLibrary() throws IOException {
-    E2e.Result r =
-        launch("missing", E2e.privateDir(dir.resolve("none")).resolve("libnope.so"), null);
-    assertEquals(3, r.code());
-    assertTrue(r.oneLineRefusal().startsWith("engine library not found: "), r.err());
-    assertEngineNeverRan(r);
+    String line =
+        refused("missing", E2e.privateDir(dir.resolve("none")).resolve("libnope.so"), null);
+    assertTrue(line.startsWith("engine library not found: "), line);
   }
 
   @Test
@@ -71,11 +77,8 @@ class LibraryRefusalE2eTest {
     Path folder = E2e.privateDir(dir.resolve("text"));
     Path lib = folder.resolve("libstrata_text.so");
     Files.writeString(lib, "this is a text file, not a shared library\n", StandardCharsets.UTF_8);
-    E2e.Result r = launch("text", lib, null);
-    assertEquals(3, r.code(), r.err());
-    String line = r.oneLineRefusal();
+    String line = refused("text", lib, null);
     assertTrue(line.contains(lib.toString()), line);
-    assertEngineNeverRan(r);
   }
 
   @Test
@@ -130,28 +133,23 @@ class LibraryRefusalE2eTest {
   void aWorldWritableLibrary() throws IOException {
     Path lib = copyOfRef(dir.resolve("ww"));
     Files.setPosixFilePermissions(lib, PosixFilePermissions.fromString("rwxrwxrwx"));
-    E2e.Result r = launch("ww", lib, null);
-    assertEquals(3, r.code());
-    assertTrue(r.oneLineRefusal().contains("is writable by group and others"), r.err());
-    assertEngineNeverRan(r);
+    String line = refused("ww", lib, null);
+    assertTrue(line.contains("is writable by group and others"), line);
   }
 
   @Test
   void aLibraryInAWorldWritableFolder() throws IOException {
     Path lib = copyOfRef(dir.resolve("wwdir"));
     Files.setPosixFilePermissions(lib.getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
-    E2e.Result r = launch("wwdir", lib, null);
-    assertEquals(3, r.code());
+    String line = refused("wwdir", lib, null);
     assertTrue(
-        r.oneLineRefusal()
-            .startsWith(
-                "folder "
-                    + lib.getParent().toRealPath()
-                    + " of the engine library "
-                    + lib
-                    + " (owner "),
-        r.err());
-    assertEngineNeverRan(r);
+        line.startsWith(
+            "folder "
+                + lib.getParent().toRealPath()
+                + " of the engine library "
+                + lib
+                + " (owner "),
+        line);
   }
 
   @Test
@@ -161,21 +159,16 @@ class LibraryRefusalE2eTest {
     Path link =
         Files.createSymbolicLink(
             E2e.privateDir(dir.resolve("linkhome")).resolve(target.getFileName()), target);
-    E2e.Result r = launch("link", link, null);
-    assertEquals(3, r.code());
-    assertTrue(r.oneLineRefusal().contains("is writable by group and others"), r.err());
-    assertEngineNeverRan(r);
+    String line = refused("link", link, null);
+    assertTrue(line.contains("is writable by group and others"), line);
   }
 
   @Test
   void aSha256Mismatch() throws IOException {
     Path lib = copyOfRef(dir.resolve("sha"));
     String wrong = "0".repeat(64);
-    E2e.Result r = launch("sha", lib, wrong);
-    assertEquals(3, r.code());
-    String line = r.oneLineRefusal();
+    String line = refused("sha", lib, wrong);
     assertTrue(line.contains("does not match engine.sha256"), line);
     assertTrue(line.contains(LibraryTrust.sha256Of(lib).substring(0, 16)), line);
-    assertEngineNeverRan(r);
   }
 }

@@ -23,29 +23,20 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Shards, the memory plan, --plan and --dry-run (which load nothing) against the demo model. */
 class ModelAndPlanE2eTest {
-  @TempDir static Path dir;
-  static List<Path> shards;
-  static Path lib;
+  @RegisterExtension static final E2e.Demo demo = new E2e.Demo();
   static final List<String> SHORT = List.of("--prompt-tokens", "8", "--n-predict", "1");
-
-  @BeforeAll
-  static void model() throws IOException {
-    shards = E2e.demoModel(dir);
-    lib = E2e.refLibrary();
-  }
 
   @Test
   void aMissingShardIsRefusedNamingItAndTheConfigKey() throws IOException {
     // A set of its own (the shards are sparse: writing one is cheap, copying one is not).
-    Path d = dir.resolve("missing");
+    Path d = demo.dir().resolve("missing");
     List<Path> copy = E2e.demoModel(d);
-    Path cfg = E2e.config(d.resolve("c.yaml"), lib, null, copy, 1024, SHORT, Map.of());
+    Path cfg = E2e.config(d.resolve("c.yaml"), demo.lib(), null, copy, 1024, SHORT, Map.of());
     Files.delete(copy.get(2));
     E2e.Result r = E2e.launch("--config", cfg.toString());
     assertEquals(3, r.code());
@@ -59,7 +50,13 @@ class ModelAndPlanE2eTest {
   void aConfigListingFewerShardsThanTheSplitSetIsRefused() throws IOException {
     Path cfg =
         E2e.config(
-            dir.resolve("three.yaml"), lib, null, shards.subList(0, 3), 1024, SHORT, Map.of());
+            demo.dir().resolve("three.yaml"),
+            demo.lib(),
+            null,
+            demo.shards().subList(0, 3),
+            1024,
+            SHORT,
+            Map.of());
     E2e.Result r = E2e.launch("--config", cfg.toString());
     assertEquals(3, r.code());
     assertTrue(
@@ -83,12 +80,11 @@ class ModelAndPlanE2eTest {
             false,
             here.osVersion(),
             0);
-    Path hostFile = dir.resolve("small.json");
+    Path hostFile = demo.dir().resolve("small.json");
     Files.writeString(hostFile, HostFactsCodec.write(small), StandardCharsets.UTF_8);
     List<String> resident = new ArrayList<>(SHORT);
     resident.addAll(List.of("--experts", "resident"));
-    Path cfg =
-        E2e.config(dir.resolve("resident.yaml"), lib, null, shards, 32_768, resident, Map.of());
+    Path cfg = demo.config("resident.yaml", 32_768, resident, Map.of());
 
     E2e.Result r =
         E2e.launch("--config", cfg.toString(), "--dry-run", "--host-file", hostFile.toString());
@@ -112,11 +108,8 @@ class ModelAndPlanE2eTest {
   @Test
   void dryRunJsonShowsArgsEnvChecksAndPlanAndLoadsNothing() throws IOException {
     Path cfg =
-        E2e.config(
-            dir.resolve("dry.yaml"),
-            lib,
-            null,
-            shards,
+        demo.config(
+            "dry.yaml",
             32_768,
             List.of("--prompt-tokens", "8", "--n-predict", "1", "--kv", "q4_0"),
             Map.of("STRATA_METAL_PROMPT_GEMM", "0"));
@@ -144,7 +137,7 @@ class ModelAndPlanE2eTest {
 
   @Test
   void planJsonIsTheMemoryPlan() throws IOException {
-    Path cfg = E2e.config(dir.resolve("plan.yaml"), lib, null, shards, 32_768, SHORT, Map.of());
+    Path cfg = demo.config("plan.yaml", 32_768, SHORT, Map.of());
     E2e.Result r = E2e.launch("--config", cfg.toString(), "--plan", "--json");
     assertEquals(0, r.code(), r.err());
     JsonNode j = new ObjectMapper().readTree(r.out());
@@ -224,11 +217,11 @@ class ModelAndPlanE2eTest {
 
   @Test
   void argsModelThatIsNotTheFirstShardIsAConfigError() throws IOException {
-    Path cfg = E2e.config(dir.resolve("other.yaml"), lib, null, shards, 1024, SHORT, Map.of());
+    Path cfg = demo.config("other.yaml", 1024, SHORT, Map.of());
     String text = Files.readString(cfg);
     // point --model at the second shard, keep model.shards as it is
-    String first = shards.get(0).toString();
-    String second = shards.get(1).toString();
+    String first = demo.shards().get(0).toString();
+    String second = demo.shards().get(1).toString();
     int argsAt = text.indexOf("args:");
     String edited = text.substring(0, argsAt) + text.substring(argsAt).replace(first, second);
     Files.writeString(cfg, edited);

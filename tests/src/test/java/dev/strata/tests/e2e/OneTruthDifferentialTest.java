@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SequencedMap;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -548,25 +549,34 @@ class OneTruthDifferentialTest {
     Model m256 = dense("edit-base-256", new Shape("llama", 2, 2, 1, 256, true, false, 3));
     String first = m.shards().getFirst().toString();
     List<String> shards = List.of(first);
+    // name | the args that follow --model and --ctx 64 (a table: one bad use a row)
     Map<String, List<String>> badArgs = new LinkedHashMap<>();
-    badArgs.put("unknown-flag", List.of("--ctxx", "64"));
-    badArgs.put("flag-twice", List.of("--threads", "1", "--threads", "2"));
-    badArgs.put("spec-out-of-range", List.of("--spec", "17"));
-    badArgs.put("threads-word", List.of("--threads", "two"));
-    badArgs.put("kv-k8v4", List.of("--kv", "k8v4"));
-    badArgs.put("kv-fp16", List.of("--kv", "fp16"));
-    badArgs.put("experts-resident", List.of("--experts", "resident"));
-    badArgs.put("mem-budget-1mb", List.of("--mem-budget-mb", "1"));
-    badArgs.put("kv-resident-pc-only", List.of("--kv-resident"));
-    badArgs.put("value-missing", List.of("--threads"));
-    badArgs.put("negative", List.of("--threads", "-1"));
-    badArgs.put("plus-sign", List.of("--threads", "+1"));
-    badArgs.put("blank-digit", List.of("--threads", " 1"));
-    badArgs.put("fullwidth-threads", List.of("--threads", "\uff12"));
-    badArgs.put("arabic-threads", List.of("--threads", "\u0662"));
-    badArgs.put("devanagari-spec", List.of("--spec", "\u0967"));
-    badArgs.put("fullwidth-n-predict", List.of("--n-predict", "\uff11"));
-    badArgs.put("arabic-prompt", List.of("--prompt-tokens", "\u0661"));
+    for (String row :
+        """
+          unknown-flag | --ctxx | 64
+          flag-twice | --threads | 1 | --threads | 2
+          spec-out-of-range | --spec | 17
+          threads-word | --threads | two
+          kv-k8v4 | --kv | k8v4
+          kv-fp16 | --kv | fp16
+          experts-resident | --experts | resident
+          mem-budget-1mb | --mem-budget-mb | 1
+          kv-resident-pc-only | --kv-resident
+          value-missing | --threads
+          negative | --threads | -1
+          plus-sign | --threads | +1
+          fullwidth-threads | --threads | \uff12
+          arabic-threads | --threads | \u0662
+          devanagari-spec | --spec | \u0967
+          fullwidth-n-predict | --n-predict | \uff11
+          arabic-prompt | --prompt-tokens | \u0661
+        """
+            .lines()
+            .toList()) {
+      List<String> cells = Stream.of(row.split("\\|")).map(String::strip).toList();
+      badArgs.put(cells.getFirst(), cells.subList(1, cells.size()));
+    }
+    badArgs.put("blank-digit", List.of("--threads", " 1")); // a value with a leading space
     int cases = 0;
     for (Map.Entry<String, List<String>> e : badArgs.entrySet()) {
       List<String> a = new ArrayList<>(List.of("--model", first, "--ctx", "64"));

@@ -13,11 +13,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * strata-launch as its own process: SIGINT and SIGTERM during a long run, and {@code --isolate}
@@ -26,18 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @DisabledOnOs(OS.WINDOWS)
 class SignalsAndIsolateE2eTest {
-  @TempDir static Path dir;
-  static List<Path> shards;
-  static Path lib;
+  @RegisterExtension static final E2e.Demo demo = new E2e.Demo();
 
   /** Minutes of decode work for strata-ref: ended only by the signal. */
   static final List<String> LONG = List.of("--prompt-tokens", "4096", "--n-predict", "60000");
-
-  @BeforeAll
-  static void model() throws IOException {
-    shards = E2e.demoModel(dir);
-    lib = E2e.refLibrary();
-  }
 
   /** A running launcher, its output collected; {@link #started} opens on the engine's kv line. */
   static final class Running {
@@ -93,13 +84,21 @@ class SignalsAndIsolateE2eTest {
   }
 
   private static Path config(String name, List<String> extra) throws IOException {
-    return E2e.config(dir.resolve(name), lib, null, shards, 65_536, extra, Map.of());
+    return demo.config(name, 65_536, extra, Map.of());
+  }
+
+  /** strata-launch (its own JVM) of a long run of its own config, once the engine started. */
+  private static Running started(String name, String... more) throws Exception {
+    List<String> args = new ArrayList<>(List.of("--config", config(name, LONG).toString()));
+    args.addAll(List.of(more));
+    Running r = new Running(args);
+    assertTrue(r.started.await(120, TimeUnit.SECONDS), "the engine started:\n" + r.err);
+    return r;
   }
 
   @Test
   void sigintDuringALongRunExits130() throws Exception {
-    Running r = new Running(List.of("--config", config("long.yaml", LONG).toString()));
-    assertTrue(r.started.await(120, TimeUnit.SECONDS), "the engine started:\n" + r.err);
+    Running r = started("long.yaml");
     kill("INT", r.process.pid());
     assertEquals(130, r.waitFor(), r.err.toString());
     assertTrue(
@@ -109,16 +108,14 @@ class SignalsAndIsolateE2eTest {
 
   @Test
   void sigtermDuringALongRunExits143() throws Exception {
-    Running r = new Running(List.of("--config", config("long-term.yaml", LONG).toString()));
-    assertTrue(r.started.await(120, TimeUnit.SECONDS), "the engine started:\n" + r.err);
+    Running r = started("long-term.yaml");
     kill("TERM", r.process.pid());
     assertEquals(143, r.waitFor(), r.err.toString());
   }
 
   @Test
   void sighupDuringALongRunCancelsAndExits129() throws Exception {
-    Running r = new Running(List.of("--config", config("long-hup.yaml", LONG).toString()));
-    assertTrue(r.started.await(120, TimeUnit.SECONDS), "the engine started:\n" + r.err);
+    Running r = started("long-hup.yaml");
     kill("HUP", r.process.pid());
     assertEquals(129, r.waitFor(), r.err.toString());
     assertTrue(r.err.toString().contains("SIGHUP"), r.err.toString());
@@ -126,10 +123,7 @@ class SignalsAndIsolateE2eTest {
 
   @Test
   void sigtermToTheIsolatedChildIsReportedAs143() throws Exception {
-    Running r =
-        new Running(
-            List.of("--config", config("long-iso-term.yaml", LONG).toString(), "--isolate"));
-    assertTrue(r.started.await(120, TimeUnit.SECONDS), "the engine started:\n" + r.err);
+    Running r = started("long-iso-term.yaml", "--isolate");
     ProcessHandle child =
         r.process
             .toHandle()
@@ -143,9 +137,7 @@ class SignalsAndIsolateE2eTest {
 
   @Test
   void sigintIsForwardedToAnIsolatedEngine() throws Exception {
-    Running r =
-        new Running(List.of("--config", config("long-iso.yaml", LONG).toString(), "--isolate"));
-    assertTrue(r.started.await(120, TimeUnit.SECONDS), "the engine started:\n" + r.err);
+    Running r = started("long-iso.yaml", "--isolate");
     kill("INT", r.process.pid());
     assertEquals(130, r.waitFor(), r.err.toString());
   }
@@ -156,12 +148,18 @@ class SignalsAndIsolateE2eTest {
     return a;
   }
 
-  @Test
-  void anIsolatedSegfaultIsOneLineAndExit70() throws Exception {
+  /** An isolated run whose engine injects {@code fault}: it ended with exit 70. */
+  private static Running crashedIsolated(String fault) throws Exception {
     Running r =
         new Running(
-            List.of("--config", config("segv.yaml", faultArgs("segv")).toString(), "--isolate"));
+            List.of("--config", config(fault + ".yaml", faultArgs(fault)).toString(), "--isolate"));
     assertEquals(70, r.waitFor(), r.out + "\n" + r.err);
+    return r;
+  }
+
+  @Test
+  void anIsolatedSegfaultIsOneLineAndExit70() throws Exception {
+    Running r = crashedIsolated("segv");
     List<String> crash =
         r.err
             .toString()
@@ -179,10 +177,7 @@ class SignalsAndIsolateE2eTest {
 
   @Test
   void anIsolatedAbortIsOneLineAndExit70() throws Exception {
-    Running r =
-        new Running(
-            List.of("--config", config("abort.yaml", faultArgs("abort")).toString(), "--isolate"));
-    assertEquals(70, r.waitFor(), r.out + "\n" + r.err);
+    Running r = crashedIsolated("abort");
     assertTrue(
         r.err.toString().contains("strata-launch: engine crashed: signal 6 (SIGABRT)"),
         r.err.toString());

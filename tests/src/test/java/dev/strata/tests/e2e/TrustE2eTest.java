@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.strata.engine.Sha256;
 import dev.strata.engine.ffm.Posix;
+import dev.strata.tests.dist.Cli;
+import dev.strata.testsupport.LibrarySwapper;
+import dev.strata.testsupport.StandInLibrary;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -20,8 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,43 +82,7 @@ class TrustE2eTest {
 
   /** A library of the real ABI whose constructor records that it ran (before any ABI check). */
   static Path compile(Path folder, String name) throws IOException, InterruptedException {
-    Path c = folder.resolve(name + ".c");
-    Files.writeString(
-        c,
-        """
-        #include <stddef.h>
-        #include <stdint.h>
-        #include <stdio.h>
-        typedef void (*strata_log_fn)(void *, int, const char *);
-        __attribute__((constructor)) static void ran(void) {
-          FILE *f = fopen(MARKER, "a"); if (f) { fputs(NAME "\\n", f); fclose(f); } }
-        int strata_engine_abi_version(void) { return 1; }
-        const char *strata_engine_name(void) { return NAME; }
-        int strata_engine_main(int c, const char *const *v, strata_log_fn l, void *u) {
-          l(u, 0, NAME ": running"); return 0; }
-        void strata_engine_cancel(void) {}
-        size_t strata_kv_cell_bytes(int f, int h, int d) { return 0; }
-        int strata_kv_encode(int f, const float *s, size_t n, int d, uint8_t *o) { return -1; }
-        int strata_kv_decode(int f, const uint8_t *s, size_t n, int d, float *o) { return -1; }
-        """,
-        StandardCharsets.UTF_8);
-    Path lib = folder.resolve("lib" + name + (E2e.mac() ? ".dylib" : ".so"));
-    Process cc =
-        new ProcessBuilder(
-                "cc",
-                "-shared",
-                "-fPIC",
-                "-DNAME=\"" + name + "\"",
-                "-DMARKER=\"" + marker + "\"",
-                "-o",
-                lib.toString(),
-                c.toString())
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(cc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(cc.waitFor(60, TimeUnit.SECONDS));
-    assertEquals(0, cc.exitValue(), out);
-    return lib;
+    return StandInLibrary.compile(folder, name, marker);
   }
 
   static List<String> ran() throws IOException {
@@ -128,42 +93,16 @@ class TrustE2eTest {
     return E2e.config(file, library, sha, shards, 1024, SHORT, Map.of());
   }
 
-  /**
-   * Renames the other library and the pinned one over {@code target} in turn, as fast as it can.
-   */
-  static Thread swapper(Path target, AtomicBoolean stop, AtomicInteger swaps) {
-    Path tmp = target.resolveSibling(".swap");
-    return Thread.ofPlatform()
-        .daemon()
-        .start(
-            () -> {
-              boolean useOther = true;
-              while (!stop.get()) {
-                try {
-                  Files.deleteIfExists(tmp);
-                  Files.createLink(tmp, useOther ? other : pinned);
-                  Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-                  swaps.incrementAndGet();
-                  useOther = !useOther;
-                } catch (IOException e) {
-                  // keep going
-                }
-              }
-            });
-  }
-
   void race(String name, int launches, boolean isolate) throws Exception {
     Path folder = E2e.privateDir(dir.resolve(name));
     Path target = folder.resolve("libengine.so");
     Files.copy(pinned, target);
     Path cfg = config(dir.resolve(name + ".yaml"), target, pin);
     int before = ran().size();
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicInteger swaps = new AtomicInteger();
-    Thread t = swapper(target, stop, swaps);
     int runs = 0;
     int refused = 0;
-    try {
+    LibrarySwapper swapper = new LibrarySwapper(target, other, pinned);
+    try (swapper) {
       for (int i = 0; i < launches; i++) {
         E2e.Result r =
             isolate
@@ -180,15 +119,13 @@ class TrustE2eTest {
           refused++;
         }
       }
-    } finally {
-      stop.set(true);
-      t.join();
     }
     List<String> after = ran().subList(before, ran().size());
     assertFalse(after.contains("other"), "the other library's code ran: " + after);
     assertEquals(launches, runs + refused);
     assertTrue(runs > 0, "no launch ran the pinned library");
-    assertTrue(swaps.get() > launches / 2, "the swapper swapped only " + swaps.get() + " times");
+    assertTrue(
+        swapper.swaps() > launches / 2, "the swapper swapped only " + swapper.swaps() + " times");
   }
 
   @Test
@@ -299,16 +236,7 @@ class TrustE2eTest {
         E2e.launch("--config", config(dir.resolve("sl.yaml"), lib, null).toString());
     assertEquals(3, launch.code());
     String launchWords = launch.oneLineRefusal();
-    Setup s =
-        setup(
-            "--model",
-            shards.getFirst().toString(),
-            "--engine-lib",
-            lib.toString(),
-            "--host-file",
-            hostFile().toString(),
-            "--yes",
-            "--print");
+    Cli.Result s = setup(setupArgs(lib, "--yes", "--print"));
     assertEquals(3, s.code(), s.err());
     String setupLine = s.err().strip();
     assertTrue(setupLine.startsWith("strata-setup: "), setupLine);
@@ -346,17 +274,7 @@ class TrustE2eTest {
   void aHandEditedConfigWithControlCharactersShowsItsDiffEscaped() throws Exception {
     Path out = E2e.privateDir(dir.resolve("diff")).resolve("engine.yaml");
     Files.writeString(out, "# edited \u001b[2J by hand\nschema: strata.engine/v1\n");
-    Setup s =
-        setup(
-            "--model",
-            shards.getFirst().toString(),
-            "--engine-lib",
-            pinned.toString(),
-            "--host-file",
-            hostFile().toString(),
-            "--yes",
-            "--out",
-            out.toString());
+    Cli.Result s = setup(setupArgs(pinned, "--yes", "--out", out.toString()));
     assertEquals(2, s.code(), s.err());
     assertFalse(s.err().contains("\u001b"), s.err());
     assertTrue(s.err().contains("-# edited \\x1B[2J by hand"), s.err());
@@ -374,16 +292,7 @@ class TrustE2eTest {
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add("dev.strata.setup.SetupMain");
-    cmd.addAll(
-        List.of(
-            "--model",
-            shards.getFirst().toString(),
-            "--engine-lib",
-            pinned.toString(),
-            "--host-file",
-            hostFile().toString(),
-            "--yes",
-            "--print"));
+    cmd.addAll(List.of(setupArgs(pinned, "--yes", "--print")));
     Process p = new ProcessBuilder(cmd).redirectOutput(new File("/dev/full")).start();
     String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(60, TimeUnit.SECONDS));
@@ -394,8 +303,6 @@ class TrustE2eTest {
 
   // ------------------------------------------------------------------ helpers
 
-  record Setup(int code, String out, String err) {}
-
   static Path hostFile() throws IOException {
     Path h = dir.resolve("host.json");
     if (!Files.exists(h)) {
@@ -404,17 +311,16 @@ class TrustE2eTest {
     return h;
   }
 
-  static Setup setup(String... args) {
-    java.io.StringWriter out = new java.io.StringWriter();
-    java.io.StringWriter err = new java.io.StringWriter();
-    dev.strata.engine.cli.Io io =
-        dev.strata.engine.cli.Io.of(
-            new java.io.ByteArrayInputStream(new byte[0]),
-            new java.io.PrintWriter(out, true),
-            new java.io.PrintWriter(err, true),
-            Map.of("HOME", dir.resolve("home").toString(), "NO_COLOR", "1"),
-            false);
-    int code = dev.strata.setup.SetupCli.create(io).execute(args);
-    return new Setup(code, out.toString(), err.toString());
+  /** strata-setup's flags for the demo model, this library and this machine, then {@code more}. */
+  static String[] setupArgs(Path library, String... more) throws IOException {
+    List<String> args = new ArrayList<>();
+    args.addAll(List.of("--model", shards.getFirst().toString(), "--engine-lib"));
+    args.addAll(List.of(library.toString(), "--host-file", hostFile().toString()));
+    args.addAll(List.of(more));
+    return args.toArray(String[]::new);
+  }
+
+  static Cli.Result setup(String... args) {
+    return Cli.setup(Map.of("HOME", dir.resolve("home").toString(), "NO_COLOR", "1"), false, args);
   }
 }

@@ -3,18 +3,14 @@ package dev.strata.tests.golden;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.strata.engine.ExitCodes;
-import dev.strata.engine.cli.Io;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.DemoModel;
 import dev.strata.engine.model.ExpertsMode;
-import dev.strata.setup.SetupCli;
+import dev.strata.tests.dist.Cli;
 import dev.strata.tests.golden.GoldenMatrix.Cell;
 import dev.strata.testsupport.GoldenFiles;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,17 +68,7 @@ class CliIdentityGoldenTest {
     if (kv != null) {
       argv.addAll(List.of("--kv", kv.flagName()));
     }
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code =
-        SetupCli.create(
-                Io.of(
-                    new ByteArrayInputStream(new byte[0]),
-                    new PrintWriter(out, true),
-                    new PrintWriter(err, true),
-                    Map.of("NO_COLOR", "1"),
-                    false))
-            .execute(argv.toArray(String[]::new));
+    Cli.Result run = Cli.setup(Map.of("NO_COLOR", "1"), false, argv.toArray(String[]::new));
 
     GoldenMatrix.Outcome expected = GoldenMatrix.generate(cell, kv);
     String golden =
@@ -91,14 +77,13 @@ class CliIdentityGoldenTest {
         Files.readString(GoldenFiles.projectFolder().resolve(golden), StandardCharsets.UTF_8);
     switch (expected) {
       case GoldenMatrix.Config c -> {
-        assertEquals(ExitCodes.OK, code, err.toString());
-        assertEquals(
-            committed, out.toString().replace(models.toString(), GoldenMatrix.MODEL_FOLDER));
+        assertEquals(ExitCodes.OK, run.code(), run.err());
+        assertEquals(committed, run.out().replace(models.toString(), GoldenMatrix.MODEL_FOLDER));
       }
       case GoldenMatrix.Refusal r -> {
-        assertEquals(ExitCodes.PREFLIGHT, code, err.toString());
-        assertEquals("", out.toString());
-        assertEquals("strata-setup: " + committed, err.toString().replace("\r\n", "\n"));
+        assertEquals(ExitCodes.PREFLIGHT, run.code(), run.err());
+        assertEquals("", run.out());
+        assertEquals("strata-setup: " + committed, run.err().replace("\r\n", "\n"));
       }
     }
   }

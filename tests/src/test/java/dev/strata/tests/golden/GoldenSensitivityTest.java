@@ -48,12 +48,7 @@ class GoldenSensitivityTest {
     String name = plain.goldenName(CELL.name());
     GoldenFiles golden = copyOfGolden(name, plain.text());
 
-    Template metal = GoldenMatrix.metalTemplate();
-    List<String> args = new ArrayList<>(metal.args());
-    int spec = args.indexOf("--spec");
-    assertTrue(spec >= 0, "the Metal template sets --spec: " + args);
-    args.set(spec + 1, Integer.toString(Integer.parseInt(args.get(spec + 1)) + 1));
-    Template altered = new Template(metal.name(), metal.backend(), args, metal.env());
+    Template altered = metalWithSpecPlusOne();
 
     Outcome moved = GoldenMatrix.generate(CELL.host(), CELL, null, altered);
     var m = assertInstanceOf(GoldenFiles.Mismatch.class, golden.compare(name, moved.text()));
@@ -91,16 +86,21 @@ class GoldenSensitivityTest {
 
     // ... and a q4_0 generation whose template moved one default (only for the q4_0 run, as a
     // generator bug keyed on --kv would) breaks it, with a diff that shows exactly that line.
+    Template altered = metalWithSpecPlusOne();
+    Outcome q4moved = GoldenMatrix.generate(CELL.host(), CELL, KvFormat.Q4_0, altered);
+    String violation = KvQ4InvariantGoldenTest.invariantViolation(plain.text(), q4moved.text());
+    assertTrue(violation != null, "a moved default must break the invariant");
+    assertEquals(List.of("- '2'", "- '3'"), changedLines(violation), violation);
+  }
+
+  /** The Metal template with its base arg {@code --spec} one higher (2 → 3). */
+  private static Template metalWithSpecPlusOne() {
     Template metal = GoldenMatrix.metalTemplate();
     List<String> args = new ArrayList<>(metal.args());
     int spec = args.indexOf("--spec");
     assertTrue(spec >= 0, "the Metal template sets --spec: " + args);
     args.set(spec + 1, Integer.toString(Integer.parseInt(args.get(spec + 1)) + 1));
-    Template altered = new Template(metal.name(), metal.backend(), args, metal.env());
-    Outcome q4moved = GoldenMatrix.generate(CELL.host(), CELL, KvFormat.Q4_0, altered);
-    String violation = KvQ4InvariantGoldenTest.invariantViolation(plain.text(), q4moved.text());
-    assertTrue(violation != null, "a moved default must break the invariant");
-    assertEquals(List.of("- '2'", "- '3'"), changedLines(violation), violation);
+    return new Template(metal.name(), metal.backend(), args, metal.env());
   }
 
   /** The removed and added lines of a diff, without their -/+ marks, in order. */

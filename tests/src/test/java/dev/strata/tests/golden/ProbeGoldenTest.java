@@ -2,14 +2,10 @@ package dev.strata.tests.golden;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.strata.engine.cli.Io;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.host.HostProfiles;
-import dev.strata.setup.SetupCli;
+import dev.strata.tests.dist.Cli;
 import dev.strata.testsupport.GoldenFiles;
-import java.io.ByteArrayInputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,19 +39,9 @@ class ProbeGoldenTest {
   }
 
   private static String run(String... argv) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code =
-        SetupCli.create(
-                Io.of(
-                    new ByteArrayInputStream(new byte[0]),
-                    new PrintWriter(out, true),
-                    new PrintWriter(err, true),
-                    Map.of("NO_COLOR", "1"),
-                    false))
-            .execute(argv);
-    assertEquals(0, code, String.join(" ", argv) + ": " + err);
-    assertEquals("", err.toString(), String.join(" ", argv) + " wrote to stderr");
-    return out.toString();
+    Cli.Result r = Cli.setup(Map.of("NO_COLOR", "1"), false, argv);
+    assertEquals(0, r.code(), String.join(" ", argv) + ": " + r.err());
+    assertEquals("", r.err(), String.join(" ", argv) + " wrote to stderr");
+    return r.out();
   }
 }

@@ -1,4 +1,4 @@
-package dev.strata.engine.ffm;
+package dev.strata.testsupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,17 +8,23 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.condition.OS;
 
 /**
  * Engine libraries of the real ABI (version 1, every symbol) compiled by the test with {@code cc}:
  * each answers its own name, and its constructor — code that runs the moment the loader maps it,
  * before any ABI check — appends its name to a marker file, so a test can tell whether a library
- * ran at all.
+ * ran at all. The engine module's loader tests and the launcher's end-to-end trust tests share
+ * them.
  */
-final class StandInLibrary {
+public final class StandInLibrary {
   private StandInLibrary() {}
 
-  static Path compile(Path folder, String name, Path marker)
+  /**
+   * Compiles {@code folder/libNAME.so} (.dylib on a Mac) whose engine name is {@code name} and
+   * whose constructor appends {@code name} and a line break to {@code marker}.
+   */
+  public static Path compile(Path folder, String name, Path marker)
       throws IOException, InterruptedException {
     Path src = folder.resolve(name + ".c");
     Files.writeString(
@@ -40,7 +46,7 @@ final class StandInLibrary {
         int strata_kv_decode(int f, const uint8_t *s, size_t n, int d, float *o) { return -1; }
         """,
         StandardCharsets.UTF_8);
-    Path lib = folder.resolve("lib" + name + (mac() ? ".dylib" : ".so"));
+    Path lib = folder.resolve("lib" + name + (OS.MAC.isCurrentOs() ? ".dylib" : ".so"));
     Process cc =
         new ProcessBuilder(
                 "cc",
@@ -57,9 +63,5 @@ final class StandInLibrary {
     assertTrue(cc.waitFor(60, TimeUnit.SECONDS));
     assertEquals(0, cc.exitValue(), out);
     return lib;
-  }
-
-  static boolean mac() {
-    return System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("mac");
   }
 }
