@@ -158,9 +158,17 @@ class ModelAndPlanE2eTest {
 
   @Test
   void planAndItsGlossaryWrapToTheTerminalAndStayWholeInAPipe() throws IOException {
-    Path cfg = E2e.config(dir.resolve("wrap.yaml"), lib, null, shards, 32_768, SHORT, Map.of());
+    Path cfg =
+        E2e.config(
+            demo.dir().resolve("wrap.yaml"),
+            demo.lib(),
+            null,
+            demo.shards(),
+            32_768,
+            SHORT,
+            Map.of());
     ProbeResult here = HostProbe.probe();
-    Map<String, String> env = Map.of("HOME", dir.toString(), "COLUMNS", "60");
+    Map<String, String> env = Map.of("HOME", demo.dir().toString(), "COLUMNS", "60");
     String[] args = {"--config", cfg.toString(), "--plan", "--explain"};
     E2e.Result piped = launchOn(here, env, false, args);
     assertEquals(0, piped.code(), piped.err());
@@ -186,7 +194,15 @@ class ModelAndPlanE2eTest {
   @Test
   void theLaunchSaysWhatTheProbeCouldNotReadAsSetupDoes() throws IOException {
     List<String> noDecode = List.of("--prompt-tokens", "1", "--n-predict", "0");
-    Path cfg = E2e.config(dir.resolve("notes.yaml"), lib, null, shards, 4096, noDecode, Map.of());
+    Path cfg =
+        E2e.config(
+            demo.dir().resolve("notes.yaml"),
+            demo.lib(),
+            null,
+            demo.shards(),
+            4096,
+            noDecode,
+            Map.of());
     ProbeResult here = HostProbe.probe();
     String note =
         "Metal: the GPU probe of an earlier run did not finish (pid 1, crashed), so it is not"
@@ -194,7 +210,7 @@ class ModelAndPlanE2eTest {
             + " Pro'\u001b[2J";
     ProbeResult noted =
         new ProbeResult(here.facts(), List.of(note), here.recommendedMaxWorkingSet(), false);
-    Map<String, String> env = Map.of("HOME", dir.toString());
+    Map<String, String> env = Map.of("HOME", demo.dir().toString());
     for (String[] args :
         new String[][] {
           {"--config", cfg.toString(), "--plan"},
