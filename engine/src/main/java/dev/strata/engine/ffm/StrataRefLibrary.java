@@ -1,10 +1,10 @@
 package dev.strata.engine.ffm;
 
+import dev.strata.engine.Os;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -22,7 +22,7 @@ public final class StrataRefLibrary {
 
   /** The shared-library suffix of the machine named by {@code osName} ({@code os.name}). */
   public static String suffix(String osName) {
-    return osName != null && osName.toLowerCase(Locale.ROOT).startsWith("mac") ? ".dylib" : ".so";
+    return Os.isMac(osName) ? ".dylib" : ".so";
   }
 
   /** The places looked at, in order (either root may be null: not known to this process). */

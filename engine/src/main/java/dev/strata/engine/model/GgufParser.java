@@ -1,6 +1,7 @@
 package dev.strata.engine.model;
 
 import dev.strata.engine.model.GgufException.Kind;
+import dev.strata.engine.text.Clip;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -91,7 +92,7 @@ final class GgufParser {
     SequencedMap<String, GgufValue> metadata = new LinkedHashMap<>();
     for (long i = 0; i < kvCount; i++) {
       String key = string(true, "a metadata key");
-      String shown = GgufException.clip(key);
+      String shown = Clip.clip(key);
       if (key.isEmpty()) {
         throw fail(Kind.MALFORMED, "has an empty metadata key; the file is damaged");
       }
@@ -115,7 +116,7 @@ final class GgufParser {
         throw fail(
             Kind.MALFORMED,
             "puts tensor "
-                + GgufException.clip(t.name())
+                + Clip.clip(t.name())
                 + " at data offset "
                 + Long.toUnsignedString(t.offset())
                 + ", expected "
@@ -126,14 +127,13 @@ final class GgufParser {
       try {
         end = Math.addExact(dataOffset, Math.addExact(t.offset(), t.bytes()));
       } catch (ArithmeticException e) {
-        throw fail(
-            Kind.ABSURD_COUNT, "tensor " + GgufException.clip(t.name()) + " ends past 2^63 bytes");
+        throw fail(Kind.ABSURD_COUNT, "tensor " + Clip.clip(t.name()) + " ends past 2^63 bytes");
       }
       if (end > size) {
         throw fail(
             Kind.TRUNCATED,
             "tensor "
-                + GgufException.clip(t.name())
+                + Clip.clip(t.name())
                 + " ends at byte "
                 + end
                 + " but the file has "
@@ -167,7 +167,7 @@ final class GgufParser {
     String name = string(true, "a tensor name");
     // The clipped name and the descriptions below are built only for a message: this loop runs once
     // per tensor, thousands of times on every strata-setup --print (docs/PERFORMANCE.md).
-    Supplier<String> tn = () -> GgufException.clip(name);
+    Supplier<String> tn = () -> Clip.clip(name);
     if (name.isEmpty()) {
       throw fail(Kind.MALFORMED, "has a tensor without a name; the file is damaged");
     }

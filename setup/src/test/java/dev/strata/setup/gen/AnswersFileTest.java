@@ -52,14 +52,17 @@ class AnswersFileTest {
             + " host-file)",
         refusal(dir, "model: m\nctz: 8192\n"));
     assertEquals(
-        "a.yaml:1: experts: must be stream or resident, got 'streaming'",
+        "a.yaml:1: experts: 'streaming' is not one of stream, resident",
         refusal(dir, "experts: streaming\n"));
     assertEquals(
         "a.yaml:1: ctx: '32kb' is not a context size: tokens as digits (32768), or with k for x"
             + " 1,024 (32k)",
         refusal(dir, "ctx: 32kb\n"));
     assertEquals(
-        "a.yaml:1: ctx: 0 is out of range: between 1 and 1048576", refusal(dir, "ctx: 0\n"));
+        "a.yaml:1: ctx: 0 is out of range (a whole number in 1..1048576)",
+        refusal(dir, "ctx: 0\n"));
+    assertEquals(
+        "a.yaml:1: kv: 'q4' is not one of fp16, int8, q4_0, k8v4", refusal(dir, "kv: q4\n"));
     assertEquals("a.yaml:1: must be a mapping of keys to values", refusal(dir, "- a\n- b\n"));
   }
 
