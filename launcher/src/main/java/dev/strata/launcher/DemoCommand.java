@@ -2,10 +2,10 @@ package dev.strata.launcher;
 
 import dev.strata.engine.Backend;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.ContextSize;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.KvOption;
 import dev.strata.engine.cli.Machine;
-import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.cli.VersionProvider;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
@@ -98,7 +98,7 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--ctx",
       paramLabel = "N",
-      converter = TableValues.Ctx.class,
+      converter = ContextSize.Converter.class,
       description = "Context in tokens (default: ${DEFAULT-VALUE}; 32k = 32768).",
       defaultValue = "32768")
   long ctx;
@@ -182,7 +182,7 @@ public final class DemoCommand implements Callable<Integer> {
     io.out()
         .println(
             "  experts stream, --mem-budget-mb "
-                + argAfter(config.args(), "--mem-budget-mb")
+                + config.engineArgs().memBudgetMb()
                 + " (an arena of "
                 + DEMO_ARENA_TOKENS
                 + " tokens' experts), "
@@ -248,7 +248,7 @@ public final class DemoCommand implements Callable<Integer> {
    */
   static EngineConfig demoWorkload(
       EngineConfig config, HostFacts host, ModelGeometry model, KvFormat format) {
-    long ctx = Long.parseLong(argAfter(config.args(), "--ctx"));
+    long ctx = config.engineArgs().ctx();
     if (!(KvRules.decide(Backend.CPU_REFERENCE, format, Map.of())
         instanceof KvDecision.Accepted kv)) {
       return config; // refused (k8v4): the launch says so in its own words
@@ -259,21 +259,13 @@ public final class DemoCommand implements Callable<Integer> {
     long fixed = MemoryPlan.streamingFixedBytes(p, model, config.env(), host);
     long want = fixed + DEMO_ARENA_TOKENS * p.arena().tokenSlots() * p.arena().slotBytes();
     long mb = (want + UsableMemory.MIB - 1) / UsableMemory.MIB;
-    long generated = Long.parseLong(argAfter(config.args(), "--mem-budget-mb"));
+    long generated = config.engineArgs().memBudgetMb();
     List<String> args = new ArrayList<>(config.args());
     set(args, "--experts", "stream");
     set(args, "--mem-budget-mb", Long.toString(Math.min(mb, generated)));
     set(args, "--n-predict", Integer.toString(DEMO_DECODE_STEPS));
     return new EngineConfig(
         config.schema(), config.engine(), config.model(), config.host(), args, config.env());
-  }
-
-  private static String argAfter(List<String> args, String flag) {
-    int i = args.indexOf(flag);
-    if (i < 0 || i + 1 >= args.size()) {
-      throw new IllegalStateException("the generated config has no " + flag);
-    }
-    return args.get(i + 1);
   }
 
   private static void set(List<String> args, String flag, String value) {

@@ -1,13 +1,13 @@
 package dev.strata.launcher;
 
 import dev.strata.engine.ExitCodes;
+import dev.strata.engine.Os;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.write.ConfigPaths;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /** Where {@code ./strata demo} puts its files and finds strata-ref. Pure: env and OS passed in. */
@@ -31,7 +31,7 @@ public final class DemoPaths {
 
   /** strata-ref's file name on this OS. */
   public static String refLibraryName(String osName) {
-    boolean mac = osName != null && osName.toLowerCase(Locale.ROOT).startsWith("mac");
+    boolean mac = Os.isMac(osName);
     return mac ? "libstrata_ref.dylib" : "libstrata_ref.so";
   }
 

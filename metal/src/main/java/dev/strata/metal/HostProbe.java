@@ -1,6 +1,7 @@
 package dev.strata.metal;
 
 import dev.strata.engine.ExitCodes;
+import dev.strata.engine.Os;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.LinuxProbe;
@@ -91,10 +92,9 @@ public final class HostProbe {
 
   /** "macos", "linux" or "other" for a value of the {@code os.name} property. */
   static String family(String osName) {
-    String os = osName.toLowerCase(Locale.ROOT);
-    if (os.startsWith("mac") || os.startsWith("darwin")) {
+    if (Os.isMac(osName)) {
       return "macos";
     }
-    return os.startsWith("linux") ? "linux" : "other";
+    return osName.toLowerCase(Locale.ROOT).startsWith("linux") ? "linux" : "other";
   }
 }

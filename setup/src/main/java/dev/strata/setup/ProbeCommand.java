@@ -12,9 +12,8 @@ import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.host.ProbeResult;
 import dev.strata.engine.plan.StandbySlots;
 import dev.strata.engine.plan.UsableMemory;
+import dev.strata.engine.text.ByteSize;
 import java.io.PrintWriter;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -127,7 +126,7 @@ public final class ProbeCommand implements Callable<Integer> {
     lines.add(
         row(
             "memory",
-            gib(f.memoryBytes()),
+            ByteSize.iec(f.memoryBytes()),
             String.format(Locale.ROOT, "%,d bytes", f.memoryBytes())));
     if (f.isMac()) {
       UsableMemory usable = UsableMemory.of(f, Backend.METAL);
@@ -137,15 +136,15 @@ public final class ProbeCommand implements Callable<Integer> {
               ? "≈ 2/3 or 3/4 of memory, here "
                   + (usable.rule() == UsableMemory.Rule.TWO_THIRDS ? "2/3" : "3/4")
                   + ": the Metal engine plans with "
-                  + gib(usable.usableBytes())
+                  + ByteSize.iec(usable.usableBytes())
               : "set by iogpu.wired_limit_mb: the Metal engine plans with "
-                  + gib(usable.usableBytes());
+                  + ByteSize.iec(usable.usableBytes());
       lines.add(row("wired limit", wired, meaning));
       if (workingSet.isPresent()) {
         lines.add(
             row(
                 "working set",
-                gib(workingSet.getAsLong()),
+                ByteSize.iec(workingSet.getAsLong()),
                 "Metal's recommendedMaxWorkingSetSize on this Mac"));
       }
       lines.add(row("GPU family", familyName(f.gpuFamily()), familyMeaning(f.gpuFamily())));
@@ -218,15 +217,6 @@ public final class ProbeCommand implements Callable<Integer> {
 
   private static String yesNo(boolean b) {
     return b ? "yes" : "no";
-  }
-
-  /** GiB with up to two decimals: {@code 48 GiB}, {@code 23.54 GiB}. */
-  static String gib(long bytes) {
-    BigDecimal g =
-        BigDecimal.valueOf(bytes)
-            .divide(BigDecimal.valueOf(1L << 30), 2, RoundingMode.HALF_UP)
-            .stripTrailingZeros();
-    return g.toPlainString() + " GiB";
   }
 
   /** Bold for the row labels and the heading. */

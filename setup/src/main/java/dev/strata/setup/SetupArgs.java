@@ -91,7 +91,7 @@ final class SetupArgs {
         switch (name) {
           case MODEL -> model = Path.of(v);
           case CTX -> {
-            long c = dev.strata.setup.gen.ContextSize.parse(v);
+            long c = dev.strata.engine.cli.ContextSize.parse(v);
             ctx = c < 0 ? null : c;
           }
           case EXPERTS ->

@@ -90,7 +90,7 @@ public final class SetupCommand implements Callable<Integer> {
   @Option(
       names = SetupArgs.CTX,
       paramLabel = "N",
-      converter = dev.strata.setup.gen.ContextSize.Converter.class,
+      converter = dev.strata.engine.cli.ContextSize.Converter.class,
       description =
           "Context in tokens (1..${bundle:strata.ctx.max}; 32k = 32768). Default: the largest"
               + " standard size that fits.")

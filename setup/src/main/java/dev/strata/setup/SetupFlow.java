@@ -7,14 +7,13 @@ import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.flags.EngineArgs;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.host.ProbeResult;
-import dev.strata.engine.kv.KvFormat;
-import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.plan.PlanText;
@@ -232,28 +231,11 @@ final class SetupFlow {
     } catch (StrataException e) {
       return Wizard.Previous.NONE;
     }
-    List<String> a = c.args();
+    // the config's own typed args (parsed once when it was read): the values it runs with
+    EngineArgs a = c.engineArgs();
     Path model = c.model().shards().isEmpty() ? null : Path.of(c.model().shards().getFirst());
-    Long ctx = null;
-    ExpertsMode experts = null;
-    KvFormat kv = null;
-    for (int i = 0; i + 1 < a.size(); i++) {
-      String v = a.get(i + 1);
-      switch (a.get(i)) {
-        case "--ctx" -> {
-          try {
-            ctx = Long.parseLong(v);
-          } catch (NumberFormatException e) {
-            ctx = null;
-          }
-        }
-        case "--experts" -> experts = ExpertsMode.fromId(v);
-        case "--kv" -> kv = KvFormat.fromName(v);
-        default -> {}
-      }
-    }
     Path lib = c.engine().library() == null ? null : Path.of(c.engine().library());
-    return new Wizard.Previous(model, ctx, experts, kv, !a.contains("--kv"), lib);
+    return new Wizard.Previous(model, (long) a.ctx(), a.experts(), a.kv(), a.kv() == null, lib);
   }
 
   /**

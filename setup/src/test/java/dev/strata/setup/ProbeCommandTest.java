@@ -75,9 +75,9 @@ class ProbeCommandTest {
         "  chip         Apple M4 Pro\n",
         "  cores        14 (10 P + 4 E)",
         "runs on the 10 performance cores",
-        "  memory       48 GiB",
+        "  memory       48.00 GiB",
         "  wired limit  OS default",
-        "here 3/4: the Metal engine plans with 36 GiB",
+        "here 3/4: the Metal engine plans with 36.00 GiB",
         "  GPU family   1009 (Apple9)",
         "  Metal 4      yes");
     assertTrue(

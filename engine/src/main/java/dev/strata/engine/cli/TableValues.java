@@ -1,13 +1,11 @@
 package dev.strata.engine.cli;
 
-import dev.strata.engine.flags.AsciiDigits;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.flags.ValueKind;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.ITypeConverter;
@@ -32,40 +30,6 @@ public final class TableValues {
   /** The words the table's row for {@code flag} allows, in its order. */
   public static List<String> choices(String flag) {
     return ((ValueKind.Choice) EngineFlags.lookup(flag).kind()).values();
-  }
-
-  /**
-   * What is wrong with a context size as typed on a command line or in an answers file, or null:
-   * plain decimal tokens, or a whole number of Ki tokens with a {@code k} suffix ({@code 32k} =
-   * 32768), within the table's {@code --ctx} range (1..{@link EngineFlags#MAX_CTX}).
-   */
-  public static String contextProblem(String typed) {
-    return problem(EngineFlags.CTX, contextDigits(typed));
-  }
-
-  /** The tokens a context size means; {@link #contextProblem} must be null for it. */
-  public static long contextTokens(String typed) {
-    return Long.parseLong(contextDigits(typed));
-  }
-
-  private static String contextDigits(String typed) {
-    String lower = typed.toLowerCase(Locale.ROOT);
-    if (lower.endsWith("k")
-        && lower.length() > 1
-        && lower.length() <= 8
-        && AsciiDigits.all(lower.substring(0, lower.length() - 1))) {
-      return Long.toString(Long.parseLong(lower.substring(0, lower.length() - 1)) * 1024);
-    }
-    return typed;
-  }
-
-  /** {@code --ctx N}: {@link #contextTokens}. */
-  public static final class Ctx implements ITypeConverter<Long> {
-    @Override
-    public Long convert(String value) {
-      Word.refuse(contextProblem(value));
-      return contextTokens(value);
-    }
   }
 
   /** A converter for a word of the table's row for {@code flag}, then {@code parse}d. */

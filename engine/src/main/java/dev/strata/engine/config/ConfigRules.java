@@ -106,18 +106,19 @@ final class ConfigRules {
       noBom(w, "args[" + i + "]", "args", c.args().get(i));
     }
     c.env().forEach((k, v) -> noBom(w, "env." + k + "=", "env." + k, v));
-    try {
-      EngineFlags.validate(c.args(), backend);
-    } catch (FlagException e) {
+    // the args were parsed once, when the config was made (EngineConfig): here only their verdict
+    EngineConfig.ParsedArgs parsed = c.parsed();
+    if (parsed.problem() != null) {
       throw w.at(
-          e.argIndex() >= 0 ? "args[" + e.argIndex() + "]" : "args", "args: " + e.getMessage());
+          parsed.argIndex() >= 0 ? "args[" + parsed.argIndex() + "]" : "args",
+          "args: " + parsed.problem());
     }
-    int m = c.args().indexOf(EngineFlags.MODEL);
-    if (!c.args().get(m + 1).equals(shards.get(0))) {
+    String model = c.engineArgs().valueOf(EngineFlags.MODEL);
+    if (!model.equals(shards.get(0))) {
       throw w.at(
-          "args[" + (m + 1) + "]",
+          "args[" + (c.args().indexOf(EngineFlags.MODEL) + 1) + "]",
           "args: --model '"
-              + Clip.clip(c.args().get(m + 1))
+              + Clip.clip(model)
               + "' is not the first shard of model.shards ('"
               + Clip.clip(shards.get(0))
               + "'); they must name the same file");

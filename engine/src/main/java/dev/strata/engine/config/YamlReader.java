@@ -384,11 +384,14 @@ public final class YamlReader {
         : errors.at(mark.getLine() + 1, mark.getColumn() + 1, detail);
   }
 
+  /** The longest parser message quoted, in code points. */
+  private static final int MAX_MESSAGE = 200;
+
   private static String oneLine(String s) {
     if (s == null) {
       return "";
     }
-    String first = s.strip().lines().findFirst().orElse("");
-    return first.length() > 200 ? first.substring(0, 200) + "…" : first;
+    // SnakeYAML's first line says what is wrong; the rest is a snippet the caller shows itself
+    return Clip.clip(s.strip().lines().findFirst().orElse(""), MAX_MESSAGE);
   }
 }

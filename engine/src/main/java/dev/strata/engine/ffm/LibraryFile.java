@@ -1,12 +1,12 @@
 package dev.strata.engine.ffm;
 
+import dev.strata.engine.Os;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Locale;
 
 /**
  * Structural checks of a shared library file before it is handed to the dynamic loader. They
@@ -37,9 +37,7 @@ public final class LibraryFile {
 
     /** The format of this machine's loader: Mach-O on macOS, ELF elsewhere. */
     public static Format here() {
-      return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("mac")
-          ? MACH_O
-          : ELF;
+      return Os.isMac() ? MACH_O : ELF;
     }
   }
 

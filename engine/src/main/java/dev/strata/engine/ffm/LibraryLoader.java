@@ -1,5 +1,6 @@
 package dev.strata.engine.ffm;
 
+import dev.strata.engine.Os;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -8,7 +9,6 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -133,8 +133,7 @@ final class LibraryLoader {
   }
 
   /** {@code RTLD_NOW}, and {@code RTLD_LOCAL} (0 on Linux, 4 on macOS). */
-  private static final int RTLD_NOW_LOCAL =
-      System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("mac") ? 2 | 4 : 2;
+  private static final int RTLD_NOW_LOCAL = Os.isMac() ? 2 | 4 : 2;
 
   /** {@code /proc/self/fd/N} names handed to dlopen in this process; never handed out twice. */
   private static final java.util.Set<String> NAMES_USED =

@@ -1,5 +1,6 @@
 package dev.strata.engine.ffm;
 
+import dev.strata.engine.Os;
 import dev.strata.engine.kv.KvFormat;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -13,7 +14,6 @@ import java.lang.invoke.MethodType;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -207,7 +207,7 @@ public final class NativeEngine implements AutoCloseable {
    * existence: {@link #load} says what is wrong.
    */
   public static Path defaultLibrary(Path root) {
-    boolean mac = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("mac");
+    boolean mac = Os.isMac();
     return root.resolve("engine/target/native/libstrata_ref." + (mac ? "dylib" : "so"));
   }
 

@@ -1,5 +1,6 @@
 package dev.strata.engine.ffm;
 
+import dev.strata.engine.Os;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -89,10 +90,10 @@ public final class Posix {
     public static Platform here() {
       String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
       String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-      if (os.contains("mac")) {
+      if (Os.isMac(os)) {
         return MACOS;
       }
-      if (os.contains("linux")) {
+      if (os.startsWith("linux")) {
         return switch (arch) {
           case "amd64", "x86_64" -> LINUX_X86_64;
           case "aarch64", "arm64" -> LINUX_AARCH64;

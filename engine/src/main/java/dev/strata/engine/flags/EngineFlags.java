@@ -3,7 +3,6 @@ package dev.strata.engine.flags;
 import dev.strata.engine.Backend;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -264,12 +263,7 @@ public final class EngineFlags {
         throw FlagException.arg(-1, f.name() + " is required (" + f.help() + ")");
       }
     }
-    return typed(values);
-  }
-
-  /** {@link #parse} for its checks only. */
-  public static void validate(List<String> argv, Backend backend) {
-    parse(argv, backend);
+    return new EngineArgs(values);
   }
 
   private static boolean isFlagLike(String s) {
@@ -298,27 +292,6 @@ public final class EngineFlags {
     return FlagException.arg(
         index,
         "unknown flag '" + item + "'" + Suggest.didYouMeanOrKnown(item, BY_NAME.keySet(), " "));
-  }
-
-  private static EngineArgs typed(Map<String, String> v) {
-    return new EngineArgs(
-        Path.of(v.get(MODEL)),
-        Integer.parseInt(value(v, CTX)),
-        ExpertsMode.fromId(value(v, EXPERTS)),
-        Integer.parseInt(value(v, THREADS)),
-        Long.parseLong(value(v, MEM_BUDGET_MB)),
-        v.containsKey(KV) ? KvFormat.fromName(v.get(KV)) : null,
-        Integer.parseInt(value(v, SPEC)),
-        Integer.parseInt(value(v, SUFFIX_DRAFT)),
-        v.containsKey(KV_RESIDENT),
-        Integer.parseInt(value(v, PROMPT_TOKENS)),
-        Integer.parseInt(value(v, N_PREDICT)),
-        v.containsKey(FAULT) ? EngineArgs.Fault.fromId(v.get(FAULT)) : null);
-  }
-
-  private static String value(Map<String, String> v, String flag) {
-    String s = v.get(flag);
-    return s != null ? s : BY_NAME.get(flag).defaultValue();
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.strata.engine.flags;
 
 import dev.strata.engine.kv.KvRules;
+import dev.strata.engine.text.Clip;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -143,7 +144,7 @@ public final class EnvPolicy {
       throw FlagException.envName("", "env: a variable has an empty name");
     }
     if (name.length() > MAX_ENV_NAME || !IDENTIFIER.matcher(name).matches()) {
-      String shown = name.length() > 40 ? name.substring(0, 40) + "…" : name;
+      String shown = Clip.clip(name);
       throw FlagException.envName(
           name,
           "env: '"

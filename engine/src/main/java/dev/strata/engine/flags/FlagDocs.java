@@ -54,6 +54,20 @@ public final class FlagDocs {
         .append(" strata-ref (preflight, exit 3) with the upstream text.\n\n")
         .append("Rendering order is the table's; `--kv` is last, so opting into q4_0 appends")
         .append(" exactly `--kv`, `q4_0` to a generated config's args.\n\n")
+        .append("## Adding a flag\n\n")
+        .append("A flag is one row in `EngineFlags` (name, value kind, default, backends, help)")
+        .append(" and one accessor in `EngineArgs`, named after the flag in camel case")
+        .append(" (`--mem-budget-mb` is `memBudgetMb()`). The rest follows from the row: the")
+        .append(
+            " checks of a config's `args` (parsed once, when the config is read: `EngineConfig`")
+        .append(" holds the typed view that preflight, the launch, the demo and setup use), argv")
+        .append(" rendering, this page and `engine/native/src/flags.def`. `EngineArgsTest` fails")
+        .append(
+            " for a row without its accessor, or whose value does not reach it. Regenerate this")
+        .append(
+            " page and `flags.def` with the engine tests and `-Dgolden.update=true`, then teach")
+        .append(
+            " the engines to act on the value (strata-ref: its options in `engine/native/src/flags.c`, their use in `engine.c`).\n\n")
         .append("## Env switches\n\n")
         .append("| variable | values | what it changes |\n")
         .append("|---|---|---|\n");

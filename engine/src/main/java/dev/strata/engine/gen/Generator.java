@@ -144,22 +144,8 @@ public final class Generator {
             args,
             env);
     MemoryPlan plan =
-        MemoryPlan.compute(host, geometry, context, experts, kv, backend, env, 0, specOf(args));
+        MemoryPlan.compute(
+            host, geometry, context, experts, kv, backend, env, 0, config.engineArgs().spec());
     return new Generated(config, plan, defaults);
-  }
-
-  /**
-   * The {@code --spec} the generated args carry (the template's), 0 when absent or not a number.
-   */
-  private static long specOf(List<String> args) {
-    int i = args.indexOf("--spec");
-    if (i < 0 || i + 1 >= args.size()) {
-      return 0;
-    }
-    try {
-      return Long.parseLong(args.get(i + 1));
-    } catch (NumberFormatException e) {
-      return 0;
-    }
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.strata.engine.text.Clip;
 import dev.strata.engine.text.Json;
 import java.io.IOException;
 import java.io.InputStream;
@@ -224,7 +225,7 @@ public final class HostFactsCodec {
           "field '"
               + name
               + "' is out of range: "
-              + HostFactsRules.clip(p.getText())
+              + Clip.clip(p.getText())
               + (type == int.class ? " (at most 2147483647)" : " (at most 2^63-1)"));
     }
     throw fail(
@@ -247,7 +248,7 @@ public final class HostFactsCodec {
   private static String unknownField(String name) {
     String hint = suggestion(name);
     return "unknown field '"
-        + HostFactsRules.clip(name)
+        + Clip.clip(name)
         + "'"
         + (hint == null ? "" : " (did you mean '" + hint + "'?)")
         + " (known: "
@@ -300,9 +301,9 @@ public final class HostFactsCodec {
   private static String got(JsonParser p) throws IOException {
     JsonToken t = p.currentToken();
     return switch (t) {
-      case VALUE_STRING -> "a string \"" + HostFactsRules.clip(p.getText()) + "\"";
-      case VALUE_NUMBER_INT -> "the number " + HostFactsRules.clip(p.getText());
-      case VALUE_NUMBER_FLOAT -> "the non-integer number " + HostFactsRules.clip(p.getText());
+      case VALUE_STRING -> "a string \"" + Clip.clip(p.getText()) + "\"";
+      case VALUE_NUMBER_INT -> "the number " + Clip.clip(p.getText());
+      case VALUE_NUMBER_FLOAT -> "the non-integer number " + Clip.clip(p.getText());
       case VALUE_TRUE, VALUE_FALSE -> "the boolean " + p.getText();
       case VALUE_NULL -> "null";
       case START_OBJECT -> "an object";
@@ -317,10 +318,9 @@ public final class HostFactsCodec {
     }
     // Jackson's texts name its own switches ("enable JsonReadFeature..."): those mean nothing to
     // someone fixing a host file, so they are cut.
-    return s.replaceAll("\\s*\\R\\s*", " ")
-        .replaceAll(
-            "\\s*\\(not recognized as one since Feature '\\w+' not enabled for parser\\)", "")
-        .replaceAll(": enable `JsonReadFeature\\.\\w+` to allow", "")
-        .strip();
+    return Clip.oneLine(
+        s.replaceAll(
+                "\\s*\\(not recognized as one since Feature '\\w+' not enabled for parser\\)", "")
+            .replaceAll(": enable `JsonReadFeature\\.\\w+` to allow", ""));
   }
 }

@@ -1,5 +1,6 @@
 package dev.strata.engine.host;
 
+import dev.strata.engine.text.Clip;
 import java.util.Map;
 
 /**
@@ -34,7 +35,7 @@ public final class HostFactsRules {
   static void check(HostFacts f, String source, Map<String, String> where) {
     At at = new At(source, where);
     if (!"macos".equals(f.os()) && !"linux".equals(f.os())) {
-      throw at.field("os", "\"macos\" or \"linux\"", "\"" + clip(f.os()) + "\"");
+      throw at.field("os", "\"macos\" or \"linux\"", "\"" + Clip.clip(f.os()) + "\"");
     }
     text(at, "chip", f.chip());
     text(at, "os_version", f.osVersion());
@@ -133,23 +134,5 @@ public final class HostFactsRules {
     HostFileException field(String field, String rule, Object got) {
       return bad(field, "field '" + field + "' must be " + rule + ", got " + got);
     }
-  }
-
-  /** Quotes user text into a message safely: short, one line, no control characters. */
-  static String clip(String s) {
-    StringBuilder b = new StringBuilder();
-    int n = 0;
-    for (int i = 0, c; i < s.length(); i += Character.charCount(c), n++) {
-      c = s.codePointAt(i);
-      if (n == 40) {
-        return b.append('…').toString();
-      }
-      if (Character.isISOControl(c)) {
-        b.append(String.format("\\u%04x", c));
-      } else {
-        b.appendCodePoint(c);
-      }
-    }
-    return b.toString();
   }
 }

@@ -55,13 +55,13 @@ public final class GgufException extends StrataException {
    * @param detail what is wrong and what to do, without the file name (it is prefixed)
    */
   public GgufException(Kind kind, String file, String detail) {
-    super(ExitCodes.USAGE, oneLine(file + ": " + detail));
+    super(ExitCodes.USAGE, Clip.visible(file + ": " + detail));
     this.kind = kind;
     this.file = file;
   }
 
   public GgufException(Kind kind, String file, String detail, Throwable cause) {
-    super(ExitCodes.USAGE, oneLine(file + ": " + detail), cause);
+    super(ExitCodes.USAGE, Clip.visible(file + ": " + detail), cause);
     this.kind = kind;
     this.file = file;
   }
@@ -81,29 +81,6 @@ public final class GgufException extends StrataException {
             + " is "
             + value
             + "; the file is damaged");
-  }
-
-  /**
-   * A string read from a file (a key, a tensor name) made fit for a message: at most 80 characters
-   * and no control characters, so a hostile file can neither flood nor restyle the terminal.
-   */
-  public static String clip(String s) {
-    String t = s.length() > 80 ? s.substring(0, 80) + "…" : s;
-    return oneLine(t);
-  }
-
-  private static String oneLine(String s) {
-    StringBuilder sb = new StringBuilder(s.length());
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      boolean control = c < 0x20 || (c >= 0x7f && c < 0xa0) || c == '\u2028' || c == '\u2029';
-      if (control) {
-        sb.append(String.format("\\u%04x", (int) c));
-      } else {
-        sb.append(c);
-      }
-    }
-    return sb.toString();
   }
 
   public Kind kind() {

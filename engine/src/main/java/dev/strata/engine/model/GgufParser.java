@@ -1,6 +1,7 @@
 package dev.strata.engine.model;
 
 import dev.strata.engine.model.GgufException.Kind;
+import dev.strata.engine.text.Clip;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.SequencedMap;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Reads the header of one GGUF (v2 or v3, little-endian) from a channel: a bounded, buffered reader
@@ -90,7 +92,7 @@ final class GgufParser {
     SequencedMap<String, GgufValue> metadata = new LinkedHashMap<>();
     for (long i = 0; i < kvCount; i++) {
       String key = string(true, "a metadata key");
-      String shown = GgufException.clip(key);
+      String shown = Clip.clip(key);
       if (key.isEmpty()) {
         throw fail(Kind.MALFORMED, "has an empty metadata key; the file is damaged");
       }
@@ -114,7 +116,7 @@ final class GgufParser {
         throw fail(
             Kind.MALFORMED,
             "puts tensor "
-                + GgufException.clip(t.name())
+                + Clip.clip(t.name())
                 + " at data offset "
                 + Long.toUnsignedString(t.offset())
                 + ", expected "
@@ -125,14 +127,13 @@ final class GgufParser {
       try {
         end = Math.addExact(dataOffset, Math.addExact(t.offset(), t.bytes()));
       } catch (ArithmeticException e) {
-        throw fail(
-            Kind.ABSURD_COUNT, "tensor " + GgufException.clip(t.name()) + " ends past 2^63 bytes");
+        throw fail(Kind.ABSURD_COUNT, "tensor " + Clip.clip(t.name()) + " ends past 2^63 bytes");
       }
       if (end > size) {
         throw fail(
             Kind.TRUNCATED,
             "tensor "
-                + GgufException.clip(t.name())
+                + Clip.clip(t.name())
                 + " ends at byte "
                 + end
                 + " but the file has "
@@ -164,19 +165,21 @@ final class GgufParser {
 
   private GgufTensor tensorInfo(Set<String> names) throws IOException {
     String name = string(true, "a tensor name");
-    String tn = GgufException.clip(name);
+    // The clipped name and the descriptions below are built only for a message: this loop runs once
+    // per tensor, thousands of times on every strata-setup --print (docs/PERFORMANCE.md).
+    Supplier<String> tn = () -> Clip.clip(name);
     if (name.isEmpty()) {
       throw fail(Kind.MALFORMED, "has a tensor without a name; the file is damaged");
     }
     if (!names.add(name)) {
-      throw fail(Kind.MALFORMED, "holds tensor " + tn + " twice; the file is damaged");
+      throw fail(Kind.MALFORMED, "holds tensor " + tn.get() + " twice; the file is damaged");
     }
-    long nDims = u32("the dimensions of " + tn);
+    long nDims = u32(() -> "the dimensions of " + tn.get());
     if (nDims > GgufReader.MAX_DIMS) {
       throw fail(
           Kind.ABSURD_COUNT,
           "gives tensor "
-              + tn
+              + tn.get()
               + " "
               + nDims
               + " dimensions (ggml has at most "
@@ -185,21 +188,21 @@ final class GgufParser {
     }
     List<Long> dims = new ArrayList<>((int) nDims);
     for (int d = 0; d < nDims; d++) {
-      long v = u64("a dimension of " + tn);
+      long v = u64(() -> "a dimension of " + tn.get());
       if (v < 0) {
         throw fail(
             Kind.ABSURD_COUNT,
-            "gives tensor " + tn + " dimension " + Long.toUnsignedString(v) + " (over 2^63)");
+            "gives tensor " + tn.get() + " dimension " + Long.toUnsignedString(v) + " (over 2^63)");
       }
       dims.add(v);
     }
-    long typeId = u32("the type of " + tn);
+    long typeId = u32(() -> "the type of " + tn.get());
     GgmlType type = GgmlType.fromId(typeId);
     if (type == null) {
       throw fail(
           Kind.UNKNOWN_TYPE,
           "tensor "
-              + tn
+              + tn.get()
               + " has ggml type "
               + typeId
               + (GgmlType.isRemovedId(typeId)
@@ -207,14 +210,14 @@ final class GgufParser {
                   : ", which this reader does not know; update strata or use another"
                       + " quantization"));
     }
-    long offset = u64("the data offset of " + tn);
+    long offset = u64(() -> "the data offset of " + tn.get());
     long bytes;
     try {
       bytes = type.bytes(dims);
     } catch (IllegalArgumentException e) {
-      throw fail(Kind.MALFORMED, "tensor " + tn + ": " + e.getMessage());
+      throw fail(Kind.MALFORMED, "tensor " + tn.get() + ": " + e.getMessage());
     } catch (ArithmeticException e) {
-      throw fail(Kind.ABSURD_COUNT, "tensor " + tn + " " + dims + " overflows 2^63 bytes");
+      throw fail(Kind.ABSURD_COUNT, "tensor " + tn.get() + " " + dims + " overflows 2^63 bytes");
     }
     return new GgufTensor(name, type, dims, offset, bytes);
   }
@@ -310,7 +313,7 @@ final class GgufParser {
   }
 
   private String string(boolean keep, String what) throws IOException {
-    long len = u64("the length of " + what);
+    long len = u64(() -> "the length of " + what);
     if (len < 0 || len > GgufReader.MAX_STRING) {
       throw fail(
           Kind.ABSURD_COUNT,
@@ -350,10 +353,19 @@ final class GgufParser {
   }
 
   private long u32(String what) throws IOException {
+    return u32(() -> what);
+  }
+
+  /** {@code what} names the field in a message; built only when there is one. */
+  private long u32(Supplier<String> what) throws IOException {
     return Integer.toUnsignedLong(raw(4, what).getInt());
   }
 
   private long u64(String what) throws IOException {
+    return u64(() -> what);
+  }
+
+  private long u64(Supplier<String> what) throws IOException {
     return raw(8, what).getLong();
   }
 
@@ -363,13 +375,17 @@ final class GgufParser {
   }
 
   private void need(long n, String what) {
+    need(n, () -> what);
+  }
+
+  private void need(long n, Supplier<String> what) {
     if (n > size - pos) {
       throw fail(
           Kind.TRUNCATED,
           "ends at byte "
               + size
               + " inside "
-              + what
+              + what.get()
               + " (needs "
               + (n - (size - pos))
               + " more bytes): the file is truncated; download it again");
@@ -378,6 +394,10 @@ final class GgufParser {
 
   /** The buffer positioned at {@code pos} with n (≤ buffer size) bytes readable; advances pos. */
   private ByteBuffer raw(int n, String what) throws IOException {
+    return raw(n, () -> what);
+  }
+
+  private ByteBuffer raw(int n, Supplier<String> what) throws IOException {
     need(n, what);
     if (pos < bufStart || pos + n > bufStart + buf.limit()) {
       buf.clear();
@@ -390,7 +410,7 @@ final class GgufParser {
       buf.flip();
       bufStart = pos;
       if (buf.limit() < n) {
-        throw shrunk(what);
+        throw shrunk(what.get());
       }
     }
     buf.position((int) (pos - bufStart));

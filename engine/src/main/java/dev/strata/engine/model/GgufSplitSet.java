@@ -1,6 +1,7 @@
 package dev.strata.engine.model;
 
 import dev.strata.engine.model.GgufException.Kind;
+import dev.strata.engine.text.Clip;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
@@ -87,7 +88,7 @@ final class GgufSplitSet {
         "is one of "
             + count
             + " byte-split parts of "
-            + GgufException.clip(whole)
+            + Clip.clip(whole)
             + ", not a GGUF on its own",
         whole,
         count);
@@ -99,17 +100,17 @@ final class GgufSplitSet {
         shown,
         lead
             + "; join them in order (cat "
-            + GgufException.clip(whole)
+            + Clip.clip(whole)
             + ".part1of"
             + count
             + " … "
-            + GgufException.clip(whole)
+            + Clip.clip(whole)
             + ".part"
             + count
             + "of"
             + count
             + " > "
-            + GgufException.clip(whole)
+            + Clip.clip(whole)
             + ") and pass the joined file");
   }
 
@@ -237,7 +238,7 @@ final class GgufSplitSet {
                 Kind.NOT_A_MODEL,
                 f.file(),
                 "carries the old split key "
-                    + GgufException.clip(key)
+                    + Clip.clip(key)
                     + " (an early gguf-split format that llama.cpp no longer reads); merge the"
                     + " shards with the gguf-split that wrote them (gguf-split --merge) and pass the"
                     + " merged file, or re-split it with a current llama.cpp's gguf-split");
@@ -327,7 +328,7 @@ final class GgufSplitSet {
           throw new GgufException(
               Kind.FOREIGN_SHARD,
               f.file(),
-              GgufException.clip(e.getKey())
+              Clip.clip(e.getKey())
                   + " is "
                   + GgufFile.describe(e.getValue())
                   + " but the first shard's is "
@@ -349,7 +350,7 @@ final class GgufSplitSet {
               Kind.INCONSISTENT,
               f.file(),
               "holds tensor "
-                  + GgufException.clip(t.name())
+                  + Clip.clip(t.name())
                   + " which "
                   + files.get(prev).file()
                   + " holds too: shards of different splits; download the set again");

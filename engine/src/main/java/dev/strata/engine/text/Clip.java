@@ -38,6 +38,15 @@ public final class Clip {
     return visible(t);
   }
 
+  /**
+   * A message (not a value: it is not shortened) on one line: each line break, with the blanks
+   * around it, becomes one space, the ends are stripped, and what is left is made visible. For
+   * texts from elsewhere (an exception, a parser) quoted into a one-line message or record.
+   */
+  public static String oneLine(String message) {
+    return message == null ? "" : visible(message.replaceAll("\\s*\\R\\s*", " ").strip());
+  }
+
   /** {@link TerminalText#escape}: the one escape; Clip keeps none of its own. */
   public static String visible(String s) {
     return TerminalText.escape(s);

@@ -1,9 +1,9 @@
 package dev.strata.engine.write;
 
 import dev.strata.engine.ExitCodes;
+import dev.strata.engine.Os;
 import dev.strata.engine.StrataException;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -35,7 +35,7 @@ public final class ConfigPaths {
     if (explicit != null && !explicit.isBlank()) {
       return Path.of(explicit).toAbsolutePath();
     }
-    boolean mac = osName != null && osName.toLowerCase(Locale.ROOT).startsWith("mac");
+    boolean mac = Os.isMac(osName);
     if (!mac) {
       String xdg = env.get("XDG_CONFIG_HOME");
       if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {
@@ -62,7 +62,7 @@ public final class ConfigPaths {
    * @param osName the {@code os.name} system property
    */
   public static Optional<Path> cacheFolder(Map<String, String> env, String osName) {
-    boolean mac = osName != null && osName.toLowerCase(Locale.ROOT).startsWith("mac");
+    boolean mac = Os.isMac(osName);
     if (!mac) {
       String xdg = env.get("XDG_CACHE_HOME");
       if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {

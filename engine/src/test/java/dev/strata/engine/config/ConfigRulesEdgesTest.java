@@ -64,6 +64,7 @@ class ConfigRulesEdgesTest {
   void aBadFirstArgumentIsPointedAt() {
     ConfigException e = refused(with("- --model\n", "- --mdoel\n"));
     assertEquals(24, e.line(), e.getMessage());
+    assertEquals(3, e.column(), e.getMessage()); // the item, not the list
     assertTrue(e.detail().startsWith("args: "), e.getMessage());
   }
 

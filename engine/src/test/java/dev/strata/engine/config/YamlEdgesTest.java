@@ -160,4 +160,38 @@ class YamlEdgesTest {
     assertEquals("", YamlRules.indentHint(null, text, 2, 1));
     assertEquals("", YamlRules.indentHint("did not find expected key", text, 0, 1));
   }
+
+  @Test
+  void aFileMayEndInALoneCarriageReturn() {
+    assertInstanceOf(YamlReader.MapNode.class, parse("a: 1\r", ConfigReader.LIMITS));
+  }
+
+  @Test
+  void aColonInsideAValueGetsNoIndentationHint() {
+    ConfigException e = refused("a: b: c\n");
+    assertTrue(e.detail().startsWith("YAML syntax error: mapping values"), e.getMessage());
+    assertFalse(e.detail().contains("indentation"), e.getMessage());
+    ConfigException k = refused("a:\n  b: 1\n c: 2\n");
+    assertTrue(k.detail().contains("check the indentation at line"), k.getMessage());
+  }
+
+  @Test
+  void onlyTheCoreScalarTagsAreAllowed() {
+    for (String ok : new String[] {"a: !!str 1\n", "a: !<tag:yaml.org,2002:str> 1\n"}) {
+      var map = assertInstanceOf(YamlReader.MapNode.class, parse(ok, ConfigReader.LIMITS));
+      var value = assertInstanceOf(YamlReader.Scalar.class, map.entries().get("a").value());
+      assertEquals("1", value.text(), ok);
+    }
+    for (String bad :
+        new String[] {
+          "a: !!python/object x\n",
+          "a: !local x\n",
+          "a: !<tag:yaml.org,2002:java.lang.Object> x\n",
+          "a: !<tag:example.com,2000:str> x\n"
+        }) {
+      ConfigException e = refused(bad);
+      assertTrue(e.detail().startsWith("tag "), bad + " -> " + e.getMessage());
+      assertTrue(e.detail().contains("(the only tags are !!str"), e.getMessage());
+    }
+  }
 }

@@ -103,8 +103,16 @@ class ValueKindTest {
         assertThrows(FlagException.class, () -> EnvPolicy.validate(Map.of(longest + "A", "x")));
     assertEquals(ExitCodes.USAGE, e.exitCode());
     assertTrue(
-        e.getMessage().startsWith("env: '" + "A".repeat(40) + "…' is not a valid"), e.getMessage());
-    // a bad name of 40 characters is shown whole
+        e.getMessage()
+            .startsWith("env: '" + "A".repeat(20) + "…" + "A".repeat(39) + "' is not a valid"),
+        e.getMessage());
+    // a bad name of 60 characters (Clip.MAX) is shown whole, its control characters made visible
+    String sixty = "1" + "B".repeat(58) + "\u001b";
+    FlagException esc =
+        assertThrows(FlagException.class, () -> EnvPolicy.validate(Map.of(sixty, "x")));
+    assertTrue(
+        esc.getMessage().startsWith("env: '1" + "B".repeat(58) + "\\x1B' is not a valid"),
+        esc.getMessage());
     String forty = "1" + "B".repeat(39);
     FlagException f =
         assertThrows(FlagException.class, () -> EnvPolicy.validate(Map.of(forty, "x")));

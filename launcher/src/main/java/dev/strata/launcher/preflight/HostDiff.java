@@ -1,9 +1,9 @@
 package dev.strata.launcher.preflight;
 
 import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.text.ByteSize;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * How the machine a config was made for differs from this one, in the facts the plan and the engine
@@ -28,9 +28,9 @@ public final class HostDiff {
     if (config.memoryBytes() != here.memoryBytes()) {
       d.add(
           "memory "
-              + gib(config.memoryBytes())
+              + ByteSize.iec(config.memoryBytes())
               + " → "
-              + gib(here.memoryBytes())
+              + ByteSize.iec(here.memoryBytes())
               + (here.memoryBytes() < config.memoryBytes() ? " (less)" : ""));
     }
     if (config.perfCores() != here.perfCores()
@@ -53,9 +53,5 @@ public final class HostDiff {
       d.add("k4 " + config.k4() + " → " + here.k4());
     }
     return d.isEmpty() ? null : String.join(", ", d);
-  }
-
-  private static String gib(long bytes) {
-    return String.format(Locale.ROOT, "%.1f GiB", bytes / (double) (1L << 30));
   }
 }

@@ -106,9 +106,4 @@ public final class ChildProtocol {
     }
     return records;
   }
-
-  /** A message reduced to one line, for a fail record. */
-  static String oneLine(String message) {
-    return message == null ? "" : message.replaceAll("\\s*\\R\\s*", " ").strip();
-  }
 }

@@ -4,6 +4,7 @@ import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.ffm.NativeEngine;
 import dev.strata.engine.ffm.VerifiedLibrary;
+import dev.strata.engine.text.Clip;
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -112,7 +113,7 @@ public final class EngineChildMain {
 
   private static void fail(int code, String message) {
     synchronized (OUT) {
-      OUT.print(ChildProtocol.FAIL + code + ":" + ChildProtocol.oneLine(message) + "\n");
+      OUT.print(ChildProtocol.FAIL + code + ":" + Clip.oneLine(message) + "\n");
       OUT.flush();
     }
     System.exit(code);

@@ -23,7 +23,7 @@ class HostDiffTest {
     HostFacts small =
         new HostFacts("macos", "Apple M4", 10, 4, 6, 16L << 30, 1009, true, false, "15.1", 0);
     assertEquals(
-        "chip Apple M4 Pro → Apple M4, memory 48.0 GiB → 16.0 GiB (less), cores 10P+4E → 4P+6E",
+        "chip Apple M4 Pro → Apple M4, memory 48.00 GiB → 16.00 GiB (less), cores 10P+4E → 4P+6E",
         HostDiff.describe(M4_PRO_48, small));
   }
 }

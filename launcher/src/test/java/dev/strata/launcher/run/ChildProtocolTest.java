@@ -57,6 +57,7 @@ class ChildProtocolTest {
 
   @Test
   void failMessagesAreOneLine() {
-    assertEquals("a b", ChildProtocol.oneLine("a\n  b\n"));
+    // the child writes its fail record through the one rule (EngineChildMain)
+    assertEquals("a b \\x1B[2J", dev.strata.engine.text.Clip.oneLine("a\n  b\n\u001b[2J"));
   }
 }

@@ -1,6 +1,9 @@
 package dev.strata.setup.gen;
 
 import dev.strata.engine.Backend;
+import dev.strata.engine.cli.ContextSize;
+import dev.strata.engine.cli.TableValues;
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.StrictYaml;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
@@ -52,27 +55,16 @@ public final class AnswersFile {
       }
       ctx = v;
     }
-    if (ctx != null && (ctx < 1 || ctx > dev.strata.engine.flags.EngineFlags.MAX_CTX)) {
-      throw StrictYaml.error(
-          y.source(),
-          y.lineOf("ctx"),
-          "ctx: "
-              + ctx
-              + " is out of range: between 1 and "
-              + dev.strata.engine.flags.EngineFlags.MAX_CTX);
+    // the engine flag table's rows decide, in the table's words (as for --ctx, --experts, --kv)
+    if (ctx != null) {
+      tableValue(y, "ctx", EngineFlags.CTX, Long.toString(ctx));
     }
     String e = y.string("experts");
+    tableValue(y, "experts", EngineFlags.EXPERTS, e);
     ExpertsMode experts = e == null ? null : ExpertsMode.fromId(e);
-    if (e != null && experts == null) {
-      throw StrictYaml.error(
-          y.source(), y.lineOf("experts"), "experts: must be stream or resident, got '" + e + "'");
-    }
     String k = y.string("kv");
+    tableValue(y, "kv", EngineFlags.KV, k);
     KvFormat kv = k == null ? null : KvFormat.fromName(k);
-    if (k != null && kv == null) {
-      throw StrictYaml.error(
-          y.source(), y.lineOf("kv"), "kv: must be q4_0 (or fp16, int8), got '" + k + "'");
-    }
     String b = y.string("backend");
     Backend backend = b == null ? null : Backend.fromId(b);
     if (b != null && backend == null) {
@@ -93,6 +85,14 @@ public final class AnswersFile {
         path(base, home, y.string("engine-lib")),
         backend,
         host);
+  }
+
+  /** Refuses {@code value} (when given) at {@code key}'s line when the table's row refuses it. */
+  private static void tableValue(StrictYaml y, String key, String flag, String value) {
+    String problem = value == null ? null : TableValues.problem(flag, value);
+    if (problem != null) {
+      throw StrictYaml.error(y.source(), y.lineOf(key), key + ": " + problem);
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.strata.setup.gen;
 
 import dev.strata.engine.Backend;
+import dev.strata.engine.Os;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.ffm.LibraryFile;
 import dev.strata.engine.ffm.VerifiedLibrary;
@@ -42,7 +43,7 @@ public final class EngineLibraries {
 
   /** The platform's shared-library suffix of the machine running setup. */
   public static String suffix(String osName) {
-    return osName != null && osName.toLowerCase(Locale.ROOT).startsWith("mac") ? ".dylib" : ".so";
+    return Os.isMac(osName) ? ".dylib" : ".so";
   }
 
   /**

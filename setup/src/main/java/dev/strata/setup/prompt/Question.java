@@ -170,7 +170,7 @@ public sealed interface Question<T>
 
     @Override
     public Parsed<Long> parse(String input) {
-      long v = dev.strata.setup.gen.ContextSize.parse(input);
+      long v = dev.strata.engine.cli.ContextSize.parse(input);
       if (v < 0) {
         return new Parsed.Bad<>(
             "'"

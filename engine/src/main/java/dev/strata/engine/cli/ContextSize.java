@@ -1,9 +1,10 @@
-package dev.strata.setup.gen;
+package dev.strata.engine.cli;
 
 /**
- * A context size as people write it, the one rule for {@code --ctx}, the answers file's {@code ctx}
- * and the wizard: ASCII digits, optionally grouped with {@code ,} or {@code _}, optionally ending
- * in {@code k} or {@code K} for × 1,024 ({@code 32k} = 32,768, as llama.cpp's sizes are quoted).
+ * A context size as people write it, the one rule for {@code --ctx} (strata-setup and {@code
+ * strata-launch demo}), the answers file's {@code ctx} and the wizard: ASCII digits, optionally
+ * grouped with {@code ,} or {@code _}, optionally ending in {@code k} or {@code K} for × 1,024
+ * ({@code 32k} = 32,768, as llama.cpp's sizes are quoted).
  */
 public final class ContextSize {
   private ContextSize() {}

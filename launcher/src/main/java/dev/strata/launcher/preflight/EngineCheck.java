@@ -1,0 +1,93 @@
+package dev.strata.launcher.preflight;
+
+import dev.strata.engine.StrataException;
+import dev.strata.engine.ffm.LogLevel;
+import dev.strata.engine.ffm.LogSink;
+import dev.strata.engine.ffm.NativeEngine;
+import dev.strata.engine.ffm.VerifiedLibrary;
+import dev.strata.engine.plan.PlanItems;
+import dev.strata.launcher.run.EngineEnv;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Preflight's last check, the engine's own (docs/LAUNCH.md "One truth"): the checked library is
+ * loaded and {@code strata_engine_check} called with exactly the argv and environment the launch
+ * passes to {@code strata_engine_main}.
+ */
+final class EngineCheck {
+  private EngineCheck() {}
+
+  /**
+   * Asks the engine: loads the checked library (the verified open file, as the launch does) and
+   * calls {@code strata_engine_check} with the launch's argv and env.
+   *
+   * @param refuseOnNo whether a non-zero answer refuses (the launch, --dry-run) or is shown ({@code
+   *     --plan})
+   */
+  static void run(PreflightRun r, VerifiedLibrary checked, boolean refuseOnNo) {
+    NativeEngine lib;
+    try {
+      lib = checked.load();
+    } catch (StrataException e) {
+      throw r.refuse("engine", new PreflightRefused(e.getMessage(), e));
+    }
+    try (lib) {
+      String name = lib.name();
+      if (!lib.hasCheck()) {
+        r.engine = new Preflight.EngineVerdict(name, lib.abiVersion(), false, 0, null, List.of());
+        r.warn(
+            "engine",
+            name
+                + " is an ABI "
+                + lib.abiVersion()
+                + " engine without strata_engine_check: this verdict comes from the launcher's"
+                + " own rules, not the engine's");
+        return;
+      }
+      List<String> planLines = new ArrayList<>();
+      String[] firstError = new String[1];
+      LogSink sink =
+          (level, line) -> {
+            synchronized (planLines) {
+              if (level == LogLevel.ERROR && firstError[0] == null) {
+                firstError[0] = line;
+              }
+              if (PlanItems.name(line) != null) {
+                planLines.add(line);
+              }
+            }
+          };
+      int rc = EngineEnv.with(lib, r.config.env(), () -> lib.check(r.engineArgv, sink));
+      synchronized (planLines) {
+        r.engine =
+            new Preflight.EngineVerdict(name, lib.abiVersion(), true, rc, firstError[0], planLines);
+      }
+      if (rc == 0) {
+        r.ok("engine", name + " checked this launch itself: it would start");
+        return;
+      }
+      String why =
+          name
+              + " refuses this launch (strata_engine_check returned "
+              + rc
+              + "): "
+              + (firstError[0] != null ? firstError[0] : "no error line");
+      if (refuseOnNo) {
+        throw r.refuse("engine", new PreflightRefused(why));
+      }
+      r.warn("engine", why);
+    }
+  }
+
+  /** {@code --plan}: the engine's own items when its library passes the trust checks. */
+  static void forPlan(PreflightRun r) {
+    try (VerifiedLibrary checked =
+        LibraryTrust.check(
+            r.resolve(r.config.engine().library()), r.config.engine().sha256(), r.where)) {
+      run(r, checked, false);
+    } catch (StrataException e) {
+      r.engineNote = "the engine's own items are not shown: " + e.getMessage();
+    }
+  }
+}

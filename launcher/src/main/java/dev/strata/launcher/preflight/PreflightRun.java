@@ -1,0 +1,305 @@
+package dev.strata.launcher.preflight;
+
+import dev.strata.engine.Backend;
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.ffm.VerifiedLibrary;
+import dev.strata.engine.flags.EngineArgs;
+import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.flags.EnvPolicy;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.kv.KvDecision;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.kv.KvRules;
+import dev.strata.engine.model.GgufModel;
+import dev.strata.engine.plan.MemoryPlan;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * One preflight run ({@link Preflight}): the checks in order, each filling its part of the report.
+ * The config, kv, library, host and plan checks are here; the model's and the engine's own are
+ * {@link ModelCheck} and {@link EngineCheck}.
+ */
+final class PreflightRun {
+  final EngineConfig config;
+  final Path configPath;
+  final HostFacts here;
+  final String where;
+  final Map<String, String> engineEnv;
+  final Map<String, String> inheritedSwitches;
+  final List<Preflight.Check> checks = new ArrayList<>();
+  Backend backend;
+  EngineArgs engineArgs;
+  KvDecision.Accepted kv;
+  Path library;
+  VerifiedLibrary verified;
+  GgufModel model;
+  MemoryPlan plan;
+  List<String> engineArgv;
+  Preflight.EngineVerdict engine;
+  String engineNote;
+
+  PreflightRun(
+      EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
+    this.config = config;
+    this.configPath = configPath;
+    this.here = here;
+    this.where = configPath.toString();
+    // What the engine will see: the inherited STRATA_* switches, then the config's env on top.
+    this.inheritedSwitches = new TreeMap<>();
+    inherited.forEach(
+        (k, v) -> {
+          if (k.startsWith(Preflight.ENGINE_SWITCH_PREFIX) && !config.env().containsKey(k)) {
+            inheritedSwitches.put(k, v);
+          }
+        });
+    Map<String, String> env = new TreeMap<>(inheritedSwitches);
+    env.putAll(config.env());
+    this.engineEnv = Collections.unmodifiableMap(env);
+  }
+
+  Preflight.Report run(boolean full) {
+    checkConfig(); // config errors are thrown: exit 2 in every mode
+    try {
+      checkKv();
+      if (full) {
+        checkLibrary();
+      }
+      ModelCheck.run(this);
+      checkHost();
+      checkPlan(full);
+      if (full) {
+        EngineCheck.run(this, verified, true);
+      } else {
+        EngineCheck.forPlan(this);
+      }
+      return report(null);
+    } catch (PreflightRefused r) {
+      if (verified != null) {
+        verified.close(); // nothing will load it
+        verified = null;
+      }
+      return report(r);
+    } catch (RuntimeException e) {
+      if (verified != null) {
+        verified.close();
+      }
+      throw e;
+    }
+  }
+
+  Preflight.Report report(StrataException refusal) {
+    return new Preflight.Report(
+        configPath,
+        config,
+        backend,
+        engineArgv != null ? engineArgv : config.args(),
+        engineArgs,
+        config.env(),
+        kv,
+        library,
+        model,
+        here,
+        plan,
+        engine,
+        engineNote,
+        checks,
+        refusal,
+        verified);
+  }
+
+  void ok(String name, String detail) {
+    checks.add(new Preflight.Check(name, Preflight.Status.OK, detail));
+  }
+
+  void warn(String name, String detail) {
+    checks.add(new Preflight.Check(name, Preflight.Status.WARN, detail));
+  }
+
+  PreflightRefused refuse(String name, PreflightRefused r) {
+    checks.add(new Preflight.Check(name, Preflight.Status.REFUSED, r.getMessage()));
+    return r;
+  }
+
+  void checkConfig() {
+    backend = Backend.fromId(config.engine().backend());
+    if (backend == null) {
+      throw configError("engine.backend: unknown backend '" + config.engine().backend() + "'");
+    }
+    // parsed once, by the config itself (EngineConfig): a config from ConfigCodec.read has it
+    engineArgs = config.engineArgs();
+    if (engineArgs == null) {
+      throw configError(
+          config.parsed().problem() != null
+              ? config.parsed().problem()
+              : "args: not checked for the " + backend.id() + " backend");
+    }
+    try {
+      EnvPolicy.validate(config.env());
+    } catch (StrataException e) {
+      throw configError(e.getMessage());
+    }
+    if (backend == Backend.CPU_REFERENCE) {
+      // strata-ref's pool rule (engine/native/src/engine.c startup_rules), here too so an ABI 1
+      // strata-ref (no strata_engine_check) gets the same verdict; OneTruthDifferentialTest pins
+      // it
+      long cells = KvFormat.cells(engineArgs.ctx());
+      if ((long) engineArgs.promptTokens() + engineArgs.nPredict() > cells) {
+        throw configError(
+            "args: --prompt-tokens "
+                + engineArgs.promptTokens()
+                + " + --n-predict "
+                + engineArgs.nPredict()
+                + " exceed the pool's "
+                + cells
+                + " cells (--ctx "
+                + engineArgs.ctx()
+                + " + "
+                + KvFormat.EXTRA_CELLS
+                + "): lower them, or raise --ctx");
+      }
+    }
+    List<String> shards = config.model().shards();
+    if (shards.isEmpty()) {
+      throw configError("model.shards is empty: list the model's shards, first shard first");
+    }
+    Path argModel = resolve(engineArgs.model().toString());
+    engineArgv = withAbsolutePaths(config.args(), argModel);
+    Path firstShard = resolve(shards.getFirst());
+    if (!argModel.equals(firstShard)) {
+      throw configError(
+          "args --model "
+              + engineArgs.model()
+              + " is not the first of model.shards ("
+              + shards.getFirst()
+              + "): make them agree, or rerun strata-setup");
+    }
+    ok(
+        "config",
+        backend.id()
+            + " backend; "
+            + config.args().size()
+            + " args, "
+            + config.env().size()
+            + " env");
+  }
+
+  void checkKv() {
+    if (!inheritedSwitches.isEmpty()) {
+      warn(
+          "env",
+          "from your environment, not the config, the engine also gets "
+              + inheritedSwitches.entrySet().stream()
+                  .map(e -> e.getKey() + "=" + e.getValue())
+                  .collect(Collectors.joining(" ")));
+    }
+    KvDecision d = KvRules.decide(backend, engineArgs.kv(), engineEnv);
+    switch (d) {
+      case KvDecision.Refused r -> throw refuse("kv", new PreflightRefused(r.message()));
+      case KvDecision.Accepted a -> {
+        kv = a;
+        ok(
+            "kv",
+            a.pools().flagName()
+                + " pools"
+                + (a.requested() == null
+                    ? " (default: no --kv)"
+                    : " (--kv " + a.requested().flagName() + ")"));
+      }
+    }
+  }
+
+  void checkLibrary() {
+    try {
+      verified =
+          LibraryTrust.check(resolve(config.engine().library()), config.engine().sha256(), where);
+    } catch (PreflightRefused r) {
+      throw refuse("library", r);
+    }
+    library = verified.real();
+    ok(
+        "library",
+        library
+            + (verified.pinned() ? " (sha256 matches the pin)" : " (sha256 not pinned)")
+            + "; loads "
+            + verified.loadedVia());
+  }
+
+  void checkHost() {
+    if (backend == Backend.METAL && !here.isMac()) {
+      throw refuse(
+          "host",
+          new PreflightRefused(
+              "the config targets the metal backend but this machine is "
+                  + here.os()
+                  + " ("
+                  + here.chip()
+                  + "): use a cpu-reference config here (strata-setup --engine-lib with strata-ref)"));
+    }
+    String diff = HostDiff.describe(config.host(), here);
+    if (diff == null) {
+      ok("host", "this machine is the config's host (" + here.chip() + ")");
+    } else {
+      warn(
+          "host",
+          "the config was made for another machine: " + diff + "; the plan is for this one");
+    }
+  }
+
+  void checkPlan(boolean refuseWhenShort) {
+    try {
+      plan =
+          MemoryPlan.compute(
+              here,
+              model.geometry(),
+              engineArgs.ctx(),
+              engineArgs.experts(),
+              kv,
+              backend,
+              engineEnv,
+              engineArgs.memBudgetMb(),
+              engineArgs.spec());
+    } catch (IllegalArgumentException e) {
+      throw refuse("plan", new PreflightRefused("memory plan: " + e.getMessage(), e));
+    }
+    if (plan.fits()) {
+      ok("plan", "fits this machine");
+    } else if (refuseWhenShort) {
+      throw refuse(
+          "plan", new PreflightRefused(plan.refusal() + " (on this machine: " + here.chip() + ")"));
+    } else {
+      warn("plan", plan.refusal());
+    }
+  }
+
+  /**
+   * The engine's argv: the config's args with the value of every path flag ({@code --model})
+   * replaced by the path it names, resolved once against the config's folder.
+   */
+  static List<String> withAbsolutePaths(List<String> args, Path model) {
+    List<String> out = new ArrayList<>(args);
+    for (int i = 0; i + 1 < out.size(); i++) {
+      if (out.get(i).equals(EngineFlags.MODEL)) {
+        out.set(i + 1, model.toString());
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  Path resolve(String path) {
+    Path p = Path.of(path);
+    Path base = configPath.toAbsolutePath().getParent();
+    return (p.isAbsolute() || base == null ? p : base.resolve(p)).toAbsolutePath().normalize();
+  }
+
+  StrataException configError(String message) {
+    return new StrataException(ExitCodes.USAGE, where + ": " + message);
+  }
+}

@@ -1,0 +1,339 @@
+package dev.strata.setup;
+
+import dev.strata.engine.Backend;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.TableValues;
+import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.gen.Template;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.model.ExpertsMode;
+import dev.strata.engine.model.GgufException;
+import dev.strata.engine.model.GgufModel;
+import dev.strata.engine.model.GgufReader;
+import dev.strata.engine.model.ModelGeometry;
+import dev.strata.engine.plan.KvComparison;
+import dev.strata.engine.plan.MemoryPlan;
+import dev.strata.engine.plan.PlanDefaults;
+import dev.strata.engine.text.ByteSize;
+import dev.strata.setup.gen.EngineLibraries;
+import dev.strata.setup.prompt.Prompter;
+import dev.strata.setup.prompt.Question;
+import dev.strata.setup.prompt.Style;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The wizard's questions, one method per answer ({@link Wizard} decides which to ask and in what
+ * order): each builds its {@link Question} with the options and the figures that help choose — the
+ * KV cache of each context, the arena of each experts mode, what q4_0 saves — and asks it through
+ * the {@link Prompter}. The figures come from the memory plan for the model and the backend {@link
+ * #derived} last set.
+ */
+final class WizardQuestions {
+  /** Upstream's measured cost of q4_0 (seed), quoted as upstream measurements. */
+  static final String Q4_COST =
+      "Upstream measured +1.7% perplexity on 1K-token segments on an M4 Pro, a cost that grows"
+          + " with context (+8% at 1K to +12% at 8K on the PC engine): opt in when memory"
+          + " matters more.";
+
+  private final Prompter p;
+  private final Style st;
+  private final HostFacts host;
+  private final Path home;
+  private final Path workingDir;
+
+  // what the model and the library guess decide: set by the wizard once per model
+  private Backend backend;
+  private Template template;
+  private PlanDefaults defaults;
+
+  WizardQuestions(Prompter p, HostFacts host, Path home, Path workingDir) {
+    this.p = p;
+    this.st = p.style();
+    this.host = host;
+    this.home = home;
+    this.workingDir = workingDir;
+  }
+
+  /** The backend, its template and the planned defaults the questions' figures are for. */
+  void derived(Backend backend, Template template, PlanDefaults defaults) {
+    this.backend = backend;
+    this.template = template;
+    this.defaults = defaults;
+  }
+
+  GgufModel askModel(Path def, boolean canGoBack) {
+    GgufModel[] read = new GgufModel[1];
+    Path found = def != null ? def : findModel(workingDir);
+    Question.PathAnswer q =
+        new Question.PathAnswer(
+            "--model",
+            "Model (first shard, or the folder holding the shards; Tab completes)",
+            List.of(),
+            found,
+            home,
+            workingDir,
+            path -> {
+              try {
+                read[0] = GgufReader.readModel(path);
+                return null;
+              } catch (GgufException e) {
+                return e.getMessage();
+              } catch (StrataException e) {
+                return e.getMessage();
+              }
+            });
+    p.ask(q, canGoBack);
+    return read[0];
+  }
+
+  /** A model in the working folder, offered as the default; null when there is none. */
+  static Path findModel(Path dir) {
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.gguf")) {
+      if (!ds.iterator().hasNext()) {
+        return null;
+      }
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+    try {
+      return GgufReader.readModel(dir).firstShard();
+    } catch (StrataException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The smallest context the template's own workload fits in: strata-ref's pools hold context + 128
+   * cells and must take {@code --prompt-tokens} + {@code --n-predict} (engine/native/src/engine.c
+   * refuses less). 1 for templates without a workload (Metal).
+   */
+  static long minContext(Template t) {
+    long prompt = templateValue(t, EngineFlags.PROMPT_TOKENS);
+    long predict = templateValue(t, EngineFlags.N_PREDICT);
+    return Math.max(1, prompt + predict - KvFormat.EXTRA_CELLS);
+  }
+
+  private static long templateValue(Template t, String flag) {
+    String v = t.values().get(flag); // the template's args, split by the flag table's rows
+    return v == null || TableValues.problem(flag, v) != null ? 0 : Long.parseLong(v);
+  }
+
+  long askContext(ModelGeometry g, Long def, boolean canGoBack) {
+    List<Long> sizes = new ArrayList<>();
+    for (long c : PlanDefaults.STANDARD_CONTEXTS) {
+      if (g.trainedContext() <= 0 || c <= g.trainedContext()) {
+        sizes.add(c);
+      }
+    }
+    long chosen = def != null ? def : defaults.context();
+    for (long extra : new long[] {defaults.context(), chosen}) {
+      if (!sizes.contains(extra)) {
+        sizes.add(extra);
+      }
+    }
+    sizes.sort(null);
+    List<Question.Option<Long>> options = new ArrayList<>();
+    for (long c : sizes) {
+      options.add(new Question.Option<>(Long.toString(c), contextDetail(g, c), c));
+    }
+    long min = minContext(template);
+    long[] rounded = {0, 0};
+    java.util.function.Function<String, Question.Parsed<Long>> free =
+        input -> {
+          Question.Parsed<Long> n =
+              new Question.Number(
+                      "--ctx",
+                      "Context",
+                      List.of(),
+                      1,
+                      dev.strata.engine.flags.EngineFlags.MAX_CTX,
+                      null)
+                  .parse(input);
+          if (n instanceof Question.Parsed.Ok<Long> ok && ok.value() < min) {
+            rounded[0] = ok.value();
+            rounded[1] = min;
+            return new Question.Parsed.Ok<>(min);
+          }
+          if (n instanceof Question.Parsed.Bad<Long> bad) {
+            return new Question.Parsed.Bad<>(
+                bad.reason()
+                    + " (type 1-"
+                    + options.size()
+                    + ", a size from the list, or any size"
+                    + " in tokens such as 5000 or 48k)");
+          }
+          return n;
+        };
+    List<String> notes =
+        List.of(
+            "",
+            st.bold("Context")
+                + " — tokens the engine keeps; each size with its KV cache under the default"
+                + " format and under q4_0. Default: the largest that fits with margin. Any other"
+                + " size in tokens works too (5000, 48k).");
+    long c =
+        p.ask(
+            new Question.Choice<>("--ctx", "Context", notes, options, sizes.indexOf(chosen), free),
+            canGoBack);
+    if (rounded[1] != 0 && c == rounded[1]) {
+      p.say(
+          st.dim(
+              String.format(
+                  Locale.ROOT,
+                  "  %,d rounded up to %,d: the %s engine's workload (--prompt-tokens +"
+                      + " --n-predict) needs at least that",
+                  rounded[0],
+                  rounded[1],
+                  template.backend().id())));
+    }
+    if (!sizes.contains(c)) {
+      p.say(st.dim("  context " + c + ": " + contextDetail(g, c)));
+    }
+    return c;
+  }
+
+  private String contextDetail(ModelGeometry g, long c) {
+    KvComparison cmp = KvComparison.at(host, g, c, backend, template.env());
+    boolean fits =
+        MemoryPlan.compute(
+                host, g, c, ExpertsMode.STREAM, cmp.defaultFormat(), backend, template.env())
+            .fits();
+    return "KV "
+        + cmp.defaultFormat().flagName()
+        + " "
+        + ByteSize.iec(cmp.defaultKvBytes())
+        + (cmp.q4Available() ? " · q4_0 " + ByteSize.iec(cmp.q4KvBytes()) : "")
+        + (fits ? "" : "  (does not fit)");
+  }
+
+  ExpertsMode askExperts(ModelGeometry g, long ctx, ExpertsMode chosen, boolean back) {
+    Backend b = template.backend();
+    MemoryPlan stream =
+        MemoryPlan.compute(host, g, ctx, ExpertsMode.STREAM, defaults.pools(), b, template.env());
+    MemoryPlan resident =
+        MemoryPlan.compute(host, g, ctx, ExpertsMode.RESIDENT, defaults.pools(), b, template.env());
+    ExpertsMode def =
+        chosen != null
+            ? chosen
+            : PlanDefaults.residentFitsWithMargin(resident)
+                ? ExpertsMode.RESIDENT
+                : ExpertsMode.STREAM;
+    String streamDetail =
+        String.format(
+            Locale.ROOT,
+            "experts stay on the SSD; an arena of %,d of %,d slots (%s) keeps the hot ones",
+            stream.arena().slots(),
+            stream.arena().modelSlots(),
+            ByteSize.iec(stream.arena().bytes()));
+    String residentDetail =
+        "every expert in memory ("
+            + ByteSize.iec(resident.arena().bytes())
+            + ")"
+            + (resident.fits() ? "" : " — does not fit here");
+    List<Question.Option<ExpertsMode>> options =
+        List.of(
+            new Question.Option<>("stream", streamDetail, ExpertsMode.STREAM),
+            new Question.Option<>("resident", residentDetail, ExpertsMode.RESIDENT));
+    return p.ask(
+        new Question.Choice<>(
+            "--experts",
+            "Experts",
+            List.of(
+                "",
+                st.bold("Experts")
+                    + String.format(
+                        Locale.ROOT, " — where the MoE experts live at context %,d.", ctx)),
+            options,
+            def == ExpertsMode.STREAM ? 0 : 1),
+        back);
+  }
+
+  KvFormat askKv(ModelGeometry g, long ctx, ExpertsMode experts, KvFormat chosen, boolean back) {
+    KvComparison cmp = KvComparison.at(host, g, ctx, template.backend(), template.env());
+    if (!cmp.q4Available()) {
+      p.say(
+          st.dim(
+              "KV format: the default path ("
+                  + cmp.defaultFormat().flagName()
+                  + "); q4_0 needs head_dim 256, this model has "
+                  + g.headDim()));
+      return null;
+    }
+    List<String> notes = new ArrayList<>();
+    notes.add("");
+    notes.add(
+        st.bold("KV cache format")
+            + String.format(
+                Locale.ROOT,
+                " — at %,d tokens q4_0 saves %s (%s → %s)%s.",
+                ctx,
+                ByteSize.iec(cmp.bytesSaved()),
+                ByteSize.iec(cmp.defaultKvBytes()),
+                ByteSize.iec(cmp.q4KvBytes()),
+                kvGain(cmp, experts)));
+    notes.add(Q4_COST);
+    long defCell = cmp.defaultFormat().cellBytes(g.kvHeads(), g.headDim());
+    long q4Cell = KvFormat.Q4_0.cellBytes(g.kvHeads(), g.headDim());
+    List<Question.Option<java.util.Optional<KvFormat>>> options = new ArrayList<>();
+    options.add(
+        new Question.Option<>(
+            "default",
+            "no --kv: the engine's default path ("
+                + cmp.defaultFormat().flagName()
+                + " pools, "
+                + String.format(Locale.ROOT, "%,d", defCell)
+                + " B per cell per layer)",
+            java.util.Optional.empty()));
+    options.add(
+        new Question.Option<>(
+            "q4_0",
+            "--kv q4_0: FWHT-256 + 4-bit blocks, " + q4Cell + " B per cell per layer",
+            java.util.Optional.of(KvFormat.Q4_0)));
+    return p.ask(
+            new Question.Choice<>(
+                "--kv", "KV format", notes, options, chosen == KvFormat.Q4_0 ? 1 : 0),
+            back)
+        .orElse(null);
+  }
+
+  /**
+   * What the saved bytes buy, for the chosen experts mode: more stream-arena slots when streaming;
+   * with every expert resident there is no arena to grow, the bytes stay free.
+   */
+  static String kvGain(KvComparison cmp, ExpertsMode experts) {
+    if (experts == ExpertsMode.RESIDENT) {
+      return "; with every expert resident that memory simply stays free (no arena to grow)";
+    }
+    return cmp.arenaSlotsWon() > 0
+        ? String.format(
+            Locale.ROOT, " and wins %,d more expert slots in the stream arena", cmp.arenaSlotsWon())
+        : " (the stream arena already holds every expert here: it wins no slots)";
+  }
+
+  Path askLibrary(Path guess, boolean canGoBack) {
+    Question.PathAnswer q =
+        new Question.PathAnswer(
+            "--engine-lib",
+            "Engine library (Tab completes)",
+            List.of(
+                "",
+                st.bold("Engine library")
+                    + " — the engine the launcher loads"
+                    + (backend == Backend.METAL
+                        ? " (the Metal engine is not part of this toolkit: it comes from the"
+                            + " Strata engine's own build, libstrata.dylib)."
+                        : ".")),
+            guess,
+            home,
+            workingDir,
+            lib -> EngineLibraries.problem(lib, host)); // launch's own checks, at once
+    return p.ask(q, canGoBack);
+  }
+}
