@@ -134,13 +134,15 @@ public final class DemoCommand implements Callable<Integer> {
     List<String> shardPaths = new ArrayList<>();
     shards.forEach(p -> shardPaths.add(p.toString()));
     EngineConfig config =
-        Generator.generate(
-            host,
-            model.geometry(),
-            shardPaths,
-            new Answers(ctx, null, format),
-            new Generator.Library(library.toString(), LibraryTrust.sha256Of(library)),
-            Templates.load(Backend.CPU_REFERENCE));
+        Generator.plan(
+                host,
+                model.geometry(),
+                shardPaths,
+                new Answers(ctx, null, format),
+                new Generator.Library(library.toString(), LibraryTrust.sha256Of(library)),
+                Templates.load(Backend.CPU_REFERENCE))
+            .requireFits()
+            .config();
     config = demoWorkload(config, host, model.geometry(), format);
     Path configPath = folder.resolve("engine.yaml");
     // A demo config the user edited is theirs: launched as it is, never replaced (nor silently
