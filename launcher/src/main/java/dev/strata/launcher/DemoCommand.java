@@ -9,6 +9,7 @@ import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.VersionProvider;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Templates;
@@ -133,13 +134,15 @@ public final class DemoCommand implements Callable<Integer> {
     List<String> shardPaths = new ArrayList<>();
     shards.forEach(p -> shardPaths.add(p.toString()));
     EngineConfig config =
-        Generator.generate(
-            host,
-            model.geometry(),
-            shardPaths,
-            new Answers(ctx, null, format),
-            new Generator.Library(library.toString(), LibraryTrust.sha256Of(library)),
-            Templates.load(Backend.CPU_REFERENCE));
+        Generator.plan(
+                host,
+                model.geometry(),
+                shardPaths,
+                new Answers(ctx, null, format),
+                new Generator.Library(library.toString(), LibraryTrust.sha256Of(library)),
+                Templates.load(Backend.CPU_REFERENCE))
+            .requireFits()
+            .config();
     config = demoWorkload(config, host, model.geometry(), format);
     Path configPath = folder.resolve("engine.yaml");
     // A demo config the user edited is theirs: launched as it is, never replaced (nor silently
@@ -259,9 +262,9 @@ public final class DemoCommand implements Callable<Integer> {
     long mb = (want + UsableMemory.MIB - 1) / UsableMemory.MIB;
     long generated = config.engineArgs().memBudgetMb();
     List<String> args = new ArrayList<>(config.args());
-    set(args, "--experts", "stream");
-    set(args, "--mem-budget-mb", Long.toString(Math.min(mb, generated)));
-    set(args, "--n-predict", Integer.toString(DEMO_DECODE_STEPS));
+    set(args, EngineFlags.EXPERTS, ExpertsMode.STREAM.id());
+    set(args, EngineFlags.MEM_BUDGET_MB, Long.toString(Math.min(mb, generated)));
+    set(args, EngineFlags.N_PREDICT, Integer.toString(DEMO_DECODE_STEPS));
     return new EngineConfig(
         config.schema(), config.engine(), config.model(), config.host(), args, config.env());
   }

@@ -135,10 +135,7 @@ final class SetupFlow {
             EngineLibraries.describe(library, host),
             dev.strata.engine.gen.Templates.load(backend));
     beforeCheck.accept(g);
-    if (!g.plan().fits()) {
-      throw new StrataException(ExitCodes.PREFLIGHT, g.plan().refusal());
-    }
-    return g;
+    return g.requireFits();
   }
 
   /** Every shard's path, absolute and normalized, first shard first: what the config lists. */
