@@ -9,6 +9,7 @@ import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.VersionProvider;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Templates;
@@ -116,8 +117,7 @@ public final class DemoCommand implements Callable<Integer> {
     Path folder = dir != null ? machine.resolve(dir) : DemoPaths.cacheDir(io.env(), os);
     folder = folder.toAbsolutePath().normalize();
     KvFormat format = kv.format();
-    Path library =
-        DemoPaths.findRefLibrary(str(machine.strataRoot()), str(machine.strataHome()), os);
+    Path library = DemoPaths.findRefLibrary(machine.strataRoot(), machine.strataHome(), os);
 
     // 1. The model: reused when a complete demo set is already there.
     Path modelDir = folder.resolve("model");
@@ -129,17 +129,19 @@ public final class DemoCommand implements Callable<Integer> {
     GgufModel model = GgufReader.readModel(shards.getFirst());
 
     // 2. The config, from strata-setup's generator: this machine, strata-ref, its sha256 pinned.
-    HostFacts host = machine.probe().apply(io.env()).facts();
+    HostFacts host = machine.probeAndSay(io, "strata-launch", io.env(), note -> true).facts();
     List<String> shardPaths = new ArrayList<>();
     shards.forEach(p -> shardPaths.add(p.toString()));
     EngineConfig config =
-        Generator.generate(
-            host,
-            model.geometry(),
-            shardPaths,
-            new Answers(ctx, null, format),
-            new Generator.Library(library.toString(), LibraryTrust.sha256Of(library)),
-            Templates.load(Backend.CPU_REFERENCE));
+        Generator.plan(
+                host,
+                model.geometry(),
+                shardPaths,
+                new Answers(ctx, null, format),
+                new Generator.Library(library.toString(), LibraryTrust.sha256Of(library)),
+                Templates.load(Backend.CPU_REFERENCE))
+            .requireFits()
+            .config();
     config = demoWorkload(config, host, model.geometry(), format);
     Path configPath = folder.resolve("engine.yaml");
     // A demo config the user edited is theirs: launched as it is, never replaced (nor silently
@@ -214,10 +216,6 @@ public final class DemoCommand implements Callable<Integer> {
     return code;
   }
 
-  private static String str(Path p) {
-    return p == null ? null : p.toString();
-  }
-
   /**
    * How the user runs strata-launch from where they are: {@code ./strata launch} in a checkout
    * (from its root; the script's absolute path elsewhere), the distribution's {@code
@@ -259,9 +257,9 @@ public final class DemoCommand implements Callable<Integer> {
     long mb = (want + UsableMemory.MIB - 1) / UsableMemory.MIB;
     long generated = config.engineArgs().memBudgetMb();
     List<String> args = new ArrayList<>(config.args());
-    set(args, "--experts", "stream");
-    set(args, "--mem-budget-mb", Long.toString(Math.min(mb, generated)));
-    set(args, "--n-predict", Integer.toString(DEMO_DECODE_STEPS));
+    set(args, EngineFlags.EXPERTS, ExpertsMode.STREAM.id());
+    set(args, EngineFlags.MEM_BUDGET_MB, Long.toString(Math.min(mb, generated)));
+    set(args, EngineFlags.N_PREDICT, Integer.toString(DEMO_DECODE_STEPS));
     return new EngineConfig(
         config.schema(), config.engine(), config.model(), config.host(), args, config.env());
   }

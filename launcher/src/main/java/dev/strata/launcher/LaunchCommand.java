@@ -191,21 +191,23 @@ public final class LaunchCommand implements Callable<Integer> {
                     ? "STRATA_CONFIG"
                     : "the default config path");
     HostFacts here =
-        hostFile.given() ? hostFile.open(machine).facts() : machine.probe().apply(io.env()).facts();
+        hostFile.given()
+            ? hostFile.open(machine).facts()
+            : machine.probeAndSay(io, "strata-launch", io.env(), note -> true).facts();
 
     if (plan) {
       Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());
-      Reports.printPlan(report, json.json(), io.out(), io.err());
+      Reports.printPlan(report, json.json(), io.width(), io.out(), io.err());
       if (explain) {
         io.out().println();
-        io.out().print(dev.strata.engine.plan.PlanText.glossaryText(Integer.MAX_VALUE));
+        io.out().print(dev.strata.engine.plan.PlanText.glossaryText(io.width()));
         io.out().flush();
       }
       return ExitCodes.OK;
     }
     try (Preflight.Report report = Preflight.full(cfg, configPath, here, io.env())) {
       if (dryRun) {
-        Reports.printDryRun(report, isolate, json.json(), io.out(), io.err());
+        Reports.printDryRun(report, isolate, json.json(), io.width(), io.out(), io.err());
         return report.refused() ? report.refusal().exitCode() : ExitCodes.OK;
       }
       if (report.refused()) {
@@ -215,7 +217,7 @@ public final class LaunchCommand implements Callable<Integer> {
       Reports.printWarnings(report, io.err());
       // with --json, stdout is the one JSON document: everything else goes to standard error
       PrintWriter out = json.json() ? io.err() : io.out();
-      Reports.printStart(report, isolate, out);
+      Reports.printStart(report, isolate, io.width(), out);
       RunSummary summary = json.json() ? new RunSummary() : null;
       LogRouter log = new LogRouter(out, io.err(), summary);
       // the library preflight checked, held open: loaded (or handed to the child) as it was checked

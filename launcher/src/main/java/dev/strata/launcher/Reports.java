@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.strata.engine.plan.PlanItems;
 import dev.strata.engine.plan.PlanText;
 import dev.strata.engine.text.Json;
+import dev.strata.engine.text.Wrap;
 import dev.strata.launcher.preflight.Preflight;
 import dev.strata.launcher.run.RunSummary;
 import java.io.IOException;
@@ -30,42 +31,51 @@ final class Reports {
     err.flush();
   }
 
-  /** {@code --plan}: the table (warnings on stderr), or the plan's JSON. */
-  static void printPlan(Preflight.Report r, boolean json, PrintWriter out, PrintWriter err) {
+  /**
+   * {@code --plan}: the table wrapped to {@code width} columns (Io#width: the terminal's, or whole
+   * lines into a pipe; warnings on stderr), or the plan's JSON.
+   */
+  static void printPlan(
+      Preflight.Report r, boolean json, int width, PrintWriter out, PrintWriter err) {
     if (json) {
       out.println(PlanText.json(r.plan()).strip());
     } else {
       printWarnings(r, err);
-      out.print(ensureNewline(PlanText.table(r.plan())));
-      printItems(r, out);
+      out.print(ensureNewline(PlanText.table(r.plan(), width)));
+      printItems(r, width, out);
     }
     out.flush();
   }
 
   /**
    * The engine's own items ({@code strata_engine_check}'s {@code plan:} lines) beside the
-   * launcher's plan ({@link PlanItems}): per item both sizes and whether they agree.
+   * launcher's plan ({@link PlanItems}): per item both sizes and whether they agree; the prose
+   * lines wrapped to {@code width}.
    */
-  static void printItems(Preflight.Report r, PrintWriter out) {
+  static void printItems(Preflight.Report r, int width, PrintWriter out) {
     Preflight.EngineVerdict v = r.engine();
     if (v == null) {
       if (r.engineNote() != null) {
         out.println();
-        out.println("engine items: " + r.engineNote());
+        out.print(Wrap.text("engine items: " + r.engineNote(), width));
       }
       return;
     }
     out.println();
     if (!v.checked()) {
-      out.println(
-          "engine items: "
-              + v.name()
-              + " (ABI "
-              + v.abi()
-              + ") has no strata_engine_check; only the launcher's plan above");
+      out.print(
+          Wrap.text(
+              "engine items: "
+                  + v.name()
+                  + " (ABI "
+                  + v.abi()
+                  + ") has no strata_engine_check; only the launcher's plan above",
+              width));
       return;
     }
-    out.println("engine items: what " + v.name() + " itself would allocate, beside the plan");
+    out.print(
+        Wrap.text(
+            "engine items: what " + v.name() + " itself would allocate, beside the plan", width));
     Map<String, String> engine = PlanItems.byName(v.planLines());
     Map<String, String> launcher =
         r.plan() != null ? PlanItems.byName(PlanItems.lines(r.plan())) : Map.of();
@@ -89,9 +99,17 @@ final class Reports {
     }
   }
 
-  /** {@code --dry-run}: argv, env, the checks, the plan, the engine's items; nothing run. */
+  /**
+   * {@code --dry-run}: argv, env, the checks, the plan (wrapped to {@code width}), the engine's
+   * items; nothing run.
+   */
   static void printDryRun(
-      Preflight.Report r, boolean isolate, boolean json, PrintWriter out, PrintWriter err) {
+      Preflight.Report r,
+      boolean isolate,
+      boolean json,
+      int width,
+      PrintWriter out,
+      PrintWriter err) {
     if (json) {
       out.println(dryRunJson(r, isolate));
       out.flush();
@@ -119,9 +137,9 @@ final class Reports {
     }
     if (r.plan() != null) {
       out.println();
-      out.print(ensureNewline(PlanText.table(r.plan())));
+      out.print(ensureNewline(PlanText.table(r.plan(), width)));
     }
-    printItems(r, out);
+    printItems(r, width, out);
     out.println();
     out.println(
         (r.refused()
@@ -150,15 +168,15 @@ final class Reports {
     return "verdict from the engine's own check (strata_engine_check); nothing allocated or run";
   }
 
-  /** The line printed before the engine starts, then the plan. */
-  static void printStart(Preflight.Report r, boolean isolate, PrintWriter out) {
+  /** The line printed before the engine starts, then the plan (wrapped to {@code width}). */
+  static void printStart(Preflight.Report r, boolean isolate, int width, PrintWriter out) {
     out.println(
         "strata-launch: "
             + escape(r.configPath().toString())
             + " → "
             + escape(String.valueOf(r.library()))
             + (isolate ? " (isolated: child process)" : ""));
-    out.print(ensureNewline(PlanText.table(r.plan())));
+    out.print(ensureNewline(PlanText.table(r.plan(), width)));
     out.flush();
   }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.strata.engine.StrataException;
+import dev.strata.engine.ffm.StrataRefLibrary;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -25,14 +26,19 @@ class DemoPathsTest {
   }
 
   @Test
-  void strataRefIsLookedForInTheBuildThenTheDistribution() {
+  void strataRefIsLookedForInTheDistributionThenTheBuildAsSetupDoes() {
     assertEquals(
         List.of(
-            Path.of("/r/engine/target/native/libstrata_ref.so"),
-            Path.of("/d/lib/libstrata_ref.so")),
-        DemoPaths.refLibraryCandidates("/r", "/d", "Linux"));
+            Path.of("/d/lib/native/libstrata_ref.so"),
+            Path.of("/r/engine/target/native/libstrata_ref.so")),
+        StrataRefLibrary.candidates(Path.of("/d"), Path.of("/r"), "Linux"));
+    StrataException e =
+        assertThrows(
+            StrataException.class,
+            () -> DemoPaths.findRefLibrary(null, Path.of("/nowhere"), "Mac OS X"));
     assertEquals(
-        List.of(Path.of("/d/lib/libstrata_ref.dylib")),
-        DemoPaths.refLibraryCandidates(null, "/d", "Mac OS X"));
+        "strata-ref not found at [/nowhere/lib/native/libstrata_ref.dylib]: build it with"
+            + " ./strata build",
+        e.getMessage());
   }
 }

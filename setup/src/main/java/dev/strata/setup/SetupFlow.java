@@ -135,10 +135,7 @@ final class SetupFlow {
             EngineLibraries.describe(library, host),
             dev.strata.engine.gen.Templates.load(backend));
     beforeCheck.accept(g);
-    if (!g.plan().fits()) {
-      throw new StrataException(ExitCodes.PREFLIGHT, g.plan().refusal());
-    }
-    return g;
+    return g.requireFits();
   }
 
   /** Every shard's path, absolute and normalized, first shard first: what the config lists. */
@@ -267,7 +264,7 @@ final class SetupFlow {
       return e.exitCode();
     }
     if (showPlan) {
-      io.out().print(PlanText.table(g.plan()));
+      io.out().print(PlanText.table(g.plan(), io.width()));
     }
     switch (w.outcome()) {
       case CREATED -> io.out().println("wrote " + TerminalText.escape(w.path().toString()));
@@ -355,7 +352,10 @@ final class SetupFlow {
       env = new HashMap<>(env);
       env.put(HostProbe.PROBE_ENV, HostProbe.SYSCTL_ONLY);
     }
-    ProbeResult probed = machine.probe().apply(env);
+    // --gpu-family answers for Metal: its notes are not the user's news then
+    ProbeResult probed =
+        machine.probeAndSay(
+            io, "strata-setup", env, note -> gpuFamily == null || !note.startsWith("Metal: "));
     HostFacts facts = probed.facts();
     if (gpuFamily != null) {
       if (!facts.isMac()) {
@@ -365,12 +365,6 @@ final class SetupFlow {
       }
       facts = HostProbe.withGpuFamily(facts, gpuFamily);
     }
-    for (String note : probed.notes()) {
-      if (gpuFamily == null || !note.startsWith("Metal: ")) { // --gpu-family answers for Metal
-        io.err().println("strata-setup: probe: " + note);
-      }
-    }
-    io.err().flush();
     gpuUnknown = !probed.gpuFromMetal() && gpuFamily == null && facts.isMac();
     return new HostProfiles.Loaded(facts, "probed");
   }

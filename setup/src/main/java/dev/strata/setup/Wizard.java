@@ -4,6 +4,7 @@ import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.Machine;
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Template;
@@ -71,10 +72,10 @@ final class Wizard {
 
   /** The questions, in the order asked. */
   enum Step {
-    MODEL("model", "--model"),
-    CONTEXT("context", "--ctx"),
-    EXPERTS("experts", "--experts"),
-    KV("kv", "--kv"),
+    MODEL("model", EngineFlags.MODEL),
+    CONTEXT("context", EngineFlags.CTX),
+    EXPERTS("experts", EngineFlags.EXPERTS),
+    KV("kv", EngineFlags.KV),
     LIBRARY("library", "--engine-lib");
 
     final String label;

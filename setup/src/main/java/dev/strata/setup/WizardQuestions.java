@@ -73,7 +73,7 @@ final class WizardQuestions {
     Path found = def != null ? def : findModel(workingDir);
     Question.PathAnswer q =
         new Question.PathAnswer(
-            "--model",
+            EngineFlags.MODEL,
             "Model (first shard, or the folder holding the shards; Tab completes)",
             List.of(),
             found,
@@ -149,12 +149,7 @@ final class WizardQuestions {
         input -> {
           Question.Parsed<Long> n =
               new Question.Number(
-                      "--ctx",
-                      "Context",
-                      List.of(),
-                      1,
-                      dev.strata.engine.flags.EngineFlags.MAX_CTX,
-                      null)
+                      EngineFlags.CTX, "Context", List.of(), 1, EngineFlags.MAX_CTX, null)
                   .parse(input);
           if (n instanceof Question.Parsed.Ok<Long> ok && ok.value() < min) {
             rounded[0] = ok.value();
@@ -180,7 +175,8 @@ final class WizardQuestions {
                 + " size in tokens works too (5000, 48k).");
     long c =
         p.ask(
-            new Question.Choice<>("--ctx", "Context", notes, options, sizes.indexOf(chosen), free),
+            new Question.Choice<>(
+                EngineFlags.CTX, "Context", notes, options, sizes.indexOf(chosen), free),
             canGoBack);
     if (rounded[1] != 0 && c == rounded[1]) {
       p.say(
@@ -243,7 +239,7 @@ final class WizardQuestions {
             new Question.Option<>("resident", residentDetail, ExpertsMode.RESIDENT));
     return p.ask(
         new Question.Choice<>(
-            "--experts",
+            EngineFlags.EXPERTS,
             "Experts",
             List.of(
                 "",
@@ -298,7 +294,7 @@ final class WizardQuestions {
             java.util.Optional.of(KvFormat.Q4_0)));
     return p.ask(
             new Question.Choice<>(
-                "--kv", "KV format", notes, options, chosen == KvFormat.Q4_0 ? 1 : 0),
+                EngineFlags.KV, "KV format", notes, options, chosen == KvFormat.Q4_0 ? 1 : 0),
             back)
         .orElse(null);
   }

@@ -2,6 +2,7 @@ package dev.strata.engine.cli;
 
 import dev.strata.engine.StrataException;
 import dev.strata.engine.text.TerminalText;
+import dev.strata.engine.text.Wrap;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -76,6 +77,20 @@ public record Io(
     err.println(command + ": " + TerminalText.escape(e.getMessage()));
     err.flush();
     return e.exitCode();
+  }
+
+  /**
+   * Columns to wrap text at: {@link Integer#MAX_VALUE} (whole lines) without a terminal, so a pipe,
+   * a file and the golden files get every line whole; on a terminal {@code COLUMNS} when it is a
+   * positive number, else the terminal's width, else {@link Wrap#FALLBACK_WIDTH} ({@link
+   * TerminalWidth}).
+   */
+  public int width() {
+    if (!interactive) {
+      return Integer.MAX_VALUE;
+    }
+    int env = TerminalWidth.fromEnv(this.env);
+    return Wrap.width(env > 0 ? env : TerminalWidth.systemColumns());
   }
 
   /**

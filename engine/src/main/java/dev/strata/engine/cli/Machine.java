@@ -1,10 +1,12 @@
 package dev.strata.engine.cli;
 
 import dev.strata.engine.host.ProbeResult;
+import dev.strata.engine.text.TerminalText;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * What a command knows of the machine it runs on, beyond its streams: injected so tests stay
@@ -44,6 +46,29 @@ public record Machine(
   /** The same machine with another probe (a test's host, a host profile). */
   public Machine withProbe(Function<Map<String, String>, ProbeResult> other) {
     return new Machine(osName, workingDir, strataHome, strataRoot, other, clock);
+  }
+
+  /**
+   * Probes this machine ({@link #probe()} with {@code env}) and says on stderr what the probe could
+   * not read or had to take from elsewhere: each of its notes that {@code shown} keeps, as one line
+   * {@code <command>: probe: <note>} (control characters made visible). The one rule for both
+   * commands: after a GPU probe that crashed or hung, the GPU facts come from the chip name, and a
+   * launch says so as strata-setup does (metal/src/main/java/dev/strata/metal/MacProbe.java writes
+   * the note).
+   *
+   * @param shown which notes to print (strata-setup leaves out Metal's when {@code --gpu-family}
+   *     answered for Metal)
+   */
+  public ProbeResult probeAndSay(
+      Io io, String command, Map<String, String> env, Predicate<String> shown) {
+    ProbeResult r = probe.apply(env);
+    for (String note : r.notes()) {
+      if (shown.test(note)) {
+        io.err().println(command + ": probe: " + TerminalText.escape(note));
+      }
+    }
+    io.err().flush();
+    return r;
   }
 
   /**

@@ -59,32 +59,21 @@ public final class Generator {
    * @param plan the memory plan of exactly this config (with its KV format)
    * @param defaults the plan's defaults (computed without --kv), shown by the wizard
    */
-  public record Generated(EngineConfig config, MemoryPlan plan, PlanDefaults defaults) {}
+  public record Generated(EngineConfig config, MemoryPlan plan, PlanDefaults defaults) {
 
-  /**
-   * Generates a config; refuses one whose memory plan does not fit.
-   *
-   * @param host the machine the config is for
-   * @param geometry the model's geometry
-   * @param shards every shard path, first shard first, as they are to be written
-   * @param answers the user's choices (null fields: planned defaults)
-   * @param library the engine library
-   * @param template the backend's template (its backend is the config's)
-   * @throws StrataException exit 2 for an answer out of range or a KV format the backend refuses;
-   *     exit 3 with the plan's refusal when the plan does not fit the host
-   */
-  public static EngineConfig generate(
-      HostFacts host,
-      ModelGeometry geometry,
-      List<String> shards,
-      Answers answers,
-      Library library,
-      Template template) {
-    Generated g = plan(host, geometry, shards, answers, library, template);
-    if (!g.plan().fits()) {
-      throw new StrataException(ExitCodes.PREFLIGHT, g.plan().refusal());
+    /**
+     * This, when the plan fits: the one refusal of strata-setup (flags, answers file, wizard) and
+     * the demo.
+     *
+     * @throws StrataException exit 3 ({@link ExitCodes#PREFLIGHT}) with the plan's refusal when the
+     *     plan does not fit the host
+     */
+    public Generated requireFits() {
+      if (!plan.fits()) {
+        throw new StrataException(ExitCodes.PREFLIGHT, plan.refusal());
+      }
+      return this;
     }
-    return g.config();
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
+import dev.strata.engine.text.ByteSize;
 import java.util.Map;
 
 /**
@@ -55,15 +56,15 @@ public record KvComparison(
    */
   public String summary() {
     String base =
-        context + ": " + defaultFormat.flagName() + " " + Units.gib(defaultKvBytes) + " GiB";
+        context + ": " + defaultFormat.flagName() + " " + ByteSize.gib(defaultKvBytes) + " GiB";
     if (!q4Available) {
       return base + "; q4_0 needs head_dim 256";
     }
     return base
         + ", q4_0 "
-        + Units.gib(q4KvBytes)
+        + ByteSize.gib(q4KvBytes)
         + " GiB; q4_0 saves "
-        + Units.gib(bytesSaved)
+        + ByteSize.gib(bytesSaved)
         + " GiB ("
         + Units.count(bytesSaved)
         + " B), "

@@ -1,6 +1,7 @@
 package dev.strata.engine.plan;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.strata.engine.text.ByteSize;
 import dev.strata.engine.text.Json;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -195,26 +196,28 @@ public final class PlanText {
     int wBytes = "bytes".length();
     for (Row r : rows) {
       wItem = Math.max(wItem, r.item().length());
-      wGib = Math.max(wGib, Units.gib(r.bytes()).length());
+      wGib = Math.max(wGib, ByteSize.gib(r.bytes()).length());
       wBytes = Math.max(wBytes, Units.count(r.bytes()).length());
     }
     String fmt = "  %-" + wItem + "s  %" + wGib + "s  %" + wBytes + "s  %s";
     StringBuilder out = new StringBuilder();
-    out.append("memory plan: ")
-        .append(p.backend().id())
-        .append(", experts ")
-        .append(p.experts().id())
-        .append(", context ")
-        .append(p.context())
-        .append(", KV ")
-        .append(kv.format().flagName())
-        .append('\n');
+    out.append(
+        hanging(
+            "memory plan: ",
+            p.backend().id()
+                + ", experts "
+                + p.experts().id()
+                + ", context "
+                + p.context()
+                + ", KV "
+                + kv.format().flagName(),
+            width));
     out.append(String.format(Locale.ROOT, fmt, "item", "GiB", "bytes", "detail").stripTrailing())
         .append('\n');
     for (Row r : rows) {
       String prefix =
           String.format(
-              Locale.ROOT, fmt, r.item(), Units.gib(r.bytes()), Units.count(r.bytes()), "");
+              Locale.ROOT, fmt, r.item(), ByteSize.gib(r.bytes()), Units.count(r.bytes()), "");
       out.append(hanging(prefix, r.detail(), width));
     }
     if (p.fits()) {

@@ -5,6 +5,7 @@ import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
+import dev.strata.engine.text.ByteSize;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -122,9 +123,9 @@ final class Planner {
     // Everything the engine holds besides the KV pools and the experts.
     long dense = Math.addExact(Math.addExact(model.denseBytes(), state), drafter);
     String denseText =
-        Units.gib(model.denseBytes())
-            + (state > 0 ? " + recurrent state " + Units.gib(state) : "")
-            + (drafter > 0 ? " + MTP drafter " + Units.gib(drafter) : "");
+        ByteSize.gib(model.denseBytes())
+            + (state > 0 ? " + recurrent state " + ByteSize.gib(state) : "")
+            + (drafter > 0 ? " + MTP drafter " + ByteSize.gib(drafter) : "");
     StandbySlots rule = StandbySlots.decide(host, backend, env);
 
     KvPools kv;
@@ -172,20 +173,20 @@ final class Planner {
               : "stream: the expert arena cannot hold one token's experts ("
                   + Units.count(tokenSlots)
                   + " slots, "
-                  + Units.gib(tokenBytes)
+                  + ByteSize.gib(tokenBytes)
                   + " GiB) after dense "
                   + denseText
                   + " + KV "
-                  + Units.gib(kv.bytes())
+                  + ByteSize.gib(kv.bytes())
                   + " + stand-by "
-                  + Units.gib(stream.standbyBytes())
+                  + ByteSize.gib(stream.standbyBytes())
                   + " + page-cache headroom "
-                  + Units.gib(stream.headroom())
+                  + ByteSize.gib(stream.headroom())
                   + scratchTerm(scratch)
                   + " GiB in the "
-                  + Units.gib(budget)
+                  + ByteSize.gib(budget)
                   + " GiB the engine may use; short by "
-                  + Units.gibUp(shortfall)
+                  + ByteSize.gibUp(shortfall)
                   + " GiB; "
                   + StreamSizing.advice("use", memory, budget, kv, stream, tokenBytes, model);
       Held held = new Held(stream.standby(), stream.standbyBytes(), stream.headroom(), arena);
@@ -206,20 +207,20 @@ final class Planner {
           "resident: dense "
               + denseText
               + " + KV "
-              + Units.gib(kv.bytes())
+              + ByteSize.gib(kv.bytes())
               + " + every expert "
-              + Units.gib(allExperts)
+              + ByteSize.gib(allExperts)
               + scratchTerm(scratch)
               + " = "
-              + Units.gib(need)
+              + ByteSize.gib(need)
               + " GiB, over the "
-              + Units.gib(budget)
+              + ByteSize.gib(budget)
               + " GiB the engine may use ("
-              + Units.gib(memory.usableBytes())
+              + ByteSize.gib(memory.usableBytes())
               + " GiB usable - "
-              + Units.gib(MemoryPlan.SAFETY_MARGIN)
+              + ByteSize.gib(MemoryPlan.SAFETY_MARGIN)
               + " GiB margin) by "
-              + Units.gibUp(need - budget)
+              + ByteSize.gibUp(need - budget)
               + " GiB; "
               + (streamFits
                   ? "use --experts stream"
@@ -232,6 +233,6 @@ final class Planner {
 
   /** " + scratch X.XX" where the plan has the engine's scratch (strata-ref), else nothing. */
   private static String scratchTerm(long scratch) {
-    return scratch > 0 ? " + scratch " + Units.gib(scratch) : "";
+    return scratch > 0 ? " + scratch " + ByteSize.gib(scratch) : "";
   }
 }

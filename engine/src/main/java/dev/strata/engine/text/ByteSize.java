@@ -6,12 +6,32 @@ import java.math.RoundingMode;
 /**
  * Byte sizes for people, in ONE unit system: binary, with IEC prefixes (KiB = 1,024 B, MiB, GiB,
  * TiB) — the memory plan's GiB (docs/PLAN.md). Every size a user reads (wizard, plan, probe, model
- * summary, demo-model) goes through here, so no output mixes decimal GB with GiB.
+ * summary, demo-model, host diff) goes through here, so no output mixes decimal GB with GiB; the
+ * memory plan's fixed-unit figures are {@link #gib} and {@link #gibUp}.
  */
 public final class ByteSize {
   private static final String[] UNITS = {"KiB", "MiB", "GiB", "TiB"};
 
   private ByteSize() {}
+
+  private static final BigDecimal GIB = BigDecimal.valueOf(1L << 30);
+
+  /**
+   * The number of GiB with two decimals, rounded half-up, no unit: {@code 10.67}. For the memory
+   * plan's figures, which are all in GiB (its table has a GiB column; docs/PLAN.md), so that rows
+   * compare at a glance; a size on its own is {@link #iec}.
+   */
+  public static String gib(long bytes) {
+    return BigDecimal.valueOf(bytes).divide(GIB, 2, RoundingMode.HALF_UP).toPlainString();
+  }
+
+  /**
+   * {@link #gib} with one decimal, rounded up: a shortfall is never understated (one byte short
+   * says 0.1, not 0.0).
+   */
+  public static String gibUp(long bytes) {
+    return BigDecimal.valueOf(bytes).divide(GIB, 1, RoundingMode.CEILING).toPlainString();
+  }
 
   /**
    * Scaled to the largest unit not above the size: {@code 812 B}, {@code 88.0 KiB}, {@code 397.5

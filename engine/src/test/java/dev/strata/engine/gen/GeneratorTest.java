@@ -63,7 +63,9 @@ class GeneratorTest {
 
   /** The seed model's config on a host profile, in {@code n} shards, with a backend's template. */
   private static EngineConfig generate(String profile, int n, Answers a, Backend backend) {
-    return Generator.generate(host(profile), SEED, shards(n), a, LIB, Templates.load(backend));
+    return Generator.plan(host(profile), SEED, shards(n), a, LIB, Templates.load(backend))
+        .requireFits()
+        .config();
   }
 
   @Test
@@ -97,8 +99,9 @@ class GeneratorTest {
   void unansweredQuestionsTakeThePlansDefaults() {
     HostFacts h = host("m4-pro-48");
     EngineConfig c =
-        Generator.generate(
-            h, SEED, shards(1), Answers.DEFAULTS, LIB, Templates.load(Backend.METAL));
+        Generator.plan(h, SEED, shards(1), Answers.DEFAULTS, LIB, Templates.load(Backend.METAL))
+            .requireFits()
+            .config();
     // docs/PLAN.md "The seed geometry on four Macs", 48 GiB row: defaults 262144, resident
     assertEquals("262144", arg(c, "--ctx"));
     assertEquals("resident", arg(c, "--experts"));
@@ -149,10 +152,14 @@ class GeneratorTest {
     Template t = Templates.load(Backend.CPU_REFERENCE);
     String a =
         ConfigCodec.write(
-            Generator.generate(host("m4-pro-48"), SEED, shards(4), Answers.DEFAULTS, LIB, t));
+            Generator.plan(host("m4-pro-48"), SEED, shards(4), Answers.DEFAULTS, LIB, t)
+                .requireFits()
+                .config());
     String b =
         ConfigCodec.write(
-            Generator.generate(host("m4-pro-48"), SEED, shards(4), Answers.DEFAULTS, LIB, t));
+            Generator.plan(host("m4-pro-48"), SEED, shards(4), Answers.DEFAULTS, LIB, t)
+                .requireFits()
+                .config());
     assertEquals(a, b);
   }
 
@@ -175,8 +182,11 @@ class GeneratorTest {
     Template altered = new Template("test", t.backend(), List.of("--spec", "3"), t.env());
     Answers a = new Answers(8192L, ExpertsMode.STREAM, null);
     assertNotEquals(
-        Generator.generate(host("m4-pro-48"), SEED, shards(1), a, LIB, t).args(),
-        Generator.generate(host("m4-pro-48"), SEED, shards(1), a, LIB, altered).args());
+        Generator.plan(host("m4-pro-48"), SEED, shards(1), a, LIB, t).requireFits().config().args(),
+        Generator.plan(host("m4-pro-48"), SEED, shards(1), a, LIB, altered)
+            .requireFits()
+            .config()
+            .args());
   }
 
   @Test
@@ -209,13 +219,15 @@ class GeneratorTest {
   @Test
   void libraryHashIsPinnedWhenKnown() {
     EngineConfig c =
-        Generator.generate(
-            host("m4-pro-48"),
-            SEED,
-            shards(1),
-            new Answers(8192L, ExpertsMode.STREAM, null),
-            new Generator.Library("/l.dylib", "ab".repeat(32)),
-            Templates.load(Backend.METAL));
+        Generator.plan(
+                host("m4-pro-48"),
+                SEED,
+                shards(1),
+                new Answers(8192L, ExpertsMode.STREAM, null),
+                new Generator.Library("/l.dylib", "ab".repeat(32)),
+                Templates.load(Backend.METAL))
+            .requireFits()
+            .config();
     assertEquals("ab".repeat(32), c.engine().sha256());
   }
 

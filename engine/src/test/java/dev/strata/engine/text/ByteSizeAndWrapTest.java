@@ -25,6 +25,20 @@ class ByteSizeAndWrapTest {
   }
 
   @Test
+  void thePlansFixedUnitFigures() {
+    // the plan's figures stay in GiB whatever the size, so its rows compare at a glance
+    assertEquals("0.39", ByteSize.gib(416_858_112L));
+    assertEquals("2.48", ByteSize.gib(2_665_016_320L));
+    assertEquals("48.00", ByteSize.gib(48L << 30));
+    assertEquals("0.01", ByteSize.gib(5_368_710L)); // just over 0.005 GiB: up
+    assertEquals("0.00", ByteSize.gib(5_368_709L)); // just under: down
+    // a shortfall rounds up: one byte short is 0.1, never 0.0
+    assertEquals("0.1", ByteSize.gibUp(1));
+    assertEquals("1.0", ByteSize.gibUp(1L << 30));
+    assertEquals("1.1", ByteSize.gibUp((1L << 30) + 1));
+  }
+
+  @Test
   void wrapsAtSpacesUnderTheTextNeverSplittingAWord() {
     String path = "/Users/someone/Library/Application_Support/Strata/engine.yaml";
     List<String> l = Wrap.line("  1) model  the first shard is " + path + " and more words", 40);

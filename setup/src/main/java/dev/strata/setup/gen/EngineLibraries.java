@@ -1,16 +1,15 @@
 package dev.strata.setup.gen;
 
 import dev.strata.engine.Backend;
-import dev.strata.engine.Os;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.ffm.LibraryFile;
+import dev.strata.engine.ffm.StrataRefLibrary;
 import dev.strata.engine.ffm.VerifiedLibrary;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.host.HostFacts;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -18,7 +17,7 @@ import java.util.Optional;
 /** Which engine a config targets, and where its library is. */
 public final class EngineLibraries {
   /** strata-ref's library name without prefix and suffix. */
-  public static final String STRATA_REF = "strata_ref";
+  public static final String STRATA_REF = StrataRefLibrary.NAME;
 
   private EngineLibraries() {}
 
@@ -43,39 +42,28 @@ public final class EngineLibraries {
 
   /** The platform's shared-library suffix of the machine running setup. */
   public static String suffix(String osName) {
-    return Os.isMac(osName) ? ".dylib" : ".so";
+    return StrataRefLibrary.suffix(osName);
   }
 
   /**
-   * Where an engine library is expected for a backend, in order: strata-ref from the distribution
-   * ({@code <strata.home>/lib/native/}) or the build ({@code <strata.root>/engine/target/native/}).
-   * The Metal engine ships outside this repository: it has no default, {@code --engine-lib} says
-   * where it is.
+   * Where an engine library is expected for a backend, in order ({@link StrataRefLibrary}):
+   * strata-ref from the distribution ({@code <strata.home>/lib/native/}) or the build ({@code
+   * <strata.root>/engine/target/native/}). The Metal engine ships outside this repository: it has
+   * no default, {@code --engine-lib} says where it is.
    */
   public static List<Path> candidates(
       Backend backend, Path strataHome, Path strataRoot, String os) {
-    List<Path> out = new ArrayList<>();
-    if (backend == Backend.CPU_REFERENCE) {
-      String file = "lib" + STRATA_REF + suffix(os);
-      if (strataHome != null) {
-        out.add(strataHome.resolve("lib").resolve("native").resolve(file));
-      }
-      if (strataRoot != null) {
-        out.add(strataRoot.resolve("engine").resolve("target").resolve("native").resolve(file));
-      }
-    }
-    return out;
+    return backend == Backend.CPU_REFERENCE
+        ? StrataRefLibrary.candidates(strataHome, strataRoot, os)
+        : List.of();
   }
 
   /** The first candidate that is a regular file. */
   public static Optional<Path> discover(
       Backend backend, Path strataHome, Path strataRoot, String os) {
-    for (Path p : candidates(backend, strataHome, strataRoot, os)) {
-      if (Files.isRegularFile(p)) {
-        return Optional.of(p.toAbsolutePath().normalize());
-      }
-    }
-    return Optional.empty();
+    return backend == Backend.CPU_REFERENCE
+        ? StrataRefLibrary.discover(strataHome, strataRoot, os)
+        : Optional.empty();
   }
 
   /**

@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class AnswersFileTest {
   @Test
@@ -45,25 +47,22 @@ class AnswersFileTest {
     return e.getMessage().substring(dir.toString().length() + 1);
   }
 
-  @Test
-  void strictAboutKeysAndValues(@TempDir Path dir) throws IOException {
-    assertEquals(
-        "a.yaml:2: unknown key 'ctz' (known: model, ctx, experts, kv, engine-lib, backend,"
-            + " host-file)",
-        refusal(dir, "model: m\nctz: 8192\n"));
-    assertEquals(
-        "a.yaml:1: experts: 'streaming' is not one of stream, resident",
-        refusal(dir, "experts: streaming\n"));
-    assertEquals(
-        "a.yaml:1: ctx: '32kb' is not a context size: tokens as digits (32768), or with k for x"
-            + " 1,024 (32k)",
-        refusal(dir, "ctx: 32kb\n"));
-    assertEquals(
-        "a.yaml:1: ctx: 0 is out of range (a whole number in 1..1048576)",
-        refusal(dir, "ctx: 0\n"));
-    assertEquals(
-        "a.yaml:1: kv: 'q4' is not one of fp16, int8, q4_0, k8v4", refusal(dir, "kv: q4\n"));
-    assertEquals("a.yaml:1: must be a mapping of keys to values", refusal(dir, "- a\n- b\n"));
+  /** An answers file ({@code \n}: a line break) and the one line that refuses it, exit 2. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '"',
+      textBlock =
+          """
+          "model: m\\nctz: 8192\\n" | "a.yaml:2: unknown key 'ctz' (known: model, ctx, experts, kv, engine-lib, backend, host-file)"
+          "experts: streaming\\n" | "a.yaml:1: experts: 'streaming' is not one of stream, resident"
+          "ctx: 32kb\\n" | "a.yaml:1: ctx: '32kb' is not a context size: tokens as digits (32768), or with k for x 1,024 (32k)"
+          "ctx: 0\\n" | "a.yaml:1: ctx: 0 is out of range (a whole number in 1..1048576)"
+          "kv: q4\\n" | "a.yaml:1: kv: 'q4' is not one of fp16, int8, q4_0, k8v4"
+          "- a\\n- b\\n" | "a.yaml:1: must be a mapping of keys to values"
+          """)
+  void strictAboutKeysAndValues(String yaml, String message, @TempDir Path dir) throws IOException {
+    assertEquals(message, refusal(dir, yaml.replace("\\n", "\n")));
   }
 
   /** ctx as a number, as a quoted string, or with k; ~ is the home folder given. */

@@ -6,9 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.Machine;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsCodec;
+import dev.strata.engine.host.ProbeResult;
+import dev.strata.engine.text.TerminalText;
+import dev.strata.launcher.LaunchCli;
+import dev.strata.metal.HostProbe;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -135,6 +143,92 @@ class ModelAndPlanE2eTest {
     JsonNode j = new ObjectMapper().readTree(r.out());
     assertTrue(j.isObject());
     assertTrue(r.out().contains("416858112"), r.out());
+  }
+
+  /** strata-launch in this JVM on a machine whose probe answers {@code probed}. */
+  static E2e.Result launchOn(
+      ProbeResult probed, Map<String, String> env, boolean terminal, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    Io io = Io.of(new PrintWriter(out, true), new PrintWriter(err, true), env, terminal);
+    Machine m = Machine.system(e -> probed);
+    int code = LaunchCli.create(io, m).execute(args);
+    return new E2e.Result(code, out.toString(), err.toString());
+  }
+
+  @Test
+  void planAndItsGlossaryWrapToTheTerminalAndStayWholeInAPipe() throws IOException {
+    Path cfg =
+        E2e.config(
+            demo.dir().resolve("wrap.yaml"),
+            demo.lib(),
+            null,
+            demo.shards(),
+            32_768,
+            SHORT,
+            Map.of());
+    ProbeResult here = HostProbe.probe();
+    Map<String, String> env = Map.of("HOME", demo.dir().toString(), "COLUMNS", "60");
+    String[] args = {"--config", cfg.toString(), "--plan", "--explain"};
+    E2e.Result piped = launchOn(here, env, false, args);
+    assertEquals(0, piped.code(), piped.err());
+    assertTrue(
+        piped.out().lines().anyMatch(l -> l.length() > 60),
+        "into a pipe the lines stay whole (COLUMNS is for a terminal):\n" + piped.out());
+    E2e.Result term = launchOn(here, env, true, args);
+    assertEquals(0, term.code(), term.err());
+    for (String l : term.out().lines().toList()) {
+      assertTrue(
+          l.length() <= 60 || !l.strip().contains(" "),
+          "on a 60-column terminal every line fits (a single word may not):\n" + term.out());
+    }
+    // the same words, only the line breaks differ
+    assertEquals(words(piped.out()), words(term.out()));
+    assertTrue(term.out().contains("page-cache headroom"), term.out());
+  }
+
+  static List<String> words(String s) {
+    return List.of(s.strip().split("\\s+"));
+  }
+
+  @Test
+  void theLaunchSaysWhatTheProbeCouldNotReadAsSetupDoes() throws IOException {
+    List<String> noDecode = List.of("--prompt-tokens", "1", "--n-predict", "0");
+    Path cfg =
+        E2e.config(
+            demo.dir().resolve("notes.yaml"),
+            demo.lib(),
+            null,
+            demo.shards(),
+            4096,
+            noDecode,
+            Map.of());
+    ProbeResult here = HostProbe.probe();
+    String note =
+        "Metal: the GPU probe of an earlier run did not finish (pid 1, crashed), so it is not"
+            + " run again; gpu_family 1009, k4 no, metal4 yes taken from the chip name 'Apple M4"
+            + " Pro'\u001b[2J";
+    ProbeResult noted =
+        new ProbeResult(here.facts(), List.of(note), here.recommendedMaxWorkingSet(), false);
+    Map<String, String> env = Map.of("HOME", demo.dir().toString());
+    for (String[] args :
+        new String[][] {
+          {"--config", cfg.toString(), "--plan"},
+          {"--config", cfg.toString(), "--dry-run"},
+          {"--config", cfg.toString()}
+        }) {
+      E2e.Result r = launchOn(noted, env, false, args);
+      assertEquals(0, r.code(), r.err());
+      assertEquals(
+          "strata-launch: probe: " + TerminalText.escape(note),
+          r.errLines().getFirst(),
+          String.join(" ", args));
+      assertFalse(r.err().contains("\u001b"), "control characters made visible");
+    }
+    // a probe with nothing to say: nothing said
+    E2e.Result quiet = launchOn(here, env, false, "--config", cfg.toString(), "--plan");
+    assertEquals(0, quiet.code(), quiet.err());
+    assertFalse(quiet.err().contains("probe:"), quiet.err());
   }
 
   @Test

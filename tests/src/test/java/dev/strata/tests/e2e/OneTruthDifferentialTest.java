@@ -12,6 +12,7 @@ import dev.strata.engine.model.GgmlType;
 import dev.strata.engine.model.GgufValue;
 import dev.strata.engine.model.GgufValueType;
 import dev.strata.engine.model.GgufWriter;
+import dev.strata.engine.model.ModelCorpus;
 import dev.strata.engine.plan.PlanItems;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -393,8 +394,8 @@ class OneTruthDifferentialTest {
 
   int itemsCompared;
 
-  /** Runs one case: verdicts equal; items equal where both exist. */
-  void same(String what, Path cfg) throws IOException {
+  /** Runs one case: verdicts equal; items equal where both exist. Returns the dry run. */
+  DryRun same(String what, Path cfg) throws IOException {
     long t0 = System.nanoTime();
     DryRun d = dryRun(cfg);
     long t1 = System.nanoTime();
@@ -426,6 +427,7 @@ class OneTruthDifferentialTest {
             what + ": the engine allocates exactly the plan's items");
       }
     }
+    return d;
   }
 
   @Test
@@ -454,6 +456,91 @@ class OneTruthDifferentialTest {
     }
     assertTrue(cases >= 120, "cases: " + cases);
     assertTrue(itemsCompared > 0, "some items were compared");
+  }
+
+  /**
+   * Issue 20: the model this toolkit exists for, as people download it. Headers of the published
+   * shapes (engine's ModelCorpus, figures in docs/MODELS.md): Qwen3-Next-80B-A3B without and with
+   * its MTP block, and a Qwen3.5/3.6-style hybrid MoE, each with {@code --spec 0} and {@code --spec
+   * 2}, in int8 and q4_0 at 32K. {@code --dry-run} (the launcher's plan and the engine's own check)
+   * and the launch agree, every one starts, and the engine allocates exactly the plan's items: the
+   * 12 full-attention layers' pools, the drafter's pool only with {@code --spec} > 0 on the file
+   * that has the MTP block, and the recurrent state of the 36 Gated DeltaNet layers.
+   */
+  @Test
+  void dryRunTheEnginesCheckAndTheLaunchAgreeOnQwen3NextWithAndWithoutItsMtpBlock()
+      throws IOException {
+    Path models = Files.createDirectories(dir.resolve("models/corpus"));
+    Map<String, Path> files = new LinkedHashMap<>();
+    for (ModelCorpus.Spec s : ModelCorpus.all()) {
+      if (s.name.equals("Qwen3-Next-80B-A3B")
+          || s.name.equals("Qwen3-Next-80B-A3B + MTP, --spec 0")
+          || s.name.equals("Qwen3.5-style hybrid MoE")) {
+        files.put(s.name.replace(", --spec 0", ""), s.write(models));
+      }
+    }
+    assertEquals(3, files.size(), "the three headers of issue 20 are in the corpus: " + files);
+    // docs/MODELS.md: q4_0 at 32K = 12 layers x 32,896 cells x 576 B; the drafter adds one layer
+    long q4Pools = 227_377_152L;
+    long q4Drafter = 246_325_248L;
+    long state = 36L * (98_304 + 2_097_152);
+    int cases = 0;
+    for (Map.Entry<String, Path> f : files.entrySet()) {
+      boolean mtp = f.getKey().contains("MTP");
+      for (String kv : new String[] {"int8", "q4_0"}) {
+        for (String spec : new String[] {"0", "2"}) {
+          String name = "corpus " + f.getKey() + " " + kv + " --spec " + spec;
+          List<String> extra = new ArrayList<>(List.of("--spec", spec));
+          extra.addAll(SHORT);
+          Path file = f.getValue();
+          Path cfg =
+              config(
+                  cfgPath(name),
+                  lib.toString(),
+                  List.of(file.toString()),
+                  args(new Model(name, List.of(file)), 32_768, kv, extra),
+                  Map.of());
+          int before = itemsCompared;
+          DryRun d = same(name, cfg);
+          assertEquals(0, d.verdict().code(), name + ": plans and starts\n" + d.text());
+          assertTrue(d.json().get("engine").get("checked").asBoolean(), name);
+          assertTrue(itemsCompared > before, name + ": the engine's items were compared");
+          List<String> launcherLines = new ArrayList<>();
+          d.json().get("launcher_items").forEach(n -> launcherLines.add(n.asText()));
+          Map<String, String> byName = PlanItems.byName(launcherLines);
+          // --spec > 0 on a file without the MTP block: runs without drafting, and the plan and
+          // the engine both say so (the engine's line when the launch starts)
+          boolean undrafted = !mtp && !spec.equals("0");
+          String says = "asks for MTP drafting but the model has no MTP block";
+          assertEquals(
+              undrafted,
+              d.json().get("plan").get("notes").toString().contains(says),
+              name + ": the plan's note\n" + d.text());
+          if (undrafted && kv.equals("q4_0")) {
+            E2e.Result run = E2e.launch("--config", cfg.toString());
+            assertEquals(0, run.code(), run.err());
+            // a warning of the engine's: on stderr, prefixed (LogRouter)
+            assertTrue(
+                run.err()
+                    .lines()
+                    .anyMatch(
+                        l ->
+                            l.startsWith("warn: spec: --spec 2 " + says)
+                                && l.endsWith("; the engine runs without drafting")),
+                name + ": the engine's line\n" + run.err());
+          }
+          if (!f.getKey().startsWith("Qwen3.5")) {
+            assertEquals(state, PlanItems.bytes(byName.get("ssm_state")), name + ": state");
+            if (kv.equals("q4_0")) {
+              long want = mtp && !spec.equals("0") ? q4Drafter : q4Pools;
+              assertEquals(want, PlanItems.bytes(byName.get("kv")), name + ": KV pools");
+            }
+          }
+          cases++;
+        }
+      }
+    }
+    assertEquals(12, cases);
   }
 
   @Test

@@ -196,13 +196,15 @@ public final class GoldenMatrix {
     Model model = model(cell.shards());
     try {
       EngineConfig config =
-          Generator.generate(
-              host,
-              model.geometry(),
-              model.shards(),
-              cell.answers(kv),
-              new Generator.Library(LIBRARY, null),
-              template);
+          Generator.plan(
+                  host,
+                  model.geometry(),
+                  model.shards(),
+                  cell.answers(kv),
+                  new Generator.Library(LIBRARY, null),
+                  template)
+              .requireFits()
+              .config();
       return new Config(config, ConfigCodec.write(config));
     } catch (StrataException e) {
       if (e.exitCode() != ExitCodes.PREFLIGHT) {
