@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A model cut at any byte — an interrupted download — is one TRUNCATED error whose remedy is to
  * download it again, never "became shorter while being read" (which is for a file that changes
- * under the reader) and never another kind. Every cut of the test model is tried, in memory.
+ * under the reader) and never another kind. Every cut inside the header and key/values of the test
+ * model is tried, then every 4099th byte of its tensor data, in memory.
  */
 class GgufTruncationTest {
 
@@ -18,7 +19,7 @@ class GgufTruncationTest {
   void everyCutOfAModelSaysDownloadItAgain() {
     byte[] whole = TinyModel.bytes();
     assertNotNull(GgufReader.read(new ByteArrayChannel(whole, whole.length), "whole.gguf"));
-    for (int cut = 0; cut < whole.length; cut++) {
+    for (int cut = 0; cut < whole.length; cut += cut < 8192 ? 1 : 4099) {
       int at = cut;
       GgufException e =
           assertThrows(
