@@ -179,7 +179,10 @@ if command -v tmux >/dev/null 2>&1; then
     "$(printf '%s\n' "$screen" | tail -n 25)"
   tmux -L "$sock" kill-server >/dev/null 2>&1
   # the plan on a 60-column terminal: wrapped to it (the width read from the terminal itself, no
-  # COLUMNS); -J joins what tmux itself had to wrap, so a line too long shows whole
+  # COLUMNS); -J joins what tmux itself had to wrap, so a line too long shows whole. A server of its
+  # own: a new session on the socket just killed can meet the old server still exiting ("server
+  # exited unexpectedly", seen on a fresh clone at e434a50)
+  sock="strata-newcomer-$$-60"
   tmux -L "$sock" new-session -d -s nc -x 60 -y 50 \
     "env -u COLUMNS '$clone/strata' launch --config '$wiz' --plan --explain 2>'$tmp/plan60.err'; echo \"EXIT=\$?\"; sleep 600"
   wait_for 'EXIT=' 60
