@@ -134,7 +134,6 @@ public final class VerifiedLibrary implements AutoCloseable {
       LibraryFile.Format format) {
     Objects.requireNonNull(library, "library");
     Path abs = library.toAbsolutePath();
-    String where = context == null ? "" : "; " + context;
     TrustedPath.OpenFile f;
     try {
       f = TrustedPath.open(abs, new TrustedPath.Subject("engine library", context), me);
@@ -142,9 +141,13 @@ public final class VerifiedLibrary implements AutoCloseable {
       throw new EngineLoadException(
           "engine library not found: "
               + abs
-              + (e.getFile() != null && !e.getFile().equals(abs.toString())
-                  ? " (" + e.getFile() + " does not exist)"
-                  : "")
+              + (e.getFile() == null || e.getFile().equals(abs.toString())
+                  ? ""
+                  : " ("
+                      + e.getFile()
+                      + (e instanceof NotDirectoryException
+                          ? " is a file, not a folder)"
+                          : " does not exist)"))
               + " ("
               + (context == null ? "" : context + "; ")
               + "build strata-ref with ./strata build, or rerun strata-setup --engine-lib PATH)");
@@ -218,7 +221,12 @@ public final class VerifiedLibrary implements AutoCloseable {
    * @throws EngineLoadException (exit 3) when it cannot be opened or its hash differs
    */
   public static VerifiedLibrary openHandedOver(String handle, String sha256, String shown) {
-    Strategy strategy = Strategy.here();
+    return openHandedOver(handle, sha256, shown, Strategy.here());
+  }
+
+  /** As {@link #openHandedOver(String, String, String)} for the launcher's {@code strategy}. */
+  static VerifiedLibrary openHandedOver(
+      String handle, String sha256, String shown, Strategy strategy) {
     Path abs = Path.of(shown).toAbsolutePath();
     int fd;
     Posix.Stat st;
@@ -235,7 +243,7 @@ public final class VerifiedLibrary implements AutoCloseable {
               + e.getMessage(),
           e);
     }
-    TrustedPath.OpenFile f = null;
+    TrustedPath.OpenFile f;
     try {
       st = Posix.fstat(fd);
       f = new TrustedPath.OpenFile(abs, Path.of(handle), fd, st);
@@ -252,6 +260,9 @@ public final class VerifiedLibrary implements AutoCloseable {
               + " handed to the isolated engine cannot be read: "
               + e.getMessage(),
           e);
+    } catch (RuntimeException e) {
+      Posix.close(fd);
+      throw e;
     }
     String actual = sha256(bytes);
     if (!actual.equalsIgnoreCase(sha256)) {

@@ -107,7 +107,8 @@ public final class TrustedPath {
       int type = mode & 0170000;
       if (type == 0120000) { // S_IFLNK
         requireFolder(cur, OwnerRule.Place.HOLDER, abs, subject, me);
-        if (OwnerRule.problem(uid, mode & 07777, me, OwnerRule.Place.LINK) != null) {
+        // only a link's owner counts: its mode means nothing (always 0777 on Linux)
+        if (OwnerRule.problem(uid, 0, me, OwnerRule.Place.LINK) != null) {
           throw new TrustRefused(
               "symlink "
                   + next
@@ -125,12 +126,20 @@ public final class TrustedPath {
                   + ")");
         }
         if (++links > MAX_LINKS) {
-          throw new TrustRefused(subject.what() + " " + abs + " is a symlink loop");
+          throw new TrustRefused(
+              subject.what()
+                  + " "
+                  + abs
+                  + " is a symlink loop, or a chain of more than "
+                  + MAX_LINKS
+                  + " symlinks (point to the file directly"
+                  + subject.suffix()
+                  + ")");
         }
         Path target = Files.readSymbolicLink(next);
         if (target.isAbsolute()) {
+          // from "/" again: checked when the walk began (there is one root)
           cur = target.getRoot();
-          requireFolder(cur, OwnerRule.Place.ABOVE, abs, subject, me);
         }
         Deque<String> spliced = new ArrayDeque<>();
         for (Path t : target) {
@@ -181,7 +190,18 @@ public final class TrustedPath {
    * @throws IOException when it cannot be opened or read
    */
   public static OpenFile open(Path path, Subject subject, int me) throws IOException {
-    Path real = resolve(path, subject, me);
+    return openResolved(path, resolve(path, subject, me), subject, me);
+  }
+
+  /**
+   * The second half of {@link #open}: opens {@code real}, the walk's result for {@code path}, and
+   * checks what was opened. Whatever changed at {@code real} since the walk is caught here: a
+   * symlink put in the file's place fails the open ({@code O_NOFOLLOW}), another file is judged by
+   * its own {@code fstat}.
+   */
+  static OpenFile openResolved(Path path, Path real, Subject subject, int me) throws IOException {
+    Path abs = path.toAbsolutePath();
+    String shown = abs.equals(real) ? abs.toString() : abs + " (resolved: " + real + ")";
     int fd;
     try {
       fd = Posix.open(real.toString(), false);
@@ -189,15 +209,25 @@ public final class TrustedPath {
       if (!Files.exists(real, LinkOption.NOFOLLOW_LINKS)) {
         throw new NoSuchFileException(real.toString());
       }
+      if (Files.isSymbolicLink(real)) {
+        throw new TrustRefused(
+            subject.what()
+                + " "
+                + shown
+                + " became a symlink while it was being checked: something is changing it (find"
+                + " out what, then try again"
+                + subject.suffix()
+                + ")");
+      }
+      if (!Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS)) {
+        throw notRegular(subject, shown); // a socket: open says ENXIO
+      }
       throw new IOException("cannot open " + real + ": " + e.getMessage(), e);
     }
     try {
       Posix.Stat st = Posix.fstat(fd);
-      Path abs = path.toAbsolutePath();
-      String shown = abs.equals(real) ? abs.toString() : abs + " (resolved: " + real + ")";
       if (!st.regularFile()) {
-        throw new TrustRefused(
-            subject.what() + " " + shown + " is not a regular file" + paren(subject.context()));
+        throw notRegular(subject, shown);
       }
       check(real, st.uid(), st.permissions(), OwnerRule.Place.FILE, abs, subject, me);
       return new OpenFile(abs, real, fd, st);
@@ -205,6 +235,11 @@ public final class TrustedPath {
       Posix.close(fd);
       throw e;
     }
+  }
+
+  private static TrustRefused notRegular(Subject subject, String shown) {
+    return new TrustRefused(
+        subject.what() + " " + shown + " is not a regular file" + paren(subject.context()));
   }
 
   /**
