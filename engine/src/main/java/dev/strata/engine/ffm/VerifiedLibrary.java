@@ -178,9 +178,9 @@ public final class VerifiedLibrary implements AutoCloseable {
                       ? ""
                       : " in " + context.replaceFirst("^engine\\.library in ", ""))
                   + " (pinned "
-                  + abbreviate(want)
+                  + abbreviate(want, actual)
                   + ", file "
-                  + abbreviate(actual)
+                  + abbreviate(actual, want)
                   + "): restore the library, or rerun strata-setup to pin the new one");
         }
       }
@@ -271,9 +271,9 @@ public final class VerifiedLibrary implements AutoCloseable {
           "engine library "
               + abs
               + " handed to the isolated engine is not the file the launcher checked (sha256 "
-              + abbreviate(actual)
+              + abbreviate(actual, sha256)
               + ", checked "
-              + abbreviate(sha256)
+              + abbreviate(sha256, actual)
               + ")");
     }
     Path loadPath = strategy == Strategy.PRIVATE_COPY ? Path.of(handle) : null;
@@ -312,9 +312,9 @@ public final class VerifiedLibrary implements AutoCloseable {
               "the private copy "
                   + copy
                   + " of the engine library reads back different (sha256 "
-                  + abbreviate(again)
+                  + abbreviate(again, sha256)
                   + ", expected "
-                  + abbreviate(sha256)
+                  + abbreviate(sha256, again)
                   + "): check the disk");
         }
       }
@@ -461,7 +461,19 @@ public final class VerifiedLibrary implements AutoCloseable {
         + ")";
   }
 
-  static String abbreviate(String hex) {
-    return hex.length() > 16 ? hex.substring(0, 16) + "…" : hex;
+  /**
+   * {@code hex} as a message beside {@code other} shows it: its first 16 digits, or as many as it
+   * takes to reach the first digit where the two differ — a pin that differs from the file only
+   * after digit 16 must not read like a match.
+   */
+  static String abbreviate(String hex, String other) {
+    int same = 0;
+    while (same < hex.length()
+        && same < other.length()
+        && Character.toLowerCase(hex.charAt(same)) == Character.toLowerCase(other.charAt(same))) {
+      same++;
+    }
+    int shown = Math.max(16, same + 1);
+    return hex.length() > shown ? hex.substring(0, shown) + "…" : hex;
   }
 }

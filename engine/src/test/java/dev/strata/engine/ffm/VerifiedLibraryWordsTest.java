@@ -105,6 +105,22 @@ class VerifiedLibraryWordsTest {
     // a pin of 16 digits or fewer is shown whole; one digit more is cut
     assertTrue(refused(lib, "0123456789abcdef", null).contains("(pinned 0123456789abcdef, file"));
     assertTrue(refused(lib, "0123456789abcdef0", null).contains("(pinned 0123456789abcdef…, f"));
+    // a pin that differs late is shown up to the first digit that differs, never like a match
+    for (int at : new int[] {16, 20, 62, 63}) {
+      char c = sha.charAt(at);
+      String late = sha.substring(0, at) + (c == '0' ? '1' : '0') + sha.substring(at + 1);
+      String shownPin = late.substring(0, at + 1) + (at == 63 ? "" : "…");
+      String shownFile = sha.substring(0, at + 1) + (at == 63 ? "" : "…");
+      assertTrue(
+          refused(lib, late, null)
+              .endsWith(
+                  "(pinned "
+                      + shownPin
+                      + ", file "
+                      + shownFile
+                      + "): restore the library, or rerun strata-setup to pin the new one"),
+          at + ": " + refused(lib, late, null));
+    }
     // through a link: named as the config names it, with the file it opened
     Path link = Files.createSymbolicLink(lib.resolveSibling("libengine.so.1"), lib.getFileName());
     assertTrue(
