@@ -5,11 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.model.GgufException.Kind;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -38,49 +34,6 @@ class GgufLimitsTest {
   private static final int SHARD_LIMIT = 1024;
   private static final int FOLDER_FILES_LIMIT = 10_000;
 
-  private static final int TYPE_UINT8 = 0;
-  private static final int TYPE_ARRAY = 9;
-  private static final int GGML_F32 = 0;
-
-  /** Little-endian GGUF bytes. */
-  private static final class Bytes {
-    final ByteArrayOutputStream out = new ByteArrayOutputStream();
-
-    Bytes u32(long v) {
-      ByteBuffer b = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt((int) v);
-      out.writeBytes(b.array());
-      return this;
-    }
-
-    Bytes u64(long v) {
-      ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v);
-      out.writeBytes(b.array());
-      return this;
-    }
-
-    Bytes str(String s) {
-      byte[] b = s.getBytes(StandardCharsets.UTF_8);
-      u64(b.length);
-      out.writeBytes(b);
-      return this;
-    }
-
-    Bytes zeros(int n) {
-      out.writeBytes(new byte[n]);
-      return this;
-    }
-
-    static Bytes header(long tensors, long kvs) {
-      Bytes b = new Bytes();
-      b.out.writeBytes(new byte[] {'G', 'G', 'U', 'F'});
-      return b.u32(3).u64(tensors).u64(kvs);
-    }
-
-    byte[] bytes() {
-      return out.toByteArray();
-    }
-  }
-
   private static GgufException refused(byte[] bytes) {
     GgufException e =
         assertThrows(
@@ -99,10 +52,10 @@ class GgufLimitsTest {
   @Test
   void aStringOfSixteenMibIsAcceptedAndOneByteMoreIsAbsurd() {
     // one entry whose key claims the length; 16 bytes follow, enough for the entry-count check
-    expect(Kind.TRUNCATED, Bytes.header(0, 1).u64(STRING_LIMIT).zeros(16).bytes());
-    expect(Kind.ABSURD_COUNT, Bytes.header(0, 1).u64(STRING_LIMIT + 1).zeros(16).bytes());
+    expect(Kind.TRUNCATED, GgufBytes.header(0, 1).u64(STRING_LIMIT).zeros(16).bytes());
+    expect(Kind.ABSURD_COUNT, GgufBytes.header(0, 1).u64(STRING_LIMIT + 1).zeros(16).bytes());
     assertTrue(
-        refused(Bytes.header(0, 1).u64(STRING_LIMIT + 1).zeros(16).bytes())
+        refused(GgufBytes.header(0, 1).u64(STRING_LIMIT + 1).zeros(16).bytes())
             .getMessage()
             .contains("(limit 16777216)"));
   }
@@ -111,30 +64,40 @@ class GgufLimitsTest {
   void anArrayOfSixteenMiElementsIsAcceptedAndOneMoreIsAbsurd() {
     expect(
         Kind.TRUNCATED,
-        Bytes.header(0, 1).str("a").u32(TYPE_ARRAY).u32(TYPE_UINT8).u64(ARRAY_LIMIT).bytes());
+        GgufBytes.header(0, 1)
+            .str("a")
+            .u32(GgufBytes.TYPE_ARRAY)
+            .u32(GgufBytes.TYPE_UINT8)
+            .u64(ARRAY_LIMIT)
+            .bytes());
     expect(
         Kind.ABSURD_COUNT,
-        Bytes.header(0, 1).str("a").u32(TYPE_ARRAY).u32(TYPE_UINT8).u64(ARRAY_LIMIT + 1).bytes());
+        GgufBytes.header(0, 1)
+            .str("a")
+            .u32(GgufBytes.TYPE_ARRAY)
+            .u32(GgufBytes.TYPE_UINT8)
+            .u64(ARRAY_LIMIT + 1)
+            .bytes());
   }
 
   @Test
   void oneMiMetadataEntriesAreAcceptedAndOneMoreIsAbsurd() {
-    expect(Kind.TRUNCATED, Bytes.header(0, KV_LIMIT).zeros(64).bytes());
-    expect(Kind.ABSURD_COUNT, Bytes.header(0, KV_LIMIT + 1).zeros(64).bytes());
+    expect(Kind.TRUNCATED, GgufBytes.header(0, KV_LIMIT).zeros(64).bytes());
+    expect(Kind.ABSURD_COUNT, GgufBytes.header(0, KV_LIMIT + 1).zeros(64).bytes());
   }
 
   @Test
   void oneMiTensorsAreAcceptedAndOneMoreIsAbsurd() {
-    expect(Kind.TRUNCATED, Bytes.header(TENSOR_LIMIT, 0).zeros(64).bytes());
-    expect(Kind.ABSURD_COUNT, Bytes.header(TENSOR_LIMIT + 1, 0).zeros(64).bytes());
+    expect(Kind.TRUNCATED, GgufBytes.header(TENSOR_LIMIT, 0).zeros(64).bytes());
+    expect(Kind.ABSURD_COUNT, GgufBytes.header(TENSOR_LIMIT + 1, 0).zeros(64).bytes());
   }
 
   private static byte[] oneTensor(int dims) {
-    Bytes b = Bytes.header(1, 0).str("t").u32(dims);
+    GgufBytes b = GgufBytes.header(1, 0).str("t").u32(dims);
     for (int d = 0; d < dims; d++) {
       b.u64(1);
     }
-    b.u32(GGML_F32).u64(0);
+    b.u32(GgufBytes.GGML_F32).u64(0);
     int header = b.bytes().length;
     int data = (header + 31) / 32 * 32; // default general.alignment 32
     return b.zeros(data - header + 4).bytes(); // one f32

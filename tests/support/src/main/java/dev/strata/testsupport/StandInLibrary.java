@@ -7,15 +7,16 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.condition.OS;
 
 /**
- * Engine libraries of the real ABI (version 1, every symbol) compiled by the test with {@code cc}:
- * each answers its own name, and its constructor — code that runs the moment the loader maps it,
- * before any ABI check — appends its name to a marker file, so a test can tell whether a library
- * ran at all. The engine module's loader tests and the launcher's end-to-end trust tests share
- * them.
+ * Engine libraries of the real ABI (version 1, every symbol; or version 2 with a scripted {@code
+ * strata_engine_check}) compiled by the test with {@code cc}: each answers its own name, and its
+ * constructor — code that runs the moment the loader maps it, before any ABI check — appends its
+ * name to a marker file, so a test can tell whether a library ran at all. The engine module's
+ * loader tests, the launcher's preflight tests and the end-to-end trust tests share them.
  */
 public final class StandInLibrary {
   private StandInLibrary() {}
@@ -25,6 +26,44 @@ public final class StandInLibrary {
    * whose constructor appends {@code name} and a line break to {@code marker}.
    */
   public static Path compile(Path folder, String name, Path marker)
+      throws IOException, InterruptedException {
+    return compile(folder, name, marker, "int strata_engine_abi_version(void) { return 1; }\n");
+  }
+
+  /**
+   * One line an ABI 2 stand-in's check logs.
+   *
+   * @param level as {@code strata_log_fn} numbers it: 0 info, 1 warn, 2 error
+   * @param text printable ASCII
+   */
+  public record LogLine(int level, String text) {}
+
+  /**
+   * {@link #compile}'s library as an ABI 2 engine: its {@code strata_engine_check} logs {@code
+   * lines} in order and returns {@code rc}, whatever the argv (a stand-in for an engine whose own
+   * rules differ from the launcher's).
+   */
+  public static Path compileWithCheck(
+      Path folder, String name, Path marker, int rc, List<LogLine> lines)
+      throws IOException, InterruptedException {
+    StringBuilder check =
+        new StringBuilder(
+            "int strata_engine_abi_version(void) { return 2; }\n"
+                + "int strata_engine_check(int c, const char *const *v, strata_log_fn l, void *u)"
+                + " {\n");
+    for (LogLine line : lines) {
+      check
+          .append("  l(u, ")
+          .append(line.level())
+          .append(", \"")
+          .append(line.text().replace("\\", "\\\\").replace("\"", "\\\""))
+          .append("\");\n");
+    }
+    check.append("  return ").append(rc).append(";\n}\n");
+    return compile(folder, name, marker, check.toString());
+  }
+
+  private static Path compile(Path folder, String name, Path marker, String abi)
       throws IOException, InterruptedException {
     Path src = folder.resolve(name + ".c");
     Files.writeString(
@@ -36,7 +75,9 @@ public final class StandInLibrary {
         typedef void (*strata_log_fn)(void *, int, const char *);
         __attribute__((constructor)) static void ran(void) {
           FILE *f = fopen(MARKER, "a"); if (f) { fputs(NAME "\\n", f); fclose(f); } }
-        int strata_engine_abi_version(void) { return 1; }
+        """
+            + abi
+            + """
         const char *strata_engine_name(void) { return NAME; }
         int strata_engine_main(int c, const char *const *v, strata_log_fn l, void *u) {
           l(u, 0, NAME ": running"); return 0; }
