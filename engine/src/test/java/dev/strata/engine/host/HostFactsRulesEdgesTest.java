@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.strata.engine.ExitCodes;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The host file's value rules (HostFactsRules, docs/PROBE.md) at each bound: the limit accepted,
@@ -43,22 +45,24 @@ class HostFactsRulesEdgesTest {
         refused(edit(M4_PRO, "\"cpu_cores\": 14", "\"cpu_cores\": 8193")));
   }
 
-  @Test
-  void gpuFamilyFromApple1ToApple10() {
-    String m5 = edit(M4_PRO, "\"k4\": false", "\"k4\": true");
-    assertEquals(
-        1010, reads(m5.replace("\"gpu_family\": 1009", "\"gpu_family\": 1010")).gpuFamily());
+  /**
+   * Apple10 (1010) is the newest family, and needs k4; Apple1 (1001) the oldest, and has no Metal
+   * 4: each bound with its neighbours' facts, accepted, and one past it refused.
+   */
+  @ParameterizedTest(name = "{0} ok, {1} refused")
+  @CsvSource({
+    "1010, 1011, \"k4\": false, \"k4\": true",
+    "1001, 1000, \"metal4\": true, \"metal4\": false"
+  })
+  void gpuFamilyFromApple1ToApple10(int ok, int bad, String from, String to) {
+    String json = edit(M4_PRO, from, to);
+    String family = "\"gpu_family\": 1009";
+    assertEquals(ok, reads(json.replace(family, "\"gpu_family\": " + ok)).gpuFamily());
     assertEquals(
         "h.json:8:17: field 'gpu_family' must be 0 (no Apple GPU) or an Apple family 1001..1010,"
-            + " got 1011",
-        refused(m5.replace("\"gpu_family\": 1009", "\"gpu_family\": 1011")));
-    String noMetal4 = edit(M4_PRO, "\"metal4\": true", "\"metal4\": false");
-    assertEquals(
-        1001, reads(noMetal4.replace("\"gpu_family\": 1009", "\"gpu_family\": 1001")).gpuFamily());
-    assertEquals(
-        "h.json:8:17: field 'gpu_family' must be 0 (no Apple GPU) or an Apple family 1001..1010,"
-            + " got 1000",
-        refused(noMetal4.replace("\"gpu_family\": 1009", "\"gpu_family\": 1000")));
+            + " got "
+            + bad,
+        refused(json.replace(family, "\"gpu_family\": " + bad)));
   }
 
   @Test
