@@ -49,20 +49,29 @@ class PlanDefaultsEdgesTest {
     return new ExpertArena(1, slots, 1_000, 10, slots);
   }
 
+  /** Whether a fitting stream plan with this budget, KV and arena fits with margin. */
+  private static boolean stream(long budget, long kvBytes, ExpertArena arena) {
+    return PlanDefaults.streamFitsWithMargin(plan(9_000, budget, kvBytes, arena, 0, null));
+  }
+
+  /** Whether a fitting resident plan with this usable memory and free bytes fits with margin. */
+  private static boolean resident(long usable, long free) {
+    return PlanDefaults.residentFitsWithMargin(plan(usable, 4_000, 0, arena(40), free, null));
+  }
+
   @Test
   void streamKvMayTakeAQuarterOfTheBudgetAndNoMore() {
     // a budget of 4,003 B: a quarter is 1,000 B (rounded down)
-    assertTrue(PlanDefaults.streamFitsWithMargin(plan(9_000, 4_003, 1_000, arena(40), 0, null)));
-    assertFalse(PlanDefaults.streamFitsWithMargin(plan(9_000, 4_003, 1_001, arena(40), 0, null)));
+    assertTrue(stream(4_003, 1_000, arena(40)));
+    assertFalse(stream(4_003, 1_001, arena(40)));
   }
 
   @Test
   void streamArenaNeedsFourTokensOfExpertsOrEveryExpert() {
-    assertTrue(PlanDefaults.streamFitsWithMargin(plan(9_000, 4_000, 0, arena(40), 0, null)));
-    assertFalse(PlanDefaults.streamFitsWithMargin(plan(9_000, 4_000, 0, arena(39), 0, null)));
+    assertTrue(stream(4_000, 0, arena(40)));
+    assertFalse(stream(4_000, 0, arena(39)));
     // a model of 20 slots whose arena holds all 20: fewer than 4 tokens' 40, and enough
-    ExpertArena all = new ExpertArena(1, 20, 20, 10, 20);
-    assertTrue(PlanDefaults.streamFitsWithMargin(plan(9_000, 4_000, 0, all, 0, null)));
+    assertTrue(stream(4_000, 0, new ExpertArena(1, 20, 20, 10, 20)));
   }
 
   @Test
@@ -74,8 +83,8 @@ class PlanDefaultsEdgesTest {
   @Test
   void residentLeavesATenthOfUsableFree() {
     // usable 9,009 B: a tenth is 900 B (rounded down)
-    assertTrue(PlanDefaults.residentFitsWithMargin(plan(9_009, 4_000, 0, arena(40), 900, null)));
-    assertFalse(PlanDefaults.residentFitsWithMargin(plan(9_009, 4_000, 0, arena(40), 899, null)));
+    assertTrue(resident(9_009, 900));
+    assertFalse(resident(9_009, 899));
   }
 
   /**
@@ -87,10 +96,18 @@ class PlanDefaultsEdgesTest {
    */
   @Test
   void residentTakesTheLargestContextItAllows() {
-    PlanDefaults d =
-        PlanDefaults.compute(mac(16), Fixtures.dense(4 * GIB, 262_144), Backend.METAL, Map.of());
-    assertEquals(
-        new PlanDefaults(262_144, ExpertsMode.RESIDENT, 10, 9_898, KvFormat.INT8, true), d);
+    assertEquals(residentOn16(262_144), denseOn16(4, 262_144));
+  }
+
+  /** The defaults of a dense model of this many GiB on a 16 GiB Mac. */
+  private static PlanDefaults denseOn16(long denseGib, long trained) {
+    return PlanDefaults.compute(
+        mac(16), Fixtures.dense(denseGib * GIB, trained), Backend.METAL, Map.of());
+  }
+
+  /** Resident at this context, 10 threads, the 16 GiB Mac's 9,898 MiB, int8. */
+  private static PlanDefaults residentOn16(long context) {
+    return new PlanDefaults(context, ExpertsMode.RESIDENT, 10, 9_898, KvFormat.INT8, true);
   }
 
   /**
@@ -99,10 +116,7 @@ class PlanDefaultsEdgesTest {
    */
   @Test
   void residentStopsAtTheFirstContextWithoutMargin() {
-    PlanDefaults d =
-        PlanDefaults.compute(mac(16), Fixtures.dense(6 * GIB, 262_144), Backend.METAL, Map.of());
-    assertEquals(
-        new PlanDefaults(131_072, ExpertsMode.RESIDENT, 10, 9_898, KvFormat.INT8, true), d);
+    assertEquals(residentOn16(131_072), denseOn16(6, 262_144));
   }
 
   /**
@@ -116,10 +130,7 @@ class PlanDefaultsEdgesTest {
     assertEquals(32_768, d.context());
     assertEquals(ExpertsMode.STREAM, d.experts());
     assertTrue(d.contextFits());
-    PlanDefaults dense =
-        PlanDefaults.compute(mac(16), Fixtures.dense(4 * GIB, 131_072), Backend.METAL, Map.of());
-    assertEquals(131_072, dense.context());
-    assertEquals(ExpertsMode.RESIDENT, dense.experts());
+    assertEquals(residentOn16(131_072), denseOn16(4, 131_072));
   }
 
   /** A model that does not say its trained context (0) is not capped: 256K on a 48 GiB Mac. */
@@ -129,9 +140,6 @@ class PlanDefaultsEdgesTest {
         PlanDefaults.compute(mac(48), Fixtures.withTrainedContext(0), Backend.METAL, Map.of());
     assertEquals(
         new PlanDefaults(262_144, ExpertsMode.RESIDENT, 10, 35_840, KvFormat.INT8, true), d);
-    PlanDefaults dense =
-        PlanDefaults.compute(mac(16), Fixtures.dense(4 * GIB, 0), Backend.METAL, Map.of());
-    assertEquals(262_144, dense.context());
-    assertEquals(ExpertsMode.RESIDENT, dense.experts());
+    assertEquals(residentOn16(262_144), denseOn16(4, 0));
   }
 }

@@ -36,17 +36,6 @@ class StreamSizingTest {
     StandbySlots rule = new StandbySlots(false, 64, "rule");
     long base = 2_000;
     long all = 100 * 100 * MIB;
-    StreamSizing.Stream holds =
-        StreamSizing.stream(
-            WHOLE_16,
-            base + all,
-            1_000,
-            kv(KvFormat.INT8, 1_000),
-            rule,
-            seed(),
-            100 * MIB,
-            100,
-            10);
     assertEquals(
         new StreamSizing.Stream(
             new StandbySlots(false, 0, "the arena holds every expert: nothing streams"),
@@ -55,21 +44,17 @@ class StreamSizingTest {
             base,
             all,
             100),
-        holds);
-    StreamSizing.Stream streams =
-        StreamSizing.stream(
-            WHOLE_16,
-            base + all - 1,
-            1_000,
-            kv(KvFormat.INT8, 1_000),
-            rule,
-            seed(),
-            100 * MIB,
-            100,
-            10);
+        hundredSlots(base + all, rule));
+    StreamSizing.Stream streams = hundredSlots(base + all - 1, rule);
     long fixed = base + 6_400 * MIB + 2 * GIB;
     assertEquals(
         new StreamSizing.Stream(rule, 6_400 * MIB, 2 * GIB, fixed, 1_552 * MIB - 1, 15), streams);
+  }
+
+  /** 100 slots of 100 MiB, one token using 10, beside 1,000 B dense and 1,000 B of KV. */
+  private static StreamSizing.Stream hundredSlots(long budget, StandbySlots rule) {
+    return StreamSizing.stream(
+        WHOLE_16, budget, 1_000, kv(KvFormat.INT8, 1_000), rule, seed(), 100 * MIB, 100, 10);
   }
 
   /**
