@@ -34,25 +34,31 @@ final class Fixtures {
   }
 
   static ModelGeometry seed(long slotBytes) {
-    return model("qwen3next", 48, 512, 256, slotBytes, SEED_DENSE, 262_144, 4, 0, 0, 0);
+    return model("qwen3next", 48, 512, 256, 256, slotBytes, SEED_DENSE, 262_144, 4, 0, 0, 0);
   }
 
   static ModelGeometry withHeadDim(int headDim) {
-    return model("qwen3next", 48, 512, headDim, SEED_SLOT, SEED_DENSE, 262_144, 1, 0, 0, 0);
+    return model(
+        "qwen3next", 48, 512, headDim, headDim, SEED_SLOT, SEED_DENSE, 262_144, 1, 0, 0, 0);
+  }
+
+  /** The seed with K heads of {@code k} values and V heads of {@code v}. */
+  static ModelGeometry withHeadDims(int k, int v) {
+    return model("qwen3next", 48, 512, k, v, SEED_SLOT, SEED_DENSE, 262_144, 1, 0, 0, 0);
   }
 
   static ModelGeometry withTrainedContext(long trained) {
-    return model("qwen3next", 48, 512, 256, SEED_SLOT, SEED_DENSE, trained, 1, 0, 0, 0);
+    return model("qwen3next", 48, 512, 256, 256, SEED_SLOT, SEED_DENSE, trained, 1, 0, 0, 0);
   }
 
   /** The seed's shape with 12 GiB of dense weights: too big for a 16 GiB Mac at any context. */
   static ModelGeometry huge() {
-    return model("qwen3next", 48, 512, 256, SEED_SLOT, 12 * GIB, 262_144, 1, 0, 0, 0);
+    return model("qwen3next", 48, 512, 256, 256, SEED_SLOT, 12 * GIB, 262_144, 1, 0, 0, 0);
   }
 
   /** A dense model (no experts) with the seed's attention: 32 blocks, the 12 QSA layers below. */
   static ModelGeometry dense(long denseBytes, long trained) {
-    return model("llama", 32, 0, 256, 0, denseBytes, trained, 1, 0, 0, 0);
+    return model("llama", 32, 0, 256, 256, 0, denseBytes, trained, 1, 0, 0, 0);
   }
 
   /** The seed with recurrent state: this many layers of this many bytes each. */
@@ -61,6 +67,7 @@ final class Fixtures {
         "qwen3next",
         48,
         512,
+        256,
         256,
         SEED_SLOT,
         SEED_DENSE,
@@ -73,19 +80,21 @@ final class Fixtures {
 
   /** The seed with one MTP block (block 48) that holds an attention layer, of these bytes. */
   static ModelGeometry withDrafter(long drafterBytes) {
-    return model("qwen3next", 48, 512, 256, SEED_SLOT, SEED_DENSE, 262_144, 1, 0, 0, drafterBytes);
+    return model(
+        "qwen3next", 48, 512, 256, 256, SEED_SLOT, SEED_DENSE, 262_144, 1, 0, 0, drafterBytes);
   }
 
   /**
    * A model of the seed's attention (2 KV heads, the QSA layers of {@link #seedQsa}, full
-   * attention, K and V of one head size), 10 experts used per token in every block when it has
-   * experts; a drafter, when {@code drafterBytes} is above 0, is one MTP block after the last.
+   * attention), 10 experts used per token in every block when it has experts; a drafter, when
+   * {@code drafterBytes} is above 0, is one MTP block after the last.
    */
   private static ModelGeometry model(
       String arch,
       int blocks,
       int experts,
       int headDim,
+      int headDimV,
       long slotBytes,
       long denseBytes,
       long trained,
@@ -108,7 +117,7 @@ final class Fixtures {
         denseBytes,
         trained,
         shards,
-        headDim,
+        headDimV,
         List.of(),
         0,
         recurrentLayers,

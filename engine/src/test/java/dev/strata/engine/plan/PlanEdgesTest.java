@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.Backend;
 import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
 import java.util.List;
 import java.util.Map;
@@ -197,5 +199,72 @@ class PlanEdgesTest {
             "plan: item=standby bytes=467140608",
             "plan: item=arena bytes=4663296000"),
         PlanItems.lines(metal));
+  }
+
+  /**
+   * The PC engine on a Linux machine of T bytes (whole memory, 64 stand-by slots, headroom 2 GiB
+   * below 16 GiB), int8 pools: fixed = dense + KV + 64 × 811,008 + 2 GiB = 5,300,600,832 B, one
+   * token's experts 480 × 811,008 = 389,283,840 B. At T = 1 GiB + fixed + one token (6,763,626,496
+   * B) the arena holds exactly one token and the plan fits with nothing free; one byte less does
+   * not fit, short by that byte.
+   */
+  @Test
+  void aStreamPlanFitsFromTheByteThatHoldsOneToken() {
+    long t = 6_763_626_496L;
+    assertEquals(GIB + DENSE + KV_32K + 64 * SLOT + 2 * GIB + 480 * SLOT, t);
+    MemoryPlan exact = MemoryPlan.compute(pc(t));
+    assertTrue(exact.fits(), exact.refusal());
+    assertEquals(480, exact.arena().slots());
+    assertEquals(0, exact.freeBytes());
+    MemoryPlan short1 = MemoryPlan.compute(pc(t - 1));
+    assertFalse(short1.fits());
+    assertEquals(1, short1.shortfallBytes());
+    // refused resident, the advice is plain "stream" exactly when a stream plan would fit
+    PlanRequest resident = pc(t).withExperts(ExpertsMode.RESIDENT);
+    assertTrue(MemoryPlan.compute(resident).refusal().endsWith("; use --experts stream"));
+    assertTrue(
+        MemoryPlan.compute(pc(t - 1).withExperts(ExpertsMode.RESIDENT))
+            .refusal()
+            .contains("; use --experts stream with "));
+  }
+
+  /** Resident fits when dense + KV + every expert (23,032,545,280 B) is exactly the budget. */
+  @Test
+  void aResidentPlanFitsAtExactlyItsBudget() {
+    long need = DENSE + KV_32K + 24_576 * SLOT;
+    assertEquals(23_032_545_280L, need);
+    MemoryPlan exact = MemoryPlan.compute(pc(need + GIB).withExperts(ExpertsMode.RESIDENT));
+    assertTrue(exact.fits(), exact.refusal());
+    assertEquals(0, exact.freeBytes());
+    MemoryPlan short1 = MemoryPlan.compute(pc(need + GIB - 1).withExperts(ExpertsMode.RESIDENT));
+    assertFalse(short1.fits());
+    assertEquals(1, short1.shortfallBytes());
+  }
+
+  private static PlanRequest pc(long memoryBytes) {
+    return at32k(Fixtures.linuxBytes(memoryBytes), seed(), Backend.PC).withPools(KvFormat.INT8);
+  }
+
+  /** strata-ref resident on 48 GiB: 47 GiB - dense - scratch 893,120 - KV - every expert. */
+  @Test
+  void aResidentStrataRefPlanCountsItsScratch() {
+    MemoryPlan p =
+        MemoryPlan.compute(
+            at32k(linux(48), seed(), Backend.CPU_REFERENCE).withExperts(ExpertsMode.RESIDENT));
+    assertEquals(893_120, p.scratchBytes());
+    assertEquals(27_432_427_328L, p.freeBytes());
+    assertEquals(47 * GIB - DENSE - 893_120 - KV_32K - 24_576 * SLOT, p.freeBytes());
+  }
+
+  /** A model without experts has nothing to stream and no "holds every expert" note. */
+  @Test
+  void aDenseModelHasNoArenaNote() {
+    MemoryPlan p =
+        MemoryPlan.compute(
+            PlanRequest.of(mac(16), Fixtures.dense(4 * GIB, 8_192), Backend.METAL)
+                .withContext(8_192));
+    assertTrue(p.fits());
+    assertEquals(List.of(), p.notes());
+    assertEquals(2 * GIB, p.pageCacheHeadroomBytes());
   }
 }
