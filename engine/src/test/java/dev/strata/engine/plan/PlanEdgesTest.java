@@ -267,4 +267,13 @@ class PlanEdgesTest {
     assertEquals(List.of(), p.notes());
     assertEquals(2 * GIB, p.pageCacheHeadroomBytes());
   }
+
+  /** A model whose expert tensors hold no bytes is planned as one without experts. */
+  @Test
+  void expertsOfNoBytesArePlannedAsNone() {
+    MemoryPlan p = MemoryPlan.compute(at32k(mac(16), seed(0), Backend.METAL));
+    assertEquals(new ExpertArena(0, 0, 0, 0, 0), p.arena());
+    assertEquals(2 * GIB, p.pageCacheHeadroomBytes());
+    assertEquals(List.of(), p.notes());
+  }
 }

@@ -6,7 +6,10 @@ import static dev.strata.engine.plan.Fixtures.seed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.strata.engine.Backend;
+import dev.strata.engine.text.Json;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -132,5 +135,47 @@ class PlanTextWrapTest {
                 + ","),
         json);
     assertTrue(json.contains("\"notes\":[\"experts:thestreamarenaholdseveryexpert"), json);
+  }
+
+  /**
+   * A detail that is one word exactly as wide as the room beside its figures stays there: the
+   * wired-limit rule's "iogpu.wired_limit_mb" (20 characters) at 67 columns (47 + 20).
+   */
+  @Test
+  void aOneWordDetailThatFillsTheRoomStaysBesideItsFigures() {
+    MemoryPlan p =
+        MemoryPlan.compute(
+            PlanRequest.of(mac(16, 14_336, false), seed(), Backend.METAL).withContext(32_768));
+    assertTrue(
+        PlanText.table(p, 67)
+            .contains("\n  usable by the engine  14.00  15,032,385,536  iogpu.wired_limit_mb\n"),
+        PlanText.table(p, 67));
+  }
+
+  /** A larger document embeds the plan as one object and goes on after it. */
+  @Test
+  void theJsonObjectClosesWhereItEnds() throws Exception {
+    MemoryPlan p =
+        MemoryPlan.compute(PlanRequest.of(mac(16), seed(), Backend.METAL).withContext(32_768));
+    String doc =
+        Json.write(
+            true,
+            g -> {
+              g.writeStartObject();
+              g.writeFieldName("plan");
+              PlanText.writeJson(p, g);
+              g.writeNumberField("after", 1);
+              g.writeEndObject();
+            });
+    JsonNode n = new ObjectMapper().readTree(doc);
+    assertEquals(List.of("plan", "after"), List.copyOf(iterable(n.fieldNames())));
+    assertEquals(1, n.get("after").asInt());
+    assertTrue(n.get("plan").get("fits").asBoolean());
+  }
+
+  private static List<String> iterable(java.util.Iterator<String> it) {
+    List<String> out = new java.util.ArrayList<>();
+    it.forEachRemaining(out::add);
+    return out;
   }
 }
