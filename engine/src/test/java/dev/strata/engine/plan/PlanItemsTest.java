@@ -1,7 +1,6 @@
 package dev.strata.engine.plan;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.List;
 import java.util.Map;
@@ -14,11 +13,16 @@ import org.junit.jupiter.api.Test;
 class PlanItemsTest {
   @Test
   void theNameIsWhatFollowsItemUpToASpace() {
-    assertEquals("kv", PlanItems.name("plan: item=kv bytes=416858112"));
-    assertEquals("ssm_state", PlanItems.name("plan: item=ssm_state"));
-    assertEquals("", PlanItems.name("plan: item= bytes=1"));
-    assertNull(PlanItems.name("alloc: item=kv bytes=1"));
-    assertNull(PlanItems.name("plan: kv"));
+    String[][] cases = {
+      {"plan: item=kv bytes=416858112", "kv"},
+      {"plan: item=ssm_state", "ssm_state"},
+      {"plan: item= bytes=1", ""},
+      {"alloc: item=kv bytes=1", null},
+      {"plan: kv", null},
+    };
+    for (String[] c : cases) {
+      assertEquals(c[1], PlanItems.name(c[0]), c[0]);
+    }
   }
 
   @Test
