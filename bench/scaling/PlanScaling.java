@@ -18,10 +18,11 @@ import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.plan.MemoryPlan;
-import dev.strata.setup.gen.Answers;
-import dev.strata.setup.gen.Generator;
-import dev.strata.setup.gen.Template;
-import dev.strata.setup.gen.Templates;
+import dev.strata.engine.plan.PlanRequest;
+import dev.strata.engine.gen.Answers;
+import dev.strata.engine.gen.Generator;
+import dev.strata.engine.gen.Template;
+import dev.strata.engine.gen.Templates;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,7 +50,7 @@ public final class PlanScaling {
       String k = kv == null ? "int8 (default)" : "q4_0";
       KvFormat pools = kv == null ? KvFormat.INT8 : kv;
       cases.add(new Case("MemoryPlan.compute, " + k, ctx -> MemoryPlan.compute(
-          host, geometry, ctx, ExpertsMode.STREAM, pools, Backend.METAL, Map.of())));
+          stream(host, geometry, ctx, pools))));
       cases.add(new Case("Generator.plan, " + k, ctx -> Generator.plan(
           host, geometry, shards, new Answers(ctx, ExpertsMode.STREAM, kv), library, template)));
     }
@@ -94,21 +95,27 @@ public final class PlanScaling {
     }
     System.out.printf("%-30s", "KV pool bytes, int8");
     for (long c : CONTEXTS) {
-      System.out.printf(" %9s", mib(MemoryPlan.compute(host, geometry, c, ExpertsMode.STREAM, KvFormat.INT8,
-          Backend.METAL, Map.of()).kv().bytes()));
+      System.out.printf(" %9s", mib(MemoryPlan.compute(stream(host, geometry, c, KvFormat.INT8)).kv().bytes()));
     }
     System.out.printf("%n%-30s", "KV pool bytes, q4_0");
     for (long c : CONTEXTS) {
-      System.out.printf(" %9s", mib(MemoryPlan.compute(host, geometry, c, ExpertsMode.STREAM, KvFormat.Q4_0,
-          Backend.METAL, Map.of()).kv().bytes()));
+      System.out.printf(" %9s", mib(MemoryPlan.compute(stream(host, geometry, c, KvFormat.Q4_0)).kv().bytes()));
     }
     System.out.printf("%n%-30s", "plan fits (int8/q4_0)");
     for (long c : CONTEXTS) {
-      boolean a = MemoryPlan.compute(host, geometry, c, ExpertsMode.STREAM, KvFormat.INT8, Backend.METAL, Map.of()).fits();
-      boolean b = MemoryPlan.compute(host, geometry, c, ExpertsMode.STREAM, KvFormat.Q4_0, Backend.METAL, Map.of()).fits();
+      boolean a = MemoryPlan.compute(stream(host, geometry, c, KvFormat.INT8)).fits();
+      boolean b = MemoryPlan.compute(stream(host, geometry, c, KvFormat.Q4_0)).fits();
       System.out.printf(" %9s", (a ? "yes" : "no") + "/" + (b ? "yes" : "no"));
     }
     System.out.println();
+  }
+
+  /** The Metal stream plan of this model at this context with these pools. */
+  static PlanRequest stream(HostFacts host, ModelGeometry geometry, long ctx, KvFormat pools) {
+    return PlanRequest.of(host, geometry, Backend.METAL)
+        .withContext(ctx)
+        .withExperts(ExpertsMode.STREAM)
+        .withPools(pools);
   }
 
   static String mib(long bytes) {

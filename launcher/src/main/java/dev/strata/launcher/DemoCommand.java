@@ -23,6 +23,7 @@ import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.plan.MemoryPlan;
+import dev.strata.engine.plan.PlanRequest;
 import dev.strata.engine.plan.UsableMemory;
 import dev.strata.engine.write.ConfigWriter;
 import dev.strata.launcher.preflight.LibraryTrust;
@@ -251,7 +252,11 @@ public final class DemoCommand implements Callable<Integer> {
     }
     MemoryPlan p =
         MemoryPlan.compute(
-            host, model, ctx, ExpertsMode.STREAM, kv, Backend.CPU_REFERENCE, config.env());
+            PlanRequest.of(host, model, Backend.CPU_REFERENCE)
+                .withContext(ctx)
+                .withExperts(ExpertsMode.STREAM)
+                .withKv(kv)
+                .withEnv(config.env()));
     long fixed = MemoryPlan.streamingFixedBytes(p, model, config.env(), host);
     long want = fixed + DEMO_ARENA_TOKENS * p.arena().tokenSlots() * p.arena().slotBytes();
     long mb = (want + UsableMemory.MIB - 1) / UsableMemory.MIB;

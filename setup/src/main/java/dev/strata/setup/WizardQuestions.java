@@ -15,6 +15,7 @@ import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.plan.KvComparison;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanDefaults;
+import dev.strata.engine.plan.PlanRequest;
 import dev.strata.engine.text.ByteSize;
 import dev.strata.setup.gen.EngineLibraries;
 import dev.strata.setup.prompt.Prompter;
@@ -199,7 +200,11 @@ final class WizardQuestions {
     KvComparison cmp = KvComparison.at(host, g, c, backend, template.env());
     boolean fits =
         MemoryPlan.compute(
-                host, g, c, ExpertsMode.STREAM, cmp.defaultFormat(), backend, template.env())
+                PlanRequest.of(host, g, backend)
+                    .withContext(c)
+                    .withExperts(ExpertsMode.STREAM)
+                    .withPools(cmp.defaultFormat())
+                    .withEnv(template.env()))
             .fits();
     return "KV "
         + cmp.defaultFormat().flagName()
@@ -211,10 +216,13 @@ final class WizardQuestions {
 
   ExpertsMode askExperts(ModelGeometry g, long ctx, ExpertsMode chosen, boolean back) {
     Backend b = template.backend();
-    MemoryPlan stream =
-        MemoryPlan.compute(host, g, ctx, ExpertsMode.STREAM, defaults.pools(), b, template.env());
-    MemoryPlan resident =
-        MemoryPlan.compute(host, g, ctx, ExpertsMode.RESIDENT, defaults.pools(), b, template.env());
+    PlanRequest request =
+        PlanRequest.of(host, g, b)
+            .withContext(ctx)
+            .withPools(defaults.pools())
+            .withEnv(template.env());
+    MemoryPlan stream = MemoryPlan.compute(request.withExperts(ExpertsMode.STREAM));
+    MemoryPlan resident = MemoryPlan.compute(request.withExperts(ExpertsMode.RESIDENT));
     ExpertsMode def =
         chosen != null
             ? chosen

@@ -7,6 +7,7 @@ import dev.strata.engine.flags.FlagException;
 import dev.strata.engine.flags.Suggest;
 import dev.strata.engine.flags.ValueKind;
 import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostFactsRules;
 import dev.strata.engine.host.HostKeys;
 import dev.strata.engine.text.Clip;
 import java.util.Arrays;
@@ -23,9 +24,7 @@ import java.util.regex.Pattern;
  * nothing is written that reading would refuse.
  */
 final class ConfigRules {
-  private static final List<String> HOST_OS = List.of("macos", "linux");
   private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
-  private static final int MAX_HOST_TEXT = 256;
 
   private ConfigRules() {}
 
@@ -166,28 +165,28 @@ final class ConfigRules {
       if (v == null) {
         throw w.at(path, path + ": missing");
       }
-      if (v instanceof String s) {
-        if (s.isBlank()) {
-          throw w.at(path, path + ": is empty");
-        }
-        if (s.length() > MAX_HOST_TEXT || s.chars().anyMatch(ch -> ch < 0x20 || ch == 0x7f)) {
-          throw w.at(
-              path, path + ": expected one line of at most " + MAX_HOST_TEXT + " characters");
-        }
-      } else if (v instanceof Number n && n.longValue() < 0) {
+      if (v instanceof Number n && n.longValue() < 0) {
         throw w.at(path, path + ": " + n + " is negative");
       }
     }
-    if (!HOST_OS.contains(h.os())) {
-      throw w.at(
-          "host.os",
-          "host.os: '" + Clip.clip(h.os()) + "' is not one of " + String.join(", ", HOST_OS));
-    }
-    if (h.cpuCores() < 1) {
-      throw w.at("host.cpu_cores", "host.cpu_cores: a host has at least 1 CPU");
-    }
-    if (h.memoryBytes() < 1) {
-      throw w.at("host.memory_bytes", "host.memory_bytes: a host has some memory");
-    }
+    // The value rules of a host file, worded for a config: one rule set (HostFactsRules).
+    HostFactsRules.check(
+        h,
+        new HostFactsRules.Fault() {
+          @Override
+          public String subject(String field) {
+            return "host." + field;
+          }
+
+          @Override
+          public String key(String field) {
+            return "host." + field;
+          }
+
+          @Override
+          public RuntimeException at(String field, String what) {
+            return w.at("host." + field, what);
+          }
+        });
   }
 }

@@ -1,21 +1,19 @@
 package dev.strata.engine.ffm;
 
 import dev.strata.engine.Os;
-import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * Structural checks of a shared library file before it is handed to the dynamic loader. They
  * matter: glibc's {@code dlopen} maps a truncated ELF's segments past the end of the file and the
  * process dies of SIGBUS inside ld.so — for the launcher, a JVM crash instead of one line. So the
  * header, the program headers (ELF) or load commands (Mach-O) are read and every loadable segment
- * must lie inside the file. The same checks run twice: in the launcher's preflight (so {@code
- * --dry-run} refuses what the launch would refuse) and in {@link NativeEngine#load} right before
- * {@code dlopen}. Nothing here loads or runs the file.
+ * must lie inside the file. They run on the bytes {@link VerifiedLibrary} read through its one
+ * checked descriptor and hashed, each time one is opened: in the launcher's preflight (so {@code
+ * --dry-run} refuses what the launch would refuse) and for the launch itself. Nothing here loads or
+ * runs the file.
  */
 public final class LibraryFile {
   private static final int PT_LOAD = 1;
@@ -44,187 +42,143 @@ public final class LibraryFile {
   private LibraryFile() {}
 
   /**
-   * What is wrong with {@code p} as a library for this machine's loader, or null when it looks like
-   * a whole library.
+   * What is wrong with {@code whole}, the whole content of a file (the bytes {@link
+   * VerifiedLibrary} hashed and will load), as a library for the loader of {@code platform}, or
+   * null when it looks like a whole library.
    *
    * @return one phrase that follows the file's name ("is not a shared library (…)")
-   * @throws IOException when the file cannot be read
    */
-  public static String problem(Path p) throws IOException {
-    return problem(p, Format.here());
-  }
-
-  /** As {@link #problem(Path)}, for the loader of {@code platform}. */
-  public static String problem(Path p, Format platform) throws IOException {
-    try (FileChannel fc = FileChannel.open(p, StandardOpenOption.READ)) {
-      return problem(Source.of(fc), platform);
+  public static String problem(byte[] whole, Format platform) {
+    ByteBuffer b = ByteBuffer.wrap(whole);
+    long size = whole.length;
+    if (size < 4) {
+      return "is not a shared library (too short for a header)";
     }
+    int magicBe = b.order(ByteOrder.BIG_ENDIAN).getInt(0);
+    int magicLe = Integer.reverseBytes(magicBe);
+    Format format;
+    if (magicBe == 0x7f454c46) {
+      format = Format.ELF;
+    } else if (magicLe == MH_MAGIC_64
+        || magicBe == MH_MAGIC_64
+        || magicLe == MH_MAGIC
+        || magicBe == MH_MAGIC) {
+      format = Format.MACH_O;
+    } else if (magicBe == FAT_MAGIC || magicLe == FAT_MAGIC) {
+      long archs =
+          size < 8
+              ? 0
+              : Integer.toUnsignedLong(
+                  magicBe == FAT_MAGIC ? b.getInt(4) : Integer.reverseBytes(b.getInt(4)));
+      if (archs == 0 || archs > MAX_FAT_ARCHS) {
+        return "is not a shared library (a Java class file? engine.library must be the engine's"
+            + " .dylib or .so)";
+      }
+      format = Format.MACH_O;
+    } else {
+      return "is not a shared library (no ELF or Mach-O header; is engine.library the right"
+          + " file?)";
+    }
+    if (format != platform) {
+      return format == Format.ELF
+          ? "is an ELF library (Linux); this Mac loads Mach-O .dylib files: build the engine"
+              + " for macOS"
+          : "is a Mach-O library (macOS); this machine loads ELF .so files: build strata-ref"
+              + " here (./strata build)";
+    }
+    b.order(ByteOrder.LITTLE_ENDIAN);
+    if (format == Format.ELF) {
+      return elf(b, size);
+    }
+    if (magicLe == MH_MAGIC_64) {
+      return machO(b, size);
+    }
+    return null; // fat or 32-bit/big-endian Mach-O: leave the rest to the loader
   }
 
   /**
-   * As {@link #problem(Path)}, for the whole content of a file already read (the bytes {@link
-   * VerifiedLibrary} hashed and will load).
+   * Whether {@code length} bytes at {@code offset} lie inside a file of {@code size} bytes. Both
+   * come from the file as signed 64-bit numbers (a u64 of 2^63 or more reads negative), and the
+   * test never adds them: a crafted pair whose sum overflows is outside, not wrapped round inside.
    */
-  public static String problem(byte[] whole, Format platform) {
-    try {
-      return problem(Source.of(whole), platform);
-    } catch (IOException e) {
-      throw new IllegalStateException("reading an array cannot fail", e);
-    }
+  static boolean inside(long offset, long length, long size) {
+    return offset >= 0 && length >= 0 && offset <= size && length <= size - offset;
   }
 
-  /** Positional reads of a file or of its bytes in memory. */
-  private interface Source {
-    long size() throws IOException;
-
-    int read(ByteBuffer into, long at) throws IOException;
-
-    static Source of(FileChannel fc) {
-      return new Source() {
-        @Override
-        public long size() throws IOException {
-          return fc.size();
-        }
-
-        @Override
-        public int read(ByteBuffer into, long at) throws IOException {
-          return fc.read(into, at);
-        }
-      };
-    }
-
-    static Source of(byte[] whole) {
-      return new Source() {
-        @Override
-        public long size() {
-          return whole.length;
-        }
-
-        @Override
-        public int read(ByteBuffer into, long at) {
-          if (at >= whole.length) {
-            return -1;
-          }
-          int n = (int) Math.min(into.remaining(), whole.length - at);
-          into.put(whole, (int) at, n);
-          return n;
-        }
-      };
-    }
-  }
-
-  private static String problem(Source ch, Format platform) throws IOException {
-    {
-      long size = ch.size();
-      ByteBuffer head = read(ch, 0, (int) Math.min(size, 64));
-      if (head.remaining() < 4) {
-        return "is not a shared library (too short for a header)";
-      }
-      int magicBe = head.order(ByteOrder.BIG_ENDIAN).getInt(0);
-      int magicLe = Integer.reverseBytes(magicBe);
-      Format format;
-      if (magicBe == 0x7f454c46) {
-        format = Format.ELF;
-      } else if (magicLe == MH_MAGIC_64
-          || magicBe == MH_MAGIC_64
-          || magicLe == MH_MAGIC
-          || magicBe == MH_MAGIC) {
-        format = Format.MACH_O;
-      } else if (magicBe == FAT_MAGIC || magicLe == FAT_MAGIC) {
-        long archs =
-            head.remaining() < 8
-                ? 0
-                : Integer.toUnsignedLong(
-                    magicBe == FAT_MAGIC ? head.getInt(4) : Integer.reverseBytes(head.getInt(4)));
-        if (archs == 0 || archs > MAX_FAT_ARCHS) {
-          return "is not a shared library (a Java class file? engine.library must be the engine's"
-              + " .dylib or .so)";
-        }
-        format = Format.MACH_O;
-      } else {
-        return "is not a shared library (no ELF or Mach-O header; is engine.library the right"
-            + " file?)";
-      }
-      if (format != platform) {
-        return format == Format.ELF
-            ? "is an ELF library (Linux); this Mac loads Mach-O .dylib files: build the engine"
-                + " for macOS"
-            : "is a Mach-O library (macOS); this machine loads ELF .so files: build strata-ref"
-                + " here (./strata build)";
-      }
-      if (format == Format.ELF) {
-        return elf(ch, size, head);
-      }
-      if (magicLe == MH_MAGIC_64) {
-        return machO(ch, size);
-      }
-      return null; // fat or 32-bit/big-endian Mach-O: leave the rest to the loader
-    }
-  }
-
-  private static String elf(Source ch, long size, ByteBuffer head) throws IOException {
-    if (head.remaining() < 64 || head.get(4) != 2 || head.get(5) != 1) {
+  /** ELF-64 little-endian: the ELF header, program header table and section header table. */
+  private static String elf(ByteBuffer b, long size) {
+    if (size < 64 || b.get(4) != 2 || b.get(5) != 1) {
       return "is not a 64-bit little-endian ELF library (built for another platform?)";
     }
-    head.order(ByteOrder.LITTLE_ENDIAN);
-    long phoff = head.getLong(32);
-    long shoff = head.getLong(40);
-    int phentsize = Short.toUnsignedInt(head.getShort(54));
-    int phnum = Short.toUnsignedInt(head.getShort(56));
-    int shentsize = Short.toUnsignedInt(head.getShort(58));
-    int shnum = Short.toUnsignedInt(head.getShort(60));
-    if (phnum == 0 || phentsize < 56 || phoff < 0 || phoff + (long) phnum * phentsize > size) {
+    long phoff = b.getLong(32);
+    long shoff = b.getLong(40);
+    int phentsize = Short.toUnsignedInt(b.getShort(54));
+    int phnum = Short.toUnsignedInt(b.getShort(56));
+    int shentsize = Short.toUnsignedInt(b.getShort(58));
+    int shnum = Short.toUnsignedInt(b.getShort(60));
+    if (phnum == 0 || phentsize < 56 || !inside(phoff, (long) phnum * phentsize, size)) {
       return truncated(size, "its program headers");
     }
-    if (shnum > 0 && (shoff < 0 || shoff + (long) shnum * shentsize > size)) {
+    if (shnum > 0 && !inside(shoff, (long) shnum * shentsize, size)) {
       return truncated(size, "its section headers");
     }
-    ByteBuffer ph = read(ch, phoff, phnum * phentsize).order(ByteOrder.LITTLE_ENDIAN);
     for (int i = 0; i < phnum; i++) {
-      int base = i * phentsize;
-      if (ph.getInt(base) != PT_LOAD) {
+      int base = (int) phoff + i * phentsize; // inside the file, so an int
+      if (b.getInt(base) != PT_LOAD) {
         continue;
       }
-      long off = ph.getLong(base + 8);
-      long filesz = ph.getLong(base + 32);
-      if (off < 0 || filesz < 0 || off + filesz > size) {
-        return truncated(size, "a loadable segment at bytes " + off + ".." + (off + filesz));
+      long off = b.getLong(base + 8);
+      long filesz = b.getLong(base + 32);
+      if (!inside(off, filesz, size)) {
+        return truncated(size, segment("a loadable segment", off, filesz));
       }
     }
     return null;
   }
 
-  private static String machO(Source ch, long size) throws IOException {
-    ByteBuffer h = read(ch, 0, 32).order(ByteOrder.LITTLE_ENDIAN);
-    if (h.remaining() < 32) {
+  /** Mach-O 64 (mach-o/loader.h): the header, its load commands and each LC_SEGMENT_64. */
+  private static String machO(ByteBuffer b, long size) {
+    if (size < 32) {
       return truncated(size, "its header");
     }
-    int ncmds = h.getInt(16);
-    long sizeofcmds = Integer.toUnsignedLong(h.getInt(20));
-    if (ncmds < 0 || 32 + sizeofcmds > size || sizeofcmds > (1 << 24)) {
+    int ncmds = b.getInt(16);
+    long sizeofcmds = Integer.toUnsignedLong(b.getInt(20));
+    if (ncmds < 0 || !inside(32, sizeofcmds, size)) {
       return truncated(size, "its load commands");
     }
-    ByteBuffer cmds = read(ch, 32, (int) sizeofcmds).order(ByteOrder.LITTLE_ENDIAN);
-    int at = 0;
+    long at = 0;
     for (int i = 0; i < ncmds; i++) {
       if (at + 8 > sizeofcmds) {
         return truncated(size, "its load commands");
       }
-      int cmd = cmds.getInt(at);
-      int cmdsize = cmds.getInt(at + 4);
-      if (cmdsize < 8 || at + (long) cmdsize > sizeofcmds) {
+      int cmd = b.getInt(32 + (int) at);
+      int cmdsize = b.getInt(32 + (int) at + 4);
+      if (cmdsize < 8 || at + cmdsize > sizeofcmds) {
         return "is a damaged Mach-O library (load command " + i + " has a bad size)";
       }
       if (cmd == LC_SEGMENT_64 && cmdsize >= 72) {
-        long fileoff = cmds.getLong(at + 40);
-        long filesize = cmds.getLong(at + 48);
-        if (fileoff < 0 || filesize < 0 || fileoff + filesize > size) {
-          return truncated(size, "a segment at bytes " + fileoff + ".." + (fileoff + filesize));
+        long fileoff = b.getLong(32 + (int) at + 40);
+        long filesize = b.getLong(32 + (int) at + 48);
+        if (!inside(fileoff, filesize, size)) {
+          return truncated(size, segment("a segment", fileoff, filesize));
         }
       }
       at += cmdsize;
     }
     return null;
+  }
+
+  /**
+   * "a segment at bytes 100..401": the offset and the end as the file's unsigned 64-bit fields mean
+   * them (Elf64_Off / uint64_t), the end exact even where the sum passes 2^64.
+   */
+  private static String segment(String what, long offset, long length) {
+    BigInteger start = new BigInteger(Long.toUnsignedString(offset));
+    return what
+        + " at bytes "
+        + start
+        + ".."
+        + start.add(new BigInteger(Long.toUnsignedString(length)));
   }
 
   private static String truncated(long size, String what) {
@@ -233,15 +187,5 @@ public final class LibraryFile {
         + " lie past its end ("
         + size
         + " bytes; rebuild or re-copy the library)";
-  }
-
-  private static ByteBuffer read(Source ch, long at, int n) throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(Math.max(0, n));
-    while (b.hasRemaining()) {
-      if (ch.read(b, at + b.position()) < 0) {
-        break;
-      }
-    }
-    return b.flip();
   }
 }

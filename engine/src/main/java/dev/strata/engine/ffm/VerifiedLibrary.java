@@ -134,7 +134,6 @@ public final class VerifiedLibrary implements AutoCloseable {
       LibraryFile.Format format) {
     Objects.requireNonNull(library, "library");
     Path abs = library.toAbsolutePath();
-    String where = context == null ? "" : "; " + context;
     TrustedPath.OpenFile f;
     try {
       f = TrustedPath.open(abs, new TrustedPath.Subject("engine library", context), me);
@@ -142,9 +141,13 @@ public final class VerifiedLibrary implements AutoCloseable {
       throw new EngineLoadException(
           "engine library not found: "
               + abs
-              + (e.getFile() != null && !e.getFile().equals(abs.toString())
-                  ? " (" + e.getFile() + " does not exist)"
-                  : "")
+              + (e.getFile() == null || e.getFile().equals(abs.toString())
+                  ? ""
+                  : " ("
+                      + e.getFile()
+                      + (e instanceof NotDirectoryException
+                          ? " is a file, not a folder)"
+                          : " does not exist)"))
               + " ("
               + (context == null ? "" : context + "; ")
               + "build strata-ref with ./strata build, or rerun strata-setup --engine-lib PATH)");
@@ -175,9 +178,9 @@ public final class VerifiedLibrary implements AutoCloseable {
                       ? ""
                       : " in " + context.replaceFirst("^engine\\.library in ", ""))
                   + " (pinned "
-                  + abbreviate(want)
+                  + abbreviate(want, actual)
                   + ", file "
-                  + abbreviate(actual)
+                  + abbreviate(actual, want)
                   + "): restore the library, or rerun strata-setup to pin the new one");
         }
       }
@@ -218,7 +221,12 @@ public final class VerifiedLibrary implements AutoCloseable {
    * @throws EngineLoadException (exit 3) when it cannot be opened or its hash differs
    */
   public static VerifiedLibrary openHandedOver(String handle, String sha256, String shown) {
-    Strategy strategy = Strategy.here();
+    return openHandedOver(handle, sha256, shown, Strategy.here());
+  }
+
+  /** As {@link #openHandedOver(String, String, String)} for the launcher's {@code strategy}. */
+  static VerifiedLibrary openHandedOver(
+      String handle, String sha256, String shown, Strategy strategy) {
     Path abs = Path.of(shown).toAbsolutePath();
     int fd;
     Posix.Stat st;
@@ -235,7 +243,7 @@ public final class VerifiedLibrary implements AutoCloseable {
               + e.getMessage(),
           e);
     }
-    TrustedPath.OpenFile f = null;
+    TrustedPath.OpenFile f;
     try {
       st = Posix.fstat(fd);
       f = new TrustedPath.OpenFile(abs, Path.of(handle), fd, st);
@@ -252,6 +260,9 @@ public final class VerifiedLibrary implements AutoCloseable {
               + " handed to the isolated engine cannot be read: "
               + e.getMessage(),
           e);
+    } catch (RuntimeException e) {
+      Posix.close(fd);
+      throw e;
     }
     String actual = sha256(bytes);
     if (!actual.equalsIgnoreCase(sha256)) {
@@ -260,9 +271,9 @@ public final class VerifiedLibrary implements AutoCloseable {
           "engine library "
               + abs
               + " handed to the isolated engine is not the file the launcher checked (sha256 "
-              + abbreviate(actual)
+              + abbreviate(actual, sha256)
               + ", checked "
-              + abbreviate(sha256)
+              + abbreviate(sha256, actual)
               + ")");
     }
     Path loadPath = strategy == Strategy.PRIVATE_COPY ? Path.of(handle) : null;
@@ -301,9 +312,9 @@ public final class VerifiedLibrary implements AutoCloseable {
               "the private copy "
                   + copy
                   + " of the engine library reads back different (sha256 "
-                  + abbreviate(again)
+                  + abbreviate(again, sha256)
                   + ", expected "
-                  + abbreviate(sha256)
+                  + abbreviate(sha256, again)
                   + "): check the disk");
         }
       }
@@ -450,7 +461,19 @@ public final class VerifiedLibrary implements AutoCloseable {
         + ")";
   }
 
-  static String abbreviate(String hex) {
-    return hex.length() > 16 ? hex.substring(0, 16) + "…" : hex;
+  /**
+   * {@code hex} as a message beside {@code other} shows it: its first 16 digits, or as many as it
+   * takes to reach the first digit where the two differ — a pin that differs from the file only
+   * after digit 16 must not read like a match.
+   */
+  static String abbreviate(String hex, String other) {
+    int same = 0;
+    while (same < hex.length()
+        && same < other.length()
+        && Character.toLowerCase(hex.charAt(same)) == Character.toLowerCase(other.charAt(same))) {
+      same++;
+    }
+    int shown = Math.max(16, same + 1);
+    return hex.length() > shown ? hex.substring(0, shown) + "…" : hex;
   }
 }

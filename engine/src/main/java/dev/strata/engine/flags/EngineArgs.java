@@ -11,11 +11,12 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The typed view of a validated engine argv, made only by {@link EngineFlags#parse}. It holds the
- * values as given, checked by their table row; a flag that was absent reads as the row's default.
- * Everything generic (the text of a value, {@link #toArgv}, equality) walks the table, so adding an
- * engine flag is one row in {@link EngineFlags} and one accessor here (docs/FLAGS.md, "Adding a
- * flag"); {@code EngineArgsTest} checks that every row has its accessor.
+ * The typed view of a validated engine argv, made only by {@link EngineFlags#parse} (and {@link
+ * EngineFlags#defaults}, the view of no optional flag). It holds the values as given, checked by
+ * their table row; a flag that was absent reads as the row's default. Everything generic (the text
+ * of a value, {@link #toArgv}, equality) walks the table, so adding an engine flag is one row in
+ * {@link EngineFlags} and one accessor here (docs/FLAGS.md, "Adding a flag"); {@code
+ * EngineArgsTest} checks that every row has its accessor.
  *
  * <p>Two views are equal when every flag has the same effective value ({@code --ctx 4096} given
  * equals {@code --ctx} absent: 4096 is the default).

@@ -176,6 +176,9 @@ public final class EngineFlags {
 
   private static final Map<String, FlagSpec> BY_NAME = index();
 
+  /** See {@link #defaults()}. */
+  private static final EngineArgs DEFAULTS = new EngineArgs(Map.of());
+
   private EngineFlags() {}
 
   private static <E> ValueKind.Choice choices(
@@ -201,6 +204,17 @@ public final class EngineFlags {
   /** The row of a flag, or null when there is none. */
   public static FlagSpec lookup(String name) {
     return BY_NAME.get(name);
+  }
+
+  /**
+   * The typed view of an argv that gives no optional flag: every accessor reads its row's default
+   * ({@code --ctx 4096}, {@code --experts stream}, no {@code --kv}, …), except {@link
+   * EngineArgs#model}, which has none and throws {@link NullPointerException}. What the engine runs
+   * with when a flag is absent, for callers that need those defaults without an argv (the memory
+   * plan's {@code PlanRequest}).
+   */
+  public static EngineArgs defaults() {
+    return DEFAULTS;
   }
 
   /**

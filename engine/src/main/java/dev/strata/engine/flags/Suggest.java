@@ -8,15 +8,33 @@ public final class Suggest {
   private Suggest() {}
 
   /**
-   * The known word nearest to {@code typed}, or null when none is close: at most 2 edits (an
-   * adjacent swap counts as one), or 1 for words of 3 letters or fewer, compared case-blind.
+   * The known word {@code typed} most likely meant, or null when none is close. Words are compared
+   * case-blind with {@code _} and {@code -} read alike. A word typed in part (3 characters or more,
+   * leading dashes aside) that begins exactly one known word means that word; otherwise the nearest
+   * known word within 2 edits (an adjacent swap counts as one), or 1 for words of 3 letters or
+   * fewer, the first in {@code known}'s order on a tie. The one rule for flags, env switches,
+   * values, command-line options and host-file fields.
    */
   public static String nearest(String typed, Collection<String> known) {
-    String t = typed.toLowerCase(Locale.ROOT);
+    String t = fold(typed);
+    if (t.replaceFirst("^-+", "").length() >= 3) {
+      String only = null;
+      int begun = 0;
+      for (String k : known) {
+        String f = fold(k);
+        if (f.startsWith(t) && !f.equals(t)) {
+          only = k;
+          begun++;
+        }
+      }
+      if (begun == 1) {
+        return only;
+      }
+    }
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     for (String k : known) {
-      int d = distance(t, k.toLowerCase(Locale.ROOT));
+      int d = distance(t, fold(k));
       if (d < bestDistance) {
         bestDistance = d;
         best = k;
@@ -27,6 +45,11 @@ public final class Suggest {
     }
     int allowed = Math.min(typed.length(), best.length()) <= 3 ? 1 : 2;
     return bestDistance <= allowed ? best : null;
+  }
+
+  /** Case-blind, {@code _} read as {@code -}. */
+  private static String fold(String s) {
+    return s.toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
   /**

@@ -12,6 +12,7 @@ import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanDefaults;
+import dev.strata.engine.plan.PlanRequest;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -103,6 +104,7 @@ public final class Generator {
     if (ctxProblem != null) {
       throw new StrataException(ExitCodes.USAGE, EngineFlags.CTX + ": " + ctxProblem);
     }
+    PlanRequest request = PlanRequest.of(host, geometry, backend).withContext(context).withEnv(env);
     ExpertsMode experts = answers.experts();
     if (experts == null) {
       // Like the context, decided on the default KV path: resident when it fits with margin.
@@ -111,13 +113,7 @@ public final class Generator {
               ? defaults.experts()
               : (PlanDefaults.residentFitsWithMargin(
                       MemoryPlan.compute(
-                          host,
-                          geometry,
-                          context,
-                          ExpertsMode.RESIDENT,
-                          defaults.pools(),
-                          backend,
-                          env))
+                          request.withExperts(ExpertsMode.RESIDENT).withPools(defaults.pools())))
                   ? ExpertsMode.RESIDENT
                   : ExpertsMode.STREAM);
     }
@@ -145,7 +141,7 @@ public final class Generator {
             env);
     MemoryPlan plan =
         MemoryPlan.compute(
-            host, geometry, context, experts, kv, backend, env, 0, config.engineArgs().spec());
+            request.withExperts(experts).withKv(kv).withSpec(config.engineArgs().spec()));
     return new Generated(config, plan, defaults);
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.strata.engine.flags.Suggest;
 import dev.strata.engine.text.Clip;
 import dev.strata.engine.text.Json;
 import java.io.IOException;
@@ -246,7 +247,7 @@ public final class HostFactsCodec {
   }
 
   private static String unknownField(String name) {
-    String hint = suggestion(name);
+    String hint = Suggest.nearest(name, FIELDS);
     return "unknown field '"
         + Clip.clip(name)
         + "'"
@@ -254,48 +255,6 @@ public final class HostFactsCodec {
         + " (known: "
         + String.join(", ", FIELDS)
         + ")";
-  }
-
-  /** The one known field a typo most likely meant, or null when none or several fit. */
-  static String suggestion(String name) {
-    String lower = name.toLowerCase(java.util.Locale.ROOT).replace('-', '_');
-    String best = null;
-    int bestDistance = 3;
-    boolean tie = false;
-    for (String f : FIELDS) {
-      int d =
-          f.equals(lower) ? 0 : f.startsWith(lower) && lower.length() >= 3 ? 1 : distance(f, lower);
-      if (d < bestDistance) {
-        best = f;
-        bestDistance = d;
-        tie = false;
-      } else if (d == bestDistance) {
-        tie = true;
-      }
-    }
-    return tie ? null : best;
-  }
-
-  private static int distance(String a, String b) {
-    if (Math.abs(a.length() - b.length()) > 3 || b.length() > 64) {
-      return Integer.MAX_VALUE;
-    }
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-      }
-      int[] swap = prev;
-      prev = cur;
-      cur = swap;
-    }
-    return prev[b.length()];
   }
 
   private static String got(JsonParser p) throws IOException {

@@ -33,88 +33,156 @@ public final class HostFactsRules {
    * the source (":line:col"), so a file's message points at the value.
    */
   static void check(HostFacts f, String source, Map<String, String> where) {
-    At at = new At(source, where);
+    check(f, new At(source, where));
+  }
+
+  /**
+   * How a broken rule is reported where the facts live: a host JSON file (its fields named {@code
+   * field 'chip'}, the message prefixed with the file and position) or an engine config's {@code
+   * host:} section (named {@code host.chip}, pointing at the config's line). One rule set, two
+   * wordings of where.
+   */
+  public interface Fault {
+    /** The field as the subject of a sentence: {@code field 'chip'} or {@code host.chip}. */
+    String subject(String field);
+
+    /** The field named inside a sentence: {@code chip} or {@code host.chip}. */
+    String key(String field);
+
+    /** The failure to throw for {@code field}, whose sentence is {@code what}. */
+    RuntimeException at(String field, String what);
+  }
+
+  /**
+   * As {@link #check(HostFacts, String)}, reporting through {@code fault} (an engine config's host
+   * section uses this, so a config and a host file obey the same rules).
+   *
+   * @throws RuntimeException what {@code fault} makes of the first broken rule
+   */
+  public static void check(HostFacts f, Fault fault) {
     if (!"macos".equals(f.os()) && !"linux".equals(f.os())) {
-      throw at.field("os", "\"macos\" or \"linux\"", "\"" + Clip.clip(f.os()) + "\"");
+      throw field(fault, "os", "\"macos\" or \"linux\"", "\"" + Clip.clip(f.os()) + "\"");
     }
-    text(at, "chip", f.chip());
-    text(at, "os_version", f.osVersion());
+    text(fault, "chip", f.chip());
+    text(fault, "os_version", f.osVersion());
     if (f.cpuCores() < 1 || f.cpuCores() > MAX_CPUS) {
-      throw at.field("cpu_cores", "1.." + MAX_CPUS, f.cpuCores());
+      throw field(fault, "cpu_cores", "1.." + MAX_CPUS, f.cpuCores());
     }
     if (f.perfCores() < 1) {
-      throw at.field("perf_cores", "at least 1", f.perfCores());
+      throw field(fault, "perf_cores", "at least 1", f.perfCores());
     }
     if (f.efficiencyCores() < 0) {
-      throw at.field("efficiency_cores", "0 or more", f.efficiencyCores());
+      throw field(fault, "efficiency_cores", "0 or more", f.efficiencyCores());
     }
     if ((long) f.perfCores() + f.efficiencyCores() > f.cpuCores()) {
-      throw at.bad(
+      throw fault.at(
           "perf_cores",
-          "perf_cores + efficiency_cores ("
+          fault.key("perf_cores")
+              + " + "
+              + fault.key("efficiency_cores")
+              + " ("
               + f.perfCores()
               + " + "
               + f.efficiencyCores()
-              + ") exceed cpu_cores ("
+              + ") exceed "
+              + fault.key("cpu_cores")
+              + " ("
               + f.cpuCores()
               + ")");
     }
     if (f.memoryBytes() <= 0) {
-      throw at.field("memory_bytes", "above 0", f.memoryBytes());
+      throw field(fault, "memory_bytes", "above 0", f.memoryBytes());
     }
     int family = f.gpuFamily();
     if (family != 0 && (family < 1001 || family > HostFacts.FAMILY_APPLE10)) {
-      throw at.field("gpu_family", "0 (no Apple GPU) or an Apple family 1001..1010", family);
+      throw field(fault, "gpu_family", "0 (no Apple GPU) or an Apple family 1001..1010", family);
     }
+    String k4 = fault.key("k4");
+    String gpuFamily = fault.key("gpu_family");
     if (f.k4() && family != HostFacts.FAMILY_APPLE10) {
-      throw at.bad(
+      throw fault.at(
           "k4",
-          "k4 is true but gpu_family is "
+          k4
+              + " is true but "
+              + gpuFamily
+              + " is "
               + family
-              + ": k4 means the GPU supports Apple10 (gpu_family 1010, M5 class)");
+              + ": "
+              + k4
+              + " means the GPU supports Apple10 ("
+              + gpuFamily
+              + " 1010, M5 class)");
     }
     if (!f.k4() && family == HostFacts.FAMILY_APPLE10) {
-      throw at.bad(
-          "k4", "gpu_family is 1010 (Apple10, M5 class) but k4 is false: an Apple10 GPU is k4");
+      throw fault.at(
+          "k4",
+          gpuFamily
+              + " is 1010 (Apple10, M5 class) but "
+              + k4
+              + " is false: an Apple10 GPU is "
+              + k4);
     }
     if (f.metal4() && family < 1007) {
-      throw at.bad(
+      throw fault.at(
           "metal4",
-          "metal4 is true but gpu_family is "
+          fault.key("metal4")
+              + " is true but "
+              + gpuFamily
+              + " is "
               + family
               + ": Metal 4 needs an Apple7 (M1) GPU or newer");
     }
+    String wired = fault.key("wired_limit_mb");
     if (f.wiredLimitMb() < 0) {
-      throw at.field("wired_limit_mb", "0 (OS default) or more", f.wiredLimitMb());
+      throw field(fault, "wired_limit_mb", "0 (OS default) or more", f.wiredLimitMb());
     }
     if (f.memoryBytes() > 0 && f.wiredLimitMb() > f.memoryBytes() >> 20) {
-      throw at.bad(
+      throw fault.at(
           "wired_limit_mb",
-          "wired_limit_mb "
+          wired
+              + " "
               + f.wiredLimitMb()
-              + " exceeds memory_bytes ("
+              + " exceeds "
+              + fault.key("memory_bytes")
+              + " ("
               + (f.memoryBytes() >> 20)
               + " MiB)");
     }
     if ("linux".equals(f.os()) && (family != 0 || f.metal4() || f.wiredLimitMb() != 0)) {
       String field = family != 0 ? "gpu_family" : f.metal4() ? "metal4" : "wired_limit_mb";
-      throw at.bad(
-          field, "os is linux, so gpu_family must be 0, metal4 and k4 false and wired_limit_mb 0");
+      throw fault.at(
+          field,
+          fault.key("os")
+              + " is linux, so "
+              + gpuFamily
+              + " must be 0, "
+              + fault.key("metal4")
+              + " and "
+              + k4
+              + " false and "
+              + wired
+              + " 0");
     }
   }
 
-  private static void text(At at, String field, String value) {
+  /** "SUBJECT must be RULE, got VALUE". */
+  private static RuntimeException field(Fault fault, String field, String rule, Object got) {
+    return fault.at(field, fault.subject(field) + " must be " + rule + ", got " + got);
+  }
+
+  private static void text(Fault fault, String field, String value) {
     if (value.isBlank()) {
-      throw at.bad(field, "field '" + field + "' must not be empty");
+      throw fault.at(field, fault.subject(field) + " must not be empty");
     }
     if (value.length() > MAX_TEXT) {
-      throw at.bad(field, "field '" + field + "' is longer than " + MAX_TEXT + " characters");
+      throw fault.at(field, fault.subject(field) + " is longer than " + MAX_TEXT + " characters");
     }
     // The text is printed to terminals later: no escape sequences or bidi tricks ride along.
     for (int i = 0, c; i < value.length(); i += Character.charCount(c)) {
       c = value.codePointAt(i);
       if (Character.isISOControl(c) || Character.getType(c) == Character.FORMAT) {
-        throw at.bad(field, "field '" + field + "' must not contain control or format characters");
+        throw fault.at(
+            field, fault.subject(field) + " must not contain control or format characters");
       }
     }
   }
@@ -124,15 +192,21 @@ public final class HostFactsRules {
    *
    * @param where field → ":line:col" in the source, when the source is a file
    */
-  private record At(String source, Map<String, String> where) {
-    /** "SOURCE:LINE:COL: WHAT", naming the field at fault. */
-    HostFileException bad(String field, String what) {
-      return new HostFileException(source + where.getOrDefault(field, "") + ": " + what, field);
+  private record At(String source, Map<String, String> where) implements Fault {
+    @Override
+    public String subject(String field) {
+      return "field '" + field + "'";
     }
 
-    /** "field 'F' must be RULE, got VALUE". */
-    HostFileException field(String field, String rule, Object got) {
-      return bad(field, "field '" + field + "' must be " + rule + ", got " + got);
+    @Override
+    public String key(String field) {
+      return field;
+    }
+
+    /** "SOURCE:LINE:COL: WHAT", naming the field at fault. */
+    @Override
+    public HostFileException at(String field, String what) {
+      return new HostFileException(source + where.getOrDefault(field, "") + ": " + what, field);
     }
   }
 }

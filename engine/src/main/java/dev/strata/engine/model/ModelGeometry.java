@@ -60,46 +60,6 @@ public record ModelGeometry(
     drafterKvLayers = List.copyOf(drafterKvLayers);
   }
 
-  /**
-   * A plain model: every QSA layer full attention, K and V of one head size, no recurrent state, no
-   * drafter.
-   */
-  public ModelGeometry(
-      String architecture,
-      int blocks,
-      List<Integer> qsaLayers,
-      int kvHeads,
-      int headDim,
-      int experts,
-      int expertsUsed,
-      int moeLayers,
-      long expertBytes,
-      long denseBytes,
-      long trainedContext,
-      int shardCount) {
-    this(
-        architecture,
-        blocks,
-        qsaLayers,
-        kvHeads,
-        headDim,
-        experts,
-        expertsUsed,
-        moeLayers,
-        expertBytes,
-        denseBytes,
-        trainedContext,
-        shardCount,
-        headDim,
-        List.of(),
-        0,
-        0,
-        0,
-        0,
-        List.of(),
-        0);
-  }
-
   /** QSA layers attending over the whole context. */
   public int fullLayerCount() {
     return qsaLayers.size() - swaLayers.size();

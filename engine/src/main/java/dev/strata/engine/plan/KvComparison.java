@@ -37,13 +37,16 @@ public record KvComparison(
   public static KvComparison at(
       HostFacts host, ModelGeometry model, long context, Backend backend, Map<String, String> env) {
     KvFormat base = PlanDefaults.defaultPools(backend, env);
-    MemoryPlan basePlan =
-        MemoryPlan.compute(host, model, context, ExpertsMode.STREAM, base, backend, env);
+    PlanRequest stream =
+        PlanRequest.of(host, model, backend)
+            .withContext(context)
+            .withExperts(ExpertsMode.STREAM)
+            .withEnv(env);
+    MemoryPlan basePlan = MemoryPlan.compute(stream.withPools(base));
     if (base == KvFormat.Q4_0 || model.headDim() != 256) {
       return new KvComparison(context, base, basePlan.kv().bytes(), false, 0, 0, 0);
     }
-    MemoryPlan q4Plan =
-        MemoryPlan.compute(host, model, context, ExpertsMode.STREAM, KvFormat.Q4_0, backend, env);
+    MemoryPlan q4Plan = MemoryPlan.compute(stream.withPools(KvFormat.Q4_0));
     long saved = basePlan.kv().bytes() - q4Plan.kv().bytes();
     long won = q4Plan.arena().slots() - basePlan.arena().slots();
     return new KvComparison(

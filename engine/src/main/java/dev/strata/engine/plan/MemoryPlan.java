@@ -2,8 +2,6 @@ package dev.strata.engine.plan;
 
 import dev.strata.engine.Backend;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.KvDecision;
-import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
 import java.util.List;
@@ -78,102 +76,14 @@ public record MemoryPlan(
   }
 
   /**
-   * Plans with a KV decision from {@link dev.strata.engine.kv.KvRules#decide}: its pools size the
-   * KV and its notes (such as the fp16 → int8 mapping on Metal) come first in the plan's notes.
-   */
-  public static MemoryPlan compute(
-      HostFacts host,
-      ModelGeometry model,
-      long context,
-      ExpertsMode experts,
-      KvDecision.Accepted kv,
-      Backend backend,
-      Map<String, String> env) {
-    return Planner.plan(host, model, context, experts, kv.pools(), kv.notes(), backend, env, 0, 0);
-  }
-
-  /**
-   * Plans with a KV decision and the engine's {@code --mem-budget-mb} (0 = none): a value below the
-   * plan's own budget in whole MiB lowers the budget to exactly that many MiB ({@link #budget}).
-   */
-  public static MemoryPlan compute(
-      HostFacts host,
-      ModelGeometry model,
-      long context,
-      ExpertsMode experts,
-      KvDecision.Accepted kv,
-      Backend backend,
-      Map<String, String> env,
-      long memBudgetMb) {
-    return Planner.plan(
-        host, model, context, experts, kv.pools(), kv.notes(), backend, env, memBudgetMb, 0);
-  }
-
-  /**
-   * Plans with a KV decision, the engine's {@code --mem-budget-mb} (0 = none) and its {@code
-   * --spec}: above 0 the MTP drafter's weights and KV pools are planned when the model has a
-   * drafter; a model without one runs without drafting, and a note says so.
-   */
-  public static MemoryPlan compute(
-      HostFacts host,
-      ModelGeometry model,
-      long context,
-      ExpertsMode experts,
-      KvDecision.Accepted kv,
-      Backend backend,
-      Map<String, String> env,
-      long memBudgetMb,
-      long spec) {
-    return Planner.plan(
-        host, model, context, experts, kv.pools(), kv.notes(), backend, env, memBudgetMb, spec);
-  }
-
-  /** Plans one configuration with {@code --mem-budget-mb} and {@code --spec} (see above). */
-  public static MemoryPlan compute(
-      HostFacts host,
-      ModelGeometry model,
-      long context,
-      ExpertsMode experts,
-      KvFormat pools,
-      Backend backend,
-      Map<String, String> env,
-      long memBudgetMb,
-      long spec) {
-    return Planner.plan(
-        host, model, context, experts, pools, List.of(), backend, env, memBudgetMb, spec);
-  }
-
-  /**
-   * Plans one configuration.
+   * Plans one configuration: a pure function of the request, O(1) in the context.
    *
-   * @param pools the format the KV pools are allocated in, after KvRules (int8 by default on Metal
-   *     and strata-ref; fp16 and k8v4 never reach the Metal pools)
-   * @param env the engine's environment as the config sets it (the prompt switches)
    * @throws IllegalArgumentException for a context below 1, or pools a backend never allocates
+   *     (fp16 and k8v4 on Metal and strata-ref: pass the pools {@link
+   *     dev.strata.engine.kv.KvRules#decide} chose)
    */
-  public static MemoryPlan compute(
-      HostFacts host,
-      ModelGeometry model,
-      long context,
-      ExpertsMode experts,
-      KvFormat pools,
-      Backend backend,
-      Map<String, String> env) {
-    return Planner.plan(host, model, context, experts, pools, List.of(), backend, env, 0, 0);
-  }
-
-  /** Plans one configuration with the engine's {@code --mem-budget-mb} (0 = none). */
-  public static MemoryPlan compute(
-      HostFacts host,
-      ModelGeometry model,
-      long context,
-      ExpertsMode experts,
-      KvFormat pools,
-      Backend backend,
-      Map<String, String> env,
-      long memBudgetMb) {
-    return Planner.plan(
-        host, model, context, experts, pools, List.of(), backend, env, memBudgetMb, 0);
+  public static MemoryPlan compute(PlanRequest request) {
+    return Planner.plan(request);
   }
 
   /**

@@ -49,6 +49,7 @@ public record PlanDefaults(
   public static PlanDefaults compute(
       HostFacts host, ModelGeometry model, Backend backend, Map<String, String> env) {
     KvFormat pools = defaultPools(backend, env);
+    PlanRequest request = PlanRequest.of(host, model, backend).withPools(pools).withEnv(env);
     long trained = model.trainedContext();
     long chosen = 0;
     for (long ctx : STANDARD_CONTEXTS) {
@@ -56,7 +57,7 @@ public record PlanDefaults(
         break;
       }
       MemoryPlan plan =
-          MemoryPlan.compute(host, model, ctx, ExpertsMode.STREAM, pools, backend, env);
+          MemoryPlan.compute(request.withContext(ctx).withExperts(ExpertsMode.STREAM));
       if (streamFitsWithMargin(plan)) {
         chosen = ctx;
       }
@@ -66,8 +67,8 @@ public record PlanDefaults(
     if (trained > 0 && context > trained) {
       context = trained;
     }
-    MemoryPlan resident =
-        MemoryPlan.compute(host, model, context, ExpertsMode.RESIDENT, pools, backend, env);
+    PlanRequest residentRequest = request.withExperts(ExpertsMode.RESIDENT);
+    MemoryPlan resident = MemoryPlan.compute(residentRequest.withContext(context));
     ExpertsMode experts =
         residentFitsWithMargin(resident) ? ExpertsMode.RESIDENT : ExpertsMode.STREAM;
     if (experts == ExpertsMode.RESIDENT) {
@@ -77,8 +78,7 @@ public record PlanDefaults(
         if (ctx <= context || (trained > 0 && ctx > trained)) {
           continue;
         }
-        MemoryPlan larger =
-            MemoryPlan.compute(host, model, ctx, ExpertsMode.RESIDENT, pools, backend, env);
+        MemoryPlan larger = MemoryPlan.compute(residentRequest.withContext(ctx));
         if (!residentFitsWithMargin(larger)) {
           break;
         }

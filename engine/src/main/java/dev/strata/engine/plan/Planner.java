@@ -65,21 +65,17 @@ final class Planner {
   /** The experts' part of a plan: arena, stand-by slots and page-cache headroom. */
   private record Held(StandbySlots standby, long standbyBytes, long headroom, ExpertArena arena) {}
 
-  /**
-   * See {@link MemoryPlan#compute(HostFacts, ModelGeometry, long, ExpertsMode, KvFormat, Backend,
-   * Map)}.
-   */
-  static MemoryPlan plan(
-      HostFacts host,
-      ModelGeometry model,
-      long context,
-      ExpertsMode experts,
-      KvFormat pools,
-      List<String> kvNotes,
-      Backend backend,
-      Map<String, String> env,
-      long memBudgetMb,
-      long spec) {
+  /** See {@link MemoryPlan#compute}. */
+  static MemoryPlan plan(PlanRequest request) {
+    HostFacts host = request.host();
+    ModelGeometry model = request.model();
+    long context = request.context();
+    ExpertsMode experts = request.experts();
+    KvFormat pools = request.pools();
+    Backend backend = request.backend();
+    Map<String, String> env = request.env();
+    long memBudgetMb = request.memBudgetMb();
+    long spec = request.spec();
     if (context < 1) {
       throw new IllegalArgumentException("context must be at least 1, got " + context);
     }
@@ -90,7 +86,7 @@ final class Planner {
               + pools.flagName()
               + ": pass the pools KvRules.decide chose");
     }
-    List<String> notes = new ArrayList<>(kvNotes);
+    List<String> notes = new ArrayList<>(request.kvNotes());
     UsableMemory memory = UsableMemory.of(host, backend);
     if (memory.rule() == UsableMemory.Rule.WIRED_LIMIT
         && memory.usableBytes() == memory.totalBytes()) {

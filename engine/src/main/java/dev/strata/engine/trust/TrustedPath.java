@@ -77,6 +77,11 @@ public final class TrustedPath {
    * @throws IOException when the walk cannot read an attribute
    */
   public static Path resolve(Path path, Subject subject, int me) throws IOException {
+    return walk(path, path.toAbsolutePath(), subject, me);
+  }
+
+  /** {@link #resolve}, with messages naming {@code shown} as the file (a folder's file to come). */
+  private static Path walk(Path path, Path shown, Subject subject, int me) throws IOException {
     Path abs = path.toAbsolutePath();
     Deque<String> todo = new ArrayDeque<>();
     for (Path name : abs) {
@@ -84,7 +89,7 @@ public final class TrustedPath {
     }
     Path root = abs.getRoot();
     Path cur = root;
-    requireFolder(cur, OwnerRule.Place.ABOVE, abs, subject, me);
+    requireFolder(cur, OwnerRule.Place.ABOVE, shown, subject, me);
     int links = 0;
     while (!todo.isEmpty()) {
       String name = todo.removeFirst();
@@ -106,31 +111,40 @@ public final class TrustedPath {
       int uid = (Integer) a.get("uid");
       int type = mode & 0170000;
       if (type == 0120000) { // S_IFLNK
-        requireFolder(cur, OwnerRule.Place.HOLDER, abs, subject, me);
-        if (OwnerRule.problem(uid, mode & 07777, me, OwnerRule.Place.LINK) != null) {
+        requireFolder(cur, OwnerRule.Place.HOLDER, shown, subject, me);
+        // only a link's owner counts: its mode means nothing (always 0777 on Linux)
+        if (OwnerRule.problem(uid, 0, me, OwnerRule.Place.LINK) != null) {
           throw new TrustRefused(
               "symlink "
                   + next
                   + " on the way to the "
                   + subject.what()
                   + " "
-                  + abs
+                  + shown
                   + " is owned by "
                   + owner(next, uid)
-                  + ", not by root or you ("
-                  + owner(null, me)
-                  + "): that user decides where it points (remove it and point to the file"
+                  + ", not by "
+                  + trusted(me)
+                  + ": that user decides where it points (remove it and point to the file"
                   + " directly"
                   + subject.suffix()
                   + ")");
         }
         if (++links > MAX_LINKS) {
-          throw new TrustRefused(subject.what() + " " + abs + " is a symlink loop");
+          throw new TrustRefused(
+              subject.what()
+                  + " "
+                  + shown
+                  + " is a symlink loop, or a chain of more than "
+                  + MAX_LINKS
+                  + " symlinks (point to the file directly"
+                  + subject.suffix()
+                  + ")");
         }
         Path target = Files.readSymbolicLink(next);
         if (target.isAbsolute()) {
+          // from "/" again: checked when the walk began (there is one root)
           cur = target.getRoot();
-          requireFolder(cur, OwnerRule.Place.ABOVE, abs, subject, me);
         }
         Deque<String> spliced = new ArrayDeque<>();
         for (Path t : target) {
@@ -144,9 +158,9 @@ public final class TrustedPath {
       if (todo.isEmpty()) {
         if (type == 0040000) {
           // a folder at the end: checked as one passed through; the caller asks for more
-          check(next, uid, mode & 07777, OwnerRule.Place.ABOVE, abs, subject, me);
+          check(next, uid, mode & 07777, OwnerRule.Place.ABOVE, shown, subject, me);
         } else {
-          requireFolder(cur, OwnerRule.Place.HOLDER, abs, subject, me);
+          requireFolder(cur, OwnerRule.Place.HOLDER, shown, subject, me);
         }
         return next;
       }
@@ -163,7 +177,7 @@ public final class TrustedPath {
             uid,
             mode & 07777,
             holder ? OwnerRule.Place.HOLDER : OwnerRule.Place.ABOVE,
-            abs,
+            shown,
             subject,
             me);
       }
@@ -181,7 +195,18 @@ public final class TrustedPath {
    * @throws IOException when it cannot be opened or read
    */
   public static OpenFile open(Path path, Subject subject, int me) throws IOException {
-    Path real = resolve(path, subject, me);
+    return openResolved(path, resolve(path, subject, me), subject, me);
+  }
+
+  /**
+   * The second half of {@link #open}: opens {@code real}, the walk's result for {@code path}, and
+   * checks what was opened. Whatever changed at {@code real} since the walk is caught here: a
+   * symlink put in the file's place fails the open ({@code O_NOFOLLOW}), another file is judged by
+   * its own {@code fstat}.
+   */
+  static OpenFile openResolved(Path path, Path real, Subject subject, int me) throws IOException {
+    Path abs = path.toAbsolutePath();
+    String shown = abs.equals(real) ? abs.toString() : abs + " (resolved: " + real + ")";
     int fd;
     try {
       fd = Posix.open(real.toString(), false);
@@ -189,15 +214,25 @@ public final class TrustedPath {
       if (!Files.exists(real, LinkOption.NOFOLLOW_LINKS)) {
         throw new NoSuchFileException(real.toString());
       }
+      if (Files.isSymbolicLink(real)) {
+        throw new TrustRefused(
+            subject.what()
+                + " "
+                + shown
+                + " became a symlink while it was being checked: something is changing it (find"
+                + " out what, then try again"
+                + subject.suffix()
+                + ")");
+      }
+      if (!Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS)) {
+        throw notRegular(subject, shown); // a socket: open says ENXIO
+      }
       throw new IOException("cannot open " + real + ": " + e.getMessage(), e);
     }
     try {
       Posix.Stat st = Posix.fstat(fd);
-      Path abs = path.toAbsolutePath();
-      String shown = abs.equals(real) ? abs.toString() : abs + " (resolved: " + real + ")";
       if (!st.regularFile()) {
-        throw new TrustRefused(
-            subject.what() + " " + shown + " is not a regular file" + paren(subject.context()));
+        throw notRegular(subject, shown);
       }
       check(real, st.uid(), st.permissions(), OwnerRule.Place.FILE, abs, subject, me);
       return new OpenFile(abs, real, fd, st);
@@ -207,28 +242,33 @@ public final class TrustedPath {
     }
   }
 
+  private static TrustRefused notRegular(Subject subject, String shown) {
+    return new TrustRefused(
+        subject.what() + " " + shown + " is not a regular file" + paren(subject.context()));
+  }
+
   /**
-   * Checks a folder something will be written into (setup's {@code --out}): every folder down to it
-   * passes the rule and it holds the file (checked strictly). A folder that does not exist yet is
-   * checked up to the nearest one that does: setup creates the rest, owned by the user.
+   * Checks the folder that will hold {@code file} (setup's {@code --out}): every folder and link
+   * down to it passes the rule and it holds the file (checked strictly). A folder that does not
+   * exist yet is checked up to the nearest one that does: setup creates the rest, owned by the
+   * user. The path is walked as the kernel will resolve it, never normalized first ({@code link/..}
+   * is the parent of the link's target).
    *
+   * @param file the file to be written (messages name it)
    * @throws TrustRefused naming the first folder that fails
    */
-  public static void requireWritableFolder(Path folder, Subject subject, int me)
-      throws IOException {
-    Path abs = folder.toAbsolutePath().normalize();
-    Path existing = abs;
-    while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
-      existing = existing.getParent();
+  public static void requireWritableFolder(Path file, Subject subject, int me) throws IOException {
+    Path shown = file.toAbsolutePath();
+    Path folder = shown.getParent();
+    Path existing = folder;
+    while (!Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+      existing = existing.getParent(); // "/" exists: the loop ends there at the latest
     }
-    if (existing == null) {
-      return;
-    }
-    if (existing.equals(abs)) {
+    if (existing.equals(folder)) {
       // the folder that will hold the file: strictly, and named as the file's folder
-      requireFolder(existing.toRealPath(), OwnerRule.Place.HOLDER, abs, subject, me);
+      requireFolder(existing.toRealPath(), OwnerRule.Place.HOLDER, shown, subject, me);
     }
-    resolve(existing, subject, me); // every folder and link on the way
+    walk(existing, shown, subject, me); // every folder and link on the way
   }
 
   /**
@@ -276,9 +316,9 @@ public final class TrustedPath {
           case OWNER ->
               role
                   + facts
-                  + " is not owned by root or by you ("
-                  + owner(null, me)
-                  + "): its owner could change what runs ("
+                  + " is not owned by "
+                  + trusted(me)
+                  + ": its owner could change what runs ("
                   + (place == OwnerRule.Place.FILE
                       ? "copy it to a folder you own, or as root: chown " + me + " " + p
                       : "move the "
@@ -305,19 +345,37 @@ public final class TrustedPath {
     throw new TrustRefused(line);
   }
 
-  /** "alice (uid 1001)" when the name is known, else "uid 1001". */
+  /**
+   * Who may own what runs, for a launch by {@code me}: "root" when that is root, else "root or by
+   * you (alice (uid 1001))" — the name is this process's user name when {@code me} is this process,
+   * else unknown ("uid 1001").
+   */
+  static String trusted(int me) {
+    if (me == 0) {
+      return "root";
+    }
+    return "root or by you ("
+        + named(me == me() ? System.getProperty("user.name") : null, me)
+        + ")";
+  }
+
+  /** "alice (uid 1001)" for the owner of {@code p} when its name is known, else "uid 1001". */
   static String owner(Path p, int uid) {
-    String name = null;
+    String name;
     try {
-      if (p != null
-          && ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == uid) {
-        name = Files.getOwner(p, LinkOption.NOFOLLOW_LINKS).getName();
-      } else if (p == null && uid == me()) {
-        name = System.getProperty("user.name");
-      }
+      // the path's owner now: its name only while it is still the uid the check saw
+      name =
+          ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == uid
+              ? Files.getOwner(p, LinkOption.NOFOLLOW_LINKS).getName()
+              : null;
     } catch (IOException | RuntimeException e) {
       name = null;
     }
+    return named(name, uid);
+  }
+
+  /** The JDK answers a uid with no name by its digits: shown once, as "uid 1001". */
+  private static String named(String name, int uid) {
     if (name == null || name.equals(Integer.toString(uid))) {
       return "uid " + uid;
     }

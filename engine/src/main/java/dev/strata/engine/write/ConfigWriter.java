@@ -98,6 +98,10 @@ public final class ConfigWriter {
   private static final Set<PosixFilePermission> DEFAULT_PERMS =
       PosixFilePermissions.fromString("rw-r--r--");
 
+  /** Folders made for a config: the umask can only take bits away, never add group write. */
+  private static final Set<PosixFilePermission> FOLDER_PERMS =
+      PosixFilePermissions.fromString("rwxr-xr-x");
+
   private ConfigWriter() {}
 
   /** The backup beside a config: {@code engine.yaml.bak}. */
@@ -142,16 +146,19 @@ public final class ConfigWriter {
    * @throws StrataException (exit 2) when the file cannot be written
    */
   public static Result write(Path target, byte[] content, boolean force) {
+    Path given = target.toAbsolutePath();
     Path t = resolveLink(target);
-    requireTrustedPlace(t);
+    requireTrustedPlace(given, t);
     try {
-      Files.createDirectories(t.getParent());
+      // rwxr-xr-x whatever the umask (002 would make folders launch refuses)
+      Files.createDirectories(t.getParent(), attrs(t.getParent(), FOLDER_PERMS));
     } catch (IOException e) {
       throw new StrataException(
           ExitCodes.USAGE, t.getParent() + ": cannot create the folder: " + reason(e), e);
     }
-    // the folders exist now (some made just now): the one that holds the config, strictly
-    requireTrustedPlace(t);
+    // The folders exist now: the one that holds the config, strictly. Made here they pass; this
+    // catches one another user made first in a sticky shared folder (/tmp) since the check above.
+    requireTrustedPlace(given, t);
     // One writer at a time from here to the state record: two setups writing the same --out
     // otherwise leave the config of one and the state of the other (docs/SETUP.md).
     Path lockFile = lockOf(t);
@@ -184,15 +191,20 @@ public final class ConfigWriter {
   }
 
   /**
-   * Setup writes nothing launch would refuse to read: the folder (and every folder above it) must
-   * pass the ownership rule launch applies, and so must a config already there.
+   * Setup writes nothing launch would refuse to read: the folder that holds the name given (a
+   * link's own folder too: whoever may write it re-points the link) and every folder above it must
+   * pass the ownership rule launch applies, and so must a config already there with every link and
+   * folder on the way to it — launch walks the same path.
+   *
+   * @param given the path as given, absolute
+   * @param t the file written: {@code given} with a link to an existing file resolved
    */
-  private static void requireTrustedPlace(Path t) {
-    TrustedPath.Subject subject = new TrustedPath.Subject("config", "--out " + t);
+  private static void requireTrustedPlace(Path given, Path t) {
+    TrustedPath.Subject subject = new TrustedPath.Subject("config", "--out " + given);
     try {
-      TrustedPath.requireWritableFolder(t.getParent(), subject, TrustedPath.me());
+      TrustedPath.requireWritableFolder(given, subject, TrustedPath.me());
       if (Files.isRegularFile(t, LinkOption.NOFOLLOW_LINKS)) {
-        TrustedPath.open(t, subject, TrustedPath.me()).close();
+        TrustedPath.open(given, subject, TrustedPath.me()).close();
       } // a folder or another non-file at the target: inspect's own words (exit 2)
     } catch (TrustRefused e) {
       throw e;
@@ -310,9 +322,14 @@ public final class ConfigWriter {
     }
   }
 
+  /** A new file's mode (rw-r--r--) in {@code dir}, where the file system has modes. */
   private static FileAttribute<?>[] attrs(Path dir) {
+    return attrs(dir, DEFAULT_PERMS);
+  }
+
+  private static FileAttribute<?>[] attrs(Path dir, Set<PosixFilePermission> perms) {
     return supportsPosix(dir)
-        ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(DEFAULT_PERMS)}
+        ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(perms)}
         : new FileAttribute<?>[0];
   }
 

@@ -91,7 +91,10 @@ class ConfigErrorsTest {
           "env: {}" | "env:\\n  STRATA_METAL_PROMPT: windows" | "engine.yaml:29:24: env STRATA_METAL_PROMPT: 'windows' is not one of window (did you mean window?)"
           # engine rules
           "backend: metal" | "backend: metl" | "engine.yaml:3:12: engine.backend: 'metl' is not a backend (one of metal, cpu-reference, pc; did you mean metal?)"
-          "os: macos" | "os: macOS" | "engine.yaml:12:7: host.os: 'macOS' is not one of macos, linux"
+          "os: macos" | "os: macOS" | "engine.yaml:12:7: host.os must be ""macos"" or ""linux"", got ""macOS""\"
+          # the host section obeys the host file's rules (HostFactsRules), worded for a config
+          "k4: false" | "k4: true" | "engine.yaml:20:7: host.k4 is true but host.gpu_family is 1009: host.k4 means the GPU supports Apple10 (host.gpu_family 1010, M5 class)"
+          "efficiency_cores: 4" | "efficiency_cores: 5" | "engine.yaml:15:15: host.perf_cores + host.efficiency_cores (10 + 5) exceed host.cpu_cores (14)"
           "- /models/m-00002-of-00004.gguf" | "- /models/m-00001-of-00004.gguf" | "engine.yaml:8:5: model.shards: '/models/m-00001-of-00004.gguf' is listed twice"
           """)
   void anEditIsRefusedAtItsPlaceWithTheRemedy(String from, String to, String message) {

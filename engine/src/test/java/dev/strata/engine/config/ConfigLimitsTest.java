@@ -113,6 +113,20 @@ class ConfigLimitsTest {
     assertEquals(HOST_TEXT_LIMIT, ConfigCodec.read(atLimit, "ok").host().chip().length());
     String over = Configs.METAL_TEXT.replace(chip, "chip: " + "C".repeat(HOST_TEXT_LIMIT + 1));
     ConfigException e = refused(() -> ConfigCodec.read(over, "chip"));
-    assertTrue(e.getMessage().contains("at most 256 characters"), e.getMessage());
+    assertTrue(e.getMessage().endsWith("host.chip is longer than 256 characters"), e.getMessage());
+  }
+
+  @Test
+  void aHostTextWithAControlOrFormatCharacterIsRefusedByName() {
+    String chip = "chip: Apple M4 Pro";
+    // U+202E (right-to-left override, a format character) and ESC: short values, so the message
+    // names the character class, not the length (a config and a host file share the rule)
+    for (String bad : new String[] {"\"Apple \\u202EM4\"", "\"Apple \\e[31mM4\""}) {
+      ConfigException e =
+          refused(() -> ConfigCodec.read(Configs.METAL_TEXT.replace(chip, "chip: " + bad), "c"));
+      assertTrue(
+          e.getMessage().endsWith("host.chip must not contain control or format characters"),
+          e.getMessage());
+    }
   }
 }

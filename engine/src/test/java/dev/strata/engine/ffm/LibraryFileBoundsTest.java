@@ -102,9 +102,79 @@ class LibraryFileBoundsTest {
             + "a segment at bytes 2048..4097 lie past its end (4096 bytes; rebuild or re-copy the"
             + " library)",
         machOProblem(past));
-    ByteBuffer negative = machO(4096, 1, 72);
-    segment(negative, 32, -1, 8);
-    assertTrue(machOProblem(negative).startsWith(CUT + "a segment at bytes -1"));
+    // fileoff is a uint64_t: 0xffffffffffffffff is past any file, shown as the field holds it
+    ByteBuffer huge = machO(4096, 1, 72);
+    segment(huge, 32, -1, 8);
+    assertTrue(
+        machOProblem(huge)
+            .startsWith(
+                CUT + "a segment at bytes 18446744073709551615..18446744073709551623 lie past"),
+        machOProblem(huge));
+    // an offset and a size whose sum wraps round 2^64 to a small number are not "inside"
+    ByteBuffer wraps = machO(4096, 1, 72);
+    segment(wraps, 32, 8, -1);
+    assertTrue(
+        machOProblem(wraps).startsWith(CUT + "a segment at bytes 8..18446744073709551623 lie"),
+        machOProblem(wraps));
+  }
+
+  @Test
+  void theElfProgramHeaderTableEndsAtTheLastByteOrIsTruncation() {
+    // two 56-byte program headers at byte 64: the table ends at byte 176
+    assertNull(elfProblem(elf(176, 2)));
+    assertEquals(
+        CUT + "its program headers lie past its end (175 bytes; rebuild or re-copy the library)",
+        elfProblem(elf(175, 2)));
+    // an entry smaller than Elf64_Phdr, and no program header at all: not a loadable library
+    ByteBuffer small = elf(400, 1);
+    small.putShort(54, (short) 55);
+    assertTrue(elfProblem(small).startsWith(CUT + "its program headers"), elfProblem(small));
+    assertTrue(elfProblem(elf(400, 0)).startsWith(CUT + "its program headers"));
+  }
+
+  @Test
+  void headerFieldsWhoseSumsPass2To63AreRefusedNotWrappedRound() {
+    // e_phoff near 2^63: phoff + 56 wraps negative; it must read as past the end, never as a
+    // table inside the file (which would then be read out of bounds)
+    ByteBuffer ph = elf(400, 1);
+    ph.putLong(32, Long.MAX_VALUE - 50);
+    assertTrue(elfProblem(ph).startsWith(CUT + "its program headers"), elfProblem(ph));
+    ph.putLong(32, -8); // a u64 offset of 2^64 - 8
+    assertTrue(elfProblem(ph).startsWith(CUT + "its program headers"), elfProblem(ph));
+    ByteBuffer sh = elf(400, 1);
+    sh.putLong(40, Long.MAX_VALUE - 10);
+    sh.putShort(60, (short) 1);
+    assertTrue(elfProblem(sh).startsWith(CUT + "its section headers"), elfProblem(sh));
+    // a PT_LOAD of p_filesz 2^63 - 1 at byte 100: the end is 2^63 + 99, far past 400 bytes
+    ByteBuffer seg = elf(400, 1);
+    seg.putLong(64 + 8, 100);
+    seg.putLong(64 + 32, Long.MAX_VALUE);
+    assertEquals(
+        CUT
+            + "a loadable segment at bytes 100..9223372036854775907 lie past its end (400 bytes;"
+            + " rebuild or re-copy the library)",
+        elfProblem(seg));
+  }
+
+  @Test
+  void segmentsHoldingNoFileBytesLoadWhereverTheyStartInsideTheFile() {
+    // a PT_LOAD of only .bss has p_filesz 0; its offset may be the end of the file
+    ByteBuffer bss = elf(400, 2);
+    bss.putLong(64 + 56 + 8, 400);
+    bss.putLong(64 + 56 + 32, 0);
+    assertNull(elfProblem(bss));
+    bss.putLong(64 + 56 + 8, 401);
+    assertTrue(elfProblem(bss).startsWith(CUT + "a loadable segment at bytes 401..401"));
+    // Mach-O: __PAGEZERO-like (fileoff 0, filesize 0) and an empty segment at the end
+    ByteBuffer zero = machO(4096, 2, 144);
+    segment(zero, 32, 0, 0);
+    segment(zero, 32 + 72, 4096, 0);
+    assertNull(machOProblem(zero));
+    // a segment that is not PT_LOAD is not held to the file (PT_GNU_STACK has no bytes)
+    ByteBuffer stack = elf(400, 2);
+    stack.putInt(64 + 56, 0x6474e551);
+    stack.putLong(64 + 56 + 8, 1_000_000);
+    assertNull(elfProblem(stack));
   }
 
   @Test

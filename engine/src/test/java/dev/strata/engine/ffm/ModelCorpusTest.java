@@ -16,6 +16,7 @@ import dev.strata.engine.model.ModelCorpus;
 import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.plan.KvPools;
 import dev.strata.engine.plan.MemoryPlan;
+import dev.strata.engine.plan.PlanRequest;
 import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -140,15 +141,11 @@ class ModelCorpusTest {
       for (int i = 0; i < 2; i++) {
         MemoryPlan plan =
             MemoryPlan.compute(
-                host,
-                g,
-                CTX,
-                ExpertsMode.STREAM,
-                formats[i],
-                Backend.CPU_REFERENCE,
-                Map.of(),
-                0,
-                spec);
+                PlanRequest.of(host, g, Backend.CPU_REFERENCE)
+                    .withContext(CTX)
+                    .withExperts(ExpertsMode.STREAM)
+                    .withPools(formats[i])
+                    .withSpec(spec));
         Lines out = new Lines();
         int rc =
             engine.run(

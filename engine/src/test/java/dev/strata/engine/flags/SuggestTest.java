@@ -9,9 +9,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * "Did you mean": the rule {@link Suggest#nearest} documents (at most 2 edits, 1 for words of 3
- * letters or fewer, an adjacent swap is one edit, case-blind), and the optimal-string-alignment
- * distance it rests on, checked against distances worked out by hand.
+ * "Did you mean": the rule {@link Suggest#nearest} documents (a word begun means the one known word
+ * it begins; else at most 2 edits, 1 for words of 3 letters or fewer, an adjacent swap is one edit,
+ * case-blind, '_' and '-' alike), and the optimal-string-alignment distance it rests on, checked
+ * against distances worked out by hand.
  */
 class SuggestTest {
 
@@ -61,6 +62,22 @@ class SuggestTest {
   void aTieGoesToTheFirstKnownWordAndTheKnownSpellingIsReturned() {
     assertEquals("Q4_0", Suggest.nearest("q4_1", List.of("Q4_0", "q4_2")));
     assertEquals("q4_2", Suggest.nearest("q4_1", List.of("q4_2", "Q4_0")));
+  }
+
+  @Test
+  void aWordBegunMeansTheOneKnownWordItBegins() {
+    List<String> known = List.of("--model", "--mlock", "--ctx-size", "--ctx-shift");
+    assertEquals("--model", Suggest.nearest("--mod", known)); // 3 letters after the dashes
+    assertNull(Suggest.nearest("--ctx-s", known)); // begins two: no guess by prefix, 3+ edits
+    assertNull(Suggest.nearest("--mo", known)); // 2 letters are no prefix; 3 edits from --model
+    assertEquals("memory_bytes", Suggest.nearest("memory", List.of("memory_bytes", "metal4")));
+  }
+
+  @Test
+  void underscoreAndDashReadAlike() {
+    assertEquals("q4_0", Suggest.nearest("q4-0", List.of("q8_0", "q4_0")));
+    assertEquals("--ctx-size", Suggest.nearest("--ctx_size", List.of("--model", "--ctx-size")));
+    assertEquals("os_version", Suggest.nearest("OS-VERSION", List.of("os", "os_version")));
   }
 
   @Test

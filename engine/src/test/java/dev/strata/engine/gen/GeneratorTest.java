@@ -36,7 +36,15 @@ class GeneratorTest {
           811_008L,
           2_665_016_320L,
           262_144L,
-          4);
+          4,
+          256,
+          List.of(),
+          0,
+          0,
+          0,
+          0,
+          List.of(),
+          0);
 
   /**
    * --mem-budget-mb on the m4-pro-48 profile (48 GiB, no wired limit), computed by hand from

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.ExitCodes;
+import dev.strata.engine.flags.Suggest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -132,11 +133,11 @@ class HostFactsCodecTest {
 
   @Test
   void typoHintOnlyWhenOneFieldFits() {
-    assertEquals("cpu_cores", HostFactsCodec.suggestion("cpu_core"));
-    assertEquals("memory_bytes", HostFactsCodec.suggestion("memory"));
-    assertEquals("os_version", HostFactsCodec.suggestion("os-version"));
-    assertEquals(null, HostFactsCodec.suggestion("cores"));
-    assertEquals(null, HostFactsCodec.suggestion("zzzzzzzzzz"));
+    assertEquals("cpu_cores", Suggest.nearest("cpu_core", HostFactsCodec.FIELDS));
+    assertEquals("memory_bytes", Suggest.nearest("memory", HostFactsCodec.FIELDS));
+    assertEquals("os_version", Suggest.nearest("os-version", HostFactsCodec.FIELDS));
+    assertEquals(null, Suggest.nearest("cores", HostFactsCodec.FIELDS));
+    assertEquals(null, Suggest.nearest("zzzzzzzzzz", HostFactsCodec.FIELDS));
   }
 
   // --- the bad-input corpus: src/test/resources/host-corpus/bad/*.json, expected.tsv ---

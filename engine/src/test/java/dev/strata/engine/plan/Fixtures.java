@@ -34,24 +34,49 @@ final class Fixtures {
   }
 
   static ModelGeometry seed(long slotBytes) {
-    return new ModelGeometry(
-        "qwen3next", 48, seedQsa(), 2, 256, 512, 10, 48, slotBytes, SEED_DENSE, 262_144, 4);
+    return seedShape(256, slotBytes, SEED_DENSE, 262_144, 4);
   }
 
   static ModelGeometry withHeadDim(int headDim) {
-    return new ModelGeometry(
-        "qwen3next", 48, seedQsa(), 2, headDim, 512, 10, 48, SEED_SLOT, SEED_DENSE, 262_144, 1);
+    return seedShape(headDim, SEED_SLOT, SEED_DENSE, 262_144, 1);
   }
 
   static ModelGeometry withTrainedContext(long trained) {
-    return new ModelGeometry(
-        "qwen3next", 48, seedQsa(), 2, 256, 512, 10, 48, SEED_SLOT, SEED_DENSE, trained, 1);
+    return seedShape(256, SEED_SLOT, SEED_DENSE, trained, 1);
   }
 
   /** The seed's shape with 12 GiB of dense weights: too big for a 16 GiB Mac at any context. */
   static ModelGeometry huge() {
+    return seedShape(256, SEED_SLOT, 12 * GIB, 262_144, 1);
+  }
+
+  /**
+   * The seed's shape (48 blocks, 2 KV heads, 512 experts of which 10 used, in 48 MoE layers): every
+   * QSA layer full attention, K and V of one head size, no recurrent state, no MTP drafter.
+   */
+  private static ModelGeometry seedShape(
+      int headDim, long slotBytes, long denseBytes, long trained, int shards) {
     return new ModelGeometry(
-        "qwen3next", 48, seedQsa(), 2, 256, 512, 10, 48, SEED_SLOT, 12 * GIB, 262_144, 1);
+        "qwen3next",
+        48,
+        seedQsa(),
+        2,
+        headDim,
+        512,
+        10,
+        48,
+        slotBytes,
+        denseBytes,
+        trained,
+        shards,
+        headDim,
+        List.of(),
+        0,
+        0,
+        0,
+        0,
+        List.of(),
+        0);
   }
 
   /** An M4 Pro-like Mac (Apple9, Metal 4 family, not k4) with this much memory. */

@@ -19,18 +19,24 @@ import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class MemoryPlanTest {
   private static final Map<String, String> NO_ENV = Map.of();
 
+  /** The Metal plan of this model at this context with these pools. */
+  private static PlanRequest metal(HostFacts host, ModelGeometry m, long ctx, KvFormat kv) {
+    return PlanRequest.of(host, m, Backend.METAL).withContext(ctx).withPools(kv);
+  }
+
   private static MemoryPlan stream(HostFacts host, ModelGeometry m, long ctx, KvFormat kv) {
-    return MemoryPlan.compute(host, m, ctx, ExpertsMode.STREAM, kv, Backend.METAL, NO_ENV);
+    return MemoryPlan.compute(metal(host, m, ctx, kv).withExperts(ExpertsMode.STREAM));
   }
 
   private static MemoryPlan resident(HostFacts host, ModelGeometry m, long ctx, KvFormat kv) {
-    return MemoryPlan.compute(host, m, ctx, ExpertsMode.RESIDENT, kv, Backend.METAL, NO_ENV);
+    return MemoryPlan.compute(metal(host, m, ctx, kv).withExperts(ExpertsMode.RESIDENT));
   }
 
   @Test
@@ -227,7 +233,11 @@ class MemoryPlanTest {
 
   private static MemoryPlan plan(HostFacts host, Backend backend, Map<String, String> env) {
     return MemoryPlan.compute(
-        host, seed(), 32_768, ExpertsMode.STREAM, KvFormat.INT8, backend, env);
+        PlanRequest.of(host, seed(), backend)
+            .withContext(32_768)
+            .withExperts(ExpertsMode.STREAM)
+            .withPools(KvFormat.INT8)
+            .withEnv(env));
   }
 
   @Test
@@ -298,7 +308,7 @@ class MemoryPlanTest {
             KvRules.decide(Backend.METAL, KvFormat.FP16, NO_ENV);
     MemoryPlan p =
         MemoryPlan.compute(
-            mac(48), seed(), 32_768, ExpertsMode.STREAM, decision, Backend.METAL, NO_ENV);
+            PlanRequest.of(mac(48), seed(), Backend.METAL).withContext(32_768).withKv(decision));
     assertEquals(KvFormat.INT8, p.kv().format());
     assertEquals(416_858_112L, p.kv().bytes());
     assertEquals(KvRules.FP16_ON_METAL_NOTE, p.notes().getFirst());
@@ -318,8 +328,29 @@ class MemoryPlanTest {
 
   @Test
   void aDenseModelNeedsNoArena() {
+    // 32 blocks, the seed's 12 QSA layers, no experts, 4 GiB of dense weights, 8K trained context
     ModelGeometry dense =
-        new ModelGeometry("llama", 32, Fixtures.seedQsa(), 2, 256, 0, 0, 0, 0, 4 * GIB, 8_192, 1);
+        new ModelGeometry(
+            "llama",
+            32,
+            Fixtures.seedQsa(),
+            2,
+            256,
+            0,
+            0,
+            0,
+            0,
+            4 * GIB,
+            8_192,
+            1,
+            256,
+            List.of(),
+            0,
+            0,
+            0,
+            0,
+            List.of(),
+            0);
     MemoryPlan p = stream(mac(16), dense, 8_192, KvFormat.INT8);
     assertTrue(p.fits());
     assertEquals(0, p.arena().slots());

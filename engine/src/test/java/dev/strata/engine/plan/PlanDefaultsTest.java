@@ -28,7 +28,11 @@ class PlanDefaultsTest {
 
   /** The Metal plan of the seed model at 256K tokens. */
   private static MemoryPlan metalAt256k(HostFacts host, ExpertsMode experts, KvFormat kv) {
-    return MemoryPlan.compute(host, seed(), 262_144, experts, kv, Backend.METAL, Map.of());
+    return MemoryPlan.compute(
+        PlanRequest.of(host, seed(), Backend.METAL)
+            .withContext(262_144)
+            .withExperts(experts)
+            .withPools(kv));
   }
 
   /** The matrix Macs: memory, then the planned context, experts and budget (10 threads, int8). */

@@ -21,14 +21,20 @@ import org.junit.jupiter.api.Test;
 class PlanTextTest {
   private static MemoryPlan streamOn16() {
     return MemoryPlan.compute(
-        mac(16), seed(), 32_768, ExpertsMode.STREAM, KvFormat.INT8, Backend.METAL, Map.of());
+        PlanRequest.of(mac(16), seed(), Backend.METAL)
+            .withContext(32_768)
+            .withExperts(ExpertsMode.STREAM)
+            .withPools(KvFormat.INT8));
   }
 
   private static MemoryPlan residentOn16WithFp16() {
     KvDecision.Accepted fp16 =
         (KvDecision.Accepted) KvRules.decide(Backend.METAL, KvFormat.FP16, Map.of());
     return MemoryPlan.compute(
-        mac(16), seed(), 32_768, ExpertsMode.RESIDENT, fp16, Backend.METAL, Map.of());
+        PlanRequest.of(mac(16), seed(), Backend.METAL)
+            .withContext(32_768)
+            .withExperts(ExpertsMode.RESIDENT)
+            .withKv(fp16));
   }
 
   @Test
@@ -128,7 +134,12 @@ class PlanTextTest {
     for (long gib : new long[] {8, 16, 48, 128}) {
       for (ExpertsMode mode : ExpertsMode.values()) {
         for (Backend b : new Backend[] {Backend.METAL, Backend.CPU_REFERENCE}) {
-          plans.add(MemoryPlan.compute(mac(gib), seed(), 32_768, mode, KvFormat.INT8, b, Map.of()));
+          plans.add(
+              MemoryPlan.compute(
+                  PlanRequest.of(mac(gib), seed(), b)
+                      .withContext(32_768)
+                      .withExperts(mode)
+                      .withPools(KvFormat.INT8)));
         }
       }
     }

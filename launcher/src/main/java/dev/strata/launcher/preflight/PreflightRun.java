@@ -14,6 +14,7 @@ import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.plan.MemoryPlan;
+import dev.strata.engine.plan.PlanRequest;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -257,15 +258,13 @@ final class PreflightRun {
     try {
       plan =
           MemoryPlan.compute(
-              here,
-              model.geometry(),
-              engineArgs.ctx(),
-              engineArgs.experts(),
-              kv,
-              backend,
-              engineEnv,
-              engineArgs.memBudgetMb(),
-              engineArgs.spec());
+              PlanRequest.of(here, model.geometry(), backend)
+                  .withContext(engineArgs.ctx())
+                  .withExperts(engineArgs.experts())
+                  .withKv(kv)
+                  .withEnv(engineEnv)
+                  .withMemBudgetMb(engineArgs.memBudgetMb())
+                  .withSpec(engineArgs.spec()));
     } catch (IllegalArgumentException e) {
       throw refuse("plan", new PreflightRefused("memory plan: " + e.getMessage(), e));
     }

@@ -2,7 +2,6 @@ package dev.strata.launcher.preflight;
 
 import static dev.strata.launcher.preflight.PreflightFixture.LINUX;
 import static dev.strata.launcher.preflight.PreflightFixture.lines;
-import static dev.strata.launcher.preflight.PreflightFixture.openDescriptors;
 import static dev.strata.launcher.preflight.PreflightFixture.refBuild;
 import static dev.strata.launcher.preflight.PreflightFixture.refusal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.model.DemoModel;
 import dev.strata.launcher.preflight.PreflightFixture.Cfg;
+import dev.strata.testsupport.OpenFiles;
 import dev.strata.testsupport.StandInLibrary;
 import dev.strata.testsupport.StandInLibrary.LogLine;
 import java.io.IOException;
@@ -108,7 +108,7 @@ class EngineCheckTest {
 
   @Test
   void anEngineThatRefusesRefusesTheLaunchWithItsFirstErrorLine() throws IOException {
-    long before = Files.isDirectory(Path.of("/proc/self/fd")) ? openDescriptors(refusing) : 0;
+    long before = Files.isDirectory(Path.of("/proc/self/fd")) ? OpenFiles.on(refusing) : 0;
     try (Preflight.Report r = full(refusing)) {
       assertEquals(
           "refusing refuses this launch (strata_engine_check returned 3): memory: this engine needs"
@@ -124,7 +124,7 @@ class EngineCheckTest {
       assertTrue(r.plan().fits(), "the launcher's own rules passed");
     }
     if (Files.isDirectory(Path.of("/proc/self/fd"))) {
-      assertEquals(before, openDescriptors(refusing), "the checked library is closed again");
+      assertEquals(before, OpenFiles.on(refusing), "the checked library is closed again");
     }
     try (Preflight.Report r = full(silent)) {
       assertEquals(

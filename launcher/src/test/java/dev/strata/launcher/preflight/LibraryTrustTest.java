@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.ExitCodes;
-import dev.strata.engine.ffm.LibraryFile;
 import dev.strata.engine.ffm.VerifiedLibrary;
+import dev.strata.testsupport.StandInLibrary;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,31 +25,9 @@ class LibraryTrustTest {
     Files.createDirectories(dir);
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
     Path f = dir.resolve(name);
-    Files.write(f, smallestLibrary());
+    Files.write(f, StandInLibrary.smallest());
     Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
     return f;
-  }
-
-  /**
-   * The smallest file LibraryFile takes as a whole library for this machine's loader: an ELF header
-   * with one PT_LOAD segment inside the file (Linux), or a Mach-O 64 header with no load commands
-   * (macOS). Nothing here is ever loaded.
-   */
-  private static byte[] smallestLibrary() {
-    if (LibraryFile.Format.here() == LibraryFile.Format.MACH_O) {
-      ByteBuffer b = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
-      b.putInt(0, 0xfeedfacf);
-      return b.array();
-    }
-    ByteBuffer b = ByteBuffer.allocate(64 + 56).order(ByteOrder.LITTLE_ENDIAN);
-    b.put(0, new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1});
-    b.putLong(32, 64); // e_phoff
-    b.putShort(54, (short) 56); // e_phentsize
-    b.putShort(56, (short) 1); // e_phnum
-    b.putInt(64, 1); // PT_LOAD
-    b.putLong(64 + 8, 0); // p_offset
-    b.putLong(64 + 32, 64 + 56); // p_filesz: the whole file
-    return b.array();
   }
 
   /** chmod 1777: NIO cannot set the sticky bit. */

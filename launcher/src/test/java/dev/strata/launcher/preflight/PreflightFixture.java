@@ -9,7 +9,6 @@ import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.testsupport.RepoRoot;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -157,25 +156,5 @@ final class PreflightFixture {
     assertEquals(Preflight.Status.REFUSED, last.status(), "the last check is the refused one");
     assertEquals(e.getMessage(), last.detail(), "the refused check shows the refusal");
     return e.getMessage();
-  }
-
-  /**
-   * How many descriptors this process holds open on {@code file} ({@code /proc/self/fd}, Linux): a
-   * checked library is held open from its check to its load, and must be closed when nothing will
-   * load it.
-   */
-  static long openDescriptors(Path file) throws IOException {
-    Path real = file.toRealPath();
-    try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-      return fds.filter(
-              fd -> {
-                try {
-                  return Files.readSymbolicLink(fd).equals(real);
-                } catch (IOException | UnsupportedOperationException e) {
-                  return false; // closed meanwhile (the listing's own descriptor)
-                }
-              })
-          .count();
-    }
   }
 }

@@ -2,7 +2,6 @@ package dev.strata.launcher.preflight;
 
 import static dev.strata.launcher.preflight.PreflightFixture.LINUX;
 import static dev.strata.launcher.preflight.PreflightFixture.lines;
-import static dev.strata.launcher.preflight.PreflightFixture.openDescriptors;
 import static dev.strata.launcher.preflight.PreflightFixture.profile;
 import static dev.strata.launcher.preflight.PreflightFixture.refusal;
 import static dev.strata.launcher.preflight.PreflightFixture.strataRef;
@@ -22,6 +21,7 @@ import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.DemoModel;
 import dev.strata.launcher.preflight.PreflightFixture.Cfg;
+import dev.strata.testsupport.OpenFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,7 +85,7 @@ class PreflightRunTest {
   @Test
   void aGoodConfigPassesEveryCheckInOrderAndHoldsTheLibraryOpenUntilClosed() throws IOException {
     Path real = strataRef().toRealPath();
-    long before = procFd() ? openDescriptors(real) : 0;
+    long before = procFd() ? OpenFiles.on(real) : 0;
     Preflight.Report r = full(base, LINUX);
     try {
       assertFalse(r.refused());
@@ -113,13 +113,13 @@ class PreflightRunTest {
       assertNotNull(r.verified(), "the launch loads the library preflight checked");
       assertEquals(real, r.verified().real());
       if (procFd()) {
-        assertEquals(before + 1, openDescriptors(real), "held open for the launch");
+        assertEquals(before + 1, OpenFiles.on(real), "held open for the launch");
       }
     } finally {
       r.close();
     }
     if (procFd()) {
-      assertEquals(before, openDescriptors(real), "closing the report closes the library");
+      assertEquals(before, OpenFiles.on(real), "closing the report closes the library");
     }
   }
 
@@ -172,7 +172,7 @@ class PreflightRunTest {
   @Test
   void aMetalConfigOffTheMacIsRefusedAtTheHostAndTheLibraryIsClosed() throws IOException {
     Path real = strataRef().toRealPath();
-    long before = procFd() ? openDescriptors(real) : 0;
+    long before = procFd() ? OpenFiles.on(real) : 0;
     // the pool rule is strata-ref's: a metal config at --ctx 256 is no config error
     Cfg metal = base.backend("metal").args("--model", shards.getFirst().toString(), "--ctx", "256");
     try (Preflight.Report r = full(metal, LINUX)) {
@@ -187,7 +187,7 @@ class PreflightRunTest {
       assertNull(r.plan());
       assertNull(r.engine());
       if (procFd()) {
-        assertEquals(before, openDescriptors(real), "the checked library is closed again");
+        assertEquals(before, OpenFiles.on(real), "the checked library is closed again");
       }
     }
     // on a Mac's profile the host check passes and the plan is the Metal engine's
@@ -386,9 +386,9 @@ class PreflightRunTest {
   void anUnexpectedFailureAfterTheLibraryCheckStillClosesIt() throws IOException {
     assumeTrue(procFd(), "needs /proc/self/fd to count descriptors");
     Path real = strataRef().toRealPath();
-    long before = openDescriptors(real);
+    long before = OpenFiles.on(real);
     // a host without facts is a bug in the caller, not a refusal: it propagates as it is
     assertThrows(NullPointerException.class, () -> full(base, null).close());
-    assertEquals(before, openDescriptors(real), "the checked library is closed");
+    assertEquals(before, OpenFiles.on(real), "the checked library is closed");
   }
 }

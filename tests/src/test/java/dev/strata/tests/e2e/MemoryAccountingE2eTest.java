@@ -16,6 +16,7 @@ import dev.strata.engine.model.GgufValue;
 import dev.strata.engine.model.GgufWriter;
 import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.plan.MemoryPlan;
+import dev.strata.engine.plan.PlanRequest;
 import dev.strata.engine.plan.PlanText;
 import dev.strata.engine.plan.UsableMemory;
 import java.io.IOException;
@@ -274,7 +275,13 @@ class MemoryAccountingE2eTest {
       Map<String, String> env,
       long memBudgetMb) {
     KvDecision.Accepted kv = (KvDecision.Accepted) KvRules.decide(Backend.CPU_REFERENCE, f, env);
-    return MemoryPlan.compute(host, g, ctx, mode, kv, Backend.CPU_REFERENCE, env, memBudgetMb);
+    return MemoryPlan.compute(
+        PlanRequest.of(host, g, Backend.CPU_REFERENCE)
+            .withContext(ctx)
+            .withExperts(mode)
+            .withKv(kv)
+            .withEnv(env)
+            .withMemBudgetMb(memBudgetMb));
   }
 
   private static Matcher find(List<String> lines, Pattern p, String context) {

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -104,5 +106,27 @@ public final class StandInLibrary {
     assertTrue(cc.waitFor(60, TimeUnit.SECONDS));
     assertEquals(0, cc.exitValue(), out);
     return lib;
+  }
+
+  /**
+   * The smallest file the header checks ({@code LibraryFile}) take as a whole library for this
+   * machine's loader, never loaded: on Linux an ELF-64 header with one PT_LOAD segment covering the
+   * file (120 bytes), on macOS a Mach-O 64 header with no load commands (32 bytes).
+   */
+  public static byte[] smallest() {
+    if (OS.MAC.isCurrentOs()) {
+      ByteBuffer b = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
+      b.putInt(0, 0xfeedfacf);
+      return b.array();
+    }
+    ByteBuffer b = ByteBuffer.allocate(64 + 56).order(ByteOrder.LITTLE_ENDIAN);
+    b.put(0, new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1});
+    b.putLong(32, 64); // e_phoff
+    b.putShort(54, (short) 56); // e_phentsize
+    b.putShort(56, (short) 1); // e_phnum
+    b.putInt(64, 1); // PT_LOAD
+    b.putLong(64 + 8, 0); // p_offset
+    b.putLong(64 + 32, 64 + 56); // p_filesz: the whole file
+    return b.array();
   }
 }

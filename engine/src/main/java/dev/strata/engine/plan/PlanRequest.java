@@ -1,0 +1,130 @@
+package dev.strata.engine.plan;
+
+import dev.strata.engine.Backend;
+import dev.strata.engine.flags.EngineArgs;
+import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.kv.KvDecision;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.model.ExpertsMode;
+import dev.strata.engine.model.ModelGeometry;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One configuration to plan: the only input of {@link MemoryPlan#compute} (docs/PLAN.md).
+ *
+ * <p>Made by {@link #of}, which takes what has no default (the machine, the model, the engine) and
+ * sets everything else as the engine runs when the config gives no such flag: the defaults of the
+ * flag table's rows ({@link EngineFlags#defaults}: {@code --ctx 4096}, {@code --experts stream},
+ * {@code --mem-budget-mb 0} = none, {@code --spec 0} = off), no environment, and the KV pools of
+ * the default path (no {@code --kv}: {@link PlanDefaults#defaultPools}, int8 on Metal and
+ * strata-ref, fp16 on the PC engine). The {@code with…} methods change one field each and return a
+ * new request.
+ *
+ * @param host the machine the plan is for
+ * @param model the model's geometry
+ * @param backend the engine that will run
+ * @param context the context in tokens ({@code --ctx}); below 1 {@link MemoryPlan#compute} throws
+ * @param experts where the experts live ({@code --experts})
+ * @param pools the format the KV pools are allocated in, after KvRules (fp16 and k8v4 never reach
+ *     the Metal or strata-ref pools: {@link MemoryPlan#compute} throws for them)
+ * @param kvNotes the KV decision's notes (such as the fp16 → int8 mapping on Metal); they come
+ *     first in the plan's notes
+ * @param env the engine's environment as the config sets it (the prompt switches)
+ * @param memBudgetMb the engine's {@code --mem-budget-mb}, 0 = none: below the plan's own budget in
+ *     whole MiB it lowers the budget to exactly that many MiB ({@link MemoryPlan#budget})
+ * @param spec the engine's {@code --spec}: above 0 the MTP drafter's weights and KV pools are
+ *     planned when the model has a drafter; a model without one runs without drafting, and a note
+ *     says so
+ */
+public record PlanRequest(
+    HostFacts host,
+    ModelGeometry model,
+    Backend backend,
+    long context,
+    ExpertsMode experts,
+    KvFormat pools,
+    List<String> kvNotes,
+    Map<String, String> env,
+    long memBudgetMb,
+    long spec) {
+
+  public PlanRequest {
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(backend, "backend");
+    Objects.requireNonNull(experts, "experts");
+    Objects.requireNonNull(pools, "pools");
+    kvNotes = List.copyOf(kvNotes);
+    // a copy that keeps what the caller's map holds (Map.copyOf would refuse a null value)
+    env = Collections.unmodifiableMap(new LinkedHashMap<>(env));
+  }
+
+  /**
+   * The plan of the engine run with {@code --model} alone on this machine: every other field at the
+   * default named in the class comment.
+   */
+  public static PlanRequest of(HostFacts host, ModelGeometry model, Backend backend) {
+    EngineArgs absent = EngineFlags.defaults();
+    Map<String, String> env = Map.of();
+    return new PlanRequest(
+        host,
+        model,
+        backend,
+        absent.ctx(),
+        absent.experts(),
+        PlanDefaults.defaultPools(backend, env),
+        List.of(),
+        env,
+        absent.memBudgetMb(),
+        absent.spec());
+  }
+
+  /** This request at another context, in tokens. */
+  public PlanRequest withContext(long tokens) {
+    return new PlanRequest(
+        host, model, backend, tokens, experts, pools, kvNotes, env, memBudgetMb, spec);
+  }
+
+  /** This request with the experts in another place. */
+  public PlanRequest withExperts(ExpertsMode mode) {
+    return new PlanRequest(
+        host, model, backend, context, mode, pools, kvNotes, env, memBudgetMb, spec);
+  }
+
+  /** This request with the pools of a KV decision and its notes. */
+  public PlanRequest withKv(KvDecision.Accepted kv) {
+    return new PlanRequest(
+        host, model, backend, context, experts, kv.pools(), kv.notes(), env, memBudgetMb, spec);
+  }
+
+  /** This request with pools of this format and no KV notes. */
+  public PlanRequest withPools(KvFormat format) {
+    return new PlanRequest(
+        host, model, backend, context, experts, format, List.of(), env, memBudgetMb, spec);
+  }
+
+  /**
+   * This request with the engine's environment. The KV pools stay as they are (without {@code --kv}
+   * they do not depend on it: {@link dev.strata.engine.kv.KvRules#decide}).
+   */
+  public PlanRequest withEnv(Map<String, String> engineEnv) {
+    return new PlanRequest(
+        host, model, backend, context, experts, pools, kvNotes, engineEnv, memBudgetMb, spec);
+  }
+
+  /** This request with the engine's {@code --mem-budget-mb} (0 = none). */
+  public PlanRequest withMemBudgetMb(long mb) {
+    return new PlanRequest(host, model, backend, context, experts, pools, kvNotes, env, mb, spec);
+  }
+
+  /** This request with the engine's {@code --spec} (0 = off). */
+  public PlanRequest withSpec(long draftTokens) {
+    return new PlanRequest(
+        host, model, backend, context, experts, pools, kvNotes, env, memBudgetMb, draftTokens);
+  }
+}

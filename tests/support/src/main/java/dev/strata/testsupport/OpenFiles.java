@@ -1,0 +1,31 @@
+package dev.strata.testsupport;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** This process's open descriptors, as Linux lists them in {@code /proc/self/fd}. */
+public final class OpenFiles {
+  private OpenFiles() {}
+
+  /**
+   * How many of this process's descriptors are open on {@code p}: a refusal that leaks one leaves a
+   * count above zero (Linux only: each {@code /proc/self/fd/N} is a link to the open file).
+   */
+  public static long on(Path p) throws IOException {
+    Path real = p.toRealPath();
+    long n = 0;
+    try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+      for (Path fd : (Iterable<Path>) fds::iterator) {
+        try {
+          if (Files.readSymbolicLink(fd).equals(real)) {
+            n++;
+          }
+        } catch (IOException e) {
+          // closed meanwhile (the listing's own descriptor)
+        }
+      }
+    }
+    return n;
+  }
+}
