@@ -1,5 +1,6 @@
 package dev.strata.launcher.preflight;
 
+import dev.strata.engine.Sha256;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.ffm.LibraryFile;
 import dev.strata.engine.ffm.VerifiedLibrary;
@@ -7,9 +8,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
 /**
  * Whether an engine library may be loaded into this process, and the open, checked file to load.
@@ -56,17 +54,9 @@ public final class LibraryTrust {
   /** The SHA-256 of a file, lower-case hex (for writing a pin; a launch hashes what it loads). */
   public static String sha256Of(Path file) {
     try (InputStream in = Files.newInputStream(file)) {
-      MessageDigest md = MessageDigest.getInstance("SHA-256");
-      byte[] buf = new byte[1 << 16];
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        md.update(buf, 0, n);
-      }
-      return HexFormat.of().formatHex(md.digest());
+      return Sha256.hex(in);
     } catch (IOException e) {
       throw new PreflightRefused("cannot read the engine library " + file + ": " + e.getMessage());
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
     }
   }
 }
