@@ -28,7 +28,10 @@ public final class ChipName {
     return clean.isEmpty() ? "unknown" : clean;
   }
 
-  /** Collapses whitespace, drops control and format characters, clips to {@value #MAX}. */
+  /**
+   * Collapses whitespace, drops control and format characters, clips to {@value #MAX} UTF-16
+   * characters (one fewer where the last would be half of a surrogate pair).
+   */
   public static String clean(String s) {
     // A plain loop rather than streams and regexes: this runs on every probe, in a fresh JVM.
     StringBuilder b = new StringBuilder(Math.min(s.length(), MAX));
@@ -48,6 +51,10 @@ public final class ChipName {
       }
       b.appendCodePoint(c);
     }
-    return b.length() > MAX ? b.substring(0, MAX).strip() : b.toString();
+    if (b.length() <= MAX) {
+      return b.toString();
+    }
+    // never cut a surrogate pair in half: a lone surrogate is not text (JSON and YAML refuse it)
+    return b.substring(0, Character.isHighSurrogate(b.charAt(MAX - 1)) ? MAX - 1 : MAX).strip();
   }
 }

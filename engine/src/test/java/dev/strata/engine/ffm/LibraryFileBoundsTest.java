@@ -242,5 +242,11 @@ class LibraryFileBoundsTest {
     assertEquals(
         "is not a 64-bit little-endian ELF library (built for another platform?)",
         LibraryFile.problem(head, Format.ELF));
+    // the whole 64-byte header and nothing after it: a cut download, its program headers missing
+    byte[] header = new byte[64];
+    System.arraycopy(elf(400, 1).array(), 0, header, 0, 64);
+    assertEquals(
+        CUT + "its program headers lie past its end (64 bytes; rebuild or re-copy the library)",
+        LibraryFile.problem(header, Format.ELF));
   }
 }

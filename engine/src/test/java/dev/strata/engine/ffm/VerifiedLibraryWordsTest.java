@@ -121,6 +121,11 @@ class VerifiedLibraryWordsTest {
                       + "): restore the library, or rerun strata-setup to pin the new one"),
           at + ": " + refused(lib, late, null));
     }
+    // a pin that is the start of the file's hash: shown whole, the file's up to one digit more
+    assertTrue(
+        refused(lib, sha.substring(0, 20), null)
+            .contains("(pinned " + sha.substring(0, 20) + ", file " + sha.substring(0, 21) + "…)"),
+        refused(lib, sha.substring(0, 20), null));
     // through a link: named as the config names it, with the file it opened
     Path link = Files.createSymbolicLink(lib.resolveSibling("libengine.so.1"), lib.getFileName());
     assertTrue(

@@ -38,4 +38,19 @@ class ChipNameTest {
     assertEquals("unknown", ChipName.of(""));
     assertEquals(ChipName.MAX, ChipName.of("x".repeat(500)).length());
   }
+
+  @Test
+  void leadingSpacesOfAnIntelBrandStringAreDropped() {
+    // Intel brand strings of that era are right-aligned in their 48 bytes
+    assertEquals(
+        "Intel(R) Xeon(R) CPU E5-2697 v2 @ 2.70GHz",
+        ChipName.of("       Intel(R) Xeon(R) CPU E5-2697 v2 @ 2.70GHz"));
+  }
+
+  @Test
+  void theClipNeverSplitsACharacter() {
+    String face = "\uD83D\uDE00"; // U+1F600, two UTF-16 characters
+    assertEquals("x".repeat(126) + face, ChipName.clean("x".repeat(126) + face + " tail"));
+    assertEquals("x".repeat(127), ChipName.clean("x".repeat(127) + face + " tail"));
+  }
 }

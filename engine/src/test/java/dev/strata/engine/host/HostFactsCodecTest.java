@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -93,6 +95,16 @@ class HostFactsCodecTest {
             "os_version",
             "wired_limit_mb"),
         HostFactsCodec.FIELDS);
+  }
+
+  @Test
+  void aComponentNameIsSpelledInSnakeCase() {
+    // the rule the keys above come from, called directly: it runs only once, in a static
+    // initializer
+    assertEquals("k4", HostKeys.snake("k4"));
+    assertEquals("metal4", HostKeys.snake("metal4"));
+    assertEquals("cpu_cores", HostKeys.snake("cpuCores"));
+    assertEquals("wired_limit_mb", HostKeys.snake("wiredLimitMb"));
   }
 
   @Test
@@ -196,6 +208,16 @@ class HostFactsCodecTest {
     String padded = M4_PRO_JSON + " ".repeat(HostFactsCodec.MAX_BYTES - M4_PRO_JSON.length());
     Files.writeString(exact, padded);
     assertEquals(M4_PRO, HostFactsCodec.read(exact));
+  }
+
+  @Test
+  @EnabledOnOs({OS.LINUX, OS.MAC})
+  void aDeviceIsNotAHostFile() {
+    // refused before it is opened: a FIFO or a terminal would block the read
+    assertEquals(
+        "/dev/null: not a regular file",
+        assertThrows(HostFileException.class, () -> HostFactsCodec.read(Path.of("/dev/null")))
+            .getMessage());
   }
 
   @Test

@@ -77,6 +77,16 @@ class HostProfilesTest {
   }
 
   @Test
+  void aRelativeFileIsReadFromTheWorkingFolderAndShownInFull(@TempDir Path dir) throws IOException {
+    Path file = dir.resolve("hosts/mine.json");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, HostFactsCodec.write(HostFactsCodecTest.LINUX));
+    HostProfiles.Loaded loaded = HostProfiles.open("hosts/../hosts/mine.json", dir);
+    assertEquals(HostFactsCodecTest.LINUX, loaded.facts());
+    assertEquals("file " + file, loaded.source());
+  }
+
+  @Test
   void unknownNameListsTheProfiles() {
     HostFileException e = assertThrows(HostFileException.class, () -> HostProfiles.load("m9-1"));
     assertTrue(

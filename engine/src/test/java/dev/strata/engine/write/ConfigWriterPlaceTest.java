@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.trust.TrustRefused;
+import dev.strata.testsupport.OpenFiles;
 import dev.strata.testsupport.SecondUser;
 import java.io.IOException;
 import java.lang.foreign.FunctionDescriptor;
@@ -162,6 +163,19 @@ class ConfigWriterPlaceTest {
     ConfigWriter.write(cfg, bytes("2\n"), false);
     assertEquals("rw-r-----", mode(cfg));
     assertEquals("rw-r-----", mode(ConfigWriter.backupOf(cfg)));
+  }
+
+  @Test
+  void aWriteLeavesNoDescriptorOpenOnTheConfig() throws IOException {
+    // the check opens the config there (as launch would): every way out closes it again
+    Path cfg = base.resolve("engine.yaml");
+    ConfigWriter.write(cfg, bytes("1\n"), false);
+    ConfigWriter.write(cfg, bytes("1\n"), false); // unchanged: the same file stays
+    ConfigWriter.write(cfg, bytes("2\n"), false); // replaced: the old one is unlinked
+    Files.writeString(cfg, "by hand\n");
+    assertThrows(
+        ConfigWriter.KeptException.class, () -> ConfigWriter.write(cfg, bytes("3\n"), false));
+    assertEquals(0, OpenFiles.on(cfg), "a descriptor of the config is still open");
   }
 
   @Test

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.strata.engine.Sha256;
-import dev.strata.engine.ffm.Posix;
 import dev.strata.tests.dist.Cli;
 import dev.strata.testsupport.LibrarySwapper;
+import dev.strata.testsupport.SecondUser;
 import dev.strata.testsupport.StandInLibrary;
 import java.io.File;
 import java.io.IOException;
@@ -21,7 +21,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -45,7 +44,9 @@ class TrustE2eTest {
   static Path pinned;
   static Path other;
   static String pin;
-  static String user; // a second, unprivileged user, or null when the tests do not run as root
+  static SecondUser
+      second; // a second, unprivileged user, or null when the tests do not run as root
+  static String user; // its name
 
   static final List<String> SHORT = List.of("--prompt-tokens", "8", "--n-predict", "2");
 
@@ -57,26 +58,14 @@ class TrustE2eTest {
     pinned = compile(src, "pinned");
     other = compile(src, "other");
     pin = Sha256.hex(Files.readAllBytes(pinned));
-    if (Posix.geteuid() == 0 && Files.isExecutable(Path.of("/usr/sbin/useradd"))) {
-      String name = "st13-" + UUID.randomUUID().toString().substring(0, 8);
-      Process p =
-          new ProcessBuilder("/usr/sbin/useradd", "-M", "-N", "-s", "/usr/sbin/nologin", name)
-              .redirectErrorStream(true)
-              .start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-      assertEquals(0, p.exitValue(), out);
-      user = name;
-    }
+    second = SecondUser.create("st13");
+    user = second == null ? null : second.name();
   }
 
   @AfterAll
-  static void removeUser() throws Exception {
-    if (user != null) {
-      new ProcessBuilder("/usr/sbin/userdel", user)
-          .inheritIO()
-          .start()
-          .waitFor(30, TimeUnit.SECONDS);
+  static void removeUser() {
+    if (second != null) {
+      second.close();
     }
   }
 
@@ -146,16 +135,8 @@ class TrustE2eTest {
 
   // ------------------------------------------------------------------ ownership (second user)
 
-  static void chown(String owner, Path p) throws Exception {
-    Process c = new ProcessBuilder("chown", "-h", owner, p.toString()).inheritIO().start();
-    assertTrue(c.waitFor(30, TimeUnit.SECONDS));
-    assertEquals(0, c.exitValue());
-  }
-
   static void needUser() {
-    Assumptions.assumeTrue(
-        user != null,
-        "needs root to create a second user (useradd); these tests run as uid " + Posix.geteuid());
+    Assumptions.assumeTrue(user != null, SecondUser.WHY_NOT);
   }
 
   @Test
@@ -163,7 +144,7 @@ class TrustE2eTest {
     needUser();
     Path folder = E2e.privateDir(dir.resolve("theirs"));
     Path lib = Files.copy(pinned, folder.resolve("libengine.so"));
-    chown(user, lib);
+    second.own(lib);
     E2e.Result r = E2e.launch("--config", config(dir.resolve("theirs.yaml"), lib, pin).toString());
     assertEquals(3, r.code(), r.err());
     String line = r.oneLineRefusal();
@@ -178,7 +159,7 @@ class TrustE2eTest {
     needUser();
     Path folder = E2e.privateDir(dir.resolve("their-folder"));
     Path lib = Files.copy(pinned, folder.resolve("libengine.so"));
-    chown(user, folder); // they may rename our file away and put theirs in its place
+    second.own(folder); // they may rename our file away and put theirs in its place
     E2e.Result r = E2e.launch("--config", config(dir.resolve("tf.yaml"), lib, null).toString());
     assertEquals(3, r.code(), r.err());
     String line = r.oneLineRefusal();
@@ -198,8 +179,8 @@ class TrustE2eTest {
     // their config names their library and drops the pin: it must never be read
     Path sub = Files.createDirectories(shared.resolve("cfg"));
     Path cfg = config(sub.resolve("engine.yaml"), ourLib, pin);
-    chown(user, sub);
-    chown(user, cfg);
+    second.own(sub);
+    second.own(cfg);
     E2e.Result r = E2e.launch("--config", cfg.toString());
     assertEquals(3, r.code(), r.err());
     String line = r.oneLineRefusal();
@@ -208,7 +189,7 @@ class TrustE2eTest {
     // the same through STRATA_CONFIG-style default lookups: a config file of theirs in our folder
     Path mine = E2e.privateDir(dir.resolve("mine-cfg"));
     Path theirCfg = config(mine.resolve("engine.yaml"), ourLib, null);
-    chown(user, theirCfg);
+    second.own(theirCfg);
     E2e.Result r2 = E2e.launch("--config", theirCfg.toString());
     assertEquals(3, r2.code(), r2.err());
     assertTrue(r2.oneLineRefusal().startsWith("config " + theirCfg + " (owner " + user), r2.err());
