@@ -311,6 +311,25 @@ public final class TrustedPath {
           case LINK -> "symlink " + p;
         };
     String facts = " (owner " + owner(p, uid) + ", mode " + String.format("%04o", perms) + ")";
+    // The remedy is one the user can take and that makes the path safe: chmod only a path that is
+    // the user's own and not a shared sticky folder (never "chmod go-w /tmp"); never chown another
+    // user's file or folder over (that adopts what they control); otherwise move what runs.
+    String move =
+        "move the "
+            + subject.what()
+            + " to a folder only "
+            + (me == 0 ? "root" : "you or root")
+            + " can write";
+    String fix =
+        switch (problem) {
+          case OWNER ->
+              switch (place) {
+                case FILE -> "copy it to a folder you own, after checking it is the one you meant";
+                case LINK -> "name the file itself, not a path through another user's symlink";
+                case HOLDER, ABOVE -> move;
+              };
+          case WRITABLE -> uid == me && (perms & 01000) == 0 ? "chmod go-w " + p : move;
+        };
     String line =
         switch (problem) {
           case OWNER ->
@@ -319,14 +338,7 @@ public final class TrustedPath {
                   + " is not owned by "
                   + trusted(me)
                   + ": its owner could change what runs ("
-                  + (place == OwnerRule.Place.FILE
-                      ? "copy it to a folder you own, or as root: chown " + me + " " + p
-                      : "move the "
-                          + subject.what()
-                          + " to a folder you own, or as root: chown "
-                          + me
-                          + " "
-                          + p)
+                  + fix
                   + subject.suffix()
                   + ")";
           case WRITABLE ->
@@ -337,8 +349,8 @@ public final class TrustedPath {
                       ? "group and others"
                       : (perms & 0020) != 0 ? "its group" : "others")
                   + (place == OwnerRule.Place.ABOVE ? " without being a sticky root folder" : "")
-                  + ": they could replace what runs (chmod go-w "
-                  + p
+                  + ": they could replace what runs ("
+                  + fix
                   + subject.suffix()
                   + ")";
         };
