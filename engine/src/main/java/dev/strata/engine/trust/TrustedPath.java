@@ -32,11 +32,24 @@ public final class TrustedPath {
   /**
    * What a message calls the file and where it came from.
    *
-   * @param what "engine library", "config", …
+   * @param what "engine library", "config", "demo model", …
    * @param context where the name came from, ending the message ("engine.library in /c.yaml"), or
    *     null
+   * @param output true for a file this run is about to write (setup's {@code --out}, the demo
+   *     model): a refusal then says what a writer in that folder could do and tells the user to
+   *     write somewhere they own — never to chmod a shared sticky folder or chown another user's
    */
-  public record Subject(String what, String context) {
+  public record Subject(String what, String context, boolean output) {
+    /** A file that is read (and decides what runs). */
+    public Subject(String what, String context) {
+      this(what, context, false);
+    }
+
+    /** A file this run writes ({@link OutputPlace}). */
+    public static Subject output(String what, String context) {
+      return new Subject(what, context, true);
+    }
+
     String suffix() {
       return context == null ? "" : "; " + context;
     }
@@ -311,6 +324,9 @@ public final class TrustedPath {
           case LINK -> "symlink " + p;
         };
     String facts = " (owner " + owner(p, uid) + ", mode " + String.format("%04o", perms) + ")";
+    if (subject.output()) {
+      throw new TrustRefused(role + facts + outputProblem(p, uid, perms, problem, subject, me));
+    }
     String line =
         switch (problem) {
           case OWNER ->
@@ -343,6 +359,46 @@ public final class TrustedPath {
                   + ")";
         };
     throw new TrustRefused(line);
+  }
+
+  /**
+   * The rest of the line for a place a file is about to be written ({@link Subject#output}): who
+   * could do what there, and the one remedy that is always right — write it to a folder you own.
+   * {@code chmod go-w} is offered too only for a folder of the user's own that is not sticky (a
+   * sticky folder like {@code /tmp} is shared on purpose); a chown of another user's folder never.
+   */
+  private static String outputProblem(
+      Path p, int uid, int perms, OwnerRule.Problem problem, Subject subject, int me) {
+    boolean sticky = (perms & OwnerRule.STICKY) != 0;
+    String remedy =
+        "write the "
+            + subject.what()
+            + " to a folder you own instead"
+            + (problem == OwnerRule.Problem.WRITABLE && sticky && uid == 0
+                ? ", such as a new folder inside " + p
+                : "")
+            + (problem == OwnerRule.Problem.WRITABLE && uid == me && !sticky
+                ? ", or chmod go-w " + p
+                : "");
+    return switch (problem) {
+      case OWNER ->
+          " is not owned by "
+              + trusted(me)
+              + ": its owner could redirect or replace what is written ("
+              + remedy
+              + subject.suffix()
+              + ")";
+      case WRITABLE ->
+          " is writable by "
+              + ((perms & 0020) != 0 && (perms & 0002) != 0
+                  ? "group and others"
+                  : (perms & 0020) != 0 ? "its group" : "others")
+              + (sticky && uid == 0 ? " (a shared sticky folder)" : "")
+              + ": they could redirect or replace what is written ("
+              + remedy
+              + subject.suffix()
+              + ")";
+    };
   }
 
   /**
