@@ -325,7 +325,8 @@ public final class TrustedPath {
         };
     String facts = " (owner " + owner(p, uid) + ", mode " + String.format("%04o", perms) + ")";
     if (subject.output()) {
-      throw new TrustRefused(role + facts + outputProblem(p, uid, perms, problem, subject, me));
+      throw new TrustRefused(
+          role + facts + outputProblem(p, uid, perms, place, problem, subject, me));
     }
     String line =
         switch (problem) {
@@ -368,7 +369,13 @@ public final class TrustedPath {
    * sticky folder like {@code /tmp} is shared on purpose); a chown of another user's folder never.
    */
   private static String outputProblem(
-      Path p, int uid, int perms, OwnerRule.Problem problem, Subject subject, int me) {
+      Path p,
+      int uid,
+      int perms,
+      OwnerRule.Place place,
+      OwnerRule.Problem problem,
+      Subject subject,
+      int me) {
     boolean sticky = (perms & OwnerRule.STICKY) != 0;
     String remedy =
         "write the "
@@ -393,7 +400,9 @@ public final class TrustedPath {
               + ((perms & 0020) != 0 && (perms & 0002) != 0
                   ? "group and others"
                   : (perms & 0020) != 0 ? "its group" : "others")
-              + (sticky && uid == 0 ? " (a shared sticky folder)" : "")
+              + (place == OwnerRule.Place.ABOVE
+                  ? " without being a sticky root folder"
+                  : sticky && uid == 0 ? " (a shared sticky folder)" : "")
               + ": they could redirect or replace what is written ("
               + remedy
               + subject.suffix()
