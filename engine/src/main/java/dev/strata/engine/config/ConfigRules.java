@@ -165,9 +165,6 @@ final class ConfigRules {
       if (v == null) {
         throw w.at(path, path + ": missing");
       }
-      if (v instanceof Number n && n.longValue() < 0) {
-        throw w.at(path, path + ": " + n + " is negative");
-      }
     }
     // The value rules of a host file, worded for a config: one rule set (HostFactsRules).
     HostFactsRules.check(

@@ -36,8 +36,9 @@ public final class TrustedPath {
    * @param context where the name came from, ending the message ("engine.library in /c.yaml"), or
    *     null
    * @param output true for a file this run is about to write (setup's {@code --out}, the demo
-   *     model): a refusal then says what a writer in that folder could do and tells the user to
-   *     write somewhere they own — never to chmod a shared sticky folder or chown another user's
+   *     model, {@link OutputPlace}): a refusal then says what a writer in that folder could do to
+   *     it ("redirect or replace what is written"); the remedy is the same rule's as for a file
+   *     that is read
    */
   public record Subject(String what, String context, boolean output) {
     /** A file that is read (and decides what runs). */
@@ -324,10 +325,25 @@ public final class TrustedPath {
           case LINK -> "symlink " + p;
         };
     String facts = " (owner " + owner(p, uid) + ", mode " + String.format("%04o", perms) + ")";
-    if (subject.output()) {
-      throw new TrustRefused(
-          role + facts + outputProblem(p, uid, perms, place, problem, subject, me));
-    }
+    // The remedy is one the user can take and that makes the path safe: chmod only a path that is
+    // the user's own and not a shared sticky folder (never "chmod go-w /tmp"); never chown another
+    // user's file or folder over (that adopts what they control); otherwise move what runs.
+    String move =
+        "move the "
+            + subject.what()
+            + " to a folder only "
+            + (me == 0 ? "root" : "you or root")
+            + " can write";
+    String fix =
+        switch (problem) {
+          case OWNER ->
+              switch (place) {
+                case FILE -> "copy it to a folder you own, after checking it is the one you meant";
+                case LINK -> "name the file itself, not a path through another user's symlink";
+                case HOLDER, ABOVE -> move;
+              };
+          case WRITABLE -> uid == me && (perms & 01000) == 0 ? "chmod go-w " + p : move;
+        };
     String line =
         switch (problem) {
           case OWNER ->
@@ -335,15 +351,10 @@ public final class TrustedPath {
                   + facts
                   + " is not owned by "
                   + trusted(me)
-                  + ": its owner could change what runs ("
-                  + (place == OwnerRule.Place.FILE
-                      ? "copy it to a folder you own, or as root: chown " + me + " " + p
-                      : "move the "
-                          + subject.what()
-                          + " to a folder you own, or as root: chown "
-                          + me
-                          + " "
-                          + p)
+                  + (subject.output()
+                      ? ": its owner could redirect or replace what is written ("
+                      : ": its owner could change what runs (")
+                  + fix
                   + subject.suffix()
                   + ")";
           case WRITABLE ->
@@ -354,60 +365,14 @@ public final class TrustedPath {
                       ? "group and others"
                       : (perms & 0020) != 0 ? "its group" : "others")
                   + (place == OwnerRule.Place.ABOVE ? " without being a sticky root folder" : "")
-                  + ": they could replace what runs (chmod go-w "
-                  + p
+                  + (subject.output()
+                      ? ": they could redirect or replace what is written ("
+                      : ": they could replace what runs (")
+                  + fix
                   + subject.suffix()
                   + ")";
         };
     throw new TrustRefused(line);
-  }
-
-  /**
-   * The rest of the line for a place a file is about to be written ({@link Subject#output}): who
-   * could do what there, and the one remedy that is always right — write it to a folder you own.
-   * {@code chmod go-w} is offered too only for a folder of the user's own that is not sticky (a
-   * sticky folder like {@code /tmp} is shared on purpose); a chown of another user's folder never.
-   */
-  private static String outputProblem(
-      Path p,
-      int uid,
-      int perms,
-      OwnerRule.Place place,
-      OwnerRule.Problem problem,
-      Subject subject,
-      int me) {
-    boolean sticky = (perms & OwnerRule.STICKY) != 0;
-    String remedy =
-        "write the "
-            + subject.what()
-            + " to a folder you own instead"
-            + (problem == OwnerRule.Problem.WRITABLE && sticky && uid == 0
-                ? ", such as a new folder inside " + p
-                : "")
-            + (problem == OwnerRule.Problem.WRITABLE && uid == me && !sticky
-                ? ", or chmod go-w " + p
-                : "");
-    return switch (problem) {
-      case OWNER ->
-          " is not owned by "
-              + trusted(me)
-              + ": its owner could redirect or replace what is written ("
-              + remedy
-              + subject.suffix()
-              + ")";
-      case WRITABLE ->
-          " is writable by "
-              + ((perms & 0020) != 0 && (perms & 0002) != 0
-                  ? "group and others"
-                  : (perms & 0020) != 0 ? "its group" : "others")
-              + (place == OwnerRule.Place.ABOVE
-                  ? " without being a sticky root folder"
-                  : sticky && uid == 0 ? " (a shared sticky folder)" : "")
-              + ": they could redirect or replace what is written ("
-              + remedy
-              + subject.suffix()
-              + ")";
-    };
   }
 
   /**

@@ -144,6 +144,8 @@ class GeometryEdgesTest {
       // blk.4: attn_norm, q, k, v, output, nextn.eh_proj, 3 norms, ffn_norm, router, 3 experts
       assertEquals(89_344, g.drafterBytes());
     }
+    // the main blocks' experts only: 4 layers × 4 experts × (gate, up, down of 64×32 Q8_0)
+    assertEquals(4L * 4 * 3 * (64 * 32 / 32 * 34), read(hybrid(1, false)).expertTensorBytes());
     ModelGeometry none = read(hybrid(0, false)).geometry();
     assertFalse(none.hasDrafter());
     assertEquals(0, none.drafterBlocks());
@@ -164,6 +166,21 @@ class GeometryEdgesTest {
         m -> m.put("llama." + ArchTable.NEXTN_KEY, GgufValue.u32(4)),
         Kind.INCONSISTENT,
         "llama.nextn_predict_layers is 4 but llama.block_count is only 4; the file is damaged");
+  }
+
+  @Test
+  void aDrafterBlockWithoutAttentionTensorsHasNoKvLayer() throws IOException {
+    Spec s = llama(4);
+    SequencedMap<String, GgufValue> m = s.metadata();
+    m.put("llama." + ArchTable.NEXTN_KEY, GgufValue.u32(1));
+    List<GgufWriter.Tensor> t = new ArrayList<>(s.tensors());
+    t.removeIf(x -> x.name().startsWith("blk.3.attn_"));
+    Path p = dir.resolve("no-attention-drafter.gguf");
+    GgufWriter.write(p, m, t);
+    ModelGeometry g = GgufReader.readModel(p).geometry();
+    assertEquals(3, g.blocks());
+    assertEquals(1, g.drafterBlocks());
+    assertEquals(List.of(), g.drafterKvLayers());
   }
 
   @Test
@@ -434,6 +451,10 @@ class GeometryEdgesTest {
         "gemma3: 8 blocks, 8 QSA layers [0, 1, 2, …, 7], 2 KV heads × head_dim 32 (V 16), 7"
             + " sliding-window layers (window 512), dense 5.9 MiB, trained context 131,072",
         read(gemma).summary());
+
+    // six layers are listed in full, seven are shortened (above)
+    assertTrue(
+        read(llama(6)).summary().startsWith("llama: 6 blocks, 6 QSA layers [0, 1, 2, 3, 4, 5], "));
 
     String hybrid = read(hybrid(1, false)).summary();
     assertTrue(

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.model.GgufException.Kind;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -33,6 +36,7 @@ class GgufLimitsTest {
   private static final int DIMS_LIMIT = 4; // GGML_MAX_DIMS
   private static final int SHARD_LIMIT = 1024;
   private static final int FOLDER_FILES_LIMIT = 10_000;
+  private static final long KEPT_LIMIT = 64L * 1024 * 1024; // 64 MiB of keys, values, names
 
   private static GgufException refused(byte[] bytes) {
     GgufException e =
@@ -148,5 +152,35 @@ class GgufLimitsTest {
     assertEquals(Kind.ABSURD_COUNT, e.kind(), e.getMessage());
     assertEquals(EXIT_USAGE, e.exitCode());
     assertTrue(e.getMessage().contains("more than 10000 .gguf files"), e.getMessage());
+  }
+
+  /**
+   * Four entries "k0".."k3" whose keys (2 bytes each) and string values hold {@code total} bytes:
+   * three values of 16 MiB (the string limit), the last one what is left.
+   */
+  private static byte[] keptStrings(long total) {
+    long last = total - 4 * 2 - 3 * STRING_LIMIT;
+    ByteBuffer b =
+        ByteBuffer.allocate((int) (24 + 4 * (8 + 2 + 4 + 8) + total - 4 * 2))
+            .order(ByteOrder.LITTLE_ENDIAN);
+    b.put(GgufBytes.header(0, 4).bytes());
+    for (int i = 0; i < 4; i++) {
+      long len = i < 3 ? STRING_LIMIT : last;
+      b.putLong(2).put(("k" + i).getBytes(StandardCharsets.US_ASCII));
+      b.putInt(GgufBytes.TYPE_STRING).putLong(len);
+      b.position(b.position() + (int) len); // the value: zeros
+    }
+    return b.array();
+  }
+
+  @Test
+  void sixtyFourMibOfKeptStringsAreReadAndOneByteMoreIsAbsurd() {
+    byte[] atLimit = keptStrings(KEPT_LIMIT);
+    GgufFile f = GgufReader.read(new ByteArrayChannel(atLimit, atLimit.length), "limit.gguf");
+    assertEquals(STRING_LIMIT - 8, f.string("k3").length());
+    byte[] over = keptStrings(KEPT_LIMIT + 1);
+    GgufException e = refused(over);
+    assertEquals(Kind.ABSURD_COUNT, e.kind(), e.getMessage());
+    assertEquals("limit.gguf: holds more than 64 MiB of metadata strings", e.getMessage());
   }
 }

@@ -28,10 +28,20 @@ class GgufSplitSetEdgesTest {
   /** TinyModel as gguf-split writes it in 3 shards; its headers, with {@code change} applied. */
   private List<GgufFile> three(List<Consumer<SequencedMap<String, GgufValue>>> changes)
       throws IOException {
+    return split("m", changes);
+  }
+
+  /**
+   * TinyModel as gguf-split writes it in one shard per change; the headers named "shard1"…, each
+   * with its change applied.
+   */
+  private List<GgufFile> split(
+      String prefix, List<Consumer<SequencedMap<String, GgufValue>>> changes) throws IOException {
+    int n = changes.size();
     List<Path> paths =
-        GgufWriter.writeSplit(dir, "m", 3, TinyModel.metadata(), TinyModel.tensors());
+        GgufWriter.writeSplit(dir, prefix, n, TinyModel.metadata(), TinyModel.tensors());
     List<GgufFile> files = new ArrayList<>();
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < n; k++) {
       GgufFile f = GgufReader.readFile(paths.get(k));
       SequencedMap<String, GgufValue> m = new LinkedHashMap<>(f.metadata());
       changes.get(k).accept(m);
@@ -94,29 +104,10 @@ class GgufSplitSetEdgesTest {
 
   @Test
   void aTieBetweenTwoShardsKeepsTheFirstShardsValue() throws IOException {
-    List<Path> paths =
-        GgufWriter.writeSplit(dir, "two", 2, TinyModel.metadata(), TinyModel.tensors());
-    List<GgufFile> files = new ArrayList<>();
-    for (Path p : paths) {
-      files.add(GgufReader.readFile(p));
-    }
-    GgufFile second = files.get(1);
-    SequencedMap<String, GgufValue> m = new LinkedHashMap<>(second.metadata());
-    m.put(COUNT, GgufValue.i32(99));
-    files.set(
-        1,
-        new GgufFile(
-            "second",
-            second.version(),
-            second.size(),
-            second.alignment(),
-            second.dataOffset(),
-            m,
-            second.tensors()));
     says(
-        files,
+        split("two", List.of(same(), put(COUNT, GgufValue.i32(99)))),
         Kind.FOREIGN_SHARD,
-        "second: split.tensors.count is INT32 99 but the other shards say INT32 "
+        "shard2: split.tensors.count is INT32 99 but the other shards say INT32 "
             + TENSORS
             + ": a shard of another model; download shard 2 again");
   }
@@ -154,6 +145,31 @@ class GgufSplitSetEdgesTest {
         Kind.FOREIGN_SHARD,
         "shard2: says it is one of 4 shards but the set has 3: a shard of another model or split;"
             + " download shard 2 again");
+  }
+
+  @Test
+  void aShardThatSaysItIsOneOfZeroIsNotTakenForOneWithoutSplitKeys() throws IOException {
+    says(
+        three(List.of(same(), put("split.count", GgufValue.u16(0)), same())),
+        Kind.FOREIGN_SHARD,
+        "shard2: says it is one of 0 shards but the set has 3: a shard of another model or split;"
+            + " download shard 2 again");
+  }
+
+  @Test
+  void aTieBetweenTwoPairsKeepsThePairTheFirstShardIsIn() throws IOException {
+    GgufValue wrong = GgufValue.i32(99);
+    List<GgufFile> files =
+        split("four", List.of(put(COUNT, wrong), same(), same(), put(COUNT, wrong)));
+    // 99 (shards 1 and 4) against the true count (shards 2 and 3): the first shard's pair wins,
+    // so shard 2 is the first odd one out
+    says(
+        files,
+        Kind.FOREIGN_SHARD,
+        "shard2: split.tensors.count is INT32 "
+            + TENSORS
+            + " but the other shards say INT32 99: a shard of another model; download shard 2"
+            + " again");
   }
 
   @Test

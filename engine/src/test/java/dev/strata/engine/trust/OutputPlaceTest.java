@@ -114,7 +114,7 @@ class OutputPlaceTest {
             + " (uid "
             + att.uid()
             + "), mode 0755) is not owned by root: its owner could redirect or replace what is"
-            + " written (write the demo model to a folder you own instead; --out "
+            + " written (move the demo model to a folder only root can write; --out "
             + dm
             + ")",
         r.getMessage());
@@ -153,11 +153,9 @@ class OutputPlaceTest {
                     + shared
                     + " of the demo model "
                     + shard
-                    + " (owner root (uid 0), mode 1777) is writable by group and others (a shared"
-                    + " sticky folder): they could redirect or replace what is written (write the"
-                    + " demo model to a folder you own instead, such as a new folder inside "
-                    + shared
-                    + "; --out "),
+                    + " (owner root (uid 0), mode 1777) is writable by group and others: they could"
+                    + " redirect or replace what is written (move the demo model to a folder only"
+                    + " root can write; --out "),
         r.getMessage());
     assertFalse(r.getMessage().contains("chmod"), r.getMessage());
     assertEquals(List.of(), listing(shared));

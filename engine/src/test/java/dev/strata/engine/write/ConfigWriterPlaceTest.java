@@ -93,8 +93,8 @@ class ConfigWriterPlaceTest {
             + " (owner "
             + me()
             + ", mode 0777) is writable by group and others without being a"
-            + " sticky root folder: they could redirect or replace what is written (write the"
-            + " config to a folder you own instead, or chmod go-w "
+            + " sticky root folder: they could redirect or replace what is written (chmod"
+            + " go-w "
             + open
             + "; --out "
             + cfg
@@ -121,7 +121,7 @@ class ConfigWriterPlaceTest {
             + " (owner "
             + me()
             + ", mode 0777) is writable by group and others: they could redirect or replace what is"
-            + " written (write the config to a folder you own instead, or chmod go-w "
+            + " written (chmod go-w "
             + open
             + "; --out "
             + cfg
@@ -207,7 +207,7 @@ class ConfigWriterPlaceTest {
     assertTrue(
         r.getMessage().startsWith("folder " + open + " of the config " + link + " (owner "),
         r.getMessage());
-    assertTrue(r.getMessage().endsWith(", or chmod go-w " + open + "; --out " + link + ")"));
+    assertTrue(r.getMessage().endsWith("(chmod go-w " + open + "; --out " + link + ")"));
     assertEquals("mine\n", Files.readString(real));
     assertFalse(Files.exists(ConfigWriter.backupOf(real)));
     // the same link in a folder of the user's: written through, the link kept

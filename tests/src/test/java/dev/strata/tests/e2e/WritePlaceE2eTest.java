@@ -76,7 +76,7 @@ class WritePlaceE2eTest {
     assertEquals(3, r.code(), r.out() + r.err());
     assertEquals(1, r.err().lines().count(), r.err());
     assertTrue(r.err().startsWith(command + ": folder " + folder + " "), r.err());
-    assertTrue(r.err().contains("to a folder you own instead"), r.err());
+    assertTrue(r.err().contains("to a folder only root can write"), r.err());
     assertFalse(r.err().contains("chown"), r.err());
   }
 
