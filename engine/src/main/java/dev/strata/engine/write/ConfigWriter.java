@@ -192,7 +192,19 @@ public final class ConfigWriter {
       lock.lock(); // released when the channel closes, on every exit path
       return writeLocked(t, content, force);
     } catch (IOException e) {
-      throw new StrataException(ExitCodes.USAGE, lockFile + ": cannot lock: " + reason(e), e);
+      // the lock is ours, not the user's: the message names what they gave
+      throw new StrataException(
+          ExitCodes.USAGE,
+          t
+              + ": cannot write a config in "
+              + t.getParent()
+              + " (its lock file "
+              + lockFile.getFileName()
+              + ": "
+              + reason(e)
+              + "); "
+              + context
+              + " must name a file in a folder you can write");
     } finally {
       local.unlock();
     }
