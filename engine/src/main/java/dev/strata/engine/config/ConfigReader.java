@@ -284,16 +284,16 @@ final class ConfigReader {
       for (Entry e : m.entries().values()) {
         if (!known.contains(e.key())) {
           // with a single known key the list itself is the suggestion
-          String near = known.size() > 1 ? Suggest.nearest(e.key(), known) : null;
+          String hint = known.size() > 1 ? Suggest.didYouMean(e.key(), known) : "";
           throw error(
               e.keyPos(),
               "unknown key '"
                   + Clip.clip(e.key())
                   + "' "
                   + YamlReader.section(where)
+                  + hint
                   + " (known: "
                   + String.join(", ", known)
-                  + (near != null ? "; did you mean " + near + "?" : "")
                   + ")");
         }
       }

@@ -65,14 +65,15 @@ final class ConfigRules {
     }
     if (backend == null) {
       List<String> ids = Arrays.stream(Backend.values()).map(Backend::id).toList();
-      String near = backendId == null ? null : Suggest.nearest(backendId, ids);
+      String hint = backendId == null ? "" : Suggest.didYouMean(backendId, ids);
       throw w.at(
           "engine.backend",
           "engine.backend: '"
               + (backendId == null ? "" : Clip.clip(backendId))
-              + "' is not a backend (one of "
+              + "' is not a backend"
+              + hint
+              + " (one of "
               + String.join(", ", ids)
-              + (near != null ? "; did you mean " + near + "?" : "")
               + ")");
     }
     path(w, "engine.library", c.engine().library());

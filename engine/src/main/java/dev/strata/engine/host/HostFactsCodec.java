@@ -253,11 +253,10 @@ public final class HostFactsCodec {
   }
 
   private static String unknownField(String name) {
-    String hint = Suggest.nearest(name, FIELDS);
     return "unknown field '"
         + Clip.clip(name)
         + "'"
-        + (hint == null ? "" : " (did you mean '" + hint + "'?)")
+        + Suggest.didYouMean(name, FIELDS)
         + " (known: "
         + String.join(", ", FIELDS)
         + ")";
