@@ -32,11 +32,25 @@ public final class TrustedPath {
   /**
    * What a message calls the file and where it came from.
    *
-   * @param what "engine library", "config", …
+   * @param what "engine library", "config", "demo model", …
    * @param context where the name came from, ending the message ("engine.library in /c.yaml"), or
    *     null
+   * @param output true for a file this run is about to write (setup's {@code --out}, the demo
+   *     model, {@link OutputPlace}): a refusal then says what a writer in that folder could do to
+   *     it ("redirect or replace what is written"); the remedy is the same rule's as for a file
+   *     that is read
    */
-  public record Subject(String what, String context) {
+  public record Subject(String what, String context, boolean output) {
+    /** A file that is read (and decides what runs). */
+    public Subject(String what, String context) {
+      this(what, context, false);
+    }
+
+    /** A file this run writes ({@link OutputPlace}). */
+    public static Subject output(String what, String context) {
+      return new Subject(what, context, true);
+    }
+
     String suffix() {
       return context == null ? "" : "; " + context;
     }
@@ -337,7 +351,9 @@ public final class TrustedPath {
                   + facts
                   + " is not owned by "
                   + trusted(me)
-                  + ": its owner could change what runs ("
+                  + (subject.output()
+                      ? ": its owner could redirect or replace what is written ("
+                      : ": its owner could change what runs (")
                   + fix
                   + subject.suffix()
                   + ")";
@@ -349,7 +365,9 @@ public final class TrustedPath {
                       ? "group and others"
                       : (perms & 0020) != 0 ? "its group" : "others")
                   + (place == OwnerRule.Place.ABOVE ? " without being a sticky root folder" : "")
-                  + ": they could replace what runs ("
+                  + (subject.output()
+                      ? ": they could redirect or replace what is written ("
+                      : ": they could replace what runs (")
                   + fix
                   + subject.suffix()
                   + ")";
