@@ -224,7 +224,7 @@ class MemoryPlanTest {
         tight.refusal());
     assertFalse(tight.refusal().contains("machine"), tight.refusal());
     // a budget the KV crowds out: the smaller context, or the flag
-    MemoryPlan kv = MemoryPlan.compute(ref.withContext(1_048_576).withMemBudgetMb(20_000));
+    MemoryPlan kv = MemoryPlan.compute(ref.withContext(1_048_576).withMemBudgetMb(15_000));
     assertFalse(kv.fits());
     assertTrue(
         kv.refusal()
