@@ -436,7 +436,7 @@ static void stream_advice(char *b, size_t n, const char *lead, const strata_mem_
     /* --mem-budget-mb lowered the budget below the plan's own (usable - margin): it is the bound, so it is named */
     uint64_t own = p->usable > p->margin ? p->usable - p->margin : 0;
     char flag[128] = "";
-    if (p->budget < own) {
+    if (in->mem_budget_mb > 0 && p->budget < own) {
         char g[16];
         gib2(g, sizeof g, own);
         snprintf(flag, sizeof flag, "raise or remove --mem-budget-mb (without it the engine may use %s GiB)", g);

@@ -94,7 +94,7 @@ final class StreamSizing {
     boolean q4Possible = kv.format() != KvFormat.Q4_0 && model.headDim() == 256;
     // the flag lowered the budget (MemoryPlan.budget): it, not the machine, is the bound
     String flag =
-        budget < MemoryPlan.budget(memory, 0)
+        memBudgetMb > 0 && budget < MemoryPlan.budget(memory, 0)
             ? "raise or remove --mem-budget-mb (without it the engine may use "
                 + ByteSize.gib(MemoryPlan.budget(memory, 0))
                 + " GiB)"

@@ -131,7 +131,7 @@ class PreflightRunTest {
         "args: not checked for the cpu-reference backend",
         configError(base.backend("CPU-Reference")));
     assertEquals(
-        "--ctx: 'many' is not a whole number in 1..1048576",
+        "args: --ctx: 'many' is not a whole number in 1..1048576",
         configError(base.args("--model", shards.getFirst().toString(), "--ctx", "many")));
     assertTrue(
         configError(base.env("LD_PRELOAD", "/tmp/x.so"))

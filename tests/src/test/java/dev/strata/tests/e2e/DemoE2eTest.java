@@ -58,7 +58,7 @@ class DemoE2eTest {
     // A context the demo's workload (512 prompt tokens + 8 steps) cannot run in, or out of range:
     // refused before anything is written, so the working config stays as it is, with no .bak.
     java.util.List<String> before = listing(dir.resolve("demo"));
-    for (String[] c :
+    for (String[] refusal :
         new String[][] {
           {
             "10",
@@ -70,9 +70,9 @@ class DemoE2eTest {
           {"0", "strata-launch: --ctx: 0 is out of range (a whole number in 1..1048576)"}
         }) {
       Cli.Result bad =
-          Cli.launch(env, "demo", "--dir", dir.resolve("demo").toString(), "--ctx", c[0]);
+          Cli.launch(env, "demo", "--dir", dir.resolve("demo").toString(), "--ctx", refusal[0]);
       assertEquals(2, bad.code(), bad.err());
-      assertEquals(c[1], bad.err().strip());
+      assertEquals(refusal[1], bad.err().strip());
       assertEquals("", bad.out());
       assertTrue(java.util.Arrays.equals(first, Files.readAllBytes(config)), "config untouched");
       assertEquals(before, listing(dir.resolve("demo")), "nothing written, no .bak");
