@@ -20,3 +20,22 @@ bench_dist() {
   . "$dist/libexec/find-jdk.sh"
   jdk=$(strata_find_jdk "$root/dist/target/.strata-java-home") || { echo "run.sh: $STRATA_NO_JDK_MESSAGE" >&2; exit 2; }
 }
+
+# bench_begin TOPIC DEFAULT_ROUNDS [ROUNDS] [OUTDIR]: the start of a run.sh taking [rounds] [outdir]:
+# sets rounds, out (made; default bench/results/<today>-TOPIC), dist and jdk (bench_dist) and work (a
+# temporary folder removed on exit).
+bench_begin() {
+  rounds="${3:-$2}"
+  out="${4:-$(bench_results "$1")}"
+  bench_dist
+  mkdir -p "$out"
+  work=$(mktemp -d "${TMPDIR:-/tmp}/strata-$1.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+}
+
+# bench_ratios RAW_CSV: bench/startup/ratios.py's per-round ratio table, with its heading.
+bench_ratios() {
+  echo "Medians of per-round ratios (bench/startup/ratios.py raw.csv):"
+  echo
+  python3 "$root/bench/startup/ratios.py" "$1"
+}

@@ -8,12 +8,7 @@
 #
 # Needs the built distribution (./strata build). Writes raw.txt (command, machine, load, output).
 . "$(dirname "$0")/../lib.sh"
-rounds="${1:-15}"
-out="${2:-$(bench_results scaling)}"
-bench_dist
-mkdir -p "$out"
-work=$(mktemp -d "${TMPDIR:-/tmp}/strata-scaling.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_begin scaling 15 "$@"
 JAVA_HOME="$jdk" "$dist/bin/strata-setup" demo-model --out "$work/model" >/dev/null
 cmd=("$jdk/bin/java" -cp "$dist/lib/*" "$here/PlanScaling.java" "$work/model/strata-demo-00001-of-00004.gguf"
      "$root/templates/hosts/m4-pro-48.json" "$rounds")

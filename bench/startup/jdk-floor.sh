@@ -12,12 +12,7 @@
 # squaring, BIG_TEN_POWERS_TABLE) in interpreted code. jackson-core's ParserMinimalBase has BigDecimal
 # constants, so every Jackson parse pays it once, and so does ByteSize (docs/PERFORMANCE.md §2b).
 . "$(dirname "$0")/../lib.sh"
-rounds="${1:-15}"
-out="${2:-$(bench_results jdk-floor)}"
-bench_dist
-mkdir -p "$out"
-work=$(mktemp -d "${TMPDIR:-/tmp}/strata-jdkfloor.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_begin jdk-floor 15 "$@"
 cat >"$work/Empty.java" <<'JAVA'
 public class Empty { public static void main(String[] a) { System.out.println("ok"); } }
 JAVA
@@ -48,8 +43,6 @@ load_after=$(uptime)
   echo "|---|---:|---:|---:|"
   while IFS=$'\t' read -r name m lo cpu; do echo "| $name | $m | $lo | $cpu |"; done <"$work/medians.tsv"
   echo
-  echo "Medians of per-round ratios (bench/startup/ratios.py raw.csv):"
-  echo
-  python3 "$here/ratios.py" "$out/raw.csv"
+  bench_ratios "$out/raw.csv"
 } >"$out/README.md"
 cat "$out/README.md"

@@ -110,8 +110,6 @@ jvm=$(med jvm)
   echo
   echo "Target (issue 17): setup ≤ 1.0× python, ceiling 1.2×. Measured: setup $(ratio "$(med setup)" "$pyw")× (wall)."
   echo
-  echo "Medians of per-round ratios (bench/startup/ratios.py raw.csv):"
-  echo
-  python3 "$here/ratios.py" "$out/raw.csv"
+  bench_ratios "$out/raw.csv"
 } >"$out/README.md"
 cat "$out/README.md"

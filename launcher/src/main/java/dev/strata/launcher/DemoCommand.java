@@ -66,7 +66,8 @@ import picocli.CommandLine.ParentCommand;
     exitCodeList = {
       "0:the demo ran",
       "2:usage error, or the demo's files could not be written",
-      "3:strata-ref is missing (run ./strata build) or preflight refused",
+      "3:strata-ref is missing (run ./strata build), the folder is writable by another user,"
+          + " or preflight refused",
       "130:interrupted (Ctrl-C)",
       "*:the engine's own exit code"
     })
@@ -124,17 +125,27 @@ public final class DemoCommand implements Callable<Integer> {
       throw new StrataException(ExitCodes.USAGE, poolProblem);
     }
     String os = machine.osName();
-    Path folder = dir != null ? machine.resolve(dir) : DemoPaths.cacheDir(io.env(), os);
-    folder = folder.toAbsolutePath().normalize();
+    // --dir is not normalize()d: its folders are checked as the kernel resolves them (link/..)
+    Path folder =
+        dir != null
+            ? machine.workingDir().resolve(dir).toAbsolutePath()
+            : DemoPaths.cacheDir(io.env(), os).toAbsolutePath().normalize();
+    String context =
+        dir != null ? "--dir " + dir : "the demo's default folder; --dir DIR picks another";
     KvFormat format = kv.format();
     Path library = DemoPaths.findRefLibrary(machine.strataRoot(), machine.strataHome(), os);
+    Path configPath = folder.resolve("engine.yaml");
+    // 0. Before anything is written: the folder passes launch's rule (docs/RELIABILITY.md, "Where
+    // files are written"), and so does a config already there — launched below, so judged as
+    // launch would judge it, not taken for "yours" because its bytes differ.
+    ConfigWriter.check(configPath, context);
 
     // 1. The model: reused when a complete demo set is already there.
     Path modelDir = folder.resolve("model");
     List<Path> shards = existingDemoModel(modelDir);
     boolean wrote = shards == null;
     if (wrote) {
-      shards = DemoModel.write(modelDir, DEMO_SHARDS);
+      shards = DemoModel.write(modelDir, DEMO_SHARDS, false, context);
     }
     GgufModel model = GgufReader.readModel(shards.getFirst());
 
@@ -153,7 +164,6 @@ public final class DemoCommand implements Callable<Integer> {
             .requireFits()
             .config();
     config = demoWorkload(config, host, model.geometry(), format);
-    Path configPath = folder.resolve("engine.yaml");
     // A demo config the user edited is theirs: launched as it is, never replaced (nor silently
     // moved to .bak); a fresh one needs the file deleted. Otherwise it is (re)generated.
     boolean edited = !ConfigWriter.inspect(configPath).owned();
@@ -166,7 +176,10 @@ public final class DemoCommand implements Callable<Integer> {
     } else {
       ConfigWriter.Result r =
           ConfigWriter.write(
-              configPath, ConfigCodec.write(config).getBytes(StandardCharsets.UTF_8), false);
+              configPath,
+              ConfigCodec.write(config).getBytes(StandardCharsets.UTF_8),
+              false,
+              context);
       configNote =
           (r.outcome() == ConfigWriter.Outcome.REPLACED
                   ? "rewritten, the previous one kept as " + r.backup().getFileName() + "; "

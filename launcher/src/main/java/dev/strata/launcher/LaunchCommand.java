@@ -173,6 +173,11 @@ public final class LaunchCommand implements Callable<Integer> {
     if (isolate && plan) {
       throw usage("--isolate has no effect with --plan: nothing runs");
     }
+    if (config != null && config.toString().isBlank()) {
+      // an empty --config resolves to the working folder: name the argument, not the folder
+      throw usage(
+          "--config: the path is empty: pass --config FILE (an engine config, engine.yaml)");
+    }
     Path configPath = config != null ? machine.resolve(config) : defaultConfig();
     if (!Files.exists(configPath)) {
       throw usage(

@@ -62,6 +62,16 @@ class LaunchCliTest {
   }
 
   @Test
+  void anEmptyConfigPathIsNamedNotTakenForTheWorkingFolder() {
+    Result r = run("--config", "", "--dry-run");
+    assertEquals(2, r.code(), r.err());
+    assertEquals(
+        "strata-launch: --config: the path is empty: pass --config FILE (an engine config,"
+            + " engine.yaml)\n",
+        r.err());
+  }
+
+  @Test
   void versionComesFromTheBuild() {
     Result r = run("--version");
     assertEquals(0, r.code());

@@ -1,5 +1,7 @@
 package dev.strata.metal;
 
+import dev.strata.engine.trust.OutputPlace;
+import dev.strata.engine.trust.TrustedPath;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -258,16 +260,19 @@ final class GpuProbeGuard {
   }
 
   private static Path writeMarker(Path dir) throws IOException {
-    if (!Files.isDirectory(dir)) {
-      Files.createDirectories(dir);
+    ProcessHandle self = ProcessHandle.current();
+    Path f = dir.resolve("metal-probe-" + self.pid() + ".marker");
+    // where every command writes: launch's rule for the folder, checked before it is made
+    // (docs/RELIABILITY.md, "Where files are written"); a refusal only leaves the probe unguarded
+    boolean made = !Files.isDirectory(dir);
+    OutputPlace.prepare(f, TrustedPath.Subject.output("GPU probe marker", null));
+    if (made) {
       try {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
       } catch (UnsupportedOperationException e) {
         // not a POSIX file system: its default permissions stand
       }
     }
-    ProcessHandle self = ProcessHandle.current();
-    Path f = dir.resolve("metal-probe-" + self.pid() + ".marker");
     String text =
         "# strata: the Metal GPU probe is running; a file left here means it crashed or hung\n"
             + "pid="
@@ -288,7 +293,13 @@ final class GpuProbeGuard {
     } catch (FileAlreadyExistsException e) {
       // Ours from an earlier probe in this same process (a second probe call): replace it.
       Files.delete(f);
-      Files.writeString(f, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
+      Files.writeString(
+          f,
+          text,
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE_NEW,
+          StandardOpenOption.WRITE,
+          LinkOption.NOFOLLOW_LINKS);
     }
     return f;
   }
@@ -300,7 +311,13 @@ final class GpuProbeGuard {
       for (String l : lines) {
         b.append(l.startsWith("state=") ? "state=hung" : l).append('\n');
       }
-      Files.writeString(f, b.toString(), StandardCharsets.UTF_8);
+      Files.writeString(
+          f,
+          b.toString(),
+          StandardCharsets.UTF_8,
+          StandardOpenOption.WRITE,
+          StandardOpenOption.TRUNCATE_EXISTING,
+          LinkOption.NOFOLLOW_LINKS); // never through a link put in its place
     } catch (IOException | RuntimeException e) {
       // the marker stays "running" under a live pid: later runs probe again, bounded as this one
     }

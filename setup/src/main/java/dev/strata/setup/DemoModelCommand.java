@@ -46,10 +46,11 @@ public final class DemoModelCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Path dir = out.toAbsolutePath().normalize();
+    // not normalize()d: the folder is checked as the kernel will resolve it (link/.. included)
+    Path dir = parent.machine().workingDir().resolve(out).toAbsolutePath();
     List<Path> paths;
     try {
-      paths = DemoModel.write(dir, shards, mtp);
+      paths = DemoModel.write(dir, shards, mtp, "--out " + out);
     } catch (IOException e) {
       throw new StrataException(
           ExitCodes.USAGE, "cannot write the demo model into " + dir + ": " + e.getMessage());

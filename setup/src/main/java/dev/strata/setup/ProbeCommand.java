@@ -13,6 +13,7 @@ import dev.strata.engine.host.ProbeResult;
 import dev.strata.engine.plan.StandbySlots;
 import dev.strata.engine.plan.UsableMemory;
 import dev.strata.engine.text.ByteSize;
+import dev.strata.engine.text.TerminalText;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,14 +97,16 @@ public final class ProbeCommand implements Callable<Integer> {
       out.flush();
       // stdout stays pure JSON: whatever the probe could not read goes to stderr.
       for (String n : notes) {
-        io.err().println("strata-setup probe: note: " + n);
+        io.err().println("strata-setup probe: note: " + TerminalText.escape(n));
       }
       io.err().flush();
       return ExitCodes.OK;
     }
     boolean color = io.colour();
     for (String line : table(facts, source, workingSet, notes)) {
-      out.println(color ? bold(line) : line);
+      // a host file's path (its name is the user's) and every value: shown, never obeyed
+      String shown = TerminalText.escape(line);
+      out.println(color ? bold(shown) : shown);
     }
     out.flush();
     return ExitCodes.OK;

@@ -65,6 +65,16 @@ class ProbeCommandTest {
   }
 
   @Test
+  void aHostFileNamedWithControlCharactersIsShownNeverObeyed(@TempDir Path dir) throws IOException {
+    Path file = dir.resolve("x\u001b[31mRED\u202eevil.json");
+    Files.copy(HOSTS.resolve("m1-8.json"), file);
+    CliHarness.Run r = run("probe", "--host-file", file.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("x\\x1B[31mRED\\u202Eevil.json"), r.out());
+    assertFalse(r.out().contains("\u001b") || r.out().contains("\u202e"), r.out());
+  }
+
+  @Test
   void tableSaysWhatK4MeansOnTheSeedMachine() {
     CliHarness.Run r = run("probe", "--host-file", "m4-pro-48");
     assertEquals(0, r.code(), r.err());

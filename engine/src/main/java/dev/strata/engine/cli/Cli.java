@@ -77,13 +77,35 @@ public final class Cli {
   }
 
   /**
+   * picocli's "--out=FILE, --print are mutually exclusive (specify only one)" in the options' own
+   * names: "--out and --print cannot be used together: give one of them".
+   */
+  static String together(String m) {
+    int at = m.indexOf(" are mutually exclusive");
+    if (at < 0) {
+      return m;
+    }
+    List<String> names = new ArrayList<>();
+    for (String arg : m.substring(0, at).split(", ")) {
+      int eq = arg.indexOf('=');
+      names.add(eq > 0 ? arg.substring(0, eq) : arg);
+    }
+    return String.join(" and ", names) + " cannot be used together: give one of them";
+  }
+
+  /**
    * The first line of a usage error: picocli's message, except for an unknown option or command,
    * which is named (control characters made visible, TerminalText) with the nearest known name of
    * the command it was given to.
    */
   static String message(CommandLine.ParameterException ex) {
     if (!(ex instanceof CommandLine.UnmatchedArgumentException u) || u.getUnmatched().isEmpty()) {
-      return TerminalText.escape(ex.getMessage());
+      // the line already starts "<command>: ": picocli's own "Error: " is cut
+      String m = ex.getMessage() == null ? "" : ex.getMessage().replaceFirst("^Error: ", "");
+      if (ex instanceof CommandLine.MutuallyExclusiveArgsException) {
+        m = together(m);
+      }
+      return TerminalText.escape(m);
     }
     String token = u.getUnmatched().getFirst();
     CommandSpec spec = ex.getCommandLine().getCommandSpec();

@@ -53,7 +53,7 @@ final class ConfigReader {
   static final List<String> ENGINE = List.of("backend", "library", "sha256");
   private static final List<String> ENGINE_REQUIRED = List.of("backend", "library");
   static final List<String> MODEL = List.of("shards");
-  private static final Pattern DECIMAL = Pattern.compile("-?(0|[1-9][0-9]{0,18})");
+  private static final Pattern DECIMAL = Pattern.compile("-?(0|[1-9][0-9]*)");
 
   private ConfigReader() {}
 
@@ -254,7 +254,14 @@ final class ConfigReader {
         } else {
           long v = integer(n, path);
           if (t == int.class && (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE)) {
-            throw error(n.pos(), path + ": " + v + " is too large");
+            throw error(
+                n.pos(),
+                path
+                    + ": "
+                    + v
+                    + " is out of range ("
+                    + (v > 0 ? "at most " + Integer.MAX_VALUE : "at least " + Integer.MIN_VALUE)
+                    + ")");
           }
           values[i] = t == int.class ? (Object) (int) v : (Object) v;
         }
@@ -277,16 +284,16 @@ final class ConfigReader {
       for (Entry e : m.entries().values()) {
         if (!known.contains(e.key())) {
           // with a single known key the list itself is the suggestion
-          String near = known.size() > 1 ? Suggest.nearest(e.key(), known) : null;
+          String hint = known.size() > 1 ? Suggest.didYouMean(e.key(), known) : "";
           throw error(
               e.keyPos(),
               "unknown key '"
                   + Clip.clip(e.key())
                   + "' "
                   + YamlReader.section(where)
+                  + hint
                   + " (known: "
                   + String.join(", ", known)
-                  + (near != null ? "; did you mean " + near + "?" : "")
                   + ")");
         }
       }
@@ -361,7 +368,8 @@ final class ConfigReader {
         try {
           return Long.parseLong(s.text());
         } catch (NumberFormatException e) {
-          throw error(n.pos(), path + ": " + Clip.clip(s.text()) + " is too large");
+          throw error(
+              n.pos(), path + ": " + Clip.clip(s.text()) + " is out of range (at most 2^63-1)");
         }
       }
       throw error(n.pos(), path + ": expected a whole number in decimal, found " + found(n));

@@ -65,14 +65,15 @@ final class ConfigRules {
     }
     if (backend == null) {
       List<String> ids = Arrays.stream(Backend.values()).map(Backend::id).toList();
-      String near = backendId == null ? null : Suggest.nearest(backendId, ids);
+      String hint = backendId == null ? "" : Suggest.didYouMean(backendId, ids);
       throw w.at(
           "engine.backend",
           "engine.backend: '"
               + (backendId == null ? "" : Clip.clip(backendId))
-              + "' is not a backend (one of "
+              + "' is not a backend"
+              + hint
+              + " (one of "
               + String.join(", ", ids)
-              + (near != null ? "; did you mean " + near + "?" : "")
               + ")");
     }
     path(w, "engine.library", c.engine().library());
@@ -164,9 +165,6 @@ final class ConfigRules {
       Object v = HostKeys.value(k, h);
       if (v == null) {
         throw w.at(path, path + ": missing");
-      }
-      if (v instanceof Number n && n.longValue() < 0) {
-        throw w.at(path, path + ": " + n + " is negative");
       }
     }
     // The value rules of a host file, worded for a config: one rule set (HostFactsRules).

@@ -54,7 +54,7 @@ public final class ChipName {
     if (b.length() <= MAX) {
       return b.toString();
     }
-    // never cut a surrogate pair in half: a lone surrogate is not text (JSON and YAML refuse it)
+    // never cut a surrogate pair in half: a lone surrogate has no UTF-8 form (it is written as "?")
     return b.substring(0, Character.isHighSurrogate(b.charAt(MAX - 1)) ? MAX - 1 : MAX).strip();
   }
 }

@@ -139,8 +139,13 @@ public final class HostFactsCodec {
   private static HostFacts parse(byte[] bytes, String text, String source) {
     Map<String, Object> values = new HashMap<>();
     Map<String, String> where = new HashMap<>();
-    try (JsonParser p =
-        bytes != null ? Jackson.JSON.createParser(bytes) : Jackson.JSON.createParser(text)) {
+    JsonParser p;
+    try {
+      p = bytes != null ? Jackson.JSON.createParser(bytes) : Jackson.JSON.createParser(text);
+    } catch (IOException e) {
+      throw new HostFileException(source + ": cannot read: " + oneLine(e.getMessage()), null);
+    }
+    try (p) {
       JsonToken t = p.nextToken();
       if (t == null) {
         throw new HostFileException(
@@ -171,8 +176,9 @@ public final class HostFactsCodec {
     } catch (HostFileException e) {
       throw e;
     } catch (JsonProcessingException e) {
-      throw fail(
-          source, e.getLocation(), null, "not valid JSON: " + oneLine(e.getOriginalMessage()));
+      // a limit of the parser's (a number's length) carries no location: the parser has it
+      JsonLocation at = e.getLocation() != null ? e.getLocation() : p.currentTokenLocation();
+      throw fail(source, at, null, "not valid JSON: " + oneLine(e.getOriginalMessage()));
     } catch (IOException e) {
       throw new HostFileException(source + ": cannot read: " + oneLine(e.getMessage()), null);
     }
@@ -247,11 +253,10 @@ public final class HostFactsCodec {
   }
 
   private static String unknownField(String name) {
-    String hint = Suggest.nearest(name, FIELDS);
     return "unknown field '"
         + Clip.clip(name)
         + "'"
-        + (hint == null ? "" : " (did you mean '" + hint + "'?)")
+        + Suggest.didYouMean(name, FIELDS)
         + " (known: "
         + String.join(", ", FIELDS)
         + ")";
@@ -275,11 +280,20 @@ public final class HostFactsCodec {
     if (s == null) {
       return "unknown error";
     }
-    // Jackson's texts name its own switches ("enable JsonReadFeature..."): those mean nothing to
-    // someone fixing a host file, so they are cut.
+    // Jackson's texts name its own switches ("enable JsonReadFeature...") and limits
+    // (StreamReadConstraints): those mean nothing to someone fixing a host file, so they are cut or
+    // said in the file's terms.
     return Clip.oneLine(
         s.replaceAll(
                 "\\s*\\(not recognized as one since Feature '\\w+' not enabled for parser\\)", "")
-            .replaceAll(": enable `JsonReadFeature\\.\\w+` to allow", ""));
+            .replaceAll(": enable `JsonReadFeature\\.\\w+` to allow", "")
+            .replaceAll(
+                "Number value length \\((\\d+)\\) exceeds the maximum allowed \\((\\d+), from `[^`]*`\\)",
+                "a number of $1 digits (at most $2)")
+            .replaceAll(
+                "Illegal unquoted character \\(\\(CTRL-CHAR, code (\\d+)\\)\\): has to be escaped"
+                    + " using backslash to be included in string value",
+                "a raw control character (code $1) inside a string: write it escaped (\\\\t,"
+                    + " \\\\n, \\\\uXXXX)"));
   }
 }

@@ -1,6 +1,7 @@
 package dev.strata.engine.host;
 
 import dev.strata.engine.text.Clip;
+import dev.strata.engine.text.TerminalText;
 import java.util.Map;
 
 /**
@@ -177,13 +178,11 @@ public final class HostFactsRules {
     if (value.length() > MAX_TEXT) {
       throw fault.at(field, fault.subject(field) + " is longer than " + MAX_TEXT + " characters");
     }
-    // The text is printed to terminals later: no escape sequences or bidi tricks ride along.
-    for (int i = 0, c; i < value.length(); i += Character.charCount(c)) {
-      c = value.codePointAt(i);
-      if (Character.isISOControl(c) || Character.getType(c) == Character.FORMAT) {
-        throw fault.at(
-            field, fault.subject(field) + " must not contain control or format characters");
-      }
+    // The text is printed to terminals later: no escape sequences, bidi tricks or line separators
+    // ride along. The one test of what a terminal must not get raw (TerminalText).
+    if (!TerminalText.isClean(value)) {
+      throw fault.at(
+          field, fault.subject(field) + " must not contain control or format characters");
     }
   }
 

@@ -2,6 +2,8 @@ package dev.strata.engine.model;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.trust.OutputPlace;
+import dev.strata.engine.trust.TrustedPath;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -185,6 +187,21 @@ public final class DemoModel {
 
   /** Writes the demo model, with its MTP block when {@code mtp} (see the class comment). */
   public static List<Path> write(Path dir, int shards, boolean mtp) throws IOException {
+    return write(dir, shards, mtp, "--out " + dir);
+  }
+
+  /**
+   * Writes the demo model, with its MTP block when {@code mtp}. Before anything is written the
+   * folder passes launch's ownership rule ({@link OutputPlace}: writable only by root or the user,
+   * a sticky shared folder never the one that holds the shards); each shard is created new, never
+   * through a symlink planted at its name.
+   *
+   * @param context where the folder came from, for messages ("--out DIR", "--dir DIR")
+   * @throws dev.strata.engine.trust.TrustRefused (exit 3) when the folder, a folder above it, or
+   *     something planted at a shard's {@code .partial} name fails the rule
+   */
+  public static List<Path> write(Path dir, int shards, boolean mtp, String context)
+      throws IOException {
     if (shards < 1 || shards > MAX_SHARDS) {
       throw new StrataException(
           ExitCodes.USAGE, "--shards must be 1.." + MAX_SHARDS + " (got " + shards + ")");
@@ -193,7 +210,8 @@ public final class DemoModel {
       throw new StrataException(
           ExitCodes.USAGE, dir + " is a file, not a folder; pass a folder for the demo model");
     }
-    Files.createDirectories(dir);
+    TrustedPath.Subject subject = TrustedPath.Subject.output("demo model", context);
+    OutputPlace.prepare(dir.resolve(ShardName.format(PREFIX, 1, shards)), subject);
     // Everything this run replaces or removes: our target names and earlier demo shards.
     List<Path> inTheWay = new ArrayList<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, PREFIX + "-*.gguf")) {
@@ -213,7 +231,8 @@ public final class DemoModel {
                 + " folder");
       }
     }
-    List<Path> written = GgufWriter.writeSplit(dir, PREFIX, shards, metadata(mtp), tensors(mtp));
+    List<Path> written =
+        GgufWriter.writeSplit(dir, PREFIX, shards, metadata(mtp), tensors(mtp), subject);
     for (Path p : inTheWay) {
       if (!written.contains(p)) {
         Files.deleteIfExists(p); // a demo shard of another shard count

@@ -1,10 +1,12 @@
 package dev.strata.engine.model;
 
+import dev.strata.engine.trust.OutputPlace;
+import dev.strata.engine.trust.TrustedPath;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,19 +54,43 @@ public final class GgufWriter {
 
   private GgufWriter() {}
 
-  /** Writes one file: header, then zero data as a hole. Replaces {@code file} atomically. */
+  /**
+   * Writes one file: header, then zero data as a hole. Replaces {@code file} atomically: the bytes
+   * go to a new {@code FILE.partial} ({@link OutputPlace#createNew}: {@code CREATE_NEW}, never
+   * through a symlink), renamed over {@code file} (a rename replaces a link at that name, never
+   * writes through it). The caller checks the folder first ({@link OutputPlace#prepare}).
+   *
+   * @throws dev.strata.engine.trust.TrustRefused (exit 3) when something other than this user's own
+   *     regular file is at the {@code .partial} name
+   */
   public static void write(
       Path file, SequencedMap<String, GgufValue> metadata, List<Tensor> tensors)
+      throws IOException {
+    write(file, metadata, tensors, TrustedPath.Subject.output("GGUF file", null));
+  }
+
+  /** {@link #write(Path, SequencedMap, List)}, a refusal naming {@code subject}. */
+  public static void write(
+      Path file,
+      SequencedMap<String, GgufValue> metadata,
+      List<Tensor> tensors,
+      TrustedPath.Subject subject)
       throws IOException {
     int alignment = alignment(metadata);
     byte[] header = header(metadata, tensors, alignment);
     long length = Math.addExact(header.length, dataBytes(tensors, alignment));
     Path partial = file.resolveSibling(file.getFileName() + ".partial");
+    FileChannel ch = OutputPlace.createNew(partial, subject); // ours from here on
     try {
-      try (RandomAccessFile raf = new RandomAccessFile(partial.toFile(), "rw")) {
-        raf.setLength(0);
-        raf.write(header);
-        raf.setLength(length);
+      try (ch) {
+        ByteBuffer buf = ByteBuffer.wrap(header);
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+        if (length > header.length) {
+          // the zeros stay a hole: one byte at the end sets the length
+          ch.write(ByteBuffer.allocate(1), length - 1);
+        }
       }
       Files.move(
           partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -105,6 +131,21 @@ public final class GgufWriter {
       SequencedMap<String, GgufValue> metadata,
       List<Tensor> tensors)
       throws IOException {
+    return writeSplit(
+        dir, prefix, shards, metadata, tensors, TrustedPath.Subject.output("GGUF file", null));
+  }
+
+  /**
+   * {@link #writeSplit(Path, String, int, SequencedMap, List)}, refusals naming {@code subject}.
+   */
+  public static List<Path> writeSplit(
+      Path dir,
+      String prefix,
+      int shards,
+      SequencedMap<String, GgufValue> metadata,
+      List<Tensor> tensors,
+      TrustedPath.Subject subject)
+      throws IOException {
     List<List<Tensor>> parts = partition(tensors, shards);
     List<Path> paths = new ArrayList<>(shards);
     for (int k = 0; k < shards; k++) {
@@ -124,7 +165,7 @@ public final class GgufWriter {
       meta.put("split.count", GgufValue.u16(shards));
       meta.put("split.tensors.count", GgufValue.i32(tensors.size()));
       Path p = dir.resolve(ShardName.format(prefix, k + 1, shards));
-      write(p, meta, parts.get(k));
+      write(p, meta, parts.get(k), subject);
       paths.add(p);
     }
     return paths;

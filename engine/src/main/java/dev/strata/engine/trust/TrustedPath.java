@@ -32,11 +32,25 @@ public final class TrustedPath {
   /**
    * What a message calls the file and where it came from.
    *
-   * @param what "engine library", "config", …
+   * @param what "engine library", "config", "demo model", …
    * @param context where the name came from, ending the message ("engine.library in /c.yaml"), or
    *     null
+   * @param output true for a file this run is about to write (setup's {@code --out}, the demo
+   *     model, {@link OutputPlace}): a refusal then says what a writer in that folder could do to
+   *     it ("redirect or replace what is written"); the remedy is the same rule's as for a file
+   *     that is read
    */
-  public record Subject(String what, String context) {
+  public record Subject(String what, String context, boolean output) {
+    /** A file that is read (and decides what runs). */
+    public Subject(String what, String context) {
+      this(what, context, false);
+    }
+
+    /** A file this run writes ({@link OutputPlace}). */
+    public static Subject output(String what, String context) {
+      return new Subject(what, context, true);
+    }
+
     String suffix() {
       return context == null ? "" : "; " + context;
     }
@@ -311,6 +325,25 @@ public final class TrustedPath {
           case LINK -> "symlink " + p;
         };
     String facts = " (owner " + owner(p, uid) + ", mode " + String.format("%04o", perms) + ")";
+    // The remedy is one the user can take and that makes the path safe: chmod only a path that is
+    // the user's own and not a shared sticky folder (never "chmod go-w /tmp"); never chown another
+    // user's file or folder over (that adopts what they control); otherwise move what runs.
+    String move =
+        "move the "
+            + subject.what()
+            + " to a folder only "
+            + (me == 0 ? "root" : "you or root")
+            + " can write";
+    String fix =
+        switch (problem) {
+          case OWNER ->
+              switch (place) {
+                case FILE -> "copy it to a folder you own, after checking it is the one you meant";
+                case LINK -> "name the file itself, not a path through another user's symlink";
+                case HOLDER, ABOVE -> move;
+              };
+          case WRITABLE -> uid == me && (perms & 01000) == 0 ? "chmod go-w " + p : move;
+        };
     String line =
         switch (problem) {
           case OWNER ->
@@ -318,15 +351,10 @@ public final class TrustedPath {
                   + facts
                   + " is not owned by "
                   + trusted(me)
-                  + ": its owner could change what runs ("
-                  + (place == OwnerRule.Place.FILE
-                      ? "copy it to a folder you own, or as root: chown " + me + " " + p
-                      : "move the "
-                          + subject.what()
-                          + " to a folder you own, or as root: chown "
-                          + me
-                          + " "
-                          + p)
+                  + (subject.output()
+                      ? ": its owner could redirect or replace what is written ("
+                      : ": its owner could change what runs (")
+                  + fix
                   + subject.suffix()
                   + ")";
           case WRITABLE ->
@@ -337,8 +365,10 @@ public final class TrustedPath {
                       ? "group and others"
                       : (perms & 0020) != 0 ? "its group" : "others")
                   + (place == OwnerRule.Place.ABOVE ? " without being a sticky root folder" : "")
-                  + ": they could replace what runs (chmod go-w "
-                  + p
+                  + (subject.output()
+                      ? ": they could redirect or replace what is written ("
+                      : ": they could replace what runs (")
+                  + fix
                   + subject.suffix()
                   + ")";
         };

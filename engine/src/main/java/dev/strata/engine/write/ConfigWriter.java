@@ -3,6 +3,7 @@ package dev.strata.engine.write;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.Sha256;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.trust.OutputPlace;
 import dev.strata.engine.trust.TrustRefused;
 import dev.strata.engine.trust.TrustedPath;
 import java.io.IOException;
@@ -98,10 +99,6 @@ public final class ConfigWriter {
   private static final Set<PosixFilePermission> DEFAULT_PERMS =
       PosixFilePermissions.fromString("rw-r--r--");
 
-  /** Folders made for a config: the umask can only take bits away, never add group write. */
-  private static final Set<PosixFilePermission> FOLDER_PERMS =
-      PosixFilePermissions.fromString("rwxr-xr-x");
-
   private ConfigWriter() {}
 
   /** The backup beside a config: {@code engine.yaml.bak}. */
@@ -119,6 +116,14 @@ public final class ConfigWriter {
     Path t = resolveLink(target);
     if (!Files.exists(t, LinkOption.NOFOLLOW_LINKS)) {
       return new Existing(target, null, true);
+    }
+    if (Files.isSymbolicLink(t) && !Files.exists(t)) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          t
+              + ": a symlink to "
+              + linkTarget(t)
+              + ", which does not exist (pass --out with the file itself, or remove the link)");
     }
     if (!Files.isRegularFile(t)) {
       throw new StrataException(
@@ -146,19 +151,31 @@ public final class ConfigWriter {
    * @throws StrataException (exit 2) when the file cannot be written
    */
   public static Result write(Path target, byte[] content, boolean force) {
+    return write(target, content, force, "--out " + target.toAbsolutePath());
+  }
+
+  /**
+   * {@link #write(Path, byte[], boolean)}, refusals ending with {@code context} ("--out FILE",
+   * "--dir DIR").
+   */
+  public static Result write(Path target, byte[] content, boolean force, String context) {
     Path given = target.toAbsolutePath();
     Path t = resolveLink(target);
-    requireTrustedPlace(given, t);
+    TrustedPath.Subject subject = TrustedPath.Subject.output("config", context);
+    // Everything that can refuse before anything is made: the place, and what is at the target
+    // (a folder, a dangling link … — inspect's words), so a refused run leaves no lock file.
+    check(given, t, subject);
     try {
-      // rwxr-xr-x whatever the umask (002 would make folders launch refuses)
-      Files.createDirectories(t.getParent(), attrs(t.getParent(), FOLDER_PERMS));
+      // rwxr-xr-x whatever the umask (002 would make folders launch refuses), checked again once
+      // they exist: this catches one another user made first in a sticky shared folder (/tmp).
+      OutputPlace.prepare(t, subject);
+    } catch (TrustRefused e) {
+      throw e;
     } catch (IOException e) {
       throw new StrataException(
           ExitCodes.USAGE, t.getParent() + ": cannot create the folder: " + reason(e), e);
     }
-    // The folders exist now: the one that holds the config, strictly. Made here they pass; this
-    // catches one another user made first in a sticky shared folder (/tmp) since the check above.
-    requireTrustedPlace(given, t);
+    requireTrustedPlace(given, t, subject);
     // One writer at a time from here to the state record: two setups writing the same --out
     // otherwise leave the config of one and the state of the other (docs/SETUP.md).
     Path lockFile = lockOf(t);
@@ -175,7 +192,19 @@ public final class ConfigWriter {
       lock.lock(); // released when the channel closes, on every exit path
       return writeLocked(t, content, force);
     } catch (IOException e) {
-      throw new StrataException(ExitCodes.USAGE, lockFile + ": cannot lock: " + reason(e), e);
+      // the lock is ours, not the user's: the message names what they gave
+      throw new StrataException(
+          ExitCodes.USAGE,
+          t
+              + ": cannot write a config in "
+              + t.getParent()
+              + " (its lock file "
+              + lockFile.getFileName()
+              + ": "
+              + reason(e)
+              + "); "
+              + context
+              + " must name a file in a folder you can write");
     } finally {
       local.unlock();
     }
@@ -191,6 +220,28 @@ public final class ConfigWriter {
   }
 
   /**
+   * Checks, without making or writing anything, that {@link #write} may write {@code target}: its
+   * place passes launch's rule ({@link OutputPlace}), a config already there passes it as launch
+   * would open it, and what is there is a file {@link #inspect} can read.
+   *
+   * @param context where the name came from, for messages ("--dir DIR")
+   * @throws TrustRefused (exit 3) when a folder, link or the config fails the rule
+   * @throws StrataException (exit 2) when the target is not a regular file (a folder, a link to
+   *     nothing)
+   */
+  public static void check(Path target, String context) {
+    check(
+        target.toAbsolutePath(),
+        resolveLink(target),
+        TrustedPath.Subject.output("config", context));
+  }
+
+  private static void check(Path given, Path t, TrustedPath.Subject subject) {
+    requireTrustedPlace(given, t, subject);
+    inspect(t);
+  }
+
+  /**
    * Setup writes nothing launch would refuse to read: the folder that holds the name given (a
    * link's own folder too: whoever may write it re-points the link) and every folder above it must
    * pass the ownership rule launch applies, and so must a config already there with every link and
@@ -199,10 +250,9 @@ public final class ConfigWriter {
    * @param given the path as given, absolute
    * @param t the file written: {@code given} with a link to an existing file resolved
    */
-  private static void requireTrustedPlace(Path given, Path t) {
-    TrustedPath.Subject subject = new TrustedPath.Subject("config", "--out " + given);
+  private static void requireTrustedPlace(Path given, Path t, TrustedPath.Subject subject) {
     try {
-      TrustedPath.requireWritableFolder(given, subject, TrustedPath.me());
+      OutputPlace.check(given, subject);
       if (Files.isRegularFile(t, LinkOption.NOFOLLOW_LINKS)) {
         TrustedPath.open(given, subject, TrustedPath.me()).close();
       } // a folder or another non-file at the target: inspect's own words (exit 2)
@@ -324,12 +374,8 @@ public final class ConfigWriter {
 
   /** A new file's mode (rw-r--r--) in {@code dir}, where the file system has modes. */
   private static FileAttribute<?>[] attrs(Path dir) {
-    return attrs(dir, DEFAULT_PERMS);
-  }
-
-  private static FileAttribute<?>[] attrs(Path dir, Set<PosixFilePermission> perms) {
     return supportsPosix(dir)
-        ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(perms)}
+        ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(DEFAULT_PERMS)}
         : new FileAttribute<?>[0];
   }
 
@@ -341,6 +387,14 @@ public final class ConfigWriter {
     return supportsPosix(file.toAbsolutePath().getParent())
         ? Files.getPosixFilePermissions(file)
         : DEFAULT_PERMS;
+  }
+
+  private static String linkTarget(Path link) {
+    try {
+      return Files.readSymbolicLink(link).toString();
+    } catch (IOException e) {
+      return "?";
+    }
   }
 
   /** A symlinked config stays a link: we replace the file it points to. */

@@ -52,7 +52,7 @@ class ConfigErrorsTest {
           """
           # unknown key
           "  shards:" | "  shard:" | "engine.yaml:6:3: unknown key 'shard' in model (known: shards)"
-          "  cpu_cores:" | "  cpu_core:" | "engine.yaml:14:3: unknown key 'cpu_core' in host (known: os, chip, cpu_cores, perf_cores, efficiency_cores, memory_bytes, gpu_family, metal4, k4, os_version, wired_limit_mb; did you mean cpu_cores?)"
+          "  cpu_cores:" | "  cpu_core:" | "engine.yaml:14:3: unknown key 'cpu_core' in host (did you mean cpu_cores?) (known: os, chip, cpu_cores, perf_cores, efficiency_cores, memory_bytes, gpu_family, metal4, k4, os_version, wired_limit_mb)"
           # missing key
           "  library: /opt/strata/lib/libstrata.dylib\\n" | "" | "engine.yaml:2:1: missing key 'library' in engine (needed: backend, library)"
           "  k4: false\\n" | "" | "engine.yaml:11:1: missing key 'k4' in host (needed: os, chip, cpu_cores, perf_cores, efficiency_cores, memory_bytes, gpu_family, metal4, k4, os_version, wired_limit_mb)"
@@ -90,7 +90,7 @@ class ConfigErrorsTest {
           "env: {}" | "env:\\n  LD_PRELOAD: /tmp/x.so" | "engine.yaml:29:3: env LD_PRELOAD is refused: it changes how the engine process loads code or files; set it outside the config if you really mean it (see docs/FLAGS.md)"
           "env: {}" | "env:\\n  STRATA_METAL_PROMPT: windows" | "engine.yaml:29:24: env STRATA_METAL_PROMPT: 'windows' is not one of window (did you mean window?)"
           # engine rules
-          "backend: metal" | "backend: metl" | "engine.yaml:3:12: engine.backend: 'metl' is not a backend (one of metal, cpu-reference, pc; did you mean metal?)"
+          "backend: metal" | "backend: metl" | "engine.yaml:3:12: engine.backend: 'metl' is not a backend (did you mean metal?) (one of metal, cpu-reference, pc)"
           "os: macos" | "os: macOS" | "engine.yaml:12:7: host.os must be ""macos"" or ""linux"", got ""macOS""\"
           # the host section obeys the host file's rules (HostFactsRules), worded for a config
           "k4: false" | "k4: true" | "engine.yaml:20:7: host.k4 is true but host.gpu_family is 1009: host.k4 means the GPU supports Apple10 (host.gpu_family 1010, M5 class)"
@@ -108,8 +108,8 @@ class ConfigErrorsTest {
   @Test
   void unknownKey() {
     assertEquals(
-        "engine.yaml:1:1: unknown key 'schemas' at the top level (known: schema, engine, model,"
-            + " host, args, env; did you mean schema?)",
+        "engine.yaml:1:1: unknown key 'schemas' at the top level (did you mean schema?) (known: schema, engine, model,"
+            + " host, args, env)",
         refused("schemas: 1\n" + OK));
   }
 

@@ -87,19 +87,37 @@ class ConfigRulesEdgesTest {
   }
 
   @Test
+  void aNegativeOrHugeHostValueGetsTheHostFilesWordsOrItsRange() {
+    // negatives: the host rule's own words, as a host file gets them
+    assertEquals(
+        "host.memory_bytes must be above 0, got -1",
+        refused(with("memory_bytes: 51539607552", "memory_bytes: -1")).detail());
+    assertEquals(
+        "host.wired_limit_mb must be 0 (OS default) or more, got -5",
+        refused(with("wired_limit_mb: 0", "wired_limit_mb: -5")).detail());
+    // past a long: digits all the same, so out of range, not "not a whole number"
+    assertEquals(
+        "host.memory_bytes: 99999999999999999999999 is out of range (at most 2^63-1)",
+        refused(with("memory_bytes: 51539607552", "memory_bytes: 99999999999999999999999"))
+            .detail());
+  }
+
+  @Test
   void aHostCountOutsideAnIntIsTooLarge() {
     int max = Integer.MAX_VALUE;
     // an int, so read; then the host rule's own bound (HostFactsRules.MAX_CPUS) refuses it
     ConfigException big = refused(with("cpu_cores: 14", "cpu_cores: " + max));
     assertEquals("host.cpu_cores must be 1..8192, got " + max, big.detail());
     ConfigException over = refused(with("cpu_cores: 14", "cpu_cores: " + (max + 1L)));
-    assertEquals("host.cpu_cores: 2147483648 is too large", over.detail());
-    // the int's own minimum is an int (refused as negative); one below is not
+    assertEquals("host.cpu_cores: 2147483648 is out of range (at most 2147483647)", over.detail());
+    // the int's own minimum is an int (refused by the host rule, as a host file words it); one
+    // below is not
     ConfigException min = refused(with("cpu_cores: 14", "cpu_cores: " + Integer.MIN_VALUE));
-    assertEquals("host.cpu_cores: -2147483648 is negative", min.detail());
+    assertEquals("host.cpu_cores must be 1..8192, got -2147483648", min.detail());
     ConfigException below =
         refused(with("cpu_cores: 14", "cpu_cores: " + (Integer.MIN_VALUE - 1L)));
-    assertEquals("host.cpu_cores: -2147483649 is too large", below.detail());
+    assertEquals(
+        "host.cpu_cores: -2147483649 is out of range (at least -2147483648)", below.detail());
   }
 
   @Test

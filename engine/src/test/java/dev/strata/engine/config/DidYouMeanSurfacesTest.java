@@ -86,10 +86,10 @@ class DidYouMeanSurfacesTest {
       quoteCharacter = '"',
       textBlock =
           """
-          perf_cores | perf_coers | "h.json:5:3: unknown field 'perf_coers' (did you mean 'perf_cores'?)"
-          efficiency_cores | efficiency | "h.json:6:3: unknown field 'efficiency' (did you mean 'efficiency_cores'?)"
-          wired_limit_mb | Wired-Limit-MB | "h.json:12:3: unknown field 'Wired-Limit-MB' (did you mean 'wired_limit_mb'?)"
-          gpu_family | gpu | "h.json:8:3: unknown field 'gpu' (did you mean 'gpu_family'?)"
+          perf_cores | perf_coers | "h.json:5:3: unknown field 'perf_coers' (did you mean perf_cores?)"
+          efficiency_cores | efficiency | "h.json:6:3: unknown field 'efficiency' (did you mean efficiency_cores?)"
+          wired_limit_mb | Wired-Limit-MB | "h.json:12:3: unknown field 'Wired-Limit-MB' (did you mean wired_limit_mb?)"
+          gpu_family | gpu | "h.json:8:3: unknown field 'gpu' (did you mean gpu_family?)"
           gpu_family | family | "h.json:8:3: unknown field 'family'"
           """)
   void aHostFileField(String field, String typed, String message) {
@@ -107,14 +107,14 @@ class DidYouMeanSurfacesTest {
       quoteCharacter = '"',
       textBlock =
           """
-          "  library:" | "  libary:" | "c.yaml:4:3: unknown key 'libary' in engine (known: backend, library, sha256; did you mean library?)"
-          "  library:" | "  lib:" | "c.yaml:4:3: unknown key 'lib' in engine (known: backend, library, sha256; did you mean library?)"
-          "  wired_limit_mb:" | "  wired-limit-mb:" | "c.yaml:23:3: unknown key 'wired-limit-mb' in host (known: os, chip, cpu_cores, perf_cores, efficiency_cores, memory_bytes, gpu_family, metal4, k4, os_version, wired_limit_mb; did you mean wired_limit_mb?)"
-          "  os_version:" | "  OS_Version:" | "c.yaml:22:3: unknown key 'OS_Version' in host (known: os, chip, cpu_cores, perf_cores, efficiency_cores, memory_bytes, gpu_family, metal4, k4, os_version, wired_limit_mb; did you mean os_version?)"
+          "  library:" | "  libary:" | "c.yaml:4:3: unknown key 'libary' in engine (did you mean library?) (known: backend, library, sha256)"
+          "  library:" | "  lib:" | "c.yaml:4:3: unknown key 'lib' in engine (did you mean library?) (known: backend, library, sha256)"
+          "  wired_limit_mb:" | "  wired-limit-mb:" | "c.yaml:23:3: unknown key 'wired-limit-mb' in host (did you mean wired_limit_mb?) (known: os, chip, cpu_cores, perf_cores, efficiency_cores, memory_bytes, gpu_family, metal4, k4, os_version, wired_limit_mb)"
+          "  os_version:" | "  OS_Version:" | "c.yaml:22:3: unknown key 'OS_Version' in host (did you mean os_version?) (known: os, chip, cpu_cores, perf_cores, efficiency_cores, memory_bytes, gpu_family, metal4, k4, os_version, wired_limit_mb)"
           "  sha256:" | "  hash:" | "c.yaml:5:3: unknown key 'hash' in engine (known: backend, library, sha256)"
-          "backend: metal" | "backend: cpu_reference" | "c.yaml:3:12: engine.backend: 'cpu_reference' is not a backend (one of metal, cpu-reference, pc; did you mean cpu-reference?)"
-          "backend: metal" | "backend: cpu" | "c.yaml:3:12: engine.backend: 'cpu' is not a backend (one of metal, cpu-reference, pc; did you mean cpu-reference?)"
-          "backend: metal" | "backend: Metal" | "c.yaml:3:12: engine.backend: 'Metal' is not a backend (one of metal, cpu-reference, pc; did you mean metal?)"
+          "backend: metal" | "backend: cpu_reference" | "c.yaml:3:12: engine.backend: 'cpu_reference' is not a backend (did you mean cpu-reference?) (one of metal, cpu-reference, pc)"
+          "backend: metal" | "backend: cpu" | "c.yaml:3:12: engine.backend: 'cpu' is not a backend (did you mean cpu-reference?) (one of metal, cpu-reference, pc)"
+          "backend: metal" | "backend: Metal" | "c.yaml:3:12: engine.backend: 'Metal' is not a backend (did you mean metal?) (one of metal, cpu-reference, pc)"
           "backend: metal" | "backend: cuda" | "c.yaml:3:12: engine.backend: 'cuda' is not a backend (one of metal, cpu-reference, pc)"
           """)
   void aConfigKeyOrTheBackend(String from, String to, String message) {

@@ -34,49 +34,97 @@ final class Fixtures {
   }
 
   static ModelGeometry seed(long slotBytes) {
-    return seedShape(256, slotBytes, SEED_DENSE, 262_144, 4);
+    return model("qwen3next", 48, 512, 256, 256, slotBytes, SEED_DENSE, 262_144, 4, 0, 0, 0);
   }
 
   static ModelGeometry withHeadDim(int headDim) {
-    return seedShape(headDim, SEED_SLOT, SEED_DENSE, 262_144, 1);
+    return model(
+        "qwen3next", 48, 512, headDim, headDim, SEED_SLOT, SEED_DENSE, 262_144, 1, 0, 0, 0);
+  }
+
+  /** The seed with K heads of {@code k} values and V heads of {@code v}. */
+  static ModelGeometry withHeadDims(int k, int v) {
+    return model("qwen3next", 48, 512, k, v, SEED_SLOT, SEED_DENSE, 262_144, 1, 0, 0, 0);
   }
 
   static ModelGeometry withTrainedContext(long trained) {
-    return seedShape(256, SEED_SLOT, SEED_DENSE, trained, 1);
+    return model("qwen3next", 48, 512, 256, 256, SEED_SLOT, SEED_DENSE, trained, 1, 0, 0, 0);
   }
 
   /** The seed's shape with 12 GiB of dense weights: too big for a 16 GiB Mac at any context. */
   static ModelGeometry huge() {
-    return seedShape(256, SEED_SLOT, 12 * GIB, 262_144, 1);
+    return model("qwen3next", 48, 512, 256, 256, SEED_SLOT, 12 * GIB, 262_144, 1, 0, 0, 0);
+  }
+
+  /** A dense model (no experts) with the seed's attention: 32 blocks, the 12 QSA layers below. */
+  static ModelGeometry dense(long denseBytes, long trained) {
+    return model("llama", 32, 0, 256, 256, 0, denseBytes, trained, 1, 0, 0, 0);
+  }
+
+  /** The seed with recurrent state: this many layers of this many bytes each. */
+  static ModelGeometry hybrid(int recurrentLayers, long stateBytesPerLayer) {
+    return model(
+        "qwen3next",
+        48,
+        512,
+        256,
+        256,
+        SEED_SLOT,
+        SEED_DENSE,
+        262_144,
+        1,
+        recurrentLayers,
+        stateBytesPerLayer,
+        0);
+  }
+
+  /** The seed with one MTP block (block 48) that holds an attention layer, of these bytes. */
+  static ModelGeometry withDrafter(long drafterBytes) {
+    return model(
+        "qwen3next", 48, 512, 256, 256, SEED_SLOT, SEED_DENSE, 262_144, 1, 0, 0, drafterBytes);
   }
 
   /**
-   * The seed's shape (48 blocks, 2 KV heads, 512 experts of which 10 used, in 48 MoE layers): every
-   * QSA layer full attention, K and V of one head size, no recurrent state, no MTP drafter.
+   * A model of the seed's attention (2 KV heads, the QSA layers of {@link #seedQsa}, full
+   * attention), 10 experts used per token in every block when it has experts; a drafter, when
+   * {@code drafterBytes} is above 0, is one MTP block after the last.
    */
-  private static ModelGeometry seedShape(
-      int headDim, long slotBytes, long denseBytes, long trained, int shards) {
+  private static ModelGeometry model(
+      String arch,
+      int blocks,
+      int experts,
+      int headDim,
+      int headDimV,
+      long slotBytes,
+      long denseBytes,
+      long trained,
+      int shards,
+      int recurrentLayers,
+      long stateBytesPerLayer,
+      long drafterBytes) {
+    boolean moe = experts > 0;
+    boolean drafter = drafterBytes > 0;
     return new ModelGeometry(
-        "qwen3next",
-        48,
+        arch,
+        blocks,
         seedQsa(),
         2,
         headDim,
-        512,
-        10,
-        48,
+        experts,
+        moe ? 10 : 0,
+        moe ? blocks : 0,
         slotBytes,
         denseBytes,
         trained,
         shards,
-        headDim,
+        headDimV,
         List.of(),
         0,
-        0,
-        0,
-        0,
-        List.of(),
-        0);
+        recurrentLayers,
+        stateBytesPerLayer,
+        drafter ? 1 : 0,
+        drafter ? List.of(blocks) : List.of(),
+        drafterBytes);
   }
 
   /** An M4 Pro-like Mac (Apple9, Metal 4 family, not k4) with this much memory. */
@@ -85,13 +133,18 @@ final class Fixtures {
   }
 
   static HostFacts mac(long gib, long wiredLimitMb, boolean k4) {
+    return macBytes(gib * GIB, wiredLimitMb, k4);
+  }
+
+  /** The Mac above with a memory of any byte count. */
+  static HostFacts macBytes(long memoryBytes, long wiredLimitMb, boolean k4) {
     return new HostFacts(
         "macos",
         k4 ? "Apple M5 Pro" : "Apple M4 Pro",
         14,
         10,
         4,
-        gib * GIB,
+        memoryBytes,
         k4 ? HostFacts.FAMILY_APPLE10 : 1009,
         true,
         k4,
@@ -100,7 +153,12 @@ final class Fixtures {
   }
 
   static HostFacts linux(long gib) {
+    return linuxBytes(gib * GIB);
+  }
+
+  /** A Linux machine with a memory of any byte count. */
+  static HostFacts linuxBytes(long memoryBytes) {
     return new HostFacts(
-        "linux", "x86_64", 8, 0, 0, gib * GIB, 0, false, false, "Debian GNU/Linux 12", 0);
+        "linux", "x86_64", 8, 0, 0, memoryBytes, 0, false, false, "Debian GNU/Linux 12", 0);
   }
 }

@@ -19,7 +19,6 @@ import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -377,28 +376,7 @@ class MemoryPlanTest {
   @Test
   void aDenseModelNeedsNoArena() {
     // 32 blocks, the seed's 12 QSA layers, no experts, 4 GiB of dense weights, 8K trained context
-    ModelGeometry dense =
-        new ModelGeometry(
-            "llama",
-            32,
-            Fixtures.seedQsa(),
-            2,
-            256,
-            0,
-            0,
-            0,
-            0,
-            4 * GIB,
-            8_192,
-            1,
-            256,
-            List.of(),
-            0,
-            0,
-            0,
-            0,
-            List.of(),
-            0);
+    ModelGeometry dense = Fixtures.dense(4 * GIB, 8_192);
     MemoryPlan p = stream(mac(16), dense, 8_192, KvFormat.INT8);
     assertTrue(p.fits());
     assertEquals(0, p.arena().slots());

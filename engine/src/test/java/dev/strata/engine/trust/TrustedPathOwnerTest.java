@@ -90,7 +90,7 @@ class TrustedPathOwnerTest {
   }
 
   @Test
-  void aFileOfAnotherUserIsRefusedWithTheChownThatFixesIt() throws IOException {
+  void aFileOfAnotherUserIsRefusedAndNeverAdoptedByChown() throws IOException {
     Path lib = user.own(file(base.resolve("safe/lib.so"), "x"));
     assertEquals(
         "config "
@@ -98,9 +98,8 @@ class TrustedPathOwnerTest {
             + " (owner "
             + them()
             + ", mode 0644) is not owned by root: its owner could change"
-            + " what runs (copy it to a folder you own, or as root: chown 0 "
-            + lib
-            + "; --config c.yaml)",
+            + " what runs (copy it to a folder you own, after checking it is the one you"
+            + " meant; --config c.yaml)",
         refused(lib));
     int nobody = SecondUser.unnamedUid();
     SecondUser.ownBy(lib, nobody);
@@ -112,7 +111,8 @@ class TrustedPathOwnerTest {
         assertThrows(
             TrustRefused.class,
             () -> TrustedPath.open(lib, new TrustedPath.Subject("config", null), 0).close());
-    assertTrue(bare.getMessage().endsWith("or as root: chown 0 " + lib + ")"), bare.getMessage());
+    assertTrue(
+        bare.getMessage().endsWith("after checking it is the one you meant)"), bare.getMessage());
   }
 
   @Test
@@ -127,9 +127,7 @@ class TrustedPathOwnerTest {
             + " (owner "
             + them()
             + ", mode 0755) is not owned by root: its owner could change"
-            + " what runs (move the config to a folder you own, or as root: chown 0 "
-            + theirs
-            + "; --config c.yaml)",
+            + " what runs (move the config to a folder only root can write; --config c.yaml)",
         refused(lib));
     Path holder = file(theirs.resolve("lib.so"), "x");
     assertTrue(
@@ -163,11 +161,8 @@ class TrustedPathOwnerTest {
             .contains(
                 "is not owned by root or by you (uid "
                     + me
-                    + "): its owner could change what runs (copy it to a folder you own, or as"
-                    + " root: chown "
-                    + me
-                    + " "
-                    + third),
+                    + "): its owner could change what runs (copy it to a folder you own, after"
+                    + " checking it is the one you meant; --config c.yaml)"),
         r.getMessage());
     // their sticky world-writable folder is not /tmp: only root's sticky folders are passed
     Path shared = user.own(folder(home.resolve("shared"), "1777"));

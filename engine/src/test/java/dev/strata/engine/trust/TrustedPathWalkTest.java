@@ -292,9 +292,8 @@ class TrustedPathWalkTest {
             + " of the config "
             + direct
             + " (owner root (uid 0), mode 1777) is writable by group and others: they could"
-            + " replace what runs (chmod go-w "
-            + shared
-            + "; --config c.yaml)",
+            + " replace what runs (move the config to a folder only root can write; --config"
+            + " c.yaml)",
         refused(direct));
     // holding a link, even one to a good file
     Path link = Files.createSymbolicLink(shared.resolve("l"), mine);

@@ -93,7 +93,8 @@ class ConfigWriterPlaceTest {
             + " (owner "
             + me()
             + ", mode 0777) is writable by group and others without being a"
-            + " sticky root folder: they could replace what runs (chmod go-w "
+            + " sticky root folder: they could redirect or replace what is written (chmod"
+            + " go-w "
             + open
             + "; --out "
             + cfg
@@ -119,8 +120,8 @@ class ConfigWriterPlaceTest {
             + cfg
             + " (owner "
             + me()
-            + ", mode 0777) is writable by group and others: they could replace what runs (chmod"
-            + " go-w "
+            + ", mode 0777) is writable by group and others: they could redirect or replace what is"
+            + " written (chmod go-w "
             + open
             + "; --out "
             + cfg
@@ -239,6 +240,36 @@ class ConfigWriterPlaceTest {
                       + " (uid "),
           r.getMessage());
       assertEquals("mine\n", Files.readString(real));
+    }
+  }
+
+  @Test
+  void anOutLinkToAMissingFileIsNamedAsSuchAndLeavesNothingBehind() throws Exception {
+    try (SecondUser user = SecondUser.create("st3l")) {
+      Assumptions.assumeTrue(user != null, SecondUser.WHY_NOT);
+      // the link is the user's own; where it points is another user's folder, with nothing there
+      Path theirs = user.own(folder(base.resolve("att"), "rwxr-xr-x"));
+      Path safe = folder(base.resolve("safe"), "rwxr-xr-x");
+      Path link = Files.createSymbolicLink(safe.resolve("l2.yaml"), theirs.resolve("nope.yaml"));
+      dev.strata.engine.StrataException r =
+          assertThrows(
+              dev.strata.engine.StrataException.class,
+              () -> ConfigWriter.write(link, bytes("x\n"), false));
+      assertEquals(2, r.exitCode());
+      assertEquals(
+          link
+              + ": a symlink to "
+              + theirs.resolve("nope.yaml")
+              + ", which does not exist (pass --out with the file itself, or remove the link)",
+          r.getMessage());
+      // a refused run writes nothing: no lock, state or temp file beside the link, none there
+      try (var s = Files.list(safe)) {
+        assertEquals(List.of(link), s.toList());
+      }
+      try (var s = Files.list(theirs)) {
+        assertEquals(0, s.count());
+      }
+      assertTrue(Files.isSymbolicLink(link));
     }
   }
 }

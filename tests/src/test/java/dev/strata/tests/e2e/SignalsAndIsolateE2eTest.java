@@ -68,12 +68,34 @@ class SignalsAndIsolateE2eTest {
 
     int waitFor() throws InterruptedException {
       if (!process.waitFor(120, TimeUnit.SECONDS)) {
+        // An intermittent hang (seen twice at load 15-28 on the SIGHUP case, never reproduced):
+        // keep the launcher's threads in the failure, so the next one says where it waited.
+        String threads = threadDump(process.pid());
         process.destroyForcibly();
-        throw new AssertionError("the launcher did not end:\n" + out + err);
+        throw new AssertionError("the launcher did not end:\n" + out + err + threads);
       }
       outPump.join();
       errPump.join();
       return process.exitValue();
+    }
+  }
+
+  /** The launcher's threads (jcmd of the JDK running the tests), or why there are none. */
+  private static String threadDump(long pid) {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    try {
+      Process p =
+          new ProcessBuilder(jcmd.toString(), Long.toString(pid), "Thread.print")
+              .redirectErrorStream(true)
+              .start();
+      String dump = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      p.waitFor(30, TimeUnit.SECONDS);
+      return "\n--- jcmd " + pid + " Thread.print ---\n" + dump;
+    } catch (IOException e) {
+      return "\n(no thread dump: " + e.getMessage() + ")";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "\n(no thread dump: interrupted)";
     }
   }
 

@@ -150,7 +150,9 @@ class TrustE2eTest {
     String line = r.oneLineRefusal();
     assertTrue(line.startsWith("engine library " + lib + " (owner " + user + " (uid "), line);
     assertTrue(line.contains(") is not owned by root: its owner could change"), line); // as root
-    assertTrue(line.contains("chown"), line);
+    // the remedy never adopts what another user controls (no chown of their file)
+    assertTrue(line.contains("(copy it to a folder you own, after checking it is the one"), line);
+    assertFalse(line.contains("chown"), line);
     assertFalse(ran().contains("pinned") && r.out().contains("pinned: running"));
   }
 
