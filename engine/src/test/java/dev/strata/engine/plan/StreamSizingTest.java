@@ -200,6 +200,13 @@ class StreamSizingTest {
         "the model does not fit even streamed at the smallest context; use a machine with more"
             + " memory",
         StreamSizing.advice(
-            "use", WHOLE_16, GIB, new KvPools(KvFormat.INT8, 0, 1_056, 0, 0), stream, 0, seed()));
+            "use",
+            WHOLE_16,
+            GIB,
+            0,
+            new KvPools(KvFormat.INT8, 0, 1_056, 0, 0),
+            stream,
+            0,
+            seed()));
   }
 }
