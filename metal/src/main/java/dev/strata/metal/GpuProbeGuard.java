@@ -3,9 +3,10 @@ package dev.strata.metal;
 import dev.strata.engine.trust.OutputPlace;
 import dev.strata.engine.trust.TrustedPath;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -282,24 +283,14 @@ final class GpuProbeGuard {
             + "\nprocess_start="
             + self.info().startInstant().map(Instant::toString).orElse("")
             + "\nstate=running\n";
-    try {
-      Files.writeString(
-          f,
-          text,
-          StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE_NEW,
-          StandardOpenOption.WRITE,
-          LinkOption.NOFOLLOW_LINKS);
-    } catch (FileAlreadyExistsException e) {
-      // Ours from an earlier probe in this same process (a second probe call): replace it.
-      Files.delete(f);
-      Files.writeString(
-          f,
-          text,
-          StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE_NEW,
-          StandardOpenOption.WRITE,
-          LinkOption.NOFOLLOW_LINKS);
+    // A marker of ours from an earlier probe in this same process (a second probe call) is
+    // replaced; a link or another user's file at the name is refused (OutputPlace.createNew).
+    try (FileChannel ch =
+        OutputPlace.createNew(f, TrustedPath.Subject.output("GPU probe marker", null))) {
+      ByteBuffer b = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+      while (b.hasRemaining()) {
+        ch.write(b);
+      }
     }
     return f;
   }

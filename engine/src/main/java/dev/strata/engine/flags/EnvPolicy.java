@@ -167,7 +167,9 @@ public final class EnvPolicy {
               + " is refused: it changes how the engine process loads code or files; set it"
               + " outside the config if you really mean it (see docs/FLAGS.md)");
     }
-    if (name.startsWith(OWN_PREFIX) && lookup(name) == null) {
+    // case-blind: the engine reads STRATA_* exactly, so strata_kv_rot is a typo that would do
+    // nothing
+    if (upper.startsWith(OWN_PREFIX) && lookup(name) == null) {
       List<String> names = ENV_SWITCHES.stream().map(EnvSwitch::name).toList();
       throw FlagException.envName(
           name, "env: unknown switch " + name + Suggest.didYouMeanOrKnown(name, names, ", "));

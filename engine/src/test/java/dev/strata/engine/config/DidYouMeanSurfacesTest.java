@@ -60,6 +60,8 @@ class DidYouMeanSurfacesTest {
           STRATA_KV_RTO | 1 | "env: unknown switch STRATA_KV_RTO (did you mean STRATA_KV_ROT?)"
           STRATA_METAL_PROMPT_G | 1 | "env: unknown switch STRATA_METAL_PROMPT_G (did you mean STRATA_METAL_PROMPT_GEMM?)"
           STRATA_kv_rot | 1 | "env: unknown switch STRATA_kv_rot (did you mean STRATA_KV_ROT?)"
+          strata_kv_rot | 1 | "env: unknown switch strata_kv_rot (did you mean STRATA_KV_ROT?)"
+          Strata_Debug | 1 | "env: unknown switch Strata_Debug (known: STRATA_METAL_PROMPT, STRATA_METAL_PROMPT_GEMM, STRATA_KV_ROT)"
           STRATA_DEBUG | 1 | "env: unknown switch STRATA_DEBUG (known: STRATA_METAL_PROMPT, STRATA_METAL_PROMPT_GEMM, STRATA_KV_ROT)"
           STRATA_METAL_PROMPT | windw | "env STRATA_METAL_PROMPT: 'windw' is not one of window (did you mean window?)"
           STRATA_METAL_PROMPT | win | "env STRATA_METAL_PROMPT: 'win' is not one of window (did you mean window?)"

@@ -18,13 +18,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.SequencedMap;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,26 +36,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @EnabledOnOs(OS.LINUX)
 class OutputPlaceTest {
-  static SecondUser att;
+  @RegisterExtension static final SecondUser.PerClass ATT = new SecondUser.PerClass("st3w");
 
   @TempDir Path tmp;
+  SecondUser att;
   Path base;
   Path canary;
 
-  @BeforeAll
-  static void createUser() throws Exception {
-    att = SecondUser.create("st3w");
-  }
-
-  @AfterAll
-  static void removeUser() {
-    if (att != null) {
-      att.close();
-    }
-  }
-
   @BeforeEach
   void base() throws IOException {
+    att = ATT.user();
     base = tmp.toRealPath();
     Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxr-xr-x"));
     canary = Files.writeString(base.resolve("canary"), "canary\n");

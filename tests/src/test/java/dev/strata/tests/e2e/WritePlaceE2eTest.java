@@ -13,13 +13,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,26 +29,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @EnabledOnOs(OS.LINUX)
 class WritePlaceE2eTest {
-  static SecondUser att;
+  @RegisterExtension static final SecondUser.PerClass ATT = new SecondUser.PerClass("st3e");
 
   @TempDir Path tmp;
+  SecondUser att;
   Path base;
   Path canary;
 
-  @BeforeAll
-  static void createUser() throws Exception {
-    att = SecondUser.create("st3e");
-  }
-
-  @AfterAll
-  static void removeUser() {
-    if (att != null) {
-      att.close();
-    }
-  }
-
   @BeforeEach
   void base() throws IOException {
+    att = ATT.user();
     Assumptions.assumeTrue(att != null, SecondUser.WHY_NOT);
     base = tmp.toRealPath();
     Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxr-xr-x"));

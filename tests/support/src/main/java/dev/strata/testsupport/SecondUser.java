@@ -7,6 +7,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A second, unprivileged user for ownership tests: created with {@code useradd} under a unique name
@@ -121,6 +124,38 @@ public final class SecondUser implements AutoCloseable {
       }
     }
     throw new IOException("no free uid between 50001 and 59999");
+  }
+
+  /**
+   * A second user for one test class: made before its first test, removed after its last. Use as
+   * {@code @RegisterExtension static final SecondUser.PerClass ATT = new
+   * SecondUser.PerClass("st");} and take {@link #user()} (null where none can be made: skip with
+   * {@link #WHY_NOT}).
+   */
+  public static final class PerClass implements BeforeAllCallback, AfterAllCallback {
+    private final String prefix;
+    private SecondUser user;
+
+    public PerClass(String prefix) {
+      this.prefix = prefix;
+    }
+
+    /** The user, or null when this machine cannot make one. */
+    public SecondUser user() {
+      return user;
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws IOException, InterruptedException {
+      user = create(prefix);
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+      if (user != null) {
+        user.close();
+      }
+    }
   }
 
   @Override
