@@ -433,12 +433,24 @@ static void stream_advice(char *b, size_t n, const char *lead, const strata_mem_
     int64_t room = (int64_t)p->budget - (int64_t)(stream_fixed - p->kv) - (int64_t)(p->token_slots * p->slot_bytes);
     int64_t max_ctx = per_cell > 0 ? room / (int64_t)per_cell - 128 : 0;
     int q4 = in->pools_format != KV_Q4_0 && in->head_dim == 256;
+    /* --mem-budget-mb lowered the budget below the plan's own (usable - margin): it is the bound, so it is named */
+    uint64_t own = p->usable > p->margin ? p->usable - p->margin : 0;
+    char flag[128] = "";
+    if (in->mem_budget_mb > 0 && p->budget < own) {
+        char g[16];
+        gib2(g, sizeof g, own);
+        snprintf(flag, sizeof flag, "raise or remove --mem-budget-mb (without it the engine may use %s GiB)", g);
+    }
     if (max_ctx >= 1) {
         int64_t sug = max_ctx >= 1024 ? max_ctx / 1024 * 1024 : max_ctx;
         if (context_length > 0 && (uint64_t)sug > context_length) {
             sug = (int64_t)context_length;
         }
-        snprintf(b, n, "%s a smaller context (--ctx %lld fits)%s", lead, (long long)sug, q4 ? " or --kv q4_0" : "");
+        snprintf(b, n, "%s a smaller context (--ctx %lld fits)%s%s%s", lead, (long long)sug, q4 ? " or --kv q4_0" : "",
+                 flag[0] ? ", or " : "", flag);
+    } else if (flag[0]) {
+        snprintf(b, n, "the model does not fit even streamed at the smallest context within --mem-budget-mb %llu; %s",
+                 (unsigned long long)in->mem_budget_mb, flag);
     } else {
         snprintf(b, n, "the model does not fit even streamed at the smallest context; use a machine with more memory");
     }

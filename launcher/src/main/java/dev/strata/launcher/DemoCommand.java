@@ -1,6 +1,7 @@
 package dev.strata.launcher;
 
 import dev.strata.engine.Backend;
+import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.ContextSize;
 import dev.strata.engine.cli.Io;
@@ -12,6 +13,7 @@ import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
+import dev.strata.engine.gen.Template;
 import dev.strata.engine.gen.Templates;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvDecision;
@@ -115,6 +117,13 @@ public final class DemoCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     Io io = parent.io();
     Machine machine = parent.machine();
+    // Refused before anything is written or replaced: a context the demo's workload cannot run
+    // in (strata-ref's pool rule, the one the launch would apply to the config written).
+    Template template = demoTemplate();
+    String poolProblem = Generator.contextProblem(template, ctx);
+    if (poolProblem != null) {
+      throw new StrataException(ExitCodes.USAGE, poolProblem);
+    }
     String os = machine.osName();
     // --dir is not normalize()d: its folders are checked as the kernel resolves them (link/..)
     Path folder =
@@ -151,7 +160,7 @@ public final class DemoCommand implements Callable<Integer> {
                 shardPaths,
                 new Answers(ctx, null, format),
                 new Generator.Library(library.toString(), LibraryTrust.sha256Of(library)),
-                Templates.load(Backend.CPU_REFERENCE))
+                template)
             .requireFits()
             .config();
     config = demoWorkload(config, host, model.geometry(), format);
@@ -249,6 +258,17 @@ public final class DemoCommand implements Callable<Integer> {
           Path.of(home).resolve("bin").resolve("strata-launch").toAbsolutePath().toString());
     }
     return "strata-launch";
+  }
+
+  /**
+   * strata-ref's template with the demo's {@link #DEMO_DECODE_STEPS} decode steps: what the
+   * generator writes and its pool rule checks.
+   */
+  static Template demoTemplate() {
+    Template t = Templates.load(Backend.CPU_REFERENCE);
+    List<String> args = new ArrayList<>(t.args());
+    set(args, EngineFlags.N_PREDICT, Integer.toString(DEMO_DECODE_STEPS));
+    return new Template(t.name(), t.backend(), args, t.env());
   }
 
   /**

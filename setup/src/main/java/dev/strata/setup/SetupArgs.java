@@ -91,8 +91,11 @@ final class SetupArgs {
         switch (name) {
           case MODEL -> model = Path.of(v);
           case CTX -> {
-            long c = dev.strata.engine.cli.ContextSize.parse(v);
-            ctx = c < 0 ? null : c;
+            // a size in range, by the one rule; anything else is picocli's to refuse
+            ctx =
+                dev.strata.engine.cli.ContextSize.problem(v) == null
+                    ? dev.strata.engine.cli.ContextSize.parse(v)
+                    : null;
           }
           case EXPERTS ->
               experts = TableValues.problem(EXPERTS, v) == null ? ExpertsMode.fromId(v) : null;

@@ -2,8 +2,8 @@ package dev.strata.setup;
 
 import dev.strata.engine.Backend;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Template;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvFormat;
@@ -111,19 +111,11 @@ final class WizardQuestions {
   }
 
   /**
-   * The smallest context the template's own workload fits in: strata-ref's pools hold context + 128
-   * cells and must take {@code --prompt-tokens} + {@code --n-predict} (engine/native/src/engine.c
-   * refuses less). 1 for templates without a workload (Metal).
+   * The smallest context the template's own workload fits in (strata-ref's pool rule, {@link
+   * Generator#minContext}); 1 for templates without a workload (Metal).
    */
   static long minContext(Template t) {
-    long prompt = templateValue(t, EngineFlags.PROMPT_TOKENS);
-    long predict = templateValue(t, EngineFlags.N_PREDICT);
-    return Math.max(1, prompt + predict - KvFormat.EXTRA_CELLS);
-  }
-
-  private static long templateValue(Template t, String flag) {
-    String v = t.values().get(flag); // the template's args, split by the flag table's rows
-    return v == null || TableValues.problem(flag, v) != null ? 0 : Long.parseLong(v);
+    return Generator.minContext(t);
   }
 
   long askContext(ModelGeometry g, Long def, boolean canGoBack) {

@@ -215,6 +215,49 @@ class SetupCommandTest {
     assertTrue(bad.contains("'32kb' is not a context size"), bad);
   }
 
+  /**
+   * A context strata-ref's workload cannot run in is refused before anything is written, in setup's
+   * words with the smallest --ctx that works; that one is written and reads back (the reader
+   * applies the same pool rule, docs/CONFIG.md).
+   */
+  @Test
+  void aContextTooSmallForTheWorkloadIsRefusedAndTheSmallestThatWorksReadsBack(@TempDir Path d)
+      throws IOException {
+    Path out = d.resolve("c10.yaml");
+    for (String ctx : new String[] {"10", "447"}) {
+      assertEquals(
+          "strata-setup: --ctx "
+              + ctx
+              + " is too small for strata-ref's workload (--prompt-tokens 512 + --n-predict 64 ="
+              + " 576 tokens in a pool of --ctx + 128 cells): use --ctx 448 or more\n",
+          refused(2, h.modelAndLib("--ctx", ctx, "--experts", "stream", "--out", out.toString())));
+      assertFalse(Files.exists(out), "nothing written");
+    }
+    CliHarness.Run r =
+        h.run(h.modelAndLib("--ctx", "448", "--experts", "stream", "--out", out.toString()));
+    assertEquals(0, r.code(), r.err());
+    EngineConfig c = ConfigCodec.read(Files.readString(out), out.toString());
+    assertEquals(448, c.engineArgs().ctx());
+  }
+
+  /** A number out of range is told the range (0, negative, too large, too large to hold). */
+  @Test
+  void ctxNumbersOutOfRangeAreToldTheRange() {
+    for (String ctx : new String[] {"0", "-5", "1048577", "99999999999999999999", "-5k"}) {
+      assertEquals(
+          "strata-setup: --ctx: " + ctx + " is out of range (a whole number in 1..1048576)\n",
+          refused(2, h.base("--ctx", ctx, "--experts", "stream", "--print")),
+          ctx);
+    }
+    // a short --kv value gets its hint as Q4_0 does
+    String q4 = refused(2, h.base("--ctx", "4096", "--experts", "stream", "--kv", "q4", "--print"));
+    assertTrue(
+        q4.startsWith(
+            "strata-setup: Invalid value for option '--kv': 'q4' is not one of"
+                + " fp16, int8, q4_0, k8v4 (did you mean q4_0?)\n"),
+        q4);
+  }
+
   /** Above the trained context: a warning on stderr, with --print too (stdout stays the YAML). */
   @Test
   void aContextAboveTheTrainedOneWarnsOnStderr() {

@@ -95,11 +95,16 @@ class WizardTest {
 
   @Test
   void aWrongAnswerIsAskedAgainWithTheReason() throws IOException {
-    String t = answeredOk("/nowhere\n\nlots\n8192\nsometimes\nstream\nq4\nq4_0\nmaybe\ny\n");
+    String t =
+        answeredOk(
+            "/nowhere\n\nlots\n-5\n99999999999999999999\n8192\n"
+                + "sometimes\nstream\nq4\nq4_0\nmaybe\ny\n");
     assertContainsAll(
         t,
         "/nowhere: no such file",
         "'lots' is not a whole number",
+        "-5 is out of range: between 1 and 1048576",
+        "99999999999999999999 is out of range: between 1 and 1048576",
         "'sometimes' is not one of the options",
         "'q4' is not one of the options",
         "'maybe' is not one of the options");

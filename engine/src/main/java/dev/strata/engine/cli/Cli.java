@@ -62,6 +62,13 @@ public final class Cli {
   }
 
   private static int usage(CommandLine.ParameterException ex, String name, Io io) {
+    if (ex.getCause() instanceof ContextSize.OutOfRange r
+        && ex.getArgSpec() instanceof OptionSpec o) {
+      // a number out of range: one line, as the range refusals of the flag table read
+      io.err().println(name + ": " + o.longestName() + ": " + TerminalText.escape(r.getMessage()));
+      io.err().flush();
+      return ExitCodes.USAGE;
+    }
     io.err().println(name + ": " + message(ex));
     CommandSpec spec = ex.getCommandLine().getCommandSpec();
     io.err().println("Try '" + spec.qualifiedName() + " --help' for more information.");

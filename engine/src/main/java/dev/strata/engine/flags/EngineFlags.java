@@ -225,7 +225,8 @@ public final class EngineFlags {
    *     union (for a caller that does not know the backend yet)
    * @throws FlagException naming the flag and what is allowed: an unknown flag (with a "did you
    *     mean"), a missing or bad value, a flag this backend does not take, a flag given twice, a
-   *     missing {@code --model}, a stray word
+   *     missing {@code --model}, a stray word; for the cpu-reference backend, a workload its pool
+   *     cannot hold ({@link PoolRule})
    */
   public static EngineArgs parse(List<String> argv, Backend backend) {
     Map<String, String> values = new HashMap<>();
@@ -277,7 +278,14 @@ public final class EngineFlags {
         throw FlagException.arg(-1, f.name() + " is required (" + f.help() + ")");
       }
     }
-    return new EngineArgs(values);
+    EngineArgs parsed = new EngineArgs(values);
+    // the one rule across flags: strata-ref's workload must fit its pool (PoolRule)
+    String pool = PoolRule.problem(parsed, backend);
+    if (pool != null) {
+      Integer ctxAt = seenAt.get(CTX);
+      throw FlagException.arg(ctxAt != null ? ctxAt + 1 : -1, pool);
+    }
+    return parsed;
   }
 
   private static boolean isFlagLike(String s) {

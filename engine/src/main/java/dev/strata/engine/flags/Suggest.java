@@ -10,26 +10,32 @@ public final class Suggest {
   /**
    * The known word {@code typed} most likely meant, or null when none is close. Words are compared
    * case-blind with {@code _} and {@code -} read alike. A word typed in part (3 characters or more,
-   * leading dashes aside) that begins exactly one known word means that word; otherwise the nearest
-   * known word within 2 edits (an adjacent swap counts as one), or 1 for words of 3 letters or
-   * fewer, the first in {@code known}'s order on a tie. The one rule for flags, env switches,
-   * values, command-line options and host-file fields.
+   * leading dashes aside), or shorter but ending where a {@code _}/{@code -} part of it ends
+   * ({@code q4} for {@code q4_0}), that begins exactly one known word means that word; otherwise
+   * the nearest known word within 2 edits (an adjacent swap counts as one), or 1 for words of 3
+   * letters or fewer, the first in {@code known}'s order on a tie. The one rule for flags, env
+   * switches, values, command-line options and host-file fields.
    */
   public static String nearest(String typed, Collection<String> known) {
     String t = fold(typed);
-    if (t.replaceFirst("^-+", "").length() >= 3) {
-      String only = null;
-      int begun = 0;
-      for (String k : known) {
-        String f = fold(k);
-        if (f.startsWith(t) && !f.equals(t)) {
-          only = k;
-          begun++;
-        }
+    for (String k : known) {
+      if (fold(k).equals(t)) {
+        return k; // Q4_0 means q4_0
       }
-      if (begun == 1) {
-        return only;
+    }
+    // typed in part: 3 characters or more, or whole parts of one word (q4 for q4_0)
+    boolean longEnough = t.replaceFirst("^-+", "").length() >= 3;
+    String only = null;
+    int begun = 0;
+    for (String k : known) {
+      String f = fold(k);
+      if (longEnough ? f.startsWith(t) : f.startsWith(t + "-")) {
+        only = k;
+        begun++;
       }
+    }
+    if (begun == 1 && !t.replaceFirst("^-+", "").isEmpty()) {
+      return only;
     }
     String best = null;
     int bestDistance = Integer.MAX_VALUE;

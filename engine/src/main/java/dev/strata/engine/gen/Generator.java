@@ -5,6 +5,7 @@ import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.flags.PoolRule;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvRules;
@@ -78,6 +79,28 @@ public final class Generator {
   }
 
   /**
+   * Why a context cannot take the template's workload, worded for the one who chose it, or null:
+   * strata-ref's pool rule ({@link PoolRule}), the very rule the config reader applies to the
+   * written args.
+   */
+  public static String contextProblem(Template template, long context) {
+    if (!PoolRule.applies(template.backend())) {
+      return null;
+    }
+    long[] w = PoolRule.workload(template.values());
+    return PoolRule.contextProblem(context, w[0], w[1]);
+  }
+
+  /** The smallest context the template's workload fits in; 1 for a template without one. */
+  public static long minContext(Template template) {
+    if (!PoolRule.applies(template.backend())) {
+      return 1;
+    }
+    long[] w = PoolRule.workload(template.values());
+    return PoolRule.minContext(w[0], w[1]);
+  }
+
+  /**
    * Generates a config and its plan, whether or not the plan fits (the wizard shows a plan that
    * does not fit before asking again).
    */
@@ -103,6 +126,10 @@ public final class Generator {
     String ctxProblem = EngineFlags.lookup(EngineFlags.CTX).kind().problem(Long.toString(context));
     if (ctxProblem != null) {
       throw new StrataException(ExitCodes.USAGE, EngineFlags.CTX + ": " + ctxProblem);
+    }
+    String poolProblem = contextProblem(template, context);
+    if (poolProblem != null) {
+      throw new StrataException(ExitCodes.USAGE, poolProblem);
     }
     PlanRequest request = PlanRequest.of(host, geometry, backend).withContext(context).withEnv(env);
     ExpertsMode experts = answers.experts();

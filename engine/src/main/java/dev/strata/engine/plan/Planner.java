@@ -184,7 +184,8 @@ final class Planner {
                   + " GiB the engine may use; short by "
                   + ByteSize.gibUp(shortfall)
                   + " GiB; "
-                  + StreamSizing.advice("use", memory, budget, kv, stream, tokenBytes, model);
+                  + StreamSizing.advice(
+                      "use", memory, budget, memBudgetMb, kv, stream, tokenBytes, model);
       Held held = new Held(stream.standby(), stream.standbyBytes(), stream.headroom(), arena);
       return base.plan(kv, held, scratch, budget - stream.fixed() - arenaBytes, shortfall, refusal);
     }
@@ -221,7 +222,14 @@ final class Planner {
               + (streamFits
                   ? "use --experts stream"
                   : StreamSizing.advice(
-                      "use --experts stream with", memory, budget, kv, stream, tokenBytes, model));
+                      "use --experts stream with",
+                      memory,
+                      budget,
+                      memBudgetMb,
+                      kv,
+                      stream,
+                      tokenBytes,
+                      model));
     }
     Held held = new Held(none, 0, 0, arena);
     return base.plan(kv, held, scratch, budget - need, fits ? 0 : need - budget, refusal);

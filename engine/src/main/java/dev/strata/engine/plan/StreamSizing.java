@@ -2,6 +2,7 @@ package dev.strata.engine.plan;
 
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ModelGeometry;
+import dev.strata.engine.text.ByteSize;
 
 /**
  * Stream mode's sizes (docs/PLAN.md): the expert arena, the model-bounded stand-by slots and the
@@ -70,12 +71,18 @@ final class StreamSizing {
    * What to do when the stream arena cannot hold one token's experts: a smaller context or q4_0
    * when the KV pools are what crowds it out, else more memory for the GPU.
    *
+   * <p>When {@code --mem-budget-mb} set the budget below the plan's own (usable − margin), it is
+   * the bound, so the advice names it: raise or remove it (engine/native/src/engine.c stream_advice
+   * words it the same).
+   *
    * @param lead "use" for a stream plan, "use --experts stream with" for a resident one
+   * @param memBudgetMb {@code --mem-budget-mb}, 0 when absent
    */
   static String advice(
       String lead,
       UsableMemory memory,
       long budget,
+      long memBudgetMb,
       KvPools kv,
       Stream stream,
       long tokenBytes,
@@ -85,6 +92,13 @@ final class StreamSizing {
     long maxContext = perCell > 0 ? roomForKv / perCell - KvFormat.EXTRA_CELLS : 0;
     // q4_0's rotation is FWHT-256: it can only be suggested for 256-value heads.
     boolean q4Possible = kv.format() != KvFormat.Q4_0 && model.headDim() == 256;
+    // the flag lowered the budget (MemoryPlan.budget): it, not the machine, is the bound
+    String flag =
+        memBudgetMb > 0 && budget < MemoryPlan.budget(memory, 0)
+            ? "raise or remove --mem-budget-mb (without it the engine may use "
+                + ByteSize.gib(MemoryPlan.budget(memory, 0))
+                + " GiB)"
+            : null;
     if (maxContext >= 1) {
       // Round down to whole KiB of tokens when there is room: users type such numbers.
       long suggested = maxContext >= 1024 ? maxContext / 1024 * 1024 : maxContext;
@@ -96,7 +110,14 @@ final class StreamSizing {
           + " a smaller context (--ctx "
           + suggested
           + " fits)"
-          + (q4Possible ? " or --kv q4_0" : "");
+          + (q4Possible ? " or --kv q4_0" : "")
+          + (flag != null ? ", or " + flag : "");
+    }
+    if (flag != null) {
+      return "the model does not fit even streamed at the smallest context within --mem-budget-mb "
+          + memBudgetMb
+          + "; "
+          + flag;
     }
     String limit =
         memory.rule() == UsableMemory.Rule.TWO_THIRDS

@@ -431,6 +431,36 @@ class NativeEngineTest {
     }
   }
 
+  /**
+   * strata-ref words a binding --mem-budget-mb as the Java plan does (StreamSizing.advice): raise
+   * or remove it, not "use a machine with more memory". 1 MiB is below any machine's stream plan,
+   * so the flag binds whatever this machine has.
+   */
+  @Test
+  void aBindingMemBudgetIsNamedByTheEngineToo() {
+    Lines c = new Lines();
+    List<String> args =
+        List.of(
+            "--model",
+            model.toString(),
+            "--ctx",
+            "4096",
+            "--experts",
+            "stream",
+            "--mem-budget-mb",
+            "1");
+    assertEquals(3, engine.check(args, c), c.lines::toString);
+    String line = firstError(c);
+    assertTrue(line.startsWith("stream: the expert arena cannot hold one token's experts"), line);
+    assertTrue(line.contains(" GiB in the 0.00 GiB the engine may use; short by "), line);
+    assertTrue(
+        line.matches(
+            ".*; the model does not fit even streamed at the smallest context within"
+                + " --mem-budget-mb 1; raise or remove --mem-budget-mb \\(without it the engine"
+                + " may use \\d+\\.\\d\\d GiB\\)"),
+        line);
+  }
+
   private static String firstError(Lines l) {
     synchronized (l.lines) {
       for (int i = 0; i < l.lines.size(); i++) {

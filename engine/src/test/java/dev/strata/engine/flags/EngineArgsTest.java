@@ -47,6 +47,21 @@ class EngineArgsTest {
     return b.toString();
   }
 
+  /**
+   * What a workload flag's extreme value needs to be a config strata-ref takes (its pool rule,
+   * {@link PoolRule}): the largest context and the other workload flag at its least; else nothing.
+   */
+  static List<String> room(String flag) {
+    return switch (flag) {
+      case EngineFlags.PROMPT_TOKENS ->
+          List.of(EngineFlags.CTX, Long.toString(EngineFlags.MAX_CTX), EngineFlags.N_PREDICT, "0");
+      case EngineFlags.N_PREDICT ->
+          List.of(
+              EngineFlags.CTX, Long.toString(EngineFlags.MAX_CTX), EngineFlags.PROMPT_TOKENS, "1");
+      default -> List.of();
+    };
+  }
+
   /** A value of the row that is not its default (so a default would not pass for it). */
   private static String nonDefault(FlagSpec f) {
     return switch (f.kind()) {
@@ -97,9 +112,13 @@ class EngineArgsTest {
       Backend b = f.backends().iterator().next();
       String v = nonDefault(f);
       List<String> argv =
-          f.required()
-              ? List.of(f.name(), v)
-              : f.isSwitch() ? List.of("--model", M, f.name()) : List.of("--model", M, f.name(), v);
+          new ArrayList<>(
+              f.required()
+                  ? List.of(f.name(), v)
+                  : f.isSwitch()
+                      ? List.of("--model", M, f.name())
+                      : List.of("--model", M, f.name(), v));
+      argv.addAll(room(f.name()));
       EngineArgs given = EngineFlags.parse(argv, b);
       assertEquals(v, asText(m.invoke(given)), f.name() + " given as '" + v + "'");
       if (!f.required()) {
@@ -194,6 +213,7 @@ class EngineArgsTest {
       if (!f.isSwitch()) {
         args.add(v);
       }
+      args.addAll(room(f.name()));
       EngineConfig read =
           ConfigCodec.read(ConfigCodec.write(config("cpu-reference", args)), "test.yaml");
       assertEquals(v, read.engineArgs().valueOf(f.name()), f.name());

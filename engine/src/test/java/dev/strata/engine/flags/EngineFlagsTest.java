@@ -129,7 +129,12 @@ class EngineFlagsTest {
           };
       for (String v : values) {
         Backend b = anyAccepting(f);
-        List<String> rendered = EngineFlags.render(Map.of("--model", M, f.name(), v), b);
+        Map<String, String> given = new java.util.HashMap<>(Map.of("--model", M, f.name(), v));
+        List<String> room = EngineArgsTest.room(f.name());
+        for (int i = 0; i < room.size(); i += 2) {
+          given.put(room.get(i), room.get(i + 1)); // strata-ref's pool must hold the workload
+        }
+        List<String> rendered = EngineFlags.render(given, b);
         EngineArgs args = EngineFlags.parse(rendered, b);
         assertEquals(v, args.valueOf(f.name()), f.name() + " " + v);
         assertEquals(args, EngineFlags.parse(args.toArgv(), b), f.name() + " " + v);

@@ -76,6 +76,16 @@ class SuggestTest {
   @Test
   void underscoreAndDashReadAlike() {
     assertEquals("q4_0", Suggest.nearest("q4-0", List.of("q8_0", "q4_0")));
+    // whole parts of one word, however short: q4 for q4_0 (--kv's values)
+    List<String> kv = List.of("fp16", "int8", "q4_0", "k8v4");
+    assertEquals("q4_0", Suggest.nearest("q4", kv));
+    assertEquals("q4_0", Suggest.nearest("Q4", kv));
+    assertNull(Suggest.nearest("q", kv), "a letter is no part");
+    assertNull(Suggest.nearest("k8", kv), "k8v4 has no part k8");
+    assertNull(Suggest.nearest("q4", List.of("q4_0", "q4_1")), "two words begin so");
+    // a word known as typed (case-blind) is itself, even when it begins another
+    assertEquals("--kv", Suggest.nearest("--KV", List.of("--kv-resident", "--kv")));
+    assertEquals(" (did you mean q4_0?)", Suggest.didYouMean("q4", kv));
     assertEquals("--ctx-size", Suggest.nearest("--ctx_size", List.of("--model", "--ctx-size")));
     assertEquals("os_version", Suggest.nearest("OS-VERSION", List.of("os", "os_version")));
   }

@@ -199,6 +199,54 @@ class MemoryPlanTest {
         p.refusal());
   }
 
+  /**
+   * When --mem-budget-mb is what binds (it lowered the budget), the advice names it, not the
+   * machine; a --mem-budget-mb above the plan's own budget binds nothing and is not named.
+   */
+  @Test
+  void aBindingMemBudgetIsTheRemedyNotTheMachine() {
+    PlanRequest ref =
+        PlanRequest.of(Fixtures.linux(24), seed(), Backend.CPU_REFERENCE)
+            .withContext(4096)
+            .withExperts(ExpertsMode.STREAM);
+    MemoryPlan tight = MemoryPlan.compute(ref.withMemBudgetMb(4500));
+    assertFalse(tight.fits());
+    assertTrue(
+        tight.refusal().contains(" GiB in the 4.39 GiB the engine may use;"), tight.refusal());
+    assertTrue(
+        tight
+            .refusal()
+            .endsWith(
+                "; the model does not fit even streamed at the smallest context within"
+                    + " --mem-budget-mb 4500; raise or remove --mem-budget-mb (without it the engine"
+                    + " may use 23.00 GiB)"),
+        tight.refusal());
+    assertFalse(tight.refusal().contains("machine"), tight.refusal());
+    // a budget the KV crowds out: the smaller context, or the flag
+    MemoryPlan kv = MemoryPlan.compute(ref.withContext(1_048_576).withMemBudgetMb(15_000));
+    assertFalse(kv.fits());
+    assertTrue(
+        kv.refusal()
+            .matches(
+                ".*; use a smaller context \\(--ctx \\d+ fits\\) or --kv q4_0, or raise"
+                    + " or remove --mem-budget-mb \\(without it the engine may use 23.00 GiB\\)"),
+        kv.refusal());
+    // the same shortfall without the flag is the machine's
+    MemoryPlan small =
+        MemoryPlan.compute(
+            PlanRequest.of(Fixtures.linux(5), seed(), Backend.CPU_REFERENCE)
+                .withContext(4096)
+                .withExperts(ExpertsMode.STREAM)
+                .withMemBudgetMb(100_000));
+    assertTrue(
+        small
+            .refusal()
+            .endsWith(
+                "the model does not fit even streamed at the smallest context; use a machine with more"
+                    + " memory"),
+        small.refusal());
+  }
+
   @Test
   void standbyIs576WithThePromptGemmChainAnd64WithoutIt() {
     ModelGeometry m = seed();

@@ -99,11 +99,45 @@ class StreamSizingTest {
       long cells, KvFormat format, ModelGeometry model, UsableMemory memory) {
     StreamSizing.Stream stream = new StreamSizing.Stream(null, 0, 0, 30_500, 0, 0);
     return StreamSizing.advice(
-        "use", memory, 50_000 + cells * PER_TOKEN, kv(format, 500), stream, 20_000, model);
+        "use", memory, 50_000 + cells * PER_TOKEN, 0, kv(format, 500), stream, 20_000, model);
   }
 
   private static String advice(long cells) {
     return advice(cells, KvFormat.INT8, seed(), WHOLE_16);
+  }
+
+  /**
+   * --mem-budget-mb set and below the plan's own budget: it is the bound the advice names, with
+   * what the engine may use without it; set at or above the plan's own, or absent, it is not named.
+   */
+  @Test
+  void aBindingMemBudgetIsNamedInTheAdvice() {
+    StreamSizing.Stream stream = new StreamSizing.Stream(null, 0, 0, 30_500, 0, 0);
+    // WHOLE_16: 16 GiB usable, 15 GiB budget without the flag; a 1 MiB flag binds
+    long mib = UsableMemory.MIB;
+    assertEquals(
+        "the model does not fit even streamed at the smallest context within --mem-budget-mb 1;"
+            + " raise or remove --mem-budget-mb (without it the engine may use 15.00 GiB)",
+        StreamSizing.advice(
+            "use", WHOLE_16, mib, 1, kv(KvFormat.INT8, 500), stream, 2 * mib, seed()));
+    assertEquals(
+        "use a smaller context (--ctx 1 fits) or --kv q4_0, or raise or remove --mem-budget-mb"
+            + " (without it the engine may use 15.00 GiB)",
+        StreamSizing.advice(
+            "use",
+            WHOLE_16,
+            50_000 + 129 * PER_TOKEN,
+            1,
+            kv(KvFormat.INT8, 500),
+            stream,
+            20_000,
+            seed()));
+    // the same budget without the flag (a machine that small): the machine is the bound
+    assertEquals(
+        "the model does not fit even streamed at the smallest context; use a machine with more"
+            + " memory",
+        StreamSizing.advice(
+            "use", WHOLE_16, mib, 0, kv(KvFormat.INT8, 500), stream, 2 * mib, seed()));
   }
 
   @Test
@@ -166,6 +200,13 @@ class StreamSizingTest {
         "the model does not fit even streamed at the smallest context; use a machine with more"
             + " memory",
         StreamSizing.advice(
-            "use", WHOLE_16, GIB, new KvPools(KvFormat.INT8, 0, 1_056, 0, 0), stream, 0, seed()));
+            "use",
+            WHOLE_16,
+            GIB,
+            0,
+            new KvPools(KvFormat.INT8, 0, 1_056, 0, 0),
+            stream,
+            0,
+            seed()));
   }
 }

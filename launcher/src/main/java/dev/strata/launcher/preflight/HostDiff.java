@@ -1,6 +1,7 @@
 package dev.strata.launcher.preflight;
 
 import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.text.ByteSize;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,24 @@ import java.util.List;
  */
 public final class HostDiff {
   private HostDiff() {}
+
+  /**
+   * The {@code --host-file} that plans a config for its own Mac here: {@code --host-file m4-pro-48
+   * (the profile of the config's host)} when a known profile (templates/hosts/) is that machine by
+   * {@link #describe}, else {@code --host-file with the Mac's profile (strata-setup probe
+   * --list-hosts) or its host file}.
+   */
+  public static String profileHint(HostFacts config) {
+    if (config != null) {
+      for (HostProfiles.Profile p : HostProfiles.list()) {
+        HostFacts facts = HostProfiles.profile(p.name()).orElse(null);
+        if (facts != null && describe(config, facts) == null) {
+          return "--host-file " + p.name() + " (the profile of the config's host)";
+        }
+      }
+    }
+    return "--host-file with the Mac's profile (strata-setup probe --list-hosts) or its host file";
+  }
 
   /** One line listing the differences, or null when the two are the same machine for the plan. */
   public static String describe(HostFacts config, HostFacts here) {

@@ -10,7 +10,6 @@ import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.flags.EnvPolicy;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvDecision;
-import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.plan.MemoryPlan;
@@ -139,33 +138,14 @@ final class PreflightRun {
     if (engineArgs == null) {
       throw configError(
           config.parsed().problem() != null
-              ? config.parsed().problem()
+              // the flag table's verdict, strata-ref's pool rule included (PoolRule)
+              ? "args: " + config.parsed().problem()
               : "args: not checked for the " + backend.id() + " backend");
     }
     try {
       EnvPolicy.validate(config.env());
     } catch (StrataException e) {
       throw configError(e.getMessage());
-    }
-    if (backend == Backend.CPU_REFERENCE) {
-      // strata-ref's pool rule (engine/native/src/engine.c startup_rules), here too so an ABI 1
-      // strata-ref (no strata_engine_check) gets the same verdict; OneTruthDifferentialTest pins
-      // it
-      long cells = KvFormat.cells(engineArgs.ctx());
-      if ((long) engineArgs.promptTokens() + engineArgs.nPredict() > cells) {
-        throw configError(
-            "args: --prompt-tokens "
-                + engineArgs.promptTokens()
-                + " + --n-predict "
-                + engineArgs.nPredict()
-                + " exceed the pool's "
-                + cells
-                + " cells (--ctx "
-                + engineArgs.ctx()
-                + " + "
-                + KvFormat.EXTRA_CELLS
-                + "): lower them, or raise --ctx");
-      }
     }
     List<String> shards = config.model().shards();
     if (shards.isEmpty()) {
@@ -242,7 +222,10 @@ final class PreflightRun {
                   + here.os()
                   + " ("
                   + here.chip()
-                  + "): use a cpu-reference config here (strata-setup --engine-lib with strata-ref)"));
+                  + "): it runs on a Mac; to plan it here, add "
+                  + HostDiff.profileHint(config.host())
+                  + "; to run here, use a cpu-reference config (strata-setup --engine-lib with"
+                  + " strata-ref)"));
     }
     String diff = HostDiff.describe(config.host(), here);
     if (diff == null) {

@@ -131,7 +131,7 @@ class PreflightRunTest {
         "args: not checked for the cpu-reference backend",
         configError(base.backend("CPU-Reference")));
     assertEquals(
-        "--ctx: 'many' is not a whole number in 1..1048576",
+        "args: --ctx: 'many' is not a whole number in 1..1048576",
         configError(base.args("--model", shards.getFirst().toString(), "--ctx", "many")));
     assertTrue(
         configError(base.env("LD_PRELOAD", "/tmp/x.so"))
@@ -177,8 +177,10 @@ class PreflightRunTest {
     Cfg metal = base.backend("metal").args("--model", shards.getFirst().toString(), "--ctx", "256");
     try (Preflight.Report r = full(metal, LINUX)) {
       assertEquals(
-          "the config targets the metal backend but this machine is linux (AMD EPYC 7B13): use a"
-              + " cpu-reference config here (strata-setup --engine-lib with strata-ref)",
+          "the config targets the metal backend but this machine is linux (AMD EPYC 7B13): it runs"
+              + " on a Mac; to plan it here, add --host-file with the Mac's profile (strata-setup"
+              + " probe --list-hosts) or its host file; to run here, use a cpu-reference config"
+              + " (strata-setup --engine-lib with strata-ref)",
           refusal(r));
       assertEquals(
           List.of("config", "kv", "library", "model", "host"),
@@ -189,6 +191,15 @@ class PreflightRunTest {
       if (procFd()) {
         assertEquals(before, OpenFiles.on(real), "the checked library is closed again");
       }
+    }
+    // made on a Mac a profile describes: the refusal names that profile (docs/LAUNCH.md)
+    try (Preflight.Report r = full(metal.host(profile("m4-pro-48")), LINUX)) {
+      assertEquals(
+          "the config targets the metal backend but this machine is linux (AMD EPYC 7B13): it runs"
+              + " on a Mac; to plan it here, add --host-file m4-pro-48 (the profile of the config's"
+              + " host); to run here, use a cpu-reference config (strata-setup --engine-lib with"
+              + " strata-ref)",
+          refusal(r));
     }
     // on a Mac's profile the host check passes and the plan is the Metal engine's
     try (Preflight.Report r =

@@ -49,11 +49,11 @@ public final class AnswersFile {
     String c = y.string("ctx");
     Long ctx = null;
     if (c != null) {
-      long v = ContextSize.parse(c);
-      if (v < 0) {
-        throw StrictYaml.error(y.source(), y.lineOf("ctx"), "ctx: " + ContextSize.problem(c));
+      String problem = ContextSize.problem(c);
+      if (problem != null) {
+        throw StrictYaml.error(y.source(), y.lineOf("ctx"), "ctx: " + problem);
       }
-      ctx = v;
+      ctx = ContextSize.parse(c);
     }
     // the engine flag table's rows decide, in the table's words (as for --ctx, --experts, --kv)
     if (ctx != null) {

@@ -1,6 +1,7 @@
 package dev.strata.setup.prompt;
 
 import dev.strata.engine.flags.AsciiDigits;
+import dev.strata.engine.text.Clip;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -171,6 +172,11 @@ public sealed interface Question<T>
     @Override
     public Parsed<Long> parse(String input) {
       long v = dev.strata.engine.cli.ContextSize.parse(input);
+      if (v < 0 && dev.strata.engine.cli.ContextSize.isNumber(input)) {
+        // negative, or more digits than any size: out of range, not malformed
+        return new Parsed.Bad<>(
+            Clip.clip(input.strip()) + " is out of range: between " + min + " and " + max);
+      }
       if (v < 0) {
         return new Parsed.Bad<>(
             "'"

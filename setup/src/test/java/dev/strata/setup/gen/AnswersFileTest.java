@@ -58,7 +58,7 @@ class AnswersFileTest {
           "experts: streaming\\n" | "a.yaml:1: experts: 'streaming' is not one of stream, resident"
           "ctx: 32kb\\n" | "a.yaml:1: ctx: '32kb' is not a context size: tokens as digits (32768), or with k for x 1,024 (32k)"
           "ctx: 0\\n" | "a.yaml:1: ctx: 0 is out of range (a whole number in 1..1048576)"
-          "kv: q4\\n" | "a.yaml:1: kv: 'q4' is not one of fp16, int8, q4_0, k8v4"
+          "kv: q4\\n" | "a.yaml:1: kv: 'q4' is not one of fp16, int8, q4_0, k8v4 (did you mean q4_0?)"
           "- a\\n- b\\n" | "a.yaml:1: must be a mapping of keys to values"
           """)
   void strictAboutKeysAndValues(String yaml, String message, @TempDir Path dir) throws IOException {

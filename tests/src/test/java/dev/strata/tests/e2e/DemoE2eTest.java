@@ -54,5 +54,34 @@ class DemoE2eTest {
     assertEquals(0, again.code());
     assertTrue(again.out().contains("(reused: 4 GGUF shards"), again.out());
     assertTrue(java.util.Arrays.equals(first, Files.readAllBytes(config)));
+
+    // A context the demo's workload (512 prompt tokens + 8 steps) cannot run in, or out of range:
+    // refused before anything is written, so the working config stays as it is, with no .bak.
+    java.util.List<String> before = listing(dir.resolve("demo"));
+    for (String[] refusal :
+        new String[][] {
+          {
+            "10",
+            "strata-launch: --ctx 10 is too small for strata-ref's workload (--prompt-tokens 512 +"
+                + " --n-predict 8 = 520 tokens in a pool of --ctx + 128 cells): use --ctx 392 or"
+                + " more"
+          },
+          {"-5", "strata-launch: --ctx: -5 is out of range (a whole number in 1..1048576)"},
+          {"0", "strata-launch: --ctx: 0 is out of range (a whole number in 1..1048576)"}
+        }) {
+      Cli.Result bad =
+          Cli.launch(env, "demo", "--dir", dir.resolve("demo").toString(), "--ctx", refusal[0]);
+      assertEquals(2, bad.code(), bad.err());
+      assertEquals(refusal[1], bad.err().strip());
+      assertEquals("", bad.out());
+      assertTrue(java.util.Arrays.equals(first, Files.readAllBytes(config)), "config untouched");
+      assertEquals(before, listing(dir.resolve("demo")), "nothing written, no .bak");
+    }
+  }
+
+  private static java.util.List<String> listing(Path folder) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> s = Files.list(folder)) {
+      return s.map(p -> p.getFileName().toString()).sorted().toList();
+    }
   }
 }

@@ -1,0 +1,85 @@
+package dev.strata.engine.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The one rule for a context as people write it: a size in range reads, a number out of range
+ * (zero, negative, too large, too large to hold) is told the flag table's range, anything else is
+ * told how a size is written.
+ */
+class ContextSizeTest {
+
+  @ParameterizedTest(name = "{0} = {1}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          1 | 1
+          32768 | 32768
+          32k | 32768
+          32K | 32768
+          1,048,576 | 1048576
+          1_024 | 1024
+          1024k | 1048576
+          00000000000000004096 | 4096
+          ' 4096 ' | 4096
+          """)
+  void sizesInRangeRead(String text, long tokens) {
+    assertEquals(tokens, ContextSize.parse(text));
+    assertNull(ContextSize.problem(text));
+    assertEquals(tokens, new ContextSize.Converter().convert(text));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          0 | 0 is out of range (a whole number in 1..1048576)
+          -5 | -5 is out of range (a whole number in 1..1048576)
+          -0 | -0 is out of range (a whole number in 1..1048576)
+          -5k | -5k is out of range (a whole number in 1..1048576)
+          1048577 | 1048577 is out of range (a whole number in 1..1048576)
+          1025k | 1049600 is out of range (a whole number in 1..1048576)
+          99999999999 | 99999999999 is out of range (a whole number in 1..1048576)
+          99999999999999999999 | 99999999999999999999 is out of range (a whole number in 1..1048576)
+          9999999999999k | 9999999999999k is out of range (a whole number in 1..1048576)
+          """)
+  void numbersOutOfRangeAreToldTheRange(String text, String problem) {
+    assertEquals(problem, ContextSize.problem(text));
+    ContextSize.OutOfRange e =
+        assertThrows(ContextSize.OutOfRange.class, () -> new ContextSize.Converter().convert(text));
+    assertEquals(problem, e.getMessage());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          lots | 'lots' is not a context size: tokens as digits (32768), or with k for x 1,024 (32k)
+          32kb | '32kb' is not a context size: tokens as digits (32768), or with k for x 1,024 (32k)
+          +5 | '+5' is not a context size: tokens as digits (32768), or with k for x 1,024 (32k)
+          -- | '--' is not a context size: tokens as digits (32768), or with k for x 1,024 (32k)
+          k | 'k' is not a context size: tokens as digits (32768), or with k for x 1,024 (32k)
+          ٤٠٩٦ | '٤٠٩٦' is not a context size: ASCII digits 0-9 only (32768, or 32k for x 1,024)
+          """)
+  void malformedSizesAreToldHowToWriteOne(String text, String problem) {
+    assertEquals(-1, ContextSize.parse(text));
+    assertEquals(problem, ContextSize.problem(text));
+    Exception e =
+        assertThrows(
+            picocli.CommandLine.TypeConversionException.class,
+            () -> new ContextSize.Converter().convert(text));
+    assertEquals(problem, e.getMessage());
+    assertEquals(
+        picocli.CommandLine.TypeConversionException.class,
+        assertInstanceOf(picocli.CommandLine.TypeConversionException.class, e).getClass());
+  }
+}
