@@ -18,6 +18,7 @@ import dev.strata.engine.plan.KvPools;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanRequest;
 import dev.strata.testsupport.RepoRoot;
+import dev.strata.testsupport.SharedData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -213,9 +214,8 @@ class ModelCorpusTest {
 
   @Test
   void realVocabularyFilesAreRefusedAsTokenizerFilesNamingTheFile() {
-    Path data = ROOT.resolve("../shared/data/gguf");
-    Assumptions.assumeTrue(
-        Files.isDirectory(data), "no ../shared/data/gguf (real llama.cpp vocab files)");
+    Path data = SharedData.resolve("gguf").filter(Files::isDirectory).orElse(null);
+    Assumptions.assumeTrue(data != null, SharedData.WHY_NOT);
     for (String name : List.of("ggml-vocab-llama.gguf", "ggml-vocab-gpt-neox.gguf")) {
       Path file = data.resolve(name);
       GgufException e = assertThrows(GgufException.class, () -> GgufReader.readModel(file));

@@ -5,10 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.strata.engine.model.GgufException.Kind;
-import dev.strata.testsupport.RepoRoot;
+import dev.strata.testsupport.SharedData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -27,10 +28,9 @@ import org.junit.jupiter.api.Test;
  */
 class RealVocabHeaderTest {
   private static Path data(String name) {
-    Path dir = RepoRoot.path().resolve("../shared/data/gguf");
-    Assumptions.assumeTrue(
-        Files.isDirectory(dir), "no ../shared/data/gguf beside the checkout (real vocab files)");
-    return dir.resolve(name);
+    Optional<Path> dir = SharedData.resolve("gguf").filter(Files::isDirectory);
+    Assumptions.assumeTrue(dir.isPresent(), SharedData.WHY_NOT);
+    return dir.get().resolve(name);
   }
 
   private static long arrayLength(GgufFile f, String key, GgufValueType type) {

@@ -14,6 +14,7 @@ import dev.strata.engine.model.GgufValueType;
 import dev.strata.engine.model.GgufWriter;
 import dev.strata.engine.model.ModelCorpus;
 import dev.strata.engine.plan.PlanItems;
+import dev.strata.testsupport.SharedData;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -216,8 +217,8 @@ class OneTruthDifferentialTest {
     out.add(splitForeignShard());
     out.add(inconsistentBlockCount());
     out.add(new Model("not-found", List.of(dir.resolve("models/absent.gguf")), true));
-    Path vocab = E2e.root().resolve("../shared/data/gguf/ggml-vocab-llama.gguf").normalize();
-    if (Files.isRegularFile(vocab)) {
+    Path vocab = SharedData.resolve("gguf/ggml-vocab-llama.gguf").orElse(null);
+    if (vocab != null && Files.isRegularFile(vocab)) {
       out.add(new Model("vocab-only", List.of(vocab), true));
     }
     return out;
