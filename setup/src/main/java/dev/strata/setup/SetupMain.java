@@ -26,18 +26,7 @@ public final class SetupMain {
       } catch (StrataException e) {
         code = io.report(SetupCommand.NAME, e);
       }
-      if (code != 0) {
-        System.exit(code);
-      }
-      // Success returns instead of System.exit(0): Runtime.exit (JDK 21+) asks System.Logger
-      // whether
-      // to log the exit, which starts the platform logger and looks for a LoggerFinder service in
-      // every jar on the class path: each jar opened, its central directory read. Nothing else on
-      // this path opens a jar (the classes come from the AOT cache, the templates are compiled
-      // in), so that lookup was most of the jar reading left (docs/PERFORMANCE.md §2c). The flow
-      // starts no non-daemon thread (the GPU probe's worker is a daemon), so main's return ends the
-      // JVM with status 0 as exit(0) would.
-      return;
+      System.exit(code);
     }
     System.exit(SetupCli.create(io, machine, prompter).execute(args));
   }
