@@ -3,13 +3,14 @@ package dev.strata.setup;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
+import dev.strata.engine.cli.MainExit;
 import dev.strata.metal.HostProbe;
 
 /**
  * Entry point of {@code strata-setup}. A simple argument list ({@link SetupArgs#simple}: the
  * scripted {@code --model M --ctx N --experts X --print} and its kin) goes straight to the flow;
  * any other goes through picocli ({@link SetupCli}). Both end in the same {@link SetupFlow} and
- * report a refusal with the same {@link Io#report}.
+ * report a refusal with the same {@link Io#report}; {@link MainExit} ends the process.
  */
 public final class SetupMain {
   private SetupMain() {}
@@ -26,8 +27,9 @@ public final class SetupMain {
       } catch (StrataException e) {
         code = io.report(SetupCommand.NAME, e);
       }
-      System.exit(code);
+      MainExit.end(code);
+      return;
     }
-    System.exit(SetupCli.create(io, machine, prompter).execute(args));
+    MainExit.end(SetupCli.create(io, machine, prompter).execute(args));
   }
 }

@@ -166,9 +166,11 @@ public final class PlanText {
         new Row(
             "page-cache headroom",
             p.pageCacheHeadroomBytes(),
-            p.experts() == dev.strata.engine.model.ExpertsMode.STREAM
-                ? "max(2 GiB, memory / 8)"
-                : "resident experts: nothing streams"));
+            p.experts() != dev.strata.engine.model.ExpertsMode.STREAM
+                ? "resident experts: nothing streams"
+                : p.pageCacheHeadroomBytes() == 0
+                    ? "the arena holds every expert: nothing streams"
+                    : "max(2 GiB, memory / 8)"));
     rows.add(
         new Row(
             "expert arena",

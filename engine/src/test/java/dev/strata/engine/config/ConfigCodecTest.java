@@ -3,6 +3,7 @@ package dev.strata.engine.config;
 import static dev.strata.testsupport.TextAssertions.assertContainsAll;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -47,6 +48,33 @@ class ConfigCodecTest {
         "\n  A: 'yes'\n  B: 'a: b'\n  C: \"tab\\tx\"\n",
         "\n  sha256: abab",
         "\n  chip: 'AMD EPYC 7B13: 64-Core # \"Processor\"'\n");
+  }
+
+  /**
+   * A format character (a bidi override turns the rest of the line around on a terminal, a
+   * zero-width space hides) is written as an escape, so {@code --print} shows the path as it is;
+   * the config reads back to the same path, and a config without one keeps its raw Unicode.
+   */
+  @Test
+  void formatCharactersAreWrittenAsEscapes() {
+    String rlo = "/Users/me/x\u202Ey/m-00001-of-00001.gguf";
+    String zw = "/Users/José/zero\u200Bwidth/m-00001-of-00001.gguf";
+    EngineConfig c =
+        Configs.withModel("pc", List.of(rlo), Map.of("TAG", "a\uDB40\uDC01b", "NAME", "José"));
+    String y = ConfigCodec.write(c);
+    assertContainsAll(
+        y,
+        "\n  - \"/Users/me/x\\u202ey/m-00001-of-00001.gguf\"\n",
+        "\n  TAG: \"a\\U000e0001b\"\n",
+        "\n  NAME: \"Jos\\xe9\"\n");
+    assertTrue(y.codePoints().noneMatch(cp -> Character.getType(cp) == Character.FORMAT), y);
+    assertEquals(c, ConfigCodec.read(y, "engine.yaml"));
+    String z = ConfigCodec.write(Configs.withModel("pc", List.of(zw), Map.of()));
+    assertContainsAll(z, "\"/Users/Jos\\xe9/zero\\u200bwidth/m-00001-of-00001.gguf\"");
+    assertEquals(List.of(zw), ConfigCodec.read(z, "engine.yaml").model().shards());
+    String plain =
+        ConfigCodec.write(Configs.withModel("pc", List.of("/Users/José/m.gguf"), Map.of()));
+    assertContainsAll(plain, "\n  - /Users/José/m.gguf\n");
   }
 
   /** Every config of the list: write → read gives it back, and write → read → write is bytes. */
