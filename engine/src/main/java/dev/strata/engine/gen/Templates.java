@@ -3,47 +3,45 @@ package dev.strata.engine.gen;
 import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * Loads engine templates: {@code templates/engine/<backend>.yaml}, packaged on the class path as
- * {@code strata/templates/engine/<backend>.yaml}. Strict ({@link StrictYaml}): the keys are {@code
- * template} (must be {@value #SCHEMA}), {@code backend}, {@code args}, {@code env}.
+ * Engine templates. The packaged ones have one source, {@code templates/engine/<backend>.yaml}; the
+ * build does not ship the YAML on the class path but compiles it into {@link PackagedTemplates}
+ * (generated, committed), which {@link #load} returns, so {@code strata-setup} neither opens its
+ * jar nor runs a YAML parser for them (docs/PERFORMANCE.md §2c). {@code PackagedTemplatesTest}
+ * (engine tests) parses every YAML file with {@link #parse} and fails while the class differs;
+ * after changing a template regenerate the class with {@code mvn -pl engine -am verify
+ * -Dtest=PackagedTemplatesTest -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.update=true}
+ * (templates/README.md).
+ *
+ * <p>Template files are read strictly ({@link StrictYaml}): the keys are {@code template} (must be
+ * {@value #SCHEMA}), {@code backend}, {@code args}, {@code env}.
  */
 public final class Templates {
   public static final String SCHEMA = "strata.template/v1";
-  static final String RESOURCE_ROOT = "strata/templates/engine/";
   private static final Set<String> KEYS =
       new LinkedHashSet<>(List.of("template", "backend", "args", "env"));
 
   private Templates() {}
 
-  /** The packaged template of a backend. */
+  /**
+   * The packaged template of a backend: {@code templates/engine/<backend>.yaml} as compiled into
+   * {@link PackagedTemplates} (no resource read, no YAML parse at run time).
+   *
+   * @throws StrataException exit 2 for a backend without a template ({@code pc})
+   */
   public static Template load(Backend backend) {
-    String res = RESOURCE_ROOT + backend.id() + ".yaml";
-    try (InputStream in = Templates.class.getClassLoader().getResourceAsStream(res)) {
-      if (in == null) {
-        throw new StrataException(
-            ExitCodes.USAGE,
-            "no engine template for backend " + backend.id() + " (templates/engine/)");
-      }
-      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      Template t = parse(text, "templates/engine/" + backend.id() + ".yaml");
-      if (t.backend() != backend) {
-        throw new StrataException(
-            ExitCodes.USAGE,
-            t.name() + ": says backend " + t.backend().id() + ", not " + backend.id());
-      }
-      return t;
-    } catch (IOException e) {
-      throw new StrataException(ExitCodes.USAGE, "cannot read the packaged template " + res, e);
+    Template t = PackagedTemplates.of(backend);
+    if (t == null) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          "no engine template for backend " + backend.id() + " (templates/engine/)");
     }
+    return t;
   }
 
   /** A template file on disk. */

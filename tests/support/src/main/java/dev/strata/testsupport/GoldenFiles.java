@@ -175,7 +175,7 @@ public final class GoldenFiles {
   /**
    * The unified diff (java-diff-utils, as the toolkit's own UnifiedDiff) from one text to another.
    */
-  static String diff(String oldName, String oldText, String newName, String newText) {
+  public static String diff(String oldName, String oldText, String newName, String newText) {
     List<String> a = oldText.lines().toList();
     StringBuilder out = new StringBuilder();
     for (String l :
