@@ -1,20 +1,25 @@
 package dev.strata.engine.text;
 
-import java.math.BigDecimal;
-import java.math.RoundingMode;
-
 /**
  * Byte sizes for people, in ONE unit system: binary, with IEC prefixes (KiB = 1,024 B, MiB, GiB,
  * TiB) — the memory plan's GiB (docs/PLAN.md). Every size a user reads (wizard, plan, probe, model
  * summary, demo-model, host diff) goes through here, so no output mixes decimal GB with GiB; the
  * memory plan's fixed-unit figures are {@link #gib} and {@link #gibUp}.
+ *
+ * <p>Exact decimal rounding in {@code long} arithmetic (the units are powers of two, so the integer
+ * part, the remainder and the decimals are exact), with {@link java.math.BigDecimal}'s rounding
+ * modes HALF_UP and CEILING and its plain strings: {@code ByteSizeTest} checks every method against
+ * {@code BigDecimal.divide(…).toPlainString()} on edge and random sizes. Not {@code BigDecimal}
+ * itself: its static initializer (JDK 25 builds big-integer tables, interpreted) cost {@code
+ * strata-launch --dry-run}, which uses no other {@code BigDecimal}, tens of milliseconds of
+ * start-up (docs/PERFORMANCE.md §2b, §2d).
  */
 public final class ByteSize {
   private static final String[] UNITS = {"KiB", "MiB", "GiB", "TiB"};
 
-  private ByteSize() {}
+  private static final long GIB = 1L << 30;
 
-  private static final BigDecimal GIB = BigDecimal.valueOf(1L << 30);
+  private ByteSize() {}
 
   /**
    * The number of GiB with two decimals, rounded half-up, no unit: {@code 10.67}. For the memory
@@ -22,7 +27,7 @@ public final class ByteSize {
    * compare at a glance; a size on its own is {@link #iec}.
    */
   public static String gib(long bytes) {
-    return BigDecimal.valueOf(bytes).divide(GIB, 2, RoundingMode.HALF_UP).toPlainString();
+    return decimal(bytes, GIB, 2, false);
   }
 
   /**
@@ -30,7 +35,7 @@ public final class ByteSize {
    * says 0.1, not 0.0).
    */
   public static String gibUp(long bytes) {
-    return BigDecimal.valueOf(bytes).divide(GIB, 1, RoundingMode.CEILING).toPlainString();
+    return decimal(bytes, GIB, 1, true);
   }
 
   /**
@@ -52,12 +57,39 @@ public final class ByteSize {
       unit++;
     }
     int decimals = unit >= 2 ? 2 : 1;
-    BigDecimal v =
-        BigDecimal.valueOf(bytes).divide(BigDecimal.valueOf(scale), decimals, RoundingMode.HALF_UP);
-    if (unit + 1 < UNITS.length && v.compareTo(BigDecimal.valueOf(1024)) >= 0) {
+    String v = decimal(bytes, scale, decimals, false);
+    if (unit + 1 < UNITS.length && Long.parseLong(v, 0, v.indexOf('.'), 10) >= 1024) {
       // 1023.96 MiB rounds to 1024.0: say 1.00 GiB instead
       return iec(scale * 1024);
     }
-    return v.toPlainString() + " " + UNITS[unit];
+    return v + " " + UNITS[unit];
+  }
+
+  /**
+   * {@code value / scale} with {@code decimals} decimals (1 or 2) as {@code
+   * BigDecimal.valueOf(value).divide(BigDecimal.valueOf(scale), decimals, mode).toPlainString()}
+   * prints it, mode HALF_UP or ({@code ceiling}) CEILING.
+   *
+   * @param scale a power of two, at most 2^40
+   */
+  private static String decimal(long value, long scale, int decimals, boolean ceiling) {
+    boolean negative = value < 0;
+    long magnitude = negative ? -value : value; // Long.MIN_VALUE stays 2^63 read unsigned
+    long whole = Long.divideUnsigned(magnitude, scale);
+    long rest = Long.remainderUnsigned(magnitude, scale);
+    long tenths = decimals == 1 ? 10 : 100;
+    long digits = rest * tenths / scale; // rest < 2^40: no overflow
+    long left = rest * tenths % scale;
+    boolean up = ceiling ? !negative && left > 0 : 2 * left >= scale; // HALF_UP: away from zero
+    if (up && ++digits == tenths) {
+      digits = 0;
+      whole++;
+    }
+    String frac = Long.toString(digits);
+    if (frac.length() < decimals) {
+      frac = "0" + frac;
+    }
+    String sign = negative && (whole != 0 || digits != 0) ? "-" : "";
+    return sign + Long.toUnsignedString(whole) + "." + frac;
   }
 }
