@@ -49,7 +49,7 @@ import picocli.CommandLine.ParentCommand;
  * exactly as {@code strata-launch --config} would.
  */
 @Command(
-    name = "demo",
+    name = DemoCommand.NAME,
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     sortOptions = false,
@@ -72,6 +72,9 @@ import picocli.CommandLine.ParentCommand;
       "*:the engine's own exit code"
     })
 public final class DemoCommand implements Callable<Integer> {
+  /** The subcommand's name. */
+  public static final String NAME = "demo";
+
   /** The demo's context: the 32K of the seed's pinned figures. */
   public static final long DEMO_CONTEXT = 32_768;
 
@@ -225,7 +228,7 @@ public final class DemoCommand implements Callable<Integer> {
     if (isolate) {
       launchArgs.add("--isolate");
     }
-    int code = LaunchCli.create(io, machine).execute(launchArgs.toArray(String[]::new));
+    int code = LaunchMain.run(io, machine, launchArgs.toArray(String[]::new));
     io.out().println();
     io.out()
         .println(

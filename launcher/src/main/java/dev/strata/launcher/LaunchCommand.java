@@ -1,28 +1,11 @@
 package dev.strata.launcher;
 
-import dev.strata.engine.ExitCodes;
-import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.CompletionCommand;
 import dev.strata.engine.cli.HostFileOption;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.JsonOption;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.VersionProvider;
-import dev.strata.engine.config.ConfigCodec;
-import dev.strata.engine.config.EngineConfig;
-import dev.strata.engine.ffm.Posix;
-import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.trust.TrustedPath;
-import dev.strata.engine.write.ConfigPaths;
-import dev.strata.launcher.preflight.Preflight;
-import dev.strata.launcher.run.EngineRunner;
-import dev.strata.launcher.run.InProcessRunner;
-import dev.strata.launcher.run.IsolatedRunner;
-import dev.strata.launcher.run.LogRouter;
-import dev.strata.launcher.run.RunSummary;
-import dev.strata.launcher.run.Supervisor;
-import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -30,9 +13,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code strata-launch}: check a config against this machine, then start the engine on it. */
+/**
+ * {@code strata-launch}: check a config against this machine, then start the engine on it. The
+ * options as picocli parses them (help, version, the subcommands, every usage error); what they ask
+ * for is a {@link LaunchFlow.Request}, run by the {@link LaunchFlow} the start-up fast path ({@link
+ * LaunchArgs}) runs too.
+ */
 @Command(
-    name = "strata-launch",
+    name = LaunchFlow.NAME,
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     sortOptions = false,
@@ -106,13 +94,13 @@ public final class LaunchCommand implements Callable<Integer> {
   private final Machine machine;
 
   @Option(
-      names = {"-c", "--config"},
+      names = {LaunchArgs.CONFIG_SHORT, LaunchArgs.CONFIG},
       paramLabel = "FILE",
       description = "The engine config (default: see below; STRATA_CONFIG overrides the default).")
   Path config;
 
   @Option(
-      names = "--dry-run",
+      names = LaunchArgs.DRY_RUN,
       description =
           "Run every preflight check, the engine's own check among them, and print the engine's"
               + " arguments, environment, the checks and the plan; run nothing. Exits 0 when the"
@@ -120,7 +108,7 @@ public final class LaunchCommand implements Callable<Integer> {
   boolean dryRun;
 
   @Option(
-      names = "--plan",
+      names = LaunchArgs.PLAN,
       description =
           "Print the memory plan only (for this machine, or for --host-file), whether or not it"
               + " fits: exit 0. Exit 3 when the config cannot be planned here at all (a missing"
@@ -129,14 +117,14 @@ public final class LaunchCommand implements Callable<Integer> {
   boolean plan;
 
   @Option(
-      names = "--explain",
+      names = LaunchArgs.EXPLAIN,
       description = "With --plan: after the plan, what each of its rows means (a glossary).")
   boolean explain;
 
   @Mixin JsonOption json;
 
   @Option(
-      names = "--isolate",
+      names = LaunchArgs.ISOLATE,
       description =
           "Run the engine in a child process: a native crash is reported as one line (exit 70)"
               + " instead of a JVM crash report.")
@@ -159,119 +147,14 @@ public final class LaunchCommand implements Callable<Integer> {
     return machine;
   }
 
+  /** The request the parsed options make: what {@link LaunchArgs#simple} makes of a simple list. */
+  LaunchFlow.Request request() {
+    return new LaunchFlow.Request(
+        config, dryRun, plan, explain, json.json(), isolate, hostFile.value());
+  }
+
   @Override
   public Integer call() {
-    if (plan && dryRun) {
-      throw usage("--plan and --dry-run exclude each other: --dry-run already prints the plan");
-    }
-    if (explain && (!plan || json.json())) {
-      throw usage("--explain goes with --plan (and not with --json): it explains the plan's rows");
-    }
-    if (hostFile.given() && !plan && !dryRun) {
-      throw usage("--host-file goes with --plan or --dry-run: a launch always checks this machine");
-    }
-    if (isolate && plan) {
-      throw usage("--isolate has no effect with --plan: nothing runs");
-    }
-    if (config != null && config.toString().isBlank()) {
-      // an empty --config resolves to the working folder: name the argument, not the folder
-      throw usage(
-          "--config: the path is empty: pass --config FILE (an engine config, engine.yaml)");
-    }
-    Path configPath = config != null ? machine.resolve(config) : defaultConfig();
-    if (!Files.exists(configPath)) {
-      throw usage(
-          "no config at "
-              + configPath
-              + (config != null
-                  ? ""
-                  : " (the default path): run strata-setup to write one, or pass --config FILE"));
-    }
-    EngineConfig cfg =
-        readTrusted(
-            configPath,
-            config != null
-                ? "--config"
-                : io.env().containsKey("STRATA_CONFIG")
-                    ? "STRATA_CONFIG"
-                    : "the default config path");
-    HostFacts here =
-        hostFile.given()
-            ? hostFile.open(machine).facts()
-            : machine.probeAndSay(io, "strata-launch", io.env(), note -> true).facts();
-
-    if (plan) {
-      Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());
-      Reports.printPlan(report, json.json(), io.width(), io.out(), io.err());
-      if (explain) {
-        io.out().println();
-        io.out().print(dev.strata.engine.plan.PlanText.glossaryText(io.width()));
-        io.out().flush();
-      }
-      return ExitCodes.OK;
-    }
-    try (Preflight.Report report = Preflight.full(cfg, configPath, here, io.env())) {
-      if (dryRun) {
-        Reports.printDryRun(report, isolate, json.json(), io.width(), io.out(), io.err());
-        return report.refused() ? report.refusal().exitCode() : ExitCodes.OK;
-      }
-      if (report.refused()) {
-        Reports.printWarnings(report, io.err());
-        throw report.refusal();
-      }
-      Reports.printWarnings(report, io.err());
-      // with --json, stdout is the one JSON document: everything else goes to standard error
-      PrintWriter out = json.json() ? io.err() : io.out();
-      Reports.printStart(report, isolate, io.width(), out);
-      RunSummary summary = json.json() ? new RunSummary() : null;
-      LogRouter log = new LogRouter(out, io.err(), summary);
-      // the library preflight checked, held open: loaded (or handed to the child) as it was checked
-      EngineRunner runner =
-          isolate
-              ? new IsolatedRunner(report.verified(), log::raw)
-              : InProcessRunner.load(report.verified(), out);
-      int code = new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
-      if (summary != null) {
-        io.out().println(Reports.runJson(report, isolate, code, summary));
-        io.out().flush();
-      }
-      return code;
-    }
-  }
-
-  /**
-   * Reads the config through one checked open: it decides what runs (the library and its pin), so
-   * it, its folder and every folder above it must pass the ownership rule the library passes
-   * ({@link TrustedPath}, exit 3), and the bytes parsed are the ones read from that open file.
-   */
-  static EngineConfig readTrusted(Path configPath, String how) {
-    if (!Files.isRegularFile(configPath)) {
-      return ConfigCodec.read(configPath); // its own exit-2 words for a folder, a missing file
-    }
-    try (TrustedPath.OpenFile f =
-        TrustedPath.open(
-            configPath, new TrustedPath.Subject("config", "from " + how), TrustedPath.me())) {
-      byte[] bytes =
-          Posix.readAll(f.fd(), Math.min(f.stat().size(), (long) ConfigCodec.MAX_BYTES + 1));
-      return ConfigCodec.read(bytes, configPath.toString());
-    } catch (java.nio.file.NoSuchFileException e) {
-      return ConfigCodec.read(configPath);
-    } catch (java.io.IOException e) {
-      throw new StrataException(
-          ExitCodes.USAGE, configPath + ": cannot read: " + e.getMessage(), e);
-    }
-  }
-
-  /** strata-setup's default path: the launcher reads where the wizard writes. */
-  private Path defaultConfig() {
-    try {
-      return ConfigPaths.defaultConfig(io.env(), machine.osName());
-    } catch (StrataException e) {
-      throw usage("no --config given and HOME is not set: pass --config FILE or set STRATA_CONFIG");
-    }
-  }
-
-  private static StrataException usage(String message) {
-    return new StrataException(ExitCodes.USAGE, message);
+    return new LaunchFlow(io, machine).run(request());
   }
 }

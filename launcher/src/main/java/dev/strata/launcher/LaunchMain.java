@@ -1,12 +1,43 @@
 package dev.strata.launcher;
 
+import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.Machine;
+import dev.strata.engine.cli.MainExit;
+import dev.strata.metal.HostProbe;
 
-/** Entry point of {@code strata-launch}: builds the command line from {@link LaunchCli}, exits. */
+/**
+ * Entry point of {@code strata-launch}. A simple argument list ({@link LaunchArgs#simple}: the
+ * scripted {@code --dry-run --config FILE}, a plain launch, {@code --plan --json} and their kin)
+ * goes straight to the {@link LaunchFlow}; any other goes through picocli ({@link LaunchCli}). The
+ * fast path exists for start-up time: it loads no picocli class (Java 5 class files, outside the
+ * AOT cache, verified one by one) and builds no reflective model (docs/PERFORMANCE.md §2c). Both
+ * ways end in the same flow and report a refusal with the same {@link Io#report}; {@link MainExit}
+ * ends the process.
+ */
 public final class LaunchMain {
   private LaunchMain() {}
 
   public static void main(String[] args) {
-    System.exit(LaunchCli.create(Io.system()).execute(args));
+    MainExit.end(run(Io.system(), Machine.system(HostProbe::probe), args));
+  }
+
+  /**
+   * What {@link #main} does on {@code io} and {@code machine}, up to the exit: the fast path when
+   * {@code args} are simple, else picocli. For tests and embeddings that must run exactly the
+   * command a user runs.
+   *
+   * @return the exit code (docs/RELIABILITY.md)
+   */
+  public static int run(Io io, Machine machine, String[] args) {
+    LaunchFlow.Request simple = LaunchArgs.simple(args);
+    if (simple == null) {
+      return LaunchCli.create(io, machine).execute(args);
+    }
+    try {
+      return new LaunchFlow(io, machine).run(simple);
+    } catch (StrataException e) {
+      return io.report(LaunchFlow.NAME, e);
+    }
   }
 }

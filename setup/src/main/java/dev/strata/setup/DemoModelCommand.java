@@ -16,11 +16,14 @@ import picocli.CommandLine.ParentCommand;
 
 /** {@code strata-setup demo-model}: a GGUF split set with the seed's geometry (issue 6). */
 @Command(
-    name = "demo-model",
+    name = DemoModelCommand.NAME,
     mixinStandardHelpOptions = true,
     description =
         "Write a demo model: a GGUF split set with the seed's geometry, sparse zero data.")
 public final class DemoModelCommand implements Callable<Integer> {
+  /** The subcommand's name. */
+  public static final String NAME = "demo-model";
+
   @ParentCommand SetupCommand parent;
 
   @Option(

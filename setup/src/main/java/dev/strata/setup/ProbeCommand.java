@@ -32,7 +32,7 @@ import picocli.CommandLine.ParentCommand;
  * known Mac's profile instead of probing.
  */
 @Command(
-    name = "probe",
+    name = ProbeCommand.NAME,
     mixinStandardHelpOptions = true,
     description = {
       "Show what this machine is (chip, cores, memory, GPU wired limit, Metal GPU family, Metal 4,"
@@ -41,6 +41,9 @@ import picocli.CommandLine.ParentCommand;
       "Exit codes: 0 success; 2 a bad host file or option (one line on stderr)."
     })
 public final class ProbeCommand implements Callable<Integer> {
+  /** The subcommand's name. */
+  public static final String NAME = "probe";
+
   @ParentCommand SetupCommand parent;
 
   @Mixin JsonOption json;

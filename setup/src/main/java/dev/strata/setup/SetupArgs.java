@@ -1,7 +1,9 @@
 package dev.strata.setup;
 
 import dev.strata.engine.Backend;
+import dev.strata.engine.cli.CompletionCommand;
 import dev.strata.engine.cli.HostFileOption;
+import dev.strata.engine.cli.SimpleArgs;
 import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.kv.KvFormat;
@@ -18,9 +20,10 @@ import java.util.Set;
  * these options, each once, in their plain {@code --name value} form, with values the same checks
  * accept — the whole of a scripted {@code strata-setup … --print} — without building picocli's
  * command model, which is most of a short run's start-up (docs/PERFORMANCE.md). Anything else
- * (help, version, a subcommand, {@code --name=value}, a repeated or unknown option, a bad value) is
- * not simple: picocli parses it and reports what is wrong, so every message still comes from one
- * place. {@code SetupArgsTest} runs a corpus of argument lists through both and checks they agree.
+ * (help, version, a subcommand, {@code --name=value}, a repeated or unknown option, a bad value, a
+ * value that starts with {@code -} or {@code @} or names a subcommand: {@link SimpleArgs}) is not
+ * simple: picocli parses it and reports what is wrong, so every message still comes from one place.
+ * {@code SetupArgsTest} runs a corpus of argument lists through both and checks they agree.
  */
 final class SetupArgs {
   private SetupArgs() {}
@@ -47,6 +50,13 @@ final class SetupArgs {
       Set.of(MODEL, CTX, EXPERTS, KV, ENGINE_LIB, BACKEND, HOST_FILE, OUT, ANSWERS);
 
   static final Set<String> SWITCHES = Set.of(PRINT, YES, FORCE);
+
+  /**
+   * The subcommands' names ({@code help} is picocli's {@code HelpCommand}): picocli takes none of
+   * them for an option's value ("Expected parameter for option '--out' but found 'probe'").
+   */
+  static final Set<String> SUBCOMMANDS =
+      Set.of(ProbeCommand.NAME, DemoModelCommand.NAME, CompletionCommand.NAME, "help");
 
   /**
    * The request {@code args} make when they are simple (see the class comment), else null.
@@ -83,8 +93,10 @@ final class SetupArgs {
         }
         continue;
       }
-      if (!VALUED.contains(name) || i + 1 >= args.length || args[i + 1].startsWith("-")) {
-        return null;
+      if (!VALUED.contains(name)
+          || i + 1 >= args.length
+          || !SimpleArgs.plainValue(args[i + 1], SUBCOMMANDS)) {
+        return null; // an option or a subcommand where a value should be, an argument file
       }
       String v = args[++i];
       try {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
+import dev.strata.testsupport.FastPathCheck;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -15,10 +16,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
-import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * The start-up fast path ({@link SetupArgs#simple}) against picocli's parse of the same command
@@ -54,19 +55,11 @@ class SetupArgsTest {
 
   @Test
   void theFastPathKnowsExactlyTheCommandsOwnOptions() {
-    Set<String> valued = new HashSet<>();
-    Set<String> switches = new HashSet<>();
-    for (OptionSpec o : picocli().getCommandSpec().options()) {
-      if (o.usageHelp() || o.versionHelp()) {
-        continue;
-      }
-      assertEquals(1, o.names().length, "one name each: " + List.of(o.names()));
-      (o.arity().max() == 0 ? switches : valued).add(o.longestName());
-    }
+    FastPathCheck.Options options = FastPathCheck.options(picocli());
     Set<String> fastValued = new HashSet<>(SetupArgs.VALUED);
     fastValued.addAll(SetupArgs.DEFERRED);
-    assertEquals(fastValued, valued);
-    assertEquals(SetupArgs.SWITCHES, switches);
+    assertEquals(fastValued, options.valued());
+    assertEquals(SetupArgs.SWITCHES, options.switches());
   }
 
   static List<List<String>> corpus() {
@@ -116,34 +109,43 @@ class SetupArgsTest {
         List.of("--", "--print"),
         List.of("--model", m, "extra"),
         List.of("--kvv", "q4_0"),
-        List.of("--gpu-family", "apple9", "--model", m, "--yes", "--print"));
+        List.of("--gpu-family", "apple9", "--model", m, "--yes", "--print"),
+        // a subcommand's name where a value should be: picocli refuses it
+        List.of("--model", m, "--yes", "--out", "probe"),
+        List.of("--model", "demo-model", "--print"),
+        List.of("--answers", "help", "--print"),
+        List.of("--host-file", "completion", "--print"),
+        List.of("--model", "probes", "--print"),
+        // an argument file (@FILE) picocli expands in place, when it exists (below) or not
+        List.of("--model", "@/nonexistent-strata/args", "--print"));
   }
 
   @ParameterizedTest
   @MethodSource("corpus")
   void theFastPathAgreesWithPicocliOrDefers(List<String> args) {
     String[] argv = args.toArray(String[]::new);
-    SetupFlow.Request fast = SetupArgs.simple(argv);
+    FastPathCheck.agrees(
+        picocli(), argv, SetupArgs.simple(argv), command -> ((SetupCommand) command).request());
+  }
+
+  @Test
+  void theFastPathKnowsTheSubcommands() {
+    assertEquals(picocli().getSubcommands().keySet(), SetupArgs.SUBCOMMANDS);
+  }
+
+  @Test
+  void anArgumentFileIsPicoclisEvenWhereTheFastPathWouldTakeItLiterally(@TempDir Path tmp)
+      throws java.io.IOException {
+    // picocli reads @FILE's words in place of the argument: taken as a path, the fast path would
+    // plan another model than picocli would
+    Path argFile = tmp.resolve("more");
+    java.nio.file.Files.writeString(argFile, "m.gguf --print\n");
+    String[] argv = {"--model", "@" + argFile};
+    assertNull(SetupArgs.simple(argv));
     CommandLine cl = picocli();
-    CommandLine.ParseResult parsed;
-    try {
-      parsed = cl.parseArgs(argv);
-    } catch (CommandLine.ParameterException e) {
-      assertNull(fast, "picocli refuses " + args + " (" + e.getMessage() + "), the fast path too");
-      return;
-    }
-    boolean plain =
-        !parsed.hasSubcommand()
-            && !parsed.isUsageHelpRequested()
-            && !parsed.isVersionHelpRequested();
-    if (!plain) {
-      assertNull(fast, args + " is for picocli (help, version or a subcommand)");
-      return;
-    }
-    if (fast != null) {
-      SetupFlow.Request slow = ((SetupCommand) cl.getCommand()).request();
-      assertEquals(slow, fast, "the same request from " + args);
-    }
+    cl.parseArgs(argv);
+    SetupFlow.Request r = ((SetupCommand) cl.getCommand()).request();
+    assertEquals(Path.of("m.gguf"), r.flags().model(), "picocli expanded the file");
   }
 
   @Test

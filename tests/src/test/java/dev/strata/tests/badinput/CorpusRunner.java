@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.strata.engine.cli.Io;
-import dev.strata.launcher.LaunchCli;
+import dev.strata.engine.cli.Machine;
+import dev.strata.launcher.LaunchMain;
+import dev.strata.metal.HostProbe;
 import dev.strata.setup.SetupCli;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -158,18 +160,20 @@ final class CorpusRunner {
     int exit =
         switch (c.command()) {
           case "setup" -> SetupCli.create(Io.of(in, o, e, env, false)).execute(c.argv(tmp));
+          // what strata-launch's main runs: its fast path for a simple command line
           case "launch" ->
-              LaunchCli.create(
-                      new Io(
-                          java.io.InputStream.nullInputStream(),
-                          o,
-                          e,
-                          env,
-                          false,
-                          code -> {
-                            throw new AssertionError("halt(" + code + ")");
-                          }))
-                  .execute(c.argv(tmp));
+              LaunchMain.run(
+                  new Io(
+                      java.io.InputStream.nullInputStream(),
+                      o,
+                      e,
+                      env,
+                      false,
+                      code -> {
+                        throw new AssertionError("halt(" + code + ")");
+                      }),
+                  Machine.system(HostProbe::probe),
+                  c.argv(tmp));
           default -> fail("unknown command " + c.command());
         };
     o.flush();

@@ -1,7 +1,10 @@
 package dev.strata.tests.dist;
 
 import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.Machine;
 import dev.strata.launcher.LaunchCli;
+import dev.strata.launcher.LaunchMain;
+import dev.strata.metal.HostProbe;
 import dev.strata.setup.SetupCli;
 import dev.strata.testsupport.Captured;
 import dev.strata.testsupport.RepoRoot;
@@ -16,7 +19,8 @@ import java.util.regex.Pattern;
 
 /**
  * Both commands as their {@code main} builds them ({@link SetupCli#create}, {@link
- * LaunchCli#create}), run in this JVM with captured streams and a given environment.
+ * LaunchCli#create}; strata-launch through {@link LaunchMain#run}, its fast path included), run in
+ * this JVM with captured streams and a given environment.
  */
 public final class Cli {
   private Cli() {}
@@ -39,10 +43,14 @@ public final class Cli {
     return setup(Map.of(), false, args);
   }
 
-  /** strata-launch without a terminal; a halt (second Ctrl-C) throws. */
+  /**
+   * strata-launch without a terminal, as its {@code main} runs it ({@link LaunchMain#run}: the
+   * start-up fast path for a simple command line, else picocli); a halt (second Ctrl-C) throws.
+   */
   public static Result launch(Map<String, String> env, String... args) {
     Captured c = new Captured();
-    int code = LaunchCli.create(Io.of(c.out(), c.err(), env, false)).execute(args);
+    int code =
+        LaunchMain.run(Io.of(c.out(), c.err(), env, false), Machine.system(HostProbe::probe), args);
     return new Result(code, c.outText(), c.errText());
   }
 

@@ -1,0 +1,183 @@
+package dev.strata.launcher;
+
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.Machine;
+import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.ffm.Posix;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.trust.TrustedPath;
+import dev.strata.engine.write.ConfigPaths;
+import dev.strata.launcher.preflight.Preflight;
+import dev.strata.launcher.run.EngineRunner;
+import dev.strata.launcher.run.InProcessRunner;
+import dev.strata.launcher.run.IsolatedRunner;
+import dev.strata.launcher.run.LogRouter;
+import dev.strata.launcher.run.RunSummary;
+import dev.strata.launcher.run.Supervisor;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The one flow of {@code strata-launch} (without {@code demo}): the options' rules, the config read
+ * through one checked open, the host, preflight, then the plan, the dry run or the launch. Both
+ * ways into it end here — picocli's parse ({@link LaunchCommand#call}) and the start-up fast path
+ * ({@link LaunchArgs#simple}, from {@link LaunchMain}) — so they run the same code and refuse in
+ * the same words; refusals are thrown as {@link StrataException} and reported by the caller with
+ * {@link Io#report}.
+ */
+final class LaunchFlow {
+  /** The command's name in its messages (and picocli's {@code @Command} name). */
+  static final String NAME = "strata-launch";
+
+  /**
+   * What the command line asks for.
+   *
+   * @param config {@code --config FILE} as typed (relative to the working folder), or null for the
+   *     default path
+   * @param dryRun {@code --dry-run}
+   * @param plan {@code --plan}
+   * @param explain {@code --explain}
+   * @param json {@code --json}
+   * @param isolate {@code --isolate}
+   * @param hostFile {@code --host-file FILE|NAME} as typed, or null
+   */
+  record Request(
+      Path config,
+      boolean dryRun,
+      boolean plan,
+      boolean explain,
+      boolean json,
+      boolean isolate,
+      String hostFile) {}
+
+  private final Io io;
+  private final Machine machine;
+
+  LaunchFlow(Io io, Machine machine) {
+    this.io = io;
+    this.machine = machine;
+  }
+
+  /** Runs the request; returns the exit code (refusals are thrown as {@link StrataException}). */
+  int run(Request r) {
+    if (r.plan() && r.dryRun()) {
+      throw usage("--plan and --dry-run exclude each other: --dry-run already prints the plan");
+    }
+    if (r.explain() && (!r.plan() || r.json())) {
+      throw usage("--explain goes with --plan (and not with --json): it explains the plan's rows");
+    }
+    if (r.hostFile() != null && !r.plan() && !r.dryRun()) {
+      throw usage("--host-file goes with --plan or --dry-run: a launch always checks this machine");
+    }
+    if (r.isolate() && r.plan()) {
+      throw usage("--isolate has no effect with --plan: nothing runs");
+    }
+    Path config = r.config();
+    if (config != null && config.toString().isBlank()) {
+      // an empty --config resolves to the working folder: name the argument, not the folder
+      throw usage(
+          "--config: the path is empty: pass --config FILE (an engine config, engine.yaml)");
+    }
+    Path configPath = config != null ? machine.resolve(config) : defaultConfig();
+    if (!Files.exists(configPath)) {
+      throw usage(
+          "no config at "
+              + configPath
+              + (config != null
+                  ? ""
+                  : " (the default path): run strata-setup to write one, or pass --config FILE"));
+    }
+    EngineConfig cfg =
+        readTrusted(
+            configPath,
+            config != null
+                ? "--config"
+                : io.env().containsKey("STRATA_CONFIG")
+                    ? "STRATA_CONFIG"
+                    : "the default config path");
+    // --host-file: the one path rule (HostProfiles.open), as strata-setup's
+    HostFacts here =
+        r.hostFile() != null
+            ? HostProfiles.open(r.hostFile(), machine.workingDir()).facts()
+            : machine.probeAndSay(io, NAME, io.env(), note -> true).facts();
+
+    if (r.plan()) {
+      Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());
+      Reports.printPlan(report, r.json(), io.width(), io.out(), io.err());
+      if (r.explain()) {
+        io.out().println();
+        io.out().print(dev.strata.engine.plan.PlanText.glossaryText(io.width()));
+        io.out().flush();
+      }
+      return ExitCodes.OK;
+    }
+    try (Preflight.Report report = Preflight.full(cfg, configPath, here, io.env())) {
+      if (r.dryRun()) {
+        Reports.printDryRun(report, r.isolate(), r.json(), io.width(), io.out(), io.err());
+        return report.refused() ? report.refusal().exitCode() : ExitCodes.OK;
+      }
+      if (report.refused()) {
+        Reports.printWarnings(report, io.err());
+        throw report.refusal();
+      }
+      Reports.printWarnings(report, io.err());
+      // with --json, stdout is the one JSON document: everything else goes to standard error
+      PrintWriter out = r.json() ? io.err() : io.out();
+      Reports.printStart(report, r.isolate(), io.width(), out);
+      RunSummary summary = r.json() ? new RunSummary() : null;
+      LogRouter log = new LogRouter(out, io.err(), summary);
+      // the library preflight checked, held open: loaded (or handed to the child) as it was checked
+      EngineRunner runner =
+          r.isolate()
+              ? new IsolatedRunner(report.verified(), log::raw)
+              : InProcessRunner.load(report.verified(), out);
+      int code = new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
+      if (summary != null) {
+        io.out().println(Reports.runJson(report, r.isolate(), code, summary));
+        io.out().flush();
+      }
+      return code;
+    }
+  }
+
+  /**
+   * Reads the config through one checked open: it decides what runs (the library and its pin), so
+   * it, its folder and every folder above it must pass the ownership rule the library passes
+   * ({@link TrustedPath}, exit 3), and the bytes parsed are the ones read from that open file.
+   */
+  static EngineConfig readTrusted(Path configPath, String how) {
+    if (!Files.isRegularFile(configPath)) {
+      return ConfigCodec.read(configPath); // its own exit-2 words for a folder, a missing file
+    }
+    try (TrustedPath.OpenFile f =
+        TrustedPath.open(
+            configPath, new TrustedPath.Subject("config", "from " + how), TrustedPath.me())) {
+      byte[] bytes =
+          Posix.readAll(f.fd(), Math.min(f.stat().size(), (long) ConfigCodec.MAX_BYTES + 1));
+      return ConfigCodec.read(bytes, configPath.toString());
+    } catch (java.nio.file.NoSuchFileException e) {
+      return ConfigCodec.read(configPath);
+    } catch (java.io.IOException e) {
+      throw new StrataException(
+          ExitCodes.USAGE, configPath + ": cannot read: " + e.getMessage(), e);
+    }
+  }
+
+  /** strata-setup's default path: the launcher reads where the wizard writes. */
+  private Path defaultConfig() {
+    try {
+      return ConfigPaths.defaultConfig(io.env(), machine.osName());
+    } catch (StrataException e) {
+      throw usage("no --config given and HOME is not set: pass --config FILE or set STRATA_CONFIG");
+    }
+  }
+
+  private static StrataException usage(String message) {
+    return new StrataException(ExitCodes.USAGE, message);
+  }
+}
