@@ -17,12 +17,14 @@
 #   setup-picocli  the same with --ctx=32768: not simple, so picocli parses it (what the fast path saves)
 #   setup-noaot    `setup` from a copy without the AOT caches
 #   launch         bin/strata-launch --dry-run --config C
+#                  (a simple argument list: the fast path, LaunchArgs, without picocli's model)
+#   launch-picocli the same with --config=C: not simple, so picocli parses it (what the fast path saves)
 # M is the demo model (first of 4 shards, written to a temporary folder), H templates/hosts/m4-pro-48.json
 # (a file, as a user passes it), L a path with no library (a config made for another machine: setup
 # pins no sha256, as in the AOT training), C a config for this machine made with the distribution's
 # strata-ref library (its sha256 pinned; the dry run loads and checks it).
 # BENCH_EXTRA="NAME=DIST ..." adds, for each other built distribution DIST (e.g. main's before a change),
-# rows setup-NAME, setup-picocli-NAME and launch-NAME from a copy of it as it is (jars untouched), its
+# rows setup-NAME, setup-picocli-NAME, launch-NAME and launch-picocli-NAME from a copy of it as it is (jars untouched), its
 # caches trained again: a before/after in one run.
 # Writes raw.csv (every run: wall and CPU seconds), the commands' first stdout, and README.md.
 . "$(dirname "$0")/../lib.sh"
@@ -66,6 +68,7 @@ cmds=(
   "setup-picocli=$(j "$dist/bin/strata-setup" --ctx=32768 "${common[@]}")"
   "setup-noaot=$(j "$work/noaot/bin/strata-setup" --ctx 32768 "${common[@]}")"
   "launch=$(j "$dist/bin/strata-launch" --dry-run --config "$work/config.yaml")"
+  "launch-picocli=$(j "$dist/bin/strata-launch" --dry-run --config="$work/config.yaml")"
 )
 for spec in ${BENCH_EXTRA:-}; do
   name=${spec%%=*} other=${spec#*=}
@@ -77,6 +80,7 @@ for spec in ${BENCH_EXTRA:-}; do
     "setup-$name=$(j "$work/x-$name/bin/strata-setup" --ctx 32768 "${common[@]}")"
     "setup-picocli-$name=$(j "$work/x-$name/bin/strata-setup" --ctx=32768 "${common[@]}")"
     "launch-$name=$(j "$work/x-$name/bin/strata-launch" --dry-run --config "$work/config.yaml")"
+    "launch-picocli-$name=$(j "$work/x-$name/bin/strata-launch" --dry-run --config="$work/config.yaml")"
   )
 done
 

@@ -2,7 +2,7 @@
 # aot-train.sh — (re)creates the distribution's AOT caches (JDK 25, JEP 514) by running the real commands
 # once each with -XX:AOTCacheOutput:
 #   lib/strata-setup.aot   strata-setup --host-file templates/hosts/m4-pro-48.json --model <demo> --ctx 32768 --experts stream --print
-#   lib/strata-launch.aot  strata-launch --dry-run --config <a config for this machine's backend>
+#   lib/strata-launch.aot  strata-launch --dry-run --config <a config naming strata-ref, for this machine>
 # The bin/ scripts use a cache when it is there (-XX:AOTCache): classes come pre-parsed, pre-verified and
 # pre-linked, which is most of a short command's start-up. A cache holds one training run, hence one per
 # command (`strata-setup probe` and the wizard use the setup cache for what they share with --print).
@@ -55,9 +55,9 @@ run() { # log-name allowed-exit-codes command...
 
 run demo-model 0 "$home/bin/strata-setup" demo-model --out "$work/model"
 model=$work/model/strata-demo-00001-of-00004.gguf
-# The engine library named in the training configs is a path that does not exist: setup takes that for a
-# config made for another machine (no sha256 pinned) and the launch's dry-run refuses it with exit 3 after
-# its checks. A real file that is not a library is refused by setup's library check (exit 3).
+# The engine library named in setup's training config is a path that does not exist: setup takes that
+# for a config made for another machine (no sha256 pinned). A real file that is not a library is refused
+# by setup's library check (exit 3). The launch's config: below.
 case $(uname -s) in
   Darwin) backend=metal lib=$work/libstrata.dylib ;;
   *) backend=cpu-reference lib=$work/libstrata_ref.so ;;
@@ -70,10 +70,24 @@ esac
 JDK_JAVA_OPTIONS="-XX:AOTCacheOutput=\"$setup_aot\"" run setup-print 0 \
   "$home/bin/strata-setup" --host-file "$home/templates/hosts/m4-pro-48.json" --model "$model" --ctx 32768 --experts stream \
   --engine-lib "$work/libstrata.dylib" --print
-# The launch config: this machine's backend, so that --dry-run walks through every check (on a machine
-# too small for the plan it refuses with exit 3 after the plan: still a full training run).
-run setup-config 0 "$home/bin/strata-setup" --host-file m4-pro-48 --model "$model" --ctx 32768 \
-  --experts stream --backend "$backend" --engine-lib "$lib" --out "$work/config.yaml"
+# The launch config. Off the Mac the distribution ships strata-ref (lib/native): a config for this
+# machine that names it (its sha256 pinned) lets --dry-run walk every check a user's launch walks — the
+# config's trust walk, the library's (sha256 of the open file, the FFM load), the model, the host, the
+# plan, the engine's own strata_engine_check and the report — so the cache holds all of it
+# (docs/PERFORMANCE.md §2d). Where setup refuses that (the library's folder writable by others, a machine
+# too small for the plan) and on a Mac (no engine shipped), the config names the absent library above,
+# made for another Mac: the dry run then stops at the library check (exit 3), and the cache holds less.
+# Either way the dry run is a simple command line, strata-launch's fast path (LaunchArgs): the cache holds
+# no picocli class (Java 5 class files never go in), nor the JDK's reflection and annotation classes that
+# picocli's model needs (--help, demo, --name=value, ...), which load from the JDK's own CDS archive
+# or its modules.
+ref=$home/lib/native/libstrata_ref.so
+if [ "$(uname -s)" = Darwin ] || [ ! -f "$ref" ] || ! JAVA_HOME=$jdk "$home/bin/strata-setup" \
+  --model "$model" --ctx 32768 --experts stream --backend cpu-reference --engine-lib "$ref" \
+  --out "$work/config.yaml" >"$work/setup-config-ref.log" 2>&1; then
+  run setup-config 0 "$home/bin/strata-setup" --host-file m4-pro-48 --model "$model" --ctx 32768 \
+    --experts stream --backend "$backend" --engine-lib "$lib" --out "$work/config.yaml"
+fi
 JDK_JAVA_OPTIONS="-XX:AOTCacheOutput=\"$launch_aot\"" run launch-dry-run "0 3" \
   "$home/bin/strata-launch" --dry-run --config "$work/config.yaml"
 
