@@ -5,21 +5,12 @@ import dev.strata.engine.text.Clip;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Expert tensors of the main blocks, per layer: separate or merged {@code *_exps} tensors (bytes /
  * expert count per slot), or the legacy per-expert tensors (the largest expert per slot).
  */
 final class ExpertTensors {
-  private static final Pattern EXPERT =
-      Pattern.compile("(" + String.join("|", ArchTable.EXPERT_TENSORS) + ")\\.(weight|bias|scale)");
-
-  private static final Pattern LEGACY_EXPERT =
-      Pattern.compile(
-          "(" + String.join("|", ArchTable.LEGACY_EXPERT_TENSORS) + ")\\.(\\d{1,6})\\.weight");
-
   private final String arch;
   private final int experts;
 
@@ -35,25 +26,25 @@ final class ExpertTensors {
   }
 
   boolean take(GgufFile shard, GgufTensor t, int layer, String rest) {
-    Matcher m = EXPERT.matcher(rest);
-    if (m.matches()) {
+    int name = TensorNames.expertTensor(rest);
+    if (name >= 0) {
       checkShape(shard, t);
       long[] l = merged.computeIfAbsent(layer, k -> new long[5]);
-      if (m.group(2).equals("weight")) {
-        l[ArchTable.EXPERT_TENSORS.indexOf(m.group(1))] = 1;
+      if (rest.endsWith(".weight")) {
+        l[name] = 1;
       }
       l[4] += t.bytes() / experts;
       return true;
     }
-    m = LEGACY_EXPERT.matcher(rest);
-    if (m.matches() && experts > 0) {
-      int e = Integer.parseInt(m.group(2));
+    int[] legacyMatch = TensorNames.legacyExpert(rest);
+    if (legacyMatch != null && experts > 0) {
+      int e = legacyMatch[1];
       if (e >= experts) {
         throw GgufException.tensorBeyond(shard.file(), t.name(), arch + ".expert_count", experts);
       }
       long[][] l = legacy.computeIfAbsent(layer, k -> new long[experts][2]);
       l[e][0] += t.bytes();
-      l[e][1] |= 1L << ArchTable.LEGACY_EXPERT_TENSORS.indexOf(m.group(1));
+      l[e][1] |= 1L << legacyMatch[0];
       return true;
     }
     return false;

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -20,8 +19,6 @@ import java.util.regex.Pattern;
 public final class GeometryRules {
   /** What an architecture name looks like ("qwen3next", "gpt-oss"); it prefixes metadata keys. */
   private static final Pattern ARCH = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
-
-  private static final Pattern BLOCK = Pattern.compile("blk\\.(\\d{1,9})\\.(.+)");
 
   private GeometryRules() {}
 
@@ -78,17 +75,17 @@ public final class GeometryRules {
     long drafter = 0;
     for (GgufFile shard : shards) {
       for (GgufTensor t : shard.tensors()) {
-        Matcher m = BLOCK.matcher(t.name());
-        if (!m.matches()) {
+        int restAt = TensorNames.blockRest(t.name());
+        if (restAt < 0) {
           dense = add(dense, t.bytes(), shard.file());
           continue;
         }
-        int layer = Integer.parseInt(m.group(1));
+        int layer = TensorNames.blockLayer(t.name(), restAt);
         if (layer >= allBlocks) {
           throw GgufException.tensorBeyond(
               shard.file(), t.name(), arch + ".block_count", blockCount);
         }
-        String rest = m.group(2);
+        String rest = t.name().substring(restAt);
         if (layer >= blocks) {
           drafter = add(drafter, t.bytes(), shard.file());
           if (ArchTable.KV_TENSORS.contains(rest)) {
@@ -265,9 +262,9 @@ public final class GeometryRules {
     int highest = -1;
     for (GgufFile s : shards) {
       for (GgufTensor t : s.tensors()) {
-        Matcher m = BLOCK.matcher(t.name());
-        if (m.matches()) {
-          highest = Math.max(highest, Integer.parseInt(m.group(1)));
+        int restAt = TensorNames.blockRest(t.name());
+        if (restAt >= 0) {
+          highest = Math.max(highest, TensorNames.blockLayer(t.name(), restAt));
         }
       }
     }

@@ -2,9 +2,12 @@ package dev.strata.engine.gen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.strata.engine.Backend;
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
 import dev.strata.testsupport.GoldenFiles;
 import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
@@ -85,8 +88,17 @@ class PackagedTemplatesTest {
   }
 
   @Test
-  void aBackendWithoutAYamlFileHasNoTemplate() {
-    assertNull(PackagedTemplates.of(Backend.PC));
+  void aBackendWithoutAYamlFileHasNoTemplate() throws IOException {
+    Map<Backend, Template> yaml = fromYaml(RepoRoot.resolve(FOLDER));
+    for (Backend b : Backend.values()) {
+      if (!yaml.containsKey(b)) {
+        assertNull(PackagedTemplates.of(b), b.id());
+        StrataException e = assertThrows(StrataException.class, () -> Templates.load(b));
+        assertEquals(ExitCodes.USAGE, e.exitCode());
+        assertEquals(
+            "no engine template for backend " + b.id() + " (templates/engine/)", e.getMessage());
+      }
+    }
   }
 
   @Test
