@@ -16,20 +16,30 @@ public final class SetupMain {
   private SetupMain() {}
 
   public static void main(String[] args) {
-    Io io = Io.system();
-    Machine machine = Machine.system(HostProbe::probe);
-    SetupCli.PrompterFactory prompter = SetupCli.PrompterFactory.system();
+    MainExit.end(run(Io.system(), args));
+  }
+
+  /**
+   * What {@link #main} does on {@code io}, up to the exit, on this machine and terminal: the fast
+   * path when {@code args} are simple, else picocli. For tests that must run exactly the command a
+   * user runs.
+   *
+   * @return the exit code (docs/RELIABILITY.md)
+   */
+  public static int run(Io io, String[] args) {
+    return run(io, Machine.system(HostProbe::probe), SetupCli.PrompterFactory.system(), args);
+  }
+
+  /** {@link #run(Io, String[])} on {@code machine}, the wizard asking through {@code prompter}. */
+  public static int run(Io io, Machine machine, SetupCli.PrompterFactory prompter, String[] args) {
     SetupFlow.Request simple = SetupArgs.simple(args);
-    if (simple != null) {
-      int code;
-      try {
-        code = new SetupFlow(io, machine, prompter).run(simple);
-      } catch (StrataException e) {
-        code = io.report(SetupCommand.NAME, e);
-      }
-      MainExit.end(code);
-      return;
+    if (simple == null) {
+      return SetupCli.create(io, machine, prompter).execute(args);
     }
-    MainExit.end(SetupCli.create(io, machine, prompter).execute(args));
+    try {
+      return new SetupFlow(io, machine, prompter).run(simple);
+    } catch (StrataException e) {
+      return io.report(SetupCommand.NAME, e);
+    }
   }
 }

@@ -9,7 +9,7 @@ import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.launcher.LaunchMain;
 import dev.strata.metal.HostProbe;
-import dev.strata.setup.SetupCli;
+import dev.strata.setup.SetupMain;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -159,7 +159,8 @@ final class CorpusRunner {
     ByteArrayInputStream in = new ByteArrayInputStream(new byte[0]);
     int exit =
         switch (c.command()) {
-          case "setup" -> SetupCli.create(Io.of(in, o, e, env, false)).execute(c.argv(tmp));
+          // what strata-setup's main runs: its fast path for a simple command line
+          case "setup" -> SetupMain.run(Io.of(in, o, e, env, false), c.argv(tmp));
           // what strata-launch's main runs: its fast path for a simple command line
           case "launch" ->
               LaunchMain.run(

@@ -2,10 +2,9 @@ package dev.strata.tests.dist;
 
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
-import dev.strata.launcher.LaunchCli;
 import dev.strata.launcher.LaunchMain;
 import dev.strata.metal.HostProbe;
-import dev.strata.setup.SetupCli;
+import dev.strata.setup.SetupMain;
 import dev.strata.testsupport.Captured;
 import dev.strata.testsupport.RepoRoot;
 import java.io.PrintWriter;
@@ -18,9 +17,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Both commands as their {@code main} builds them ({@link SetupCli#create}, {@link
- * LaunchCli#create}; strata-launch through {@link LaunchMain#run}, its fast path included), run in
- * this JVM with captured streams and a given environment.
+ * Both commands as their {@code main} runs them ({@link SetupMain#run}, {@link LaunchMain#run}:
+ * each command's start-up fast path for a simple command line, else picocli), in this JVM with
+ * captured streams and a given environment.
  */
 public final class Cli {
   private Cli() {}
@@ -35,7 +34,7 @@ public final class Cli {
   /** strata-setup; {@code terminal} says whether a terminal is attached (colour, wizard). */
   public static Result setup(Map<String, String> env, boolean terminal, String... args) {
     Captured c = new Captured();
-    int code = SetupCli.create(Io.of(c.out(), c.err(), env, terminal)).execute(args);
+    int code = SetupMain.run(Io.of(c.out(), c.err(), env, terminal), args);
     return new Result(code, c.outText(), c.errText());
   }
 
