@@ -3,6 +3,7 @@ package dev.strata.launcher;
 import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.ContextSize;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.KvOption;
@@ -49,7 +50,7 @@ import picocli.CommandLine.ParentCommand;
  * exactly as {@code strata-launch --config} would.
  */
 @Command(
-    name = DemoCommand.NAME,
+    name = CommandNames.DEMO,
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     sortOptions = false,
@@ -72,8 +73,6 @@ import picocli.CommandLine.ParentCommand;
       "*:the engine's own exit code"
     })
 public final class DemoCommand implements Callable<Integer> {
-  /** The subcommand's name. */
-  public static final String NAME = "demo";
 
   /** The demo's context: the 32K of the seed's pinned figures. */
   public static final long DEMO_CONTEXT = 32_768;

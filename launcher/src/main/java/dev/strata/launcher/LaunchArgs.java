@@ -1,6 +1,6 @@
 package dev.strata.launcher;
 
-import dev.strata.engine.cli.CompletionCommand;
+import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.HostFileOption;
 import dev.strata.engine.cli.JsonOption;
 import dev.strata.engine.cli.SimpleArgs;
@@ -47,7 +47,8 @@ final class LaunchArgs {
    * The subcommands' names ({@code help} is picocli's {@code HelpCommand}): picocli takes none of
    * them for an option's value ("Expected parameter for option '--config' but found 'demo'").
    */
-  static final Set<String> SUBCOMMANDS = Set.of(DemoCommand.NAME, CompletionCommand.NAME, "help");
+  static final Set<String> SUBCOMMANDS =
+      Set.of(CommandNames.DEMO, CommandNames.COMPLETION, CommandNames.HELP);
 
   /**
    * The request {@code args} make when they are simple (see the class comment), else null. The

@@ -1,5 +1,6 @@
 package dev.strata.launcher;
 
+import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.CompletionCommand;
 import dev.strata.engine.cli.HostFileOption;
 import dev.strata.engine.cli.Io;
@@ -20,7 +21,7 @@ import picocli.CommandLine.Option;
  * LaunchArgs}) runs too.
  */
 @Command(
-    name = LaunchFlow.NAME,
+    name = CommandNames.LAUNCH,
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     sortOptions = false,

@@ -2,6 +2,7 @@ package dev.strata.launcher;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.config.ConfigCodec;
@@ -31,8 +32,6 @@ import java.nio.file.Path;
  * {@link Io#report}.
  */
 final class LaunchFlow {
-  /** The command's name in its messages (and picocli's {@code @Command} name). */
-  static final String NAME = "strata-launch";
 
   /**
    * What the command line asks for.
@@ -104,7 +103,7 @@ final class LaunchFlow {
     HostFacts here =
         r.hostFile() != null
             ? HostProfiles.open(r.hostFile(), machine.workingDir()).facts()
-            : machine.probeAndSay(io, NAME, io.env(), note -> true).facts();
+            : machine.probeAndSay(io, CommandNames.LAUNCH, io.env(), note -> true).facts();
 
     if (r.plan()) {
       Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());

@@ -1,6 +1,7 @@
 package dev.strata.launcher;
 
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.MainExit;
@@ -37,7 +38,7 @@ public final class LaunchMain {
     try {
       return new LaunchFlow(io, machine).run(simple);
     } catch (StrataException e) {
-      return io.report(LaunchFlow.NAME, e);
+      return io.report(CommandNames.LAUNCH, e);
     }
   }
 }

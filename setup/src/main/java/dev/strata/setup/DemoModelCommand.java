@@ -2,6 +2,7 @@ package dev.strata.setup;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.model.DemoModel;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
@@ -16,13 +17,11 @@ import picocli.CommandLine.ParentCommand;
 
 /** {@code strata-setup demo-model}: a GGUF split set with the seed's geometry (issue 6). */
 @Command(
-    name = DemoModelCommand.NAME,
+    name = CommandNames.DEMO_MODEL,
     mixinStandardHelpOptions = true,
     description =
         "Write a demo model: a GGUF split set with the seed's geometry, sparse zero data.")
 public final class DemoModelCommand implements Callable<Integer> {
-  /** The subcommand's name. */
-  public static final String NAME = "demo-model";
 
   @ParentCommand SetupCommand parent;
 

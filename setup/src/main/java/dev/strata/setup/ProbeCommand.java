@@ -3,6 +3,7 @@ package dev.strata.setup;
 import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.HostFileOption;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.JsonOption;
@@ -32,7 +33,7 @@ import picocli.CommandLine.ParentCommand;
  * known Mac's profile instead of probing.
  */
 @Command(
-    name = ProbeCommand.NAME,
+    name = CommandNames.PROBE,
     mixinStandardHelpOptions = true,
     description = {
       "Show what this machine is (chip, cores, memory, GPU wired limit, Metal GPU family, Metal 4,"
@@ -41,8 +42,6 @@ import picocli.CommandLine.ParentCommand;
       "Exit codes: 0 success; 2 a bad host file or option (one line on stderr)."
     })
 public final class ProbeCommand implements Callable<Integer> {
-  /** The subcommand's name. */
-  public static final String NAME = "probe";
 
   @ParentCommand SetupCommand parent;
 

@@ -1,7 +1,7 @@
 package dev.strata.setup;
 
 import dev.strata.engine.Backend;
-import dev.strata.engine.cli.CompletionCommand;
+import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.HostFileOption;
 import dev.strata.engine.cli.SimpleArgs;
 import dev.strata.engine.cli.TableValues;
@@ -56,7 +56,8 @@ final class SetupArgs {
    * them for an option's value ("Expected parameter for option '--out' but found 'probe'").
    */
   static final Set<String> SUBCOMMANDS =
-      Set.of(ProbeCommand.NAME, DemoModelCommand.NAME, CompletionCommand.NAME, "help");
+      Set.of(
+          CommandNames.PROBE, CommandNames.DEMO_MODEL, CommandNames.COMPLETION, CommandNames.HELP);
 
   /**
    * The request {@code args} make when they are simple (see the class comment), else null.

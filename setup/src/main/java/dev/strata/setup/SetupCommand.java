@@ -1,6 +1,7 @@
 package dev.strata.setup;
 
 import dev.strata.engine.Backend;
+import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.CompletionCommand;
 import dev.strata.engine.cli.HostFileOption;
 import dev.strata.engine.cli.Io;
@@ -24,7 +25,7 @@ import picocli.CommandLine.Option;
 
 /** {@code strata-setup}: generate an engine config (the wizard asks what the flags do not say). */
 @Command(
-    name = SetupCommand.NAME,
+    name = CommandNames.SETUP,
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     showDefaultValues = true,
@@ -74,8 +75,6 @@ import picocli.CommandLine.Option;
       "130:cancelled (Ctrl-C, Ctrl-D or no at the confirmation): nothing written"
     })
 public final class SetupCommand implements Callable<Integer> {
-  /** The command's name, in usage and in every message. */
-  public static final String NAME = "strata-setup";
 
   private final Io io;
   private final Machine machine;

@@ -1,6 +1,7 @@
 package dev.strata.setup;
 
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.MainExit;
@@ -39,7 +40,7 @@ public final class SetupMain {
     try {
       return new SetupFlow(io, machine, prompter).run(simple);
     } catch (StrataException e) {
-      return io.report(SetupCommand.NAME, e);
+      return io.report(CommandNames.SETUP, e);
     }
   }
 }

@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
  * compinit} and {@code bashcompinit}, so {@code source <(… completion zsh)} works in a bare zsh.
  */
 @Command(
-    name = CompletionCommand.NAME,
+    name = CommandNames.COMPLETION,
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = {
@@ -23,8 +23,6 @@ import picocli.CommandLine.Spec;
       "  zsh:   source <(${ROOT-COMMAND-NAME} completion zsh)"
     })
 public final class CompletionCommand implements Callable<Integer> {
-  /** The subcommand's name. */
-  public static final String NAME = "completion";
 
   /** The shells a script is written for. */
   public enum Shell {

@@ -27,6 +27,11 @@ class ByteSizeTest {
     return BigDecimal.valueOf(bytes).divide(GIB, 1, RoundingMode.CEILING).toPlainString();
   }
 
+  /**
+   * The replaced formula, its unit found by magnitude rather than by a loop: the largest power of
+   * 1024 not above the size (at most TiB), then the same {@code BigDecimal} division and the same
+   * step up when the rounded figure reaches 1024.
+   */
   static String iec(long bytes) {
     if (bytes < 0) {
       return "-" + iec(bytes == Long.MIN_VALUE ? Long.MAX_VALUE : -bytes);
@@ -34,19 +39,12 @@ class ByteSizeTest {
     if (bytes < 1024) {
       return bytes + " B";
     }
-    int unit = 0;
-    long scale = 1024;
-    while (unit + 1 < UNITS.length && bytes >= scale * 1024) {
-      scale *= 1024;
-      unit++;
-    }
-    int decimals = unit >= 2 ? 2 : 1;
+    int unit = Math.min(UNITS.length - 1, (63 - Long.numberOfLeadingZeros(bytes)) / 10 - 1);
+    BigDecimal divisor = BigDecimal.valueOf(2).pow(10 * (unit + 1));
     BigDecimal v =
-        BigDecimal.valueOf(bytes).divide(BigDecimal.valueOf(scale), decimals, RoundingMode.HALF_UP);
-    if (unit + 1 < UNITS.length && v.compareTo(BigDecimal.valueOf(1024)) >= 0) {
-      return iec(scale * 1024);
-    }
-    return v.toPlainString() + " " + UNITS[unit];
+        BigDecimal.valueOf(bytes).divide(divisor, unit < 2 ? 1 : 2, RoundingMode.HALF_UP);
+    boolean stepUp = unit < UNITS.length - 1 && v.compareTo(BigDecimal.valueOf(1024)) >= 0;
+    return stepUp ? iec(1L << (10 * (unit + 2))) : v.toPlainString() + " " + UNITS[unit];
   }
 
   static List<Long> sizes() {
