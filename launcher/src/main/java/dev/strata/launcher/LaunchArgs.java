@@ -6,7 +6,8 @@ import dev.strata.engine.cli.JsonOption;
 import dev.strata.engine.cli.SimpleArgs;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -65,37 +66,26 @@ final class LaunchArgs {
     boolean explain = false;
     boolean json = false;
     boolean isolate = false;
-    Set<String> seen = new HashSet<>();
-    for (int i = 0; i < args.length; i++) {
-      String name = args[i];
-      // -c and --config are one option: either twice is a repeat
-      if (!seen.add(name.equals(CONFIG_SHORT) ? CONFIG : name)) {
-        return null;
-      }
-      if (SWITCHES.contains(name)) {
-        switch (name) {
-          case DRY_RUN -> dryRun = true;
-          case PLAN -> plan = true;
-          case EXPLAIN -> explain = true;
-          case JSON -> json = true;
-          default -> isolate = true;
-        }
-        continue;
-      }
-      if (!VALUED.contains(name) || i + 1 >= args.length) {
-        return null;
-      }
-      String v = args[++i];
-      if (!SimpleArgs.plainValue(v, SUBCOMMANDS)) {
-        return null; // an option or a subcommand where a value should be, an argument file
-      }
-      if (name.equals(HOST_FILE)) {
-        hostFile = v;
-      } else {
-        try {
-          config = Path.of(v); // picocli's Path converter: Paths.get
-        } catch (InvalidPathException e) {
-          return null; // picocli names the option and the value
+    // -c and --config are one option: either twice is a repeat
+    List<SimpleArgs.Option> options =
+        SimpleArgs.options(args, VALUED, SWITCHES, SUBCOMMANDS, Map.of(CONFIG_SHORT, CONFIG));
+    if (options == null) {
+      return null;
+    }
+    for (SimpleArgs.Option option : options) {
+      switch (option.name()) {
+        case DRY_RUN -> dryRun = true;
+        case PLAN -> plan = true;
+        case EXPLAIN -> explain = true;
+        case JSON -> json = true;
+        case ISOLATE -> isolate = true;
+        case HOST_FILE -> hostFile = option.value();
+        default -> {
+          try {
+            config = Path.of(option.value()); // picocli's Path converter: Paths.get
+          } catch (InvalidPathException e) {
+            return null; // picocli names the option and the value
+          }
         }
       }
     }

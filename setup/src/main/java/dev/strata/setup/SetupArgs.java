@@ -11,7 +11,8 @@ import dev.strata.engine.model.ExpertsMode;
 import dev.strata.setup.gen.Given;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -80,28 +81,19 @@ final class SetupArgs {
     boolean print = false;
     boolean yes = false;
     boolean force = false;
-    Set<String> seen = new HashSet<>();
-    for (int i = 0; i < args.length; i++) {
-      String name = args[i];
-      if (!seen.add(name)) {
-        return null;
-      }
-      if (SWITCHES.contains(name)) {
+    List<SimpleArgs.Option> options =
+        SimpleArgs.options(args, VALUED, SWITCHES, SUBCOMMANDS, Map.of());
+    if (options == null) {
+      return null;
+    }
+    for (SimpleArgs.Option option : options) {
+      String name = option.name();
+      String v = option.value();
+      try {
         switch (name) {
           case PRINT -> print = true;
           case YES -> yes = true;
-          default -> force = true;
-        }
-        continue;
-      }
-      if (!VALUED.contains(name)
-          || i + 1 >= args.length
-          || !SimpleArgs.plainValue(args[i + 1], SUBCOMMANDS)) {
-        return null; // an option or a subcommand where a value should be, an argument file
-      }
-      String v = args[++i];
-      try {
-        switch (name) {
+          case FORCE -> force = true;
           case MODEL -> model = Path.of(v);
           case CTX -> {
             // a size in range, by the one rule; anything else is picocli's to refuse
