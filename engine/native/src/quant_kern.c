@@ -242,13 +242,13 @@ INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *
         out[c] = s;
     }
 }
-static inline void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
 }
-static inline void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
 }
-static inline void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
 }
 
@@ -292,10 +292,10 @@ INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *cons
         out[c] = hsum8(_mm256_add_ps(a0[c], a1[c]));
     }
 }
-static inline void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_q_0_k(0, w, n, x, nc, out);
 }
-static inline void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_q_0_k(1, w, n, x, nc, out);
 }
 
@@ -349,10 +349,10 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
         out[c] = hsum8(acc[c]) - accm[c];
     }
 }
-static inline void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_q45_k_k(0, w, n, x, nc, out);
 }
-static inline void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_q45_k_k(1, w, n, x, nc, out);
 }
 
@@ -430,13 +430,13 @@ INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *
         out[c] = s;
     }
 }
-static inline void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
 }
-static inline void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
 }
-static inline void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
 }
 
@@ -465,10 +465,10 @@ INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *cons
         out[c] = acc[c];
     }
 }
-static inline void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_q_0_k(0, w, n, x, nc, out);
 }
-static inline void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_q_0_k(1, w, n, x, nc, out);
 }
 
@@ -508,10 +508,10 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
         out[c] = acc[c] - accm[c];
     }
 }
-static inline void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_q45_k_k(0, w, n, x, nc, out);
 }
-static inline void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     dot_q45_k_k(1, w, n, x, nc, out);
 }
 
