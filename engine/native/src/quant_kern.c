@@ -219,23 +219,39 @@ INLINE __m256 ld8w(uint32_t t, const uint8_t *p) {
 INLINE float ld1w(uint32_t t, const uint8_t *p) {
     return t == GGML_TYPE_F16 ? h2f(p) : t == GGML_TYPE_BF16 ? bf2f(p) : ld_f32(p);
 }
+/* U independent accumulators per column, 8 values each: the FMA latency (4 cycles) needs about 8 chains in
+ * flight, so 4 per column for one or two columns, 2 per column for three or four. */
 INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     const size_t es = t == GGML_TYPE_F32 ? 4 : 2;
-    __m256 a0[NC], a1[NC];
-    for (int c = 0; c < nc; c++) {
-        a0[c] = a1[c] = _mm256_setzero_ps();
+    enum { UMAX = 4 };
+    const int U = nc <= 2 ? 4 : 2;
+    __m256 a[UMAX][NC];
+    for (int u = 0; u < U; u++) {
+        for (int c = 0; c < nc; c++) {
+            a[u][c] = _mm256_setzero_ps();
+        }
     }
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m256 w0 = ld8w(t, w + es * (size_t)i), w1 = ld8w(t, w + es * (size_t)(i + 8));
+    for (; i + 8 * U <= n; i += 8 * U) {
+        for (int u = 0; u < U; u++) {
+            const __m256 wv = ld8w(t, w + es * (size_t)(i + 8 * u));
+            for (int c = 0; c < nc; c++) {
+                a[u][c] = _mm256_fmadd_ps(wv, _mm256_loadu_ps((const float *)(const void *)x[c] + i + 8 * u), a[u][c]);
+            }
+        }
+    }
+    for (; i + 8 <= n; i += 8) {
+        const __m256 wv = ld8w(t, w + es * (size_t)i);
         for (int c = 0; c < nc; c++) {
-            const float *xc = (const float *)(const void *)x[c];
-            a0[c] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(xc + i), a0[c]);
-            a1[c] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(xc + i + 8), a1[c]);
+            a[0][c] = _mm256_fmadd_ps(wv, _mm256_loadu_ps((const float *)(const void *)x[c] + i), a[0][c]);
         }
     }
     for (int c = 0; c < nc; c++) {
-        float s = hsum8(_mm256_add_ps(a0[c], a1[c]));
+        __m256 v = a[0][c];
+        for (int u = 1; u < U; u++) {
+            v = _mm256_add_ps(v, a[u][c]);
+        }
+        float s = hsum8(v);
         for (int64_t j = i; j < n; j++) {
             s += ld1w(t, w + es * (size_t)j) * ld_f32(x[c] + 4 * (size_t)j);
         }
@@ -303,25 +319,42 @@ INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int
  * Per super-block: sumi = sum_j sc_j * sum_l q * x (codes 0..15 or 0..31 unsigned: maddubs, pair sums
  * <= 2 * 31 * 127 < 2^15; then × sc_j <= 63 into int32: |sumi| <= 256 * 31 * 127 * 63 < 2^27), and
  * result += d_x * (d * sumi - dmin * sum_j m_j * bsum_j). */
+/* The 8 scales and 8 mins of a q4_K / q5_K block at once (the bit moves of strata_k4_scale_min on 32-bit words
+ * of the 12 scale bytes s: scales 0..3 = s[0..3] & 63, mins 0..3 = s[4..7] & 63, scales 4..7 = low nibbles of
+ * s[8..11] | top 2 bits of s[0..3] << 4, mins 4..7 = high nibbles of s[8..11] | top 2 bits of s[4..7] << 4). */
+static inline void k4_scales_bytes(const uint8_t *s, uint8_t out[16]) {
+    uint32_t a[3], u[4];
+    memcpy(a, s, 12);
+    u[0] = a[0] & 0x3f3f3f3fu;
+    u[1] = (a[2] & 0x0f0f0f0fu) | (((a[0] >> 6) & 0x03030303u) << 4);
+    u[2] = a[1] & 0x3f3f3f3fu;
+    u[3] = ((a[2] >> 4) & 0x0f0f0f0fu) | (((a[1] >> 6) & 0x03030303u) << 4);
+    memcpy(out, u, 16); /* out[0..8) scales, out[8..16) mins */
+}
+
 INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     const size_t wbytes = five ? Q5_K_BYTES : Q4_K_BYTES;
     const __m256i m4 = _mm256_set1_epi8(0xF), one = _mm256_set1_epi8(1);
     __m256 acc[NC];
-    float accm[NC];
+    __m128 accm[NC];
     for (int c = 0; c < nc; c++) {
         acc[c] = _mm256_setzero_ps();
-        accm[c] = 0.0f;
+        accm[c] = _mm_setzero_ps();
     }
     for (int64_t b = 0; b < n / QK_K; b++) {
         const uint8_t *wb = w + wbytes * (size_t)b, *qs = wb + (five ? 48 : 16);
         const float d = h2f(wb), dmin = h2f(wb + 2);
-        int sc[8], m[8];
-        k4_scales(wb + 4, sc, m);
+        uint8_t sm[16];
+        k4_scales_bytes(wb + 4, sm);
+        const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(sm + 8)));
         __m256i sumi[NC];
-        for (int c = 0; c < nc; c++) {
+        for (int c = 0; c < nc; c++) { /* the min term: sum_j m_j * (bsum 2j + bsum 2j+1), 4 int32 lanes */
             sumi[c] = _mm256_setzero_si256();
             const uint8_t *xb = x[c] + Q8_K_BYTES * (size_t)b;
-            accm[c] += dmin * q8k_d(xb) * (float)k4_minsum(m, xb);
+            const __m256i bs = ldu256(xb + Q8_K_BSUMS);
+            const __m128i pairs = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
+            accm[c] = _mm_fmadd_ps(_mm_cvtepi32_ps(_mm_madd_epi16(mins, pairs)), _mm_set1_ps(dmin * q8k_d(xb)),
+                                   accm[c]);
         }
         __m256i qh = five ? ldu256(wb + 16) : _mm256_setzero_si256();
         for (int k = 0; k < 4; k++) {
@@ -332,7 +365,7 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
                 hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 1), one), 4));
                 qh = _mm256_srli_epi16(qh, 2);
             }
-            const __m256i sl = _mm256_set1_epi16((short)sc[2 * k]), sh = _mm256_set1_epi16((short)sc[2 * k + 1]);
+            const __m256i sl = _mm256_set1_epi16((short)sm[2 * k]), sh = _mm256_set1_epi16((short)sm[2 * k + 1]);
             for (int c = 0; c < nc; c++) {
                 const uint8_t *xq = x[c] + Q8_K_BYTES * (size_t)b + Q8_K_QS + 64 * k;
                 const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, ldu256(xq)), sl);
@@ -346,7 +379,9 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
         }
     }
     for (int c = 0; c < nc; c++) {
-        out[c] = hsum8(acc[c]) - accm[c];
+        __m128 m = _mm_add_ps(accm[c], _mm_movehl_ps(accm[c], accm[c]));
+        m = _mm_add_ss(m, _mm_movehdup_ps(m));
+        out[c] = hsum8(acc[c]) - _mm_cvtss_f32(m);
     }
 }
 INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
@@ -576,21 +611,31 @@ static dot_fn dot_of(uint32_t t) {
     }
 }
 
+/* Cache blocking for ncols > NC: a chunk of rows of about CHUNK_BYTES (at least one row) is dotted with every
+ * group of NC columns in turn, so the chunk's weights and one group's activations both stay in L1 (32 KB) while
+ * they are reused: weights come from memory once, activations from L2 once per chunk. For ncols <= NC this is
+ * one pass over the rows, each streamed once. */
+enum { CHUNK_BYTES = 12 * 1024 };
+
 static void NAME(gemm_rows)(uint32_t wtype, int64_t n, const uint8_t *w, size_t wrow_bytes, int64_t r0, int64_t r1,
                             const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride) {
     const dot_fn dot = dot_of(wtype);
+    const size_t rb = strata_row_bytes(wtype, n);
+    const int64_t chunk = ncols <= NC ? r1 - r0 : (int64_t)(rb < CHUNK_BYTES ? CHUNK_BYTES / rb : 1);
     const uint8_t *x[NC];
     float out[NC];
-    for (int64_t r = r0; r < r1; r++) {
-        const uint8_t *row = w + (size_t)r * wrow_bytes;
+    for (int64_t rc = r0; rc < r1; rc += chunk) {
+        const int64_t re = r1 - rc < chunk ? r1 : rc + chunk;
         for (int c0 = 0; c0 < ncols; c0 += NC) {
             const int nc = ncols - c0 < NC ? ncols - c0 : NC;
             for (int c = 0; c < nc; c++) {
                 x[c] = xq + (size_t)(c0 + c) * xstride;
             }
-            dot(row, n, x, nc, out);
-            for (int c = 0; c < nc; c++) {
-                y[(size_t)(c0 + c) * ystride + (size_t)r] = out[c];
+            for (int64_t r = rc; r < re; r++) {
+                dot(w + (size_t)r * wrow_bytes, n, x, nc, out);
+                for (int c = 0; c < nc; c++) {
+                    y[(size_t)(c0 + c) * ystride + (size_t)r] = out[c];
+                }
             }
         }
     }
