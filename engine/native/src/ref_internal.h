@@ -45,6 +45,11 @@ typedef struct {
     void (*axpy_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const float *p,
                     float *acc);
     float (*expsum)(float *x, size_t n, float m);
+    /* fp16 pools: the same with an exact float query (hd a multiple of 8) */
+    void (*score_f16)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const float *q,
+                      float scale, float *s);
+    void (*axpy_f16)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const float *p,
+                     float *acc);
 } strata_fused_ops;
 
 extern const strata_fused_ops strata_fused_base;
