@@ -139,6 +139,7 @@ typedef struct {
     int k4;                     /* an Apple10 (M5-class) GPU: never for strata-ref, which has none */
     const char *env_prompt;     /* getenv("STRATA_METAL_PROMPT") */
     const char *env_prompt_gemm; /* getenv("STRATA_METAL_PROMPT_GEMM") */
+    uint64_t fwd_scratch_bytes;  /* the forward pass's activations and one row of logits (forward.c) */
 } strata_mem_inputs;
 
 typedef struct {
@@ -169,8 +170,7 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *out);
 /* The item line `PREFIX: item=NAME bytes=N` of item i ("plan" for the check, "alloc" for main). 0 or -1. */
 int strata_memory_item_line(const strata_mem_plan *p, int i, const char *prefix, char *buf, size_t cap);
 /* strata-ref's own working buffers (docs/ENGINE-ABI.md lists them; Java MemoryPlan repeats the formula). */
-uint64_t strata_memory_scratch_bytes(uint32_t qsa_layers, uint32_t kv_heads, uint32_t head_dim, uint64_t context,
-                                     uint32_t experts, uint32_t moe_layers);
+uint64_t strata_memory_scratch_bytes(uint32_t experts, uint32_t moe_layers, uint64_t fwd_scratch_bytes);
 /* The machine's physical memory in bytes, as the Java probe reads it (Linux: MemTotal of /proc/meminfo; macOS:
  * hw.memsize); 0 when unknown. */
 uint64_t strata_memory_total(void);
