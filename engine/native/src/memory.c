@@ -144,12 +144,13 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
         p->free_bytes = (int64_t)p->budget - (int64_t)need;
     }
 
-    /* what the engine allocates, in allocation order; items of 0 bytes are not allocated and not listed */
+    /* what the engine holds, in allocation order; items of 0 bytes are not allocated and not listed. `weights` is the
+     * dense tensors mapped read-only from the shards (resident once touched); the resident experts are `arena` */
     const struct {
         const char *name;
         uint64_t bytes;
     } all[] = {
-        {"kv", p->kv}, {"ssm_state", p->ssm_state}, {"standby", p->standby}, {"arena", p->arena},
+        {"weights", p->dense}, {"kv", p->kv}, {"ssm_state", p->ssm_state}, {"standby", p->standby}, {"arena", p->arena},
         {"scratch", p->scratch},
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
