@@ -4,7 +4,9 @@
  *  - test/vocab_vectors.tsv (llama.cpp's ids from vocab_vectors.mjs) for the SPM and BPE vocabularies of
  *    shared/data/gguf/, the tiny model, and gpt-neox's vocabulary with the gpt-2, llama3 and qwen2 pre-tokenizers;
  *  - BOS/EOS, EOG, special ids, refusals, the piece buffer contract.
- * `vocab_test [--quick] [SHARED_DATA [VECTORS]]`; without SHARED_DATA, $STRATA_SHARED_DATA. Files that are absent
+ *  - val.jsonl through every other vocabulary of the vectors: count and digest of llama.cpp's ids
+ *    (test/vocab_val_digests.tsv).
+ * `vocab_test [--quick] [SHARED_DATA [VECTORS [DIGESTS]]]`; without SHARED_DATA, $STRATA_SHARED_DATA. Files that are absent
  * give "skipped" lines. --quick: the first 4 documents only (for the sanitizer run). Exit 0 when all pass. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -248,6 +250,11 @@ static long json_text(const char *line, char *out) {
     }
 }
 
+/* the documents of val.jsonl, kept for the digests */
+static char **docs_text = NULL;
+static size_t *docs_len = NULL;
+static int n_docs = 0;
+
 /* ---- val.jsonl against val.u16 ---- */
 static void test_val(const char *shared, int quick) {
     char path[1024], jpath[1024], upath[1024];
@@ -286,6 +293,12 @@ static void test_val(const char *shared, int quick) {
         size_t want = ui - u0;
         ui++;
         docs++;
+        docs_text = realloc(docs_text, (size_t)docs * sizeof *docs_text);
+        docs_len = realloc(docs_len, (size_t)docs * sizeof *docs_len);
+        docs_text[docs - 1] = malloc((size_t)tl + 1);
+        memcpy(docs_text[docs - 1], text, (size_t)tl);
+        docs_len[docs - 1] = (size_t)tl;
+        n_docs = docs;
         if (quick && docs > 4) { if (!save) break; continue; }
         int64_t n;
         int32_t *ids = tokenize(v, text, (size_t)tl, 0, &n);
@@ -424,6 +437,64 @@ static void test_vectors(const char *shared, const char *vectors) {
     free(all);
 }
 
+/* ---- val.jsonl through the other vocabularies: llama.cpp's count and FNV-1a 64 of the ids ---- */
+static uint64_t fnv_ids(const int32_t *ids, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < 4; b++) {
+            h ^= ((uint32_t)ids[i] >> (8 * b)) & 0xff;
+            h *= 0x100000001b3ull;
+        }
+    return h;
+}
+
+static void test_digests(const char *shared, const char *file, int quick) {
+    size_t len;
+    char *all = slurp(file, &len);
+    if (all == NULL) {
+        printf("vocab_test: val digests: skipped (%s is absent)\n", file);
+        return;
+    }
+    if (n_docs == 0) {
+        printf("vocab_test: val digests: skipped (no val.jsonl)\n");
+        free(all);
+        return;
+    }
+    int rows = 0, equal = 0;
+    size_t tokens = 0;
+    for (char *line = all, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (nl == NULL) nl = line + strlen(line);
+        int end = *nl == '\0';
+        *nl = '\0';
+        char name[256];
+        int doc;
+        long long count;
+        char hex[32];
+        if (sscanf(line, "%255[^\t]\t%d\t%lld\t%31s", name, &doc, &count, hex) == 4 && doc >= 1 && doc <= n_docs &&
+            (!quick || doc <= 2)) {
+            strata_vocab *v = vocab_for(shared, name);
+            if (v != NULL) {
+                int64_t n;
+                int32_t *ids = tokenize(v, docs_text[doc - 1], docs_len[doc - 1], 0, &n);
+                char got[32];
+                snprintf(got, sizeof got, "%016llx", (unsigned long long)fnv_ids(ids, (size_t)(n > 0 ? n : 0)));
+                int same = n == count && strcmp(got, hex) == 0;
+                CHECK(same, "%s val doc %d: %lld tokens (fnv %s), llama.cpp %lld (fnv %s)", name, doc, (long long)n, got,
+                      count, hex);
+                rows++;
+                equal += same;
+                tokens += (size_t)(n > 0 ? n : 0);
+                free(ids);
+            }
+        }
+        if (end) break;
+    }
+    printf("vocab_test: val.jsonl through the other vocabularies: %d/%d documents equal to llama.cpp's (%zu tokens)%s\n",
+           equal, rows, tokens, quick ? " (quick: first 2 per vocabulary)" : "");
+    free(all);
+}
+
 /* ---- behaviour beyond the ids ---- */
 static void test_misc(const char *shared) {
     char path[1024];
@@ -521,6 +592,7 @@ int main(int argc, char **argv) {
     if (ai < argc && strcmp(argv[ai], "--quick") == 0) { quick = 1; ai++; }
     const char *shared = ai < argc ? argv[ai++] : NULL;
     const char *vectors = ai < argc ? argv[ai++] : "test/vocab_vectors.tsv";
+    const char *digests = ai < argc ? argv[ai++] : "test/vocab_val_digests.tsv";
     const char *env = getenv("STRATA_SHARED_DATA");
     if (shared == NULL && env != NULL && *env) shared = env;
     if (shared == NULL || !exists(shared)) {
@@ -532,6 +604,7 @@ int main(int argc, char **argv) {
     if (mkdtemp(tmpdir) == NULL) { perror("mkdtemp"); return 1; }
     test_val(shared, quick);
     test_vectors(shared, vectors);
+    test_digests(shared, digests, quick);
     test_misc(shared);
     for (int i = 0; i < n_cache; i++) {
         strata_vocab_free(cache[i].v);
@@ -543,6 +616,9 @@ int main(int argc, char **argv) {
         unlink(p);
     }
     rmdir(tmpdir);
+    for (int i = 0; i < n_docs; i++) free(docs_text[i]);
+    free(docs_text);
+    free(docs_len);
     printf("vocab_test: %d checks, %d failed\n", checks, fails);
     return fails ? 1 : 0;
 }

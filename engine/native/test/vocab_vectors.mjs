@@ -1,7 +1,12 @@
 // vocab_vectors.mjs — llama.cpp's own token ids for vocab_test.c (the reference behaviour of strata-ref's tokenizer).
 // Run with node-llama-cpp 3.21.1 installed (npm i node-llama-cpp@3.21.1 in DIR):
-//   NODE_PATH=DIR/node_modules node engine/native/test/vocab_vectors.mjs SHARED_DATA > engine/native/test/vocab_vectors.tsv
-// Output: one line per case: vocab \t parse_special(0|1) \t escaped text \t ids (space-separated).
+//   NODE_PATH=DIR/node_modules node engine/native/test/vocab_vectors.mjs SHARED_DATA engine/native/test
+// Writes two files into that folder:
+//  - vocab_vectors.tsv: one line per case: vocab \t parse_special(0|1) \t escaped text \t ids (space-separated);
+//    the texts are the fixed list below, then 150 random ones (a fixed seed) mixing the classes the
+//    pre-tokenizers tell apart;
+//  - vocab_val_digests.tsv: every document of models/val.jsonl through each vocabulary (parse_special off):
+//    vocab \t document number (1-based) \t token count \t FNV-1a 64 of the ids as little-endian uint32, hex.
 // "vocab" names a file under SHARED_DATA, or "gguf/ggml-vocab-gpt-neox.gguf+pre=X": that file with the key
 // tokenizer.ggml.pre = X inserted as the first key (vocab_test.c derives the same file the same way).
 import fs from "node:fs";
@@ -14,6 +19,7 @@ const nlcPath = process.env.NLC_MODULE || "node-llama-cpp";
 const { getLlama, LlamaLogLevel } = await import(require.resolve(nlcPath, { paths: (process.env.NODE_PATH || "").split(":") }));
 
 const shared = process.argv[2] || "../shared/data";
+const outDir = process.argv[3] || ".";
 
 const texts = [
   "Hello world", " Hello world", "  Hello world", "Hello  world", "hello world ", "Hello\nworld", "\n", "\n\n", " \n \n",
@@ -31,6 +37,37 @@ const texts = [
   "<s>hello</s>", "<unk>", "</s> after", "<|endoftext|>", "a<|endoftext|>b", "<|padding|>x", "text <|endoftext|> text",
   "The quick brown fox jumps over the lazy dog.", "Don't stop believing! It's 2024, isn't it?",
 ];
+
+// Random texts: pieces drawn from pools of the classes that matter (xorshift32, seed fixed).
+let seed = 0x2545f491;
+function rnd(n) {
+  seed ^= seed << 13; seed >>>= 0;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5; seed >>>= 0;
+  return seed % n;
+}
+const pools = [
+  ["a", "b", "Z", "the", "Hello", "WORLD", "x", "Qu", "ing"],
+  ["0", "1", "42", "123", "9999", "2024", "3.5", "07"],
+  [" ", " ", "  ", "   ", "\t", "\n", "\n\n", "\r\n", "\r", " \n", "\u000b", "\f"],
+  ["'", "'s", "'S", "'t", "'re", "'VE", "'m", "'ll", "'D", "'x", "n't"],
+  [".", ",", "!", "?", "-", "--", "(", ")", "[", "]", "{", "}", ":", ";", "\"", "/", "\\", "|", "_", "#", "@", "&", "*",
+   "+", "=", "<", ">", "^", "~", "`", "$", "%"],
+  ["é", "ß", "Жук", "ñ", "Ωmega", "中文", "日本", "한", "ا", "ğ", "ǅ", "İ", "ﬁ"],
+  ["٣", "²", "½", "Ⅻ", "𝟘", "٤٥"],
+  ["\u00a0", "\u2003", "\u3000", "\u0085", "\u2028", "\u200b", "\u200d", "\ufeff"],
+  ["🙂", "👍🏽", "🎉", "👨‍👩‍👧", "€", "©", "∑", "→", "♥", "\u0301", "\u0308", "\ue000"],
+  ["<s>", "</s>", "<unk>", "<|endoftext|>", "<|padding|>", "<|endoftext", "|>"],
+];
+for (let i = 0; i < 150; i++) {
+  let t = "";
+  const parts = 1 + rnd(24);
+  for (let k = 0; k < parts; k++) {
+    const pool = pools[rnd(pools.length)];
+    t += pool[rnd(pool.length)];
+  }
+  texts.push(t);
+}
 
 const cases = [
   ["gguf/ggml-vocab-llama.gguf", null],
@@ -73,9 +110,23 @@ function esc(s) {
   return r;
 }
 
+function fnv64(ids) {
+  let h = 0xcbf29ce484222325n;
+  const p = 0x100000001b3n, mask = (1n << 64n) - 1n;
+  for (const id of ids) {
+    for (let b = 0; b < 4; b++) {
+      h ^= BigInt((id >>> (8 * b)) & 0xff);
+      h = (h * p) & mask;
+    }
+  }
+  return h.toString(16).padStart(16, "0");
+}
+const docs = fs.readFileSync(path.join(shared, "models/val.jsonl"), "utf8").split("\n").filter((l) => l.trim())
+  .map((l) => JSON.parse(l).text);
+
 const llama = await getLlama({ gpu: false, logLevel: LlamaLogLevel.error });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "vocab-vectors-"));
-const out = [];
+const out = [], digests = [];
 for (const [file, pre] of cases) {
   let modelPath = path.join(shared, file);
   let name = file;
@@ -93,7 +144,12 @@ for (const [file, pre] of cases) {
       out.push(`${name}\t${special ? 1 : 0}\t${esc(t)}\t${Array.from(ids).join(" ")}`);
     }
   }
+  docs.forEach((d, i) => {
+    const ids = Array.from(model.tokenize(d, false));
+    digests.push(`${name}\t${i + 1}\t${ids.length}\t${fnv64(ids)}`);
+  });
   await model.dispose();
 }
 fs.rmSync(tmp, { recursive: true, force: true });
-process.stdout.write(out.join("\n") + "\n");
+fs.writeFileSync(path.join(outDir, "vocab_vectors.tsv"), out.join("\n") + "\n");
+fs.writeFileSync(path.join(outDir, "vocab_val_digests.tsv"), digests.join("\n") + "\n");
