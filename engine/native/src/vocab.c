@@ -491,7 +491,7 @@ static int push(int32_t **out, size_t *n, size_t *cap, int32_t id) {
 typedef struct { int prev, next; size_t at, n; } sym;
 /* a candidate merge of symbols left and right: SPM orders by score (highest first), BPE by rank (lowest first);
  * ties go to the leftmost pair */
-typedef struct { float key; int left, right; size_t size; } bigram;
+typedef struct { double key; int left, right; size_t size; } bigram;
 
 static int bigram_before(const bigram *a, const bigram *b) {
     return a->key > b->key || (a->key == b->key && a->left < b->left);
@@ -574,11 +574,11 @@ static int try_pair(merger *g, int left, int right) {
     if (v->type == VT_SPM) {
         int32_t id = tok_find(v, g->text + a->at, a->n + b->n);
         if (id < 0) return 0;
-        bg.key = v->score[id];
+        bg.key = (double)v->score[id];
     } else {
         int32_t r = merge_rank(v, g->text + a->at, a->n, g->text + b->at, b->n);
         if (r < 0) return 0;
-        bg.key = -(float)r; /* ranks < 2^24: exact in a float */
+        bg.key = -(double)r;
     }
     return heap_push(&g->q, bg);
 }

@@ -579,6 +579,18 @@ static void test_misc(const char *shared) {
             CHECK(0, "%s", err);
         }
         unlink(dst);
+        /* llama3's pre-tokenizer turns add_bos on (no add_bos_token key here); qwen2's and the default leave it off */
+        strata_vocab *l3 = vocab_for(shared, "gguf/ggml-vocab-gpt-neox.gguf+pre=llama-bpe");
+        strata_vocab *q2 = vocab_for(shared, "gguf/ggml-vocab-gpt-neox.gguf+pre=qwen2");
+        if (l3 != NULL && q2 != NULL) {
+            int64_t n1, n2;
+            int32_t *a = tokenize(l3, "Hi", 2, STRATA_TOK_ADD_SPECIAL, &n1);
+            int32_t *b = tokenize(q2, "Hi", 2, STRATA_TOK_ADD_SPECIAL, &n2);
+            CHECK(n1 == n2 + 1 && a[0] == 0 && b[0] != 0, "llama-bpe adds BOS 0, qwen2 does not (%lld, %lld)",
+                  (long long)n1, (long long)n2);
+            free(a);
+            free(b);
+        }
         strata_vocab *neox = vocab_for(shared, "gguf/ggml-vocab-gpt-neox.gguf");
         if (neox != NULL) {
             CHECK(strata_vocab_special(neox, 5) == 187, "gpt-neox newline token 187, got %d", strata_vocab_special(neox, 5));
