@@ -219,13 +219,13 @@ INLINE __m256 ld8w(uint32_t t, const uint8_t *p) {
 INLINE float ld1w(uint32_t t, const uint8_t *p) {
     return t == GGML_TYPE_F16 ? h2f(p) : t == GGML_TYPE_BF16 ? bf2f(p) : ld_f32(p);
 }
-/* U independent accumulators per column, 8 values each: the FMA latency (4 cycles) needs about 8 chains in
- * flight, so 4 per column for one or two columns, 2 per column for three or four. */
-INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+/* Four independent accumulator chains per column, 8 values each (the FMA latency is 4 cycles), in the same order
+ * for any nc, so a column's result does not depend on the batch around it; columns go in pairs (8 accumulators
+ * and the converted weights fit the 16 registers). */
+INLINE void dot_float2_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     const size_t es = t == GGML_TYPE_F32 ? 4 : 2;
-    enum { UMAX = 4 };
-    const int U = nc <= 2 ? 4 : 2;
-    __m256 a[UMAX][NC];
+    enum { U = 4 };
+    __m256 a[U][2];
     for (int u = 0; u < U; u++) {
         for (int c = 0; c < nc; c++) {
             a[u][c] = _mm256_setzero_ps();
@@ -247,15 +247,16 @@ INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *
         }
     }
     for (int c = 0; c < nc; c++) {
-        __m256 v = a[0][c];
-        for (int u = 1; u < U; u++) {
-            v = _mm256_add_ps(v, a[u][c]);
-        }
-        float s = hsum8(v);
+        float s = hsum8(_mm256_add_ps(_mm256_add_ps(a[0][c], a[1][c]), _mm256_add_ps(a[2][c], a[3][c])));
         for (int64_t j = i; j < n; j++) {
             s += ld1w(t, w + es * (size_t)j) * ld_f32(x[c] + 4 * (size_t)j);
         }
         out[c] = s;
+    }
+}
+INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    for (int c0 = 0; c0 < nc; c0 += 2) {
+        dot_float2_k(t, w, n, x + c0, nc - c0 < 2 ? nc - c0 : 2, out + c0);
     }
 }
 INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
@@ -274,38 +275,26 @@ INLINE __m256i q4_0_codes(const uint8_t *b) { /* values 0..31 of a q4_0 block as
     __m256i q = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(raw, 4), raw), _mm256_set1_epi8(0xF));
     return _mm256_sub_epi8(q, _mm256_set1_epi8(8));
 }
+/* One accumulator chain per column, block after block, then hsum8: the order of llama.cpp's AVX2
+ * ggml_vec_dot_q8_0_q8_0 / q4_0_q8_0, so a row's result is the same bits as theirs (and the same for any nc). */
 INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     const size_t wb = four ? Q4_0_BYTES : Q8_0_BYTES;
-    const int64_t nb = n / QK;
-    __m256 a0[NC], a1[NC];
+    __m256 acc[NC];
     for (int c = 0; c < nc; c++) {
-        a0[c] = a1[c] = _mm256_setzero_ps();
+        acc[c] = _mm256_setzero_ps();
     }
-    int64_t b = 0;
-    for (; b + 2 <= nb; b += 2) {
-        const uint8_t *w0 = w + wb * (size_t)b, *w1 = w0 + wb;
-        const __m256i q0 = four ? q4_0_codes(w0) : ldu256(w0 + 2), q1 = four ? q4_0_codes(w1) : ldu256(w1 + 2);
-        const float d0 = h2f(w0), d1 = h2f(w1);
-        for (int c = 0; c < nc; c++) {
-            const uint8_t *x0 = x[c] + Q8_0_BYTES * (size_t)b, *x1 = x0 + Q8_0_BYTES;
-            a0[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot32_s8(q0, ldu256(x0 + 2))), _mm256_set1_ps(d0 * h2f(x0)),
-                                    a0[c]);
-            a1[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot32_s8(q1, ldu256(x1 + 2))), _mm256_set1_ps(d1 * h2f(x1)),
-                                    a1[c]);
-        }
-    }
-    if (b < nb) {
+    for (int64_t b = 0; b < n / QK; b++) {
         const uint8_t *w0 = w + wb * (size_t)b;
         const __m256i q0 = four ? q4_0_codes(w0) : ldu256(w0 + 2);
         const float d0 = h2f(w0);
         for (int c = 0; c < nc; c++) {
             const uint8_t *x0 = x[c] + Q8_0_BYTES * (size_t)b;
-            a0[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot32_s8(q0, ldu256(x0 + 2))), _mm256_set1_ps(d0 * h2f(x0)),
-                                    a0[c]);
+            acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(d0 * h2f(x0)), _mm256_cvtepi32_ps(dot32_s8(q0, ldu256(x0 + 2))),
+                                     acc[c]);
         }
     }
     for (int c = 0; c < nc; c++) {
-        out[c] = hsum8(_mm256_add_ps(a0[c], a1[c]));
+        out[c] = hsum8(acc[c]);
     }
 }
 INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
@@ -336,10 +325,12 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
     const size_t wbytes = five ? Q5_K_BYTES : Q4_K_BYTES;
     const __m256i m4 = _mm256_set1_epi8(0xF), one = _mm256_set1_epi8(1);
     __m256 acc[NC];
-    __m128 accm[NC];
+    __m128 accm[NC]; /* q4_K: the min term in 4 float lanes, as llama.cpp's AVX2 q4_K dot */
+    float summs[NC]; /* q5_K: the min term in one float, as llama.cpp's AVX2 q5_K dot (same bits as theirs) */
     for (int c = 0; c < nc; c++) {
         acc[c] = _mm256_setzero_ps();
         accm[c] = _mm_setzero_ps();
+        summs[c] = 0.0f;
     }
     for (int64_t b = 0; b < n / QK_K; b++) {
         const uint8_t *wb = w + wbytes * (size_t)b, *qs = wb + (five ? 48 : 16);
@@ -353,8 +344,14 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
             const uint8_t *xb = x[c] + Q8_K_BYTES * (size_t)b;
             const __m256i bs = ldu256(xb + Q8_K_BSUMS);
             const __m128i pairs = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
-            accm[c] = _mm_fmadd_ps(_mm_cvtepi32_ps(_mm_madd_epi16(mins, pairs)), _mm_set1_ps(dmin * q8k_d(xb)),
-                                   accm[c]);
+            const __m128i prod = _mm_madd_epi16(mins, pairs);
+            if (five) {
+                __m128i h = _mm_add_epi32(prod, _mm_srli_si128(prod, 8));
+                h = _mm_add_epi32(h, _mm_srli_si128(h, 4));
+                summs[c] += (-q8k_d(xb) * dmin) * (float)_mm_cvtsi128_si32(h);
+            } else {
+                accm[c] = _mm_fmadd_ps(_mm_cvtepi32_ps(prod), _mm_set1_ps(dmin * q8k_d(xb)), accm[c]);
+            }
         }
         __m256i qh = five ? ldu256(wb + 16) : _mm256_setzero_si256();
         for (int k = 0; k < 4; k++) {
@@ -381,7 +378,7 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
     for (int c = 0; c < nc; c++) {
         __m128 m = _mm_add_ps(accm[c], _mm_movehl_ps(accm[c], accm[c]));
         m = _mm_add_ss(m, _mm_movehdup_ps(m));
-        out[c] = hsum8(acc[c]) - _mm_cvtss_f32(m);
+        out[c] = five ? hsum8(acc[c]) + summs[c] : hsum8(acc[c]) - _mm_cvtss_f32(m);
     }
 }
 INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {

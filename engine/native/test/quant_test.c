@@ -449,6 +449,18 @@ static void gemm_case(const strata_quant_ops *ops, uint32_t t, int64_t n, int R,
             st->worst_b = fmax(st->worst_b, e_b / bb);
         }
     }
+    /* every column alone (ncols = 1) gives the same bits as inside the batch: a prompt evaluated in one batch
+     * and token by token see the same products */
+    int bad_alone = 0;
+    for (int c = 0; c < ncols && !corrupt; c++) {
+        float one[16];
+        ops->gemm_rows(t, n, w, wrow, r0, r1, xq + (size_t)c * xs, xs, 1, one, 0);
+        for (int r = r0; r < r1; r++) {
+            bad_alone += memcmp(&one[r], &y[(size_t)c * ystride + (size_t)r], sizeof(float)) != 0;
+        }
+    }
+    CHECK(bad_alone == 0, "gemm %s (%s) ncols=%d: %d outputs differ from the same column alone", strata_type(t)->name,
+          ops->isa, ncols, bad_alone);
     if (corrupt) {
         CHECK(bad_a > 0, "a corrupted %s scale went unnoticed (%s)", strata_type(t)->name, ops->isa);
     } else {
