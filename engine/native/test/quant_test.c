@@ -855,7 +855,7 @@ int main(int argc, char **argv) {
     if (strata_quant_best() == &strata_quant_avx2) {
         variants[n_variants++] = &strata_quant_avx2;
     } else {
-        printf("quant_test: no AVX2+FMA+F16C on this CPU: the avx2 variant is not tested\n");
+        printf("quant_test: the avx2 variant is not chosen here (no AVX2+FMA+F16C, or STRATA_QUANT_ISA=base): not tested\n");
     }
 #endif
     test_table();
