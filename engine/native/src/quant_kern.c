@@ -33,8 +33,36 @@
 #define QUANT_AVX2 1
 #include <immintrin.h>
 static inline float h2f(const uint8_t *p) { return _cvtsh_ss(strata_load_u16le(p)); }
+#elif defined(__aarch64__)
+/* AArch64 converts f16 in hardware (ACLE __fp16; the compiler vectorizes it to fcvtl). */
+static inline float h2f(const uint8_t *p) {
+    __fp16 h;
+    memcpy(&h, p, sizeof h);
+    return (float)h;
+}
 #else
-static inline float h2f(const uint8_t *p) { return strata_half_to_float(strata_load_u16le(p)); }
+/* f16 → f32 without branches, so loops over it vectorize (half.h's converter renormalizes subnormals in a loop).
+ * two = exponent and mantissa at the top of a word (sign dropped). A normal, infinite or NaN half: shifted down
+ * 4, exponent and mantissa sit in an f32's fields; adding 224 to the exponent field and scaling by 2^-112 rebases
+ * the exponent by 127 - 15 (and leaves 31 → 255: inf and NaN stay). A subnormal m · 2^-24 (exponent field 0):
+ * the f32 with exponent 126 and m in its low mantissa bits is 0.5 + m · 2^-24, minus 0.5 exactly. */
+static inline float h2f(const uint8_t *p) {
+    const uint32_t h = strata_load_u16le(p);
+    const uint32_t sign = (h & 0x8000u) << 16, two = (h << 17) & 0xffffffffu; /* exponent and mantissa, sign gone */
+    uint32_t nb = (two >> 4) + (224u << 23), db = (two >> 17) | (126u << 23);
+    float nf, df;
+    memcpy(&nf, &nb, 4);
+    memcpy(&df, &db, 4);
+    nf *= 0x1.0p-112f;
+    df -= 0.5f;
+    uint32_t nbits, dbits;
+    memcpy(&nbits, &nf, 4);
+    memcpy(&dbits, &df, 4);
+    const uint32_t r = sign | (two < (1u << 27) ? dbits : nbits);
+    float f;
+    memcpy(&f, &r, 4);
+    return f;
+}
 #endif
 
 enum { NC = 4 }; /* activation columns per pass over a weight row */

@@ -349,6 +349,25 @@ static void test_dequant(void) {
             CHECK(bad == 0, "dequant %s (%s): %d values off", strata_type(t)->name, variants[v]->isa, bad);
         }
     }
+    /* every one of the 65,536 halves (subnormals, infinities, NaNs) through each variant's f16 decoder */
+    for (int v = 0; v < n_variants; v++) {
+        static uint8_t all[65536 * 2];
+        static float out[65536];
+        for (uint32_t h = 0; h < 65536; h++) {
+            st16(all + 2 * h, (uint16_t)h);
+        }
+        variants[v]->dequant_row(GGML_TYPE_F16, all, out, 65536);
+        int bad = 0;
+        for (uint32_t h = 0; h < 65536; h++) {
+            const int e = (h >> 10) & 31, m = h & 1023;
+            const double want = e == 31 ? (m ? NAN : (h & 0x8000 ? -INFINITY : INFINITY)) : ref_half((uint16_t)h);
+            const int ok = isnan(want) ? isnan(out[h]) : (out[h] == want && !signbit(out[h]) == !signbit(want));
+            if (!ok && bad++ < 3) {
+                fprintf(stderr, "  %s f16 0x%04x: %g, want %g\n", variants[v]->isa, h, out[h], want);
+            }
+        }
+        CHECK(bad == 0, "f16 decode (%s): %d of 65536 halves wrong", variants[v]->isa, bad);
+    }
     /* the public entry point agrees with the chosen variant, and refuses what it cannot compute */
     rand_row(GGML_TYPE_Q6_K, row, 256);
     float z[256];
