@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "quant.h"
@@ -562,6 +563,55 @@ static void test_gemm(int quick) {
     CHECK(isnan(y[0]) && isnan(y[3]), "gemm of a type strata-ref does not compute writes NaN");
 }
 
+/* ---- 4b. threads: the forward pass calls gemm_rows from several threads on disjoint row ranges; the first
+ * calls (which pick the variant) race on purpose ---- */
+typedef struct {
+    const uint8_t *w, *xq;
+    size_t rb, xb;
+    int64_t n, r0, r1;
+    int nc;
+    float *y;
+    size_t ys;
+} thr_job;
+static void *thr_run(void *p) {
+    const thr_job *j = p;
+    for (int rep = 0; rep < 20; rep++) {
+        strata_gemm_rows(GGML_TYPE_Q4_K, j->n, j->w, j->rb, j->r0, j->r1, j->xq, j->xb, j->nc, j->y, j->ys);
+    }
+    return NULL;
+}
+static void test_threads(void) {
+    enum { T = 4, R = 64, NC = 5 };
+    const int64_t n = 512;
+    const size_t rb = strata_row_bytes(GGML_TYPE_Q4_K, n), xb = strata_row_bytes(GGML_TYPE_Q8_K, n);
+    uint8_t *w = malloc(rb * R), *xq = malloc(xb * NC);
+    float x[512], *y = malloc(sizeof(float) * R * NC), *y1 = malloc(sizeof(float) * R * NC);
+    for (int r = 0; r < R; r++) {
+        rand_row(GGML_TYPE_Q4_K, w + rb * (size_t)r, n);
+    }
+    for (int c = 0; c < NC; c++) {
+        for (int i = 0; i < n; i++) {
+            x[i] = nrand();
+        }
+        strata_quantize_act(GGML_TYPE_Q8_K, x, xq + xb * (size_t)c, n);
+    }
+    pthread_t th[T];
+    thr_job jobs[T];
+    for (int t = 0; t < T; t++) {
+        jobs[t] = (thr_job){w, xq, rb, xb, n, (int64_t)t * R / T, (int64_t)(t + 1) * R / T, NC, y, R};
+        pthread_create(&th[t], NULL, thr_run, &jobs[t]);
+    }
+    for (int t = 0; t < T; t++) {
+        pthread_join(th[t], NULL);
+    }
+    strata_gemm_rows(GGML_TYPE_Q4_K, n, w, rb, 0, R, xq, xb, NC, y1, R);
+    CHECK(memcmp(y, y1, sizeof(float) * R * NC) == 0, "4 threads on disjoint rows = one call");
+    free(w);
+    free(xq);
+    free(y);
+    free(y1);
+}
+
 /* ---- 5. the real models: a test-only GGUF reader (header, keys skipped, tensor infos) ---- */
 typedef struct {
     char name[96];
@@ -869,6 +919,7 @@ static void test_real(int quick) {
 
 int main(int argc, char **argv) {
     const int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    test_threads(); /* first: its threads are the first callers */
     variants[n_variants++] = &strata_quant_base;
 #if defined(__x86_64__)
     if (strata_quant_best() == &strata_quant_avx2) {
