@@ -81,11 +81,6 @@ void        strata_session_cancel(strata_session *s);
 /* One line of counters so far, `key=value` separated by spaces (prefill/decode tokens and seconds, arena lookups,
  * hits, misses, bytes_read, read_seconds, peak_rss_bytes). Returns the length (> cap: truncated). */
 int64_t     strata_session_stats(const strata_session *s, char *buf, size_t cap);
-/* Session snapshots (docs/ENGINE-ABI.md): seq's positions and pools to path (atomic), and back. 0, or 2/3 with one
- * line logged naming what does not match (another model, another KV format, a context too small, a damaged file). */
-int         strata_session_save(strata_session *s, int32_t seq, const char *path);
-int         strata_session_load(strata_session *s, int32_t seq, const char *path);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,10 +1,6 @@
 /* arena.c — strata-ref's experts: the streaming arena (LRU slots filled with pread from the shards), resident
- * experts (every expert tensor mapped), the synthetic router, and the process's peak resident memory.
- *
- * Router (docs/ENGINE-ABI.md, "Experts"): for each decoded token and MoE layer it picks experts_used distinct
- * experts. Popularity is Zipf with exponent STRATA_ROUTER_ZIPF_S over a fixed, per-layer random order of the
- * experts, and tokens are drawn independently (no token-to-token locality). Seeded by (layer, position), so a run
- * routes the same way whatever the threads or the arena size. */
+ * experts (every expert tensor mapped), and the process's peak resident memory. The model's own router (forward.c)
+ * picks the experts; strata_arena_fetch hands out their bytes. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -17,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__APPLE__)
 #include <sys/sysctl.h>
@@ -78,11 +75,6 @@ uint64_t strata_peak_rss_bytes(void) {
 #endif
 }
 
-static inline uint64_t mix64(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static void *map_anon(uint64_t bytes) {
     if (bytes == 0) {
@@ -180,41 +172,16 @@ int strata_arena_open(strata_arena *a, const strata_mem_plan *p, const strata_ge
         }
     }
     uint64_t model_slots = (uint64_t)a->experts * a->layers;
-    /* the books: exactly the scratch formula's arena and router share (strata_memory_scratch_bytes) */
+    /* the books: exactly the scratch formula's arena share (strata_memory_scratch_bytes) */
     a->slot_of = malloc(model_slots * sizeof *a->slot_of);
     a->key = malloc(model_slots * sizeof *a->key);
     a->prev = malloc(model_slots * sizeof *a->prev);
     a->next = malloc(model_slots * sizeof *a->next);
-    a->order = malloc(model_slots * sizeof *a->order);
-    a->cdf = malloc((size_t)a->experts * sizeof *a->cdf);
-    if (!a->slot_of || !a->key || !a->prev || !a->next || !a->order || !a->cdf) {
+    if (!a->slot_of || !a->key || !a->prev || !a->next) {
         return STRATA_ARENA_NOMEM;
     }
     for (uint64_t i = 0; i < model_slots; i++) {
         a->slot_of[i] = -1;
-    }
-    /* Zipf popularity over ranks, then a per-layer order of the experts (Fisher–Yates, seeded by the layer) */
-    double sum = 0.0;
-    for (uint32_t r = 0; r < a->experts; r++) {
-        sum += pow((double)(r + 1), -STRATA_ROUTER_ZIPF_S);
-        a->cdf[r] = sum;
-    }
-    for (uint32_t r = 0; r < a->experts; r++) {
-        a->cdf[r] /= sum;
-    }
-    for (uint32_t l = 0; l < a->layers; l++) {
-        uint16_t *ord = a->order + (uint64_t)l * a->experts;
-        for (uint32_t e = 0; e < a->experts; e++) {
-            ord[e] = (uint16_t)e;
-        }
-        uint64_t s = mix64(0xe4e27u + l);
-        for (uint32_t e = a->experts - 1; e > 0; e--) {
-            s = mix64(s + 0x9e3779b97f4a7c15ULL);
-            uint32_t j = (uint32_t)(s % (e + 1));
-            uint16_t tmp = ord[e];
-            ord[e] = ord[j];
-            ord[j] = tmp;
-        }
     }
     a->head = a->tail = -1;
     if (!resident) {
@@ -265,108 +232,59 @@ static int read_full(int fd, uint8_t *dst, uint64_t n, uint64_t off) {
     return 0;
 }
 
-/* The work of one expert: one 8-byte word of every 64-byte cache line of its slices, summed. The memory system
- * moves whole lines, so this costs the bandwidth of reading every byte (a hit costs memory bandwidth) at an eighth
- * of the instructions of a full sum. */
-static uint64_t touch(const uint8_t *p, uint64_t n) {
-    uint64_t s0 = 0, s1 = 0, w;
-    uint64_t i = 0;
-    for (; i + 128 <= n; i += 128) {
-        memcpy(&w, p + i, 8);
-        s0 += w;
-        memcpy(&w, p + i + 64, 8);
-        s1 ^= w;
-    }
-    for (; i < n; i += 8) {
-        uint64_t v = 0;
-        memcpy(&v, p + i, n - i < 8 ? n - i : 8);
-        s0 += v;
-    }
-    return s0 ^ (s1 << 1);
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Routes one layer of one token: experts_used distinct experts by Zipf rank (docs/ENGINE-ABI.md). */
-static void route(const strata_arena *a, uint32_t l, uint64_t pos, uint32_t *pick) {
-    uint64_t s = mix64(0x407e5ULL ^ mix64(pos * 0x9e3779b97f4a7c15ULL + l));
-    const uint16_t *ord = a->order + (uint64_t)l * a->experts;
-    for (uint32_t k = 0; k < a->used;) {
-        s = mix64(s + 0x9e3779b97f4a7c15ULL);
-        double u = (double)(s >> 11) * (1.0 / 9007199254740992.0);
-        uint32_t lo = 0, hi = a->experts - 1;
-        while (lo < hi) { /* first rank whose cumulative share exceeds u */
-            uint32_t mid = (lo + hi) / 2;
-            if (a->cdf[mid] > u) hi = mid; else lo = mid + 1;
+int strata_arena_fetch(strata_arena *a, uint32_t l, uint32_t e, const uint8_t *w[3]) {
+    const strata_expert_tensor *t = a->ix->layers[l].t;
+    a->lookups++;
+    if (a->resident) {
+        for (int i = 0; i < 3; i++) {
+            w[i] = a->maps[l * 3 + i] + a->map_skip[l * 3 + i] + (uint64_t)e * t[i].bytes_per_expert;
         }
-        uint32_t e = ord[lo];
-        int dup = 0;
-        for (uint32_t j = 0; j < k; j++) {
-            dup |= pick[j] == e;
-        }
-        if (!dup) {
-            pick[k++] = e;
-        }
-    }
-}
-
-int strata_arena_token(strata_arena *a, uint64_t pos, int (*cancelled)(void)) {
-    if (a->layers == 0 || a->experts == 0 || a->slot_bytes == 0) {
+        a->hits++;
         return 0;
     }
-    uint32_t pick[1024];
-    if (a->used > 1024) {
-        return -1;
-    }
-    for (uint32_t l = 0; l < a->layers; l++) {
-        if (cancelled != NULL && cancelled()) {
-            return 1;
+    uint64_t id = (uint64_t)l * a->experts + e;
+    int32_t s = a->slot_of[id];
+    if (s >= 0) {
+        a->hits++;
+        lru_unlink(a, s);
+    } else {
+        a->misses++;
+        if (a->slots_used < a->n_slots) {
+            s = (int32_t)a->slots_used++;
+        } else {
+            s = a->tail; /* the least recently used slot; never one of this layer's picks (slots >= 1 token) */
+            lru_unlink(a, s);
+            a->slot_of[a->key[s]] = -1;
+            a->evictions++;
         }
-        route(a, l, pos, pick);
-        for (uint32_t k = 0; k < a->used; k++) {
-            uint32_t e = pick[k];
-            const strata_expert_tensor *t = a->ix->layers[l].t;
-            if (a->resident) {
-                for (int i = 0; i < 3; i++) {
-                    a->checksum += touch(a->maps[l * 3 + i] + a->map_skip[l * 3 + i] +
-                                             (uint64_t)e * t[i].bytes_per_expert,
-                                         t[i].bytes_per_expert);
-                }
-                a->hits++;
-                continue;
+        uint8_t *dst = a->mem + (uint64_t)s * a->slot_bytes;
+        double t0 = now_s();
+        for (int i = 0; i < 3; i++) {
+            if (read_full(a->fds[t[i].shard], dst, t[i].bytes_per_expert,
+                          t[i].offset + (uint64_t)e * t[i].bytes_per_expert) != 0) {
+                a->io_error = errno != 0 ? errno : EIO;
+                a->err_layer = a->ix->layers[l].block;
+                return -1;
             }
-            uint64_t id = (uint64_t)l * a->experts + e;
-            int32_t s = a->slot_of[id];
-            if (s >= 0) {
-                a->hits++;
-                lru_unlink(a, s);
-            } else {
-                a->misses++;
-                if (a->slots_used < a->n_slots) {
-                    s = (int32_t)a->slots_used++;
-                } else {
-                    s = a->tail; /* the least recently used slot; never one of this layer's picks (slots >= 1 token) */
-                    lru_unlink(a, s);
-                    a->slot_of[a->key[s]] = -1;
-                    a->evictions++;
-                }
-                uint8_t *dst = a->mem + (uint64_t)s * a->slot_bytes;
-                for (int i = 0; i < 3; i++) {
-                    if (read_full(a->fds[t[i].shard], dst, t[i].bytes_per_expert,
-                                  t[i].offset + (uint64_t)e * t[i].bytes_per_expert) != 0) {
-                        a->io_error = errno != 0 ? errno : EIO;
-                        a->err_layer = a->ix->layers[l].block;
-                        return -1;
-                    }
-                    dst += t[i].bytes_per_expert;
-                    a->bytes_read += t[i].bytes_per_expert;
-                }
-                a->key[s] = (int32_t)id;
-                a->slot_of[id] = s;
-            }
-            lru_push_front(a, s);
-            a->checksum += touch(a->mem + (uint64_t)s * a->slot_bytes, a->slot_bytes);
+            dst += t[i].bytes_per_expert;
+            a->bytes_read += t[i].bytes_per_expert;
         }
+        a->read_seconds += now_s() - t0;
+        a->key[s] = (int32_t)id;
+        a->slot_of[id] = s;
     }
-    a->tokens++;
+    lru_push_front(a, s);
+    const uint8_t *p = a->mem + (uint64_t)s * a->slot_bytes;
+    for (int i = 0; i < 3; i++) {
+        w[i] = p;
+        p += t[i].bytes_per_expert;
+    }
     return 0;
 }
 
@@ -395,7 +313,5 @@ void strata_arena_close(strata_arena *a) {
     free(a->key);
     free(a->prev);
     free(a->next);
-    free(a->order);
-    free(a->cdf);
     memset(a, 0, sizeof *a);
 }

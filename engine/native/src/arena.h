@@ -4,8 +4,6 @@
 
 #include "ref_internal.h"
 
-/* The router's popularity: Zipf with this exponent over each layer's experts (docs/ENGINE-ABI.md says why). */
-#define STRATA_ROUTER_ZIPF_S 0.8
 #define STRATA_ARENA_NOMEM (-2)
 
 typedef struct {
@@ -23,9 +21,8 @@ typedef struct {
     int32_t *slot_of;    /* per (layer, expert): its slot, or -1 */
     int32_t *key, *prev, *next; /* per slot: its (layer, expert), LRU links */
     int32_t head, tail;
-    uint16_t *order;     /* per layer: experts by popularity rank */
-    double *cdf;         /* cumulative Zipf share by rank */
-    uint64_t tokens, hits, misses, evictions, bytes_read, checksum;
+    uint64_t lookups, hits, misses, evictions, bytes_read;
+    double read_seconds; /* wall time spent in pread */
     int io_error;
     uint32_t err_layer;
 } strata_arena;
@@ -35,10 +32,10 @@ typedef struct {
  * STRATA_ARENA_NOMEM (exit 4). Close it in every case. */
 int strata_arena_open(strata_arena *a, const strata_mem_plan *p, const strata_geometry *g,
                       const strata_expert_index *ix, const char *first, int resident, char *err, size_t errlen);
-/* Routes token `pos` through every MoE layer: hits use their slot, misses pread into the LRU slot; every picked
- * expert's bytes are read. 0; 1 when cancelled() said so (checked per layer); -1 on a read error (io_error,
- * err_layer). */
-int strata_arena_token(strata_arena *a, uint64_t pos, int (*cancelled)(void));
+/* The bytes of expert e of MoE layer l (index into ix->layers): w[0..2] = its gate, up and down slices. Resident:
+ * in the tensors' own mappings (a hit). Stream: a hit uses its slot; a miss preads the three slices into the least
+ * recently used slot. 0, or -1 on a read error (io_error, err_layer). */
+int strata_arena_fetch(strata_arena *a, uint32_t l, uint32_t e, const uint8_t *w[3]);
 void strata_arena_close(strata_arena *a);
 /* Peak resident set of this process as the OS counts it, in bytes: VmHWM of /proc/self/status on Linux, else
  * getrusage ru_maxrss. */

@@ -471,6 +471,46 @@ static float NAME(expsum)(float *x, size_t n, float m) {
     return total;
 }
 
+/* fp16 pools (strata-ref's reference format: the quality harness's baseline): K·q and the weighted V in float from
+ * the fp16 records, the query exact (no 8-bit step). Records are hd fp16 values. */
+static void NAME(score_f16)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const float *q,
+                            float scale, float *s) {
+    for (int h = 0; h < heads; h++) {
+        const float *qh = q + (size_t)h * hd;
+        for (size_t t = 0; t < n; t++) {
+            const uint8_t *k = cells + t * cell_bytes + (size_t)h * hd * 2;
+            v8f acc = splat(0.0f);
+            for (int i = 0; i < hd; i += 8) {
+                v8f kv;
+                for (int j = 0; j < 8; j++) {
+                    kv[j] = h2f(k + 2 * (size_t)(i + j));
+                }
+                acc += kv * ld8f(qh + i);
+            }
+            s[(size_t)h * n + t] = scale * hsum(acc);
+        }
+    }
+}
+
+static void NAME(axpy_f16)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const float *p,
+                           float *acc) {
+    for (int h = 0; h < heads; h++) {
+        float *ah = acc + (size_t)h * hd;
+        for (size_t t = 0; t < n; t++) {
+            const uint8_t *v = cells + t * cell_bytes + ((size_t)heads + h) * hd * 2;
+            v8f w = splat(p[(size_t)h * n + t]);
+            for (int i = 0; i < hd; i += 8) {
+                v8f vv;
+                for (int j = 0; j < 8; j++) {
+                    vv[j] = h2f(v + 2 * (size_t)(i + j));
+                }
+                st8f(ah + i, ld8f(ah + i) + w * vv);
+            }
+        }
+    }
+}
+
 const strata_fused_ops CAT(strata_fused_, FUSED_VARIANT) = {
     STR(FUSED_VARIANT), NAME(quant_query), NAME(score_int8), NAME(axpy_int8), NAME(score_q4), NAME(axpy_q4), NAME(expsum),
+    NAME(score_f16), NAME(axpy_f16),
 };

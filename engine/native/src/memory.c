@@ -54,19 +54,12 @@ static int stripped_equals(const char *value, const char *word) {
     return n == strlen(word) && strncmp(value, word, n) == 0;
 }
 
-uint64_t strata_memory_scratch_bytes(uint32_t qsa_layers, uint32_t kv_heads, uint32_t head_dim, uint64_t context,
-                                     uint32_t experts, uint32_t moe_layers) {
-    uint64_t cells = context + 128;
-    uint64_t splits = (cells + STRATA_SPLIT_CELLS - 1) / STRATA_SPLIT_CELLS;
-    uint64_t queries = (uint64_t)qsa_layers * kv_heads * head_dim * sizeof(float);
-    uint64_t partials = (uint64_t)qsa_layers * splits * kv_heads * (head_dim + 2) * sizeof(float);
-    uint64_t out = (uint64_t)head_dim * sizeof(float);
+uint64_t strata_memory_scratch_bytes(uint32_t experts, uint32_t moe_layers, uint64_t fwd_scratch_bytes) {
     uint64_t model_slots = (uint64_t)experts * moe_layers;
     /* the arena's books, sized by the model's slots (an arena never has more): slot of each expert (int32), and
-     * per slot its expert and LRU links (3 x int32); the router's popularity order per MoE layer (uint16) and one
-     * cumulative distribution over the experts (double) */
-    uint64_t books = model_slots * (4 + 12) + model_slots * 2 + (uint64_t)experts * sizeof(double);
-    return queries + partials + out + books;
+     * per slot its expert and LRU links (3 x int32) */
+    uint64_t books = model_slots * (4 + 12);
+    return fwd_scratch_bytes + books;
 }
 
 int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
@@ -105,8 +98,7 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
     p->token_slots = in->expert_bytes > 0 ? (uint64_t)in->experts_used * in->moe_layers : 0;
     uint64_t token_bytes = p->token_slots * p->slot_bytes;
     p->ssm_state = in->ssm_state_bytes;
-    p->scratch = strata_memory_scratch_bytes(in->qsa_layers + in->drafter_layers, in->kv_heads, in->head_dim,
-                                             in->context, in->experts, in->moe_layers);
+    p->scratch = strata_memory_scratch_bytes(in->experts, in->moe_layers, in->fwd_scratch_bytes);
     /* the MTP drafter's weights (--spec > 0) are held beside the dense ones (Java MemoryPlan) */
     uint64_t base = p->dense + in->drafter_bytes + p->kv + p->ssm_state + p->scratch;
     uint64_t all_experts = p->model_slots * p->slot_bytes;
@@ -152,12 +144,13 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
         p->free_bytes = (int64_t)p->budget - (int64_t)need;
     }
 
-    /* what the engine allocates, in allocation order; items of 0 bytes are not allocated and not listed */
+    /* what the engine holds, in allocation order; items of 0 bytes are not allocated and not listed. `weights` is the
+     * dense tensors mapped read-only from the shards (resident once touched); the resident experts are `arena` */
     const struct {
         const char *name;
         uint64_t bytes;
     } all[] = {
-        {"kv", p->kv}, {"ssm_state", p->ssm_state}, {"standby", p->standby}, {"arena", p->arena},
+        {"weights", p->dense}, {"kv", p->kv}, {"ssm_state", p->ssm_state}, {"standby", p->standby}, {"arena", p->arena},
         {"scratch", p->scratch},
     };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {

@@ -45,6 +45,11 @@ typedef struct {
     void (*axpy_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const float *p,
                     float *acc);
     float (*expsum)(float *x, size_t n, float m);
+    /* fp16 pools: the same with an exact float query (hd a multiple of 8) */
+    void (*score_f16)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const float *q,
+                      float scale, float *s);
+    void (*axpy_f16)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd, const float *p,
+                     float *acc);
 } strata_fused_ops;
 
 extern const strata_fused_ops strata_fused_base;
@@ -134,6 +139,7 @@ typedef struct {
     int k4;                     /* an Apple10 (M5-class) GPU: never for strata-ref, which has none */
     const char *env_prompt;     /* getenv("STRATA_METAL_PROMPT") */
     const char *env_prompt_gemm; /* getenv("STRATA_METAL_PROMPT_GEMM") */
+    uint64_t fwd_scratch_bytes;  /* the forward pass's activations and one row of logits (forward.c) */
 } strata_mem_inputs;
 
 typedef struct {
@@ -164,8 +170,7 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *out);
 /* The item line `PREFIX: item=NAME bytes=N` of item i ("plan" for the check, "alloc" for main). 0 or -1. */
 int strata_memory_item_line(const strata_mem_plan *p, int i, const char *prefix, char *buf, size_t cap);
 /* strata-ref's own working buffers (docs/ENGINE-ABI.md lists them; Java MemoryPlan repeats the formula). */
-uint64_t strata_memory_scratch_bytes(uint32_t qsa_layers, uint32_t kv_heads, uint32_t head_dim, uint64_t context,
-                                     uint32_t experts, uint32_t moe_layers);
+uint64_t strata_memory_scratch_bytes(uint32_t experts, uint32_t moe_layers, uint64_t fwd_scratch_bytes);
 /* The machine's physical memory in bytes, as the Java probe reads it (Linux: MemTotal of /proc/meminfo; macOS:
  * hw.memsize); 0 when unknown. */
 uint64_t strata_memory_total(void);
@@ -183,6 +188,7 @@ typedef struct {
     long prompt_tokens;
     long n_predict;
     int fault; /* 0 none, 1 segv, 2 abort */
+    int workload_given; /* --prompt-tokens or --n-predict was given (else main's workload shrinks to fit --ctx) */
 } strata_opts;
 
 /* Parses argv (argv[0] is the program name and is skipped). Returns 0, or -1 with a message naming the flag. */

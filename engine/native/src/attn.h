@@ -1,0 +1,19 @@
+/* attn.h — attention of one query position over the cells of a pool, straight from the pool records (fused.c's
+ * kernels: integer K·q against the query at 8 bits per block for int8 and q4_0, float for fp16), with an online
+ * softmax per chunk of 64 cells. GQA: query head j reads KV head j / (n_head / kv_heads), as llama.cpp. q4_0: the
+ * query is FWHT-rotated like K (dot(Rq, Rk) = dot(q, k)) and the weighted V is rotated back once per head. */
+#ifndef STRATA_ATTN_H
+#define STRATA_ATTN_H
+
+#include <stddef.h>
+
+#include "kv.h"
+#include "ref_internal.h"
+
+/* out[n_head × hd] = softmax(scale · q K^T) V over cells [0, n) of (seq, layer), for the query heads of groups
+ * [g0, g1) (group g = query heads h·G + g of every KV head h, G = n_head / kv_heads); q is n_head × hd floats (not
+ * modified). n >= 1. */
+void strata_attend(const strata_kv *kv, const strata_fused_ops *ops, int seq, int layer, size_t n, const float *q,
+                   int n_head, int g0, int g1, float scale, float *out);
+
+#endif

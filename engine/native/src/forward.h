@@ -1,0 +1,53 @@
+/* forward.h — the forward pass of strata-ref, for one sequence and a batch of tokens: embeddings, then per block
+ * RMSNorm → Q/K/V (+bias) → q/k RMSNorm (qwen3) → RoPE → K,V into the pools → attention from the pools →
+ * output projection → residual → RMSNorm → SwiGLU FFN or the MoE router and experts → residual; then the final
+ * RMSNorm and the logits. The graph of llama.cpp's src/models/{llama,qwen2,qwen3,qwen3moe}.cpp. */
+#ifndef STRATA_FORWARD_H
+#define STRATA_FORWARD_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kv.h"
+#include "model.h"
+#include "ref_internal.h"
+#include "threads.h"
+
+/* The bytes of expert e of a MoE layer's gate, up and down tensors. A resident model points into the mapping; a
+ * streamed one into the arena slot the expert was read into. 0, or -1 on a read error. */
+typedef int (*strata_expert_fn)(void *user, int layer, int expert, const uint8_t *w[3]);
+
+/* Tokens per batch of prompt processing. */
+#define STRATA_BATCH 32
+
+typedef struct {
+    const strata_model *md;
+    strata_kv *kv;
+    strata_pool *pool;
+    const strata_fused_ops *ops;
+    strata_expert_fn expert;  /* NULL: resident (the mapping) */
+    void *expert_user;
+    atomic_int *cancel;       /* checked between layers; 1 = stop */
+    /* scratch, sized for STRATA_BATCH tokens */
+    float *x, *xb, *q, *k, *v, *att, *hb, *hb2, *router, *eo, *xe;
+    uint8_t *xq;
+    size_t xq_stride;
+    int32_t *route_e;
+    float *route_w;
+} strata_fwd;
+
+/* Bytes of scratch strata_fwd_init allocates for this model (the memory plan's `scratch` item). */
+uint64_t strata_fwd_scratch_bytes(const strata_model *md);
+/* 0, or -1 out of memory. */
+int strata_fwd_init(strata_fwd *f, const strata_model *md, strata_kv *kv, strata_pool *pool,
+                    const strata_fused_ops *ops);
+void strata_fwd_free(strata_fwd *f);
+
+/* Runs tokens[0..n) of sequence seq at positions pos0.. (the pools must hold them: pos0 + n <= kv->cells), writing
+ * K and V into the pools; logits of positions [logits_from, n) into logits ((n - logits_from) × n_vocab). 0, 1 when
+ * cancelled, -1 on an expert read error or a kernels refusal. */
+int strata_forward(strata_fwd *f, int seq, const int32_t *tokens, size_t n, size_t pos0, size_t logits_from,
+                   float *logits);
+
+#endif
