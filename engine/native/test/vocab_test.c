@@ -623,6 +623,48 @@ static void test_specials(const char *shared, const char *file) {
     free(all);
 }
 
+/* ---- random bytes (invalid UTF-8, stray specials) through every loaded vocabulary: ids in range, stable ---- */
+static void test_fuzz(int quick) {
+    uint32_t x = 0x9e3779b9u;
+    int rounds = quick ? 60 : 400, ok = 0, total = 0;
+    static const char *const bits[] = {"<|endoftext|>", "<s>", "</s>", "<|im_end|>", "<think>", "\xe2\x96\x81", " ", "\n",
+                                       "'s", "123", "\xf0\x9f\x99\x82", "\xc3", "\xa9", "\xff", "\xed\xa0\x80"};
+    for (int c = 0; c < n_cache; c++) {
+        const strata_vocab *v = cache[c].v;
+        int32_t n_tok = strata_vocab_n_tokens(v);
+        for (int r = 0; r < rounds; r++) {
+            char text[256];
+            size_t len = 0;
+            x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+            size_t parts = x % 24;
+            for (size_t k = 0; k < parts; k++) {
+                x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+                if (x % 3 == 0) {
+                    const char *b = bits[(x >> 8) % (sizeof bits / sizeof bits[0])];
+                    size_t bl = strlen(b);
+                    if (len + bl < sizeof text) { memcpy(text + len, b, bl); len += bl; }
+                } else if (len + 1 < sizeof text) {
+                    text[len++] = (char)(x >> 16);
+                }
+            }
+            int flags = (int)(x >> 28) & 3;
+            int64_t n;
+            int32_t *ids = tokenize(v, text, len, flags, &n);
+            int good = ids != NULL && n >= 0;
+            for (int64_t i = 0; good && i < n; i++) {
+                good = ids[i] >= 0 && ids[i] < n_tok;
+                char piece[4];
+                good = good && strata_token_piece(v, ids[i], flags & 1, piece, sizeof piece) >= 0;
+            }
+            CHECK(good, "%s: random text %d: bad ids", cache[c].name, r);
+            ok += good;
+            total++;
+            free(ids);
+        }
+    }
+    printf("vocab_test: random bytes: %d/%d tokenizations with every id in range\n", ok, total);
+}
+
 /* ---- behaviour beyond the ids ---- */
 static void test_misc(const char *shared) {
     char path[1024];
@@ -748,6 +790,7 @@ int main(int argc, char **argv) {
     test_digests(shared, digests, quick);
     test_specials(shared, specials);
     test_misc(shared);
+    test_fuzz(quick);
     for (int i = 0; i < n_cache; i++) {
         strata_vocab_free(cache[i].v);
         strata_gguf_map_close(&cache[i].map);
