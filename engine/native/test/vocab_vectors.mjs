@@ -42,6 +42,8 @@ const texts = [
   "<|im_start|>system\nYou are helpful.<|im_end|>", " <|im_end|> ", "<|im_end|><|im_end|>", "<|im_end|",
   "<tool_call>{\"name\": \"f\"}</tool_call>", "<think>reasoning</think>answer", "<|fim_prefix|>def f():<|fim_suffix|>\n<|fim_middle|>",
   "<|repo_name|>x<|file_sep|>y", "<|box_unused|>", "<thinking>", "x<think>y</think>z",
+  "e\u0301t\u00e9 na\u0308ive", " \u0301alone", "\u0301\u0302\u0303", "a\u0301,\u0301", "\u0915\u094d\u0937 \u0939\u093f\u0928\u094d\u0926\u0940",
+  "\u0e20\u0e32\u0e29\u0e32\u0e44\u0e17\u0e22", "x\u20dd", "1\u0301 2",
 ];
 
 // Random texts: pieces drawn from pools of the classes that matter (xorshift32, seed fixed).
@@ -82,6 +84,7 @@ const cases = [
   ["gguf/ggml-vocab-gpt-neox.gguf", "gpt-2"],
   ["gguf/ggml-vocab-gpt-neox.gguf", "llama-bpe"],
   ["gguf/ggml-vocab-gpt-neox.gguf", "qwen2"],
+  ["gguf/ggml-vocab-gpt-neox.gguf", "qwen35"],
   ["models/tiny-qwen3-q8_0.gguf", "qwenlike"],
 ];
 
