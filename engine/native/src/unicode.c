@@ -163,9 +163,9 @@ static void split_gpt2(split_state *s, size_t ini) {
     }
 }
 
-/* llama3 (max_digits 3) and qwen2 (max_digits 1):
- * (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,max}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
-static void split_llama3(split_state *s, size_t ini, size_t max_digits) {
+/* llama3 (max_digits 3, word L), qwen2 (max_digits 1, word L) and qwen35 (max_digits 1, word L|M):
+ * (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?WORD+|\p{N}{1,max}| ?[^\s WORD \p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
+static void split_llama3(split_state *s, size_t ini, size_t max_digits, uint16_t word) {
     size_t pos = ini;
     s->prev = ini;
     while (pos < s->end) {
@@ -173,9 +173,9 @@ static void split_llama3(split_state *s, size_t ini, size_t max_digits) {
         uint16_t f = s->fl[pos];
         size_t k = contraction(s, pos, 1);
         if (k) { pos += k; emit(s, pos); continue; }
-        if (!(c == '\r' || c == '\n' || (f & N)) && ((f & L) || (S_FL(s, pos + 1) & L))) {
+        if (!(c == '\r' || c == '\n' || (f & N)) && ((f & word) || (S_FL(s, pos + 1) & word))) {
             pos++;
-            while (S_FL(s, pos) & L) pos++;
+            while (S_FL(s, pos) & word) pos++;
             emit(s, pos);
             continue;
         }
@@ -188,9 +188,9 @@ static void split_llama3(split_state *s, size_t ini, size_t max_digits) {
             continue;
         }
         uint16_t f2 = c == ' ' ? S_FL(s, pos + 1) : f;
-        if (!(f2 & (W | L | N)) && f) {
+        if (!(f2 & (W | word | N)) && f) {
             pos += c == ' ';
-            while (!(f2 & (W | L | N)) && f2) f2 = S_FL(s, ++pos);
+            while (!(f2 & (W | word | N)) && f2) f2 = S_FL(s, ++pos);
             uint32_t c2 = S_CP(s, pos);
             while (c2 == '\r' || c2 == '\n') c2 = S_CP(s, ++pos);
             emit(s, pos);
@@ -243,7 +243,7 @@ static void split_three_digits(split_state *s, size_t ini) {
     emit(s, s->end);
 }
 
-enum { ST_GPT2, ST_LLAMA3, ST_QWEN2, ST_PUNCT, ST_NUMBER, ST_DIGIT3 };
+enum { ST_GPT2, ST_LLAMA3, ST_QWEN2, ST_QWEN35, ST_PUNCT, ST_NUMBER, ST_DIGIT3 };
 
 static size_t run_stage(int stage, const uint32_t *cp, const uint16_t *fl, const size_t *in, size_t n_in, size_t *out) {
     split_state s = {cp, fl, 0, 0, out, 0};
@@ -254,8 +254,9 @@ static size_t run_stage(int stage, const uint32_t *cp, const uint16_t *fl, const
         start = s.end;
         switch (stage) {
             case ST_GPT2: split_gpt2(&s, ini); break;
-            case ST_LLAMA3: split_llama3(&s, ini, 3); break;
-            case ST_QWEN2: split_llama3(&s, ini, 1); break;
+            case ST_LLAMA3: split_llama3(&s, ini, 3, L); break;
+            case ST_QWEN2: split_llama3(&s, ini, 1, L); break;
+            case ST_QWEN35: split_llama3(&s, ini, 1, L | STRATA_UCAT_MARK); break;
             case ST_PUNCT: split_runs(&s, ini, in_punct_class); break;
             case ST_NUMBER: split_runs(&s, ini, in_number_class); break;
             default: split_three_digits(&s, ini); break;
@@ -273,6 +274,7 @@ size_t strata_pretokenize(int pre, const uint32_t *cp, const uint16_t *fl, size_
         case STRATA_PRE_GPT2: one = ST_GPT2; break;
         case STRATA_PRE_LLAMA3: one = ST_LLAMA3; break;
         case STRATA_PRE_QWEN2: one = ST_QWEN2; break;
+        case STRATA_PRE_QWEN35: one = ST_QWEN35; break;
         default: stages = stages_default; n_stages = 4; break;
     }
     if (n == 0) return 0;

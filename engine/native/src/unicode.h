@@ -54,7 +54,9 @@ enum {
     STRATA_PRE_DEFAULT = 0, /* llama.cpp's "default": punctuation runs, the GPT-2 regex, digit runs, 3 digits */
     STRATA_PRE_GPT2,        /* 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ */
     STRATA_PRE_LLAMA3,      /* (?i:'s|...)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
-    STRATA_PRE_QWEN2        /* the same with \p{N} single digits */
+    STRATA_PRE_QWEN2,       /* the same with \p{N} single digits */
+    STRATA_PRE_QWEN35       /* qwen2 with [\p{L}\p{M}]+ words: (?i:'s|...)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}|
+                             *  ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
 };
 
 /* Splits the code points cp[0..n) (their flags in fl) into the pieces the pre-tokenizer's regexes give; writes the

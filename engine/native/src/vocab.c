@@ -4,7 +4,7 @@
  *    STRATA_TOK_PARSE_SPECIAL only USER_DEFINED ones are;
  *  - SPM: " " prefix before the first text fragment (and after a special token), spaces as "▁", merges of the
  *    adjacent pair whose joined text is the highest-scoring token, byte fallback <0xXX>;
- *  - BPE: the pre-tokenizer's pieces, each byte-encoded (GPT-2 table) and merged by rank (tokenizer.ggml.merges).
+ *  - BPE: the pre-tokenizer's pieces (gpt-2, llama3, qwen2, qwen35 and llama.cpp's "default" list), each byte-encoded (GPT-2 table) and merged by rank (tokenizer.ggml.merges).
  * Every string is copied out of the mapping: the vocabulary does not need the map once loaded. */
 #include "vocab.h"
 
@@ -120,6 +120,7 @@ static const pre_name PRE_NAMES[] = {
     {"qwen2", STRATA_PRE_QWEN2, 0, 0}, {"deepseek-r1-qwen", STRATA_PRE_QWEN2, 0, 0}, {"kormo", STRATA_PRE_QWEN2, 0, 0},
     {"f2llmv2", STRATA_PRE_QWEN2, 0, 0}, {"megrez", STRATA_PRE_QWEN2, 0, 0}, {"stablelm2", STRATA_PRE_QWEN2, 0, 0},
     {"hunyuan", STRATA_PRE_QWEN2, 0, 0}, {"solar-open", STRATA_PRE_QWEN2, 0, 0},
+    {"qwen35", STRATA_PRE_QWEN35, 0, 0},
 };
 #define N_PRE_NAMES (sizeof PRE_NAMES / sizeof PRE_NAMES[0])
 

@@ -6,7 +6,9 @@
  *  - BOS/EOS, EOG, special ids, refusals, the piece buffer contract.
  *  - val.jsonl through every other vocabulary of the vectors: count and digest of llama.cpp's ids
  *    (test/vocab_val_digests.tsv).
- * `vocab_test [--quick] [SHARED_DATA [VECTORS [DIGESTS]]]`; without SHARED_DATA, $STRATA_SHARED_DATA. Files that are absent
+ *  - BOS/EOS/EOT/newline ids and the end-of-generation set of each (test/vocab_specials.tsv);
+ *  - the tiny model's tokenizer rewritten as a Qwen-family one ("+qwenlike": pre qwen2, Qwen's special tokens).
+ * `vocab_test [--quick] [SHARED_DATA [VECTORS [DIGESTS [SPECIALS]]]]`; without SHARED_DATA, $STRATA_SHARED_DATA. Files that are absent
  * give "skipped" lines. --quick: the first 4 documents only (for the sanitizer run). Exit 0 when all pass. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -85,18 +87,96 @@ static int derive(const char *src, const char *pre, const char *dst) {
     return fclose(f) == 0 ? 0 : -1;
 }
 
-/* name: a path under shared, optionally "+pre=X". NULL when the file is absent (or fails: then a FAIL). */
+/* "qwenlike" (vocab_vectors.mjs): the file's keys in order, no tensors, tokenizer.ggml.pre "qwen2", and Qwen's
+ * control / user-defined tokens in place of the last 14. */
+static const struct { const char *text; int type; } QWENLIKE[] = {
+    {"<|im_start|>", 3}, {"<|im_end|>", 3}, {"<|fim_prefix|>", 3}, {"<|fim_middle|>", 3}, {"<|fim_suffix|>", 3},
+    {"<|fim_pad|>", 3}, {"<|repo_name|>", 3}, {"<|file_sep|>", 3}, {"<|box_unused|>", 3}, {"<|vision_pad|>", 3},
+    {"<tool_call>", 4}, {"</tool_call>", 4}, {"<think>", 4}, {"</think>", 4},
+};
+#define N_QWENLIKE (sizeof QWENLIKE / sizeof QWENLIKE[0])
+
+static size_t scalar_size(uint32_t t) {
+    static const size_t sz[13] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+    return t < 13 ? sz[t] : 0;
+}
+
+static void w64(FILE *f, uint64_t v) { fwrite(&v, 8, 1, f); }
+static void w32(FILE *f, uint32_t v) { fwrite(&v, 4, 1, f); }
+static void wstr(FILE *f, const char *s, uint64_t n) { w64(f, n); fwrite(s, 1, n, f); }
+
+static int derive_qwenlike(const char *src, const char *dst) {
+    strata_gguf_map m;
+    char err[512];
+    if (strata_gguf_map_open(src, &m, err, sizeof err) != 0) {
+        CHECK(0, "%s", err);
+        return -1;
+    }
+    FILE *f = fopen(dst, "wb");
+    if (f == NULL) { strata_gguf_map_close(&m); return -1; }
+    uint32_t version;
+    memcpy(&version, m.shards[0].map + 4, 4);
+    fwrite("GGUF", 1, 4, f);
+    w32(f, version);
+    w64(f, 0);
+    w64(f, m.n_kv);
+    for (uint64_t k = 0; k < m.n_kv; k++) {
+        const strata_gguf_kv *kv = &m.kv[k];
+        wstr(f, kv->key, strlen(kv->key));
+        w32(f, kv->type);
+        if (kv->type == GGUF_T_STRING) {
+            if (strcmp(kv->key, "tokenizer.ggml.pre") == 0) wstr(f, "qwen2", 5);
+            else wstr(f, (const char *)kv->data, kv->n);
+        } else if (kv->type == GGUF_T_ARRAY) {
+            w32(f, kv->atype);
+            w64(f, kv->n);
+            for (uint64_t i = 0; i < kv->n; i++) {
+                int64_t j = (int64_t)i - (int64_t)(kv->n - N_QWENLIKE);
+                if (kv->atype == GGUF_T_STRING) {
+                    const char *s;
+                    size_t len;
+                    strata_gguf_arr_str(kv, i, &s, &len);
+                    if (strcmp(kv->key, "tokenizer.ggml.tokens") == 0 && j >= 0)
+                        wstr(f, QWENLIKE[j].text, strlen(QWENLIKE[j].text));
+                    else wstr(f, s, len);
+                } else if (strcmp(kv->key, "tokenizer.ggml.token_type") == 0 && j >= 0) {
+                    w32(f, (uint32_t)QWENLIKE[j].type);
+                } else {
+                    fwrite(kv->data + i * scalar_size(kv->atype), 1, scalar_size(kv->atype), f);
+                }
+            }
+        } else {
+            fwrite(kv->data, 1, scalar_size(kv->type), f);
+        }
+    }
+    static const char zeros[32];
+    long at = ftell(f);
+    fwrite(zeros, 1, (size_t)((32 - at % 32) % 32), f);
+    strata_gguf_map_close(&m);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* name: a path under shared, optionally "+pre=X" or "+qwenlike". NULL when the file is absent (or fails: then a FAIL). */
 static strata_vocab *vocab_for(const char *shared, const char *name) {
     for (int i = 0; i < n_cache; i++)
         if (strcmp(cache[i].name, name) == 0) return cache[i].v;
     if (n_cache == (int)(sizeof cache / sizeof cache[0])) return NULL;
     char path[1024], file[256];
     snprintf(file, sizeof file, "%s", name);
-    char *plus = strstr(file, "+pre=");
+    char *plus = strstr(file, "+pre="), *ql = strstr(file, "+qwenlike");
     if (plus != NULL) *plus = '\0';
+    if (ql != NULL) *ql = '\0';
     snprintf(path, sizeof path, "%s/%s", shared, file);
     if (!exists(path)) return NULL;
-    if (plus != NULL) {
+    if (ql != NULL) {
+        char dst[1024];
+        snprintf(dst, sizeof dst, "%s/derived-%d.gguf", tmpdir, n_cache);
+        if (derive_qwenlike(path, dst) != 0) {
+            CHECK(0, "cannot derive %s", name);
+            return NULL;
+        }
+        snprintf(path, sizeof path, "%s", dst);
+    } else if (plus != NULL) {
         char dst[1024];
         snprintf(dst, sizeof dst, "%s/derived-%d.gguf", tmpdir, n_cache);
         if (derive(path, plus + 5, dst) != 0) {
@@ -495,6 +575,96 @@ static void test_digests(const char *shared, const char *file, int quick) {
     free(all);
 }
 
+/* ---- llama.cpp's BOS / EOS / EOT / newline and end-of-generation set ---- */
+static void test_specials(const char *shared, const char *file) {
+    size_t len;
+    char *all = slurp(file, &len);
+    if (all == NULL) {
+        printf("vocab_test: special ids: skipped (%s is absent)\n", file);
+        return;
+    }
+    int rows = 0, equal = 0;
+    for (char *line = all, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (nl == NULL) nl = line + strlen(line);
+        int end = *nl == '\0';
+        *nl = '\0';
+        char name[256];
+        int bos, eos, eot, nlid, used;
+        if (sscanf(line, "%255[^\t]\t%d\t%d\t%d\t%d\t%n", name, &bos, &eos, &eot, &nlid, &used) == 5) {
+            strata_vocab *v = vocab_for(shared, name);
+            if (v != NULL) {
+                int same = strata_vocab_special(v, 0) == bos && strata_vocab_special(v, 1) == eos &&
+                           strata_vocab_special(v, 2) == eot && strata_vocab_special(v, 5) == nlid;
+                CHECK(same, "%s: bos/eos/eot/nl %d %d %d %d, llama.cpp %d %d %d %d", name, strata_vocab_special(v, 0),
+                      strata_vocab_special(v, 1), strata_vocab_special(v, 2), strata_vocab_special(v, 5), bos, eos, eot,
+                      nlid);
+                /* the EOG set, exactly */
+                int32_t n = strata_vocab_n_tokens(v), ours = 0, theirs = 0;
+                for (int32_t i = 0; i < n; i++) ours += strata_vocab_is_eog(v, i);
+                for (char *p = line + used; *p;) {
+                    char *q;
+                    long id = strtol(p, &q, 10);
+                    if (q == p) break;
+                    theirs++;
+                    CHECK(strata_vocab_is_eog(v, (int32_t)id), "%s: %ld ends generation in llama.cpp", name, id);
+                    same &= strata_vocab_is_eog(v, (int32_t)id);
+                    p = q;
+                }
+                CHECK(ours == theirs, "%s: %d end-of-generation tokens, llama.cpp %d", name, ours, theirs);
+                same &= ours == theirs;
+                rows++;
+                equal += same;
+            }
+        }
+        if (end) break;
+    }
+    printf("vocab_test: special ids and end-of-generation sets: %d/%d vocabularies equal to llama.cpp's\n", equal, rows);
+    free(all);
+}
+
+/* ---- random bytes (invalid UTF-8, stray specials) through every loaded vocabulary: ids in range, stable ---- */
+static void test_fuzz(int quick) {
+    uint32_t x = 0x9e3779b9u;
+    int rounds = quick ? 60 : 400, ok = 0, total = 0;
+    static const char *const bits[] = {"<|endoftext|>", "<s>", "</s>", "<|im_end|>", "<think>", "\xe2\x96\x81", " ", "\n",
+                                       "'s", "123", "\xf0\x9f\x99\x82", "\xc3", "\xa9", "\xff", "\xed\xa0\x80"};
+    for (int c = 0; c < n_cache; c++) {
+        const strata_vocab *v = cache[c].v;
+        int32_t n_tok = strata_vocab_n_tokens(v);
+        for (int r = 0; r < rounds; r++) {
+            char text[256];
+            size_t len = 0;
+            x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+            size_t parts = x % 24;
+            for (size_t k = 0; k < parts; k++) {
+                x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+                if (x % 3 == 0) {
+                    const char *b = bits[(x >> 8) % (sizeof bits / sizeof bits[0])];
+                    size_t bl = strlen(b);
+                    if (len + bl < sizeof text) { memcpy(text + len, b, bl); len += bl; }
+                } else if (len + 1 < sizeof text) {
+                    text[len++] = (char)(x >> 16);
+                }
+            }
+            int flags = (int)(x >> 28) & 3;
+            int64_t n;
+            int32_t *ids = tokenize(v, text, len, flags, &n);
+            int good = ids != NULL && n >= 0;
+            for (int64_t i = 0; good && i < n; i++) {
+                good = ids[i] >= 0 && ids[i] < n_tok;
+                char piece[4];
+                good = good && strata_token_piece(v, ids[i], flags & 1, piece, sizeof piece) >= 0;
+            }
+            CHECK(good, "%s: random text %d: bad ids", cache[c].name, r);
+            ok += good;
+            total++;
+            free(ids);
+        }
+    }
+    printf("vocab_test: random bytes: %d/%d tokenizations with every id in range\n", ok, total);
+}
+
 /* ---- behaviour beyond the ids ---- */
 static void test_misc(const char *shared) {
     char path[1024];
@@ -605,6 +775,7 @@ int main(int argc, char **argv) {
     const char *shared = ai < argc ? argv[ai++] : NULL;
     const char *vectors = ai < argc ? argv[ai++] : "test/vocab_vectors.tsv";
     const char *digests = ai < argc ? argv[ai++] : "test/vocab_val_digests.tsv";
+    const char *specials = ai < argc ? argv[ai++] : "test/vocab_specials.tsv";
     const char *env = getenv("STRATA_SHARED_DATA");
     if (shared == NULL && env != NULL && *env) shared = env;
     if (shared == NULL || !exists(shared)) {
@@ -617,7 +788,9 @@ int main(int argc, char **argv) {
     test_val(shared, quick);
     test_vectors(shared, vectors);
     test_digests(shared, digests, quick);
+    test_specials(shared, specials);
     test_misc(shared);
+    test_fuzz(quick);
     for (int i = 0; i < n_cache; i++) {
         strata_vocab_free(cache[i].v);
         strata_gguf_map_close(&cache[i].map);

@@ -6,7 +6,9 @@
 //    the texts are the fixed list below, then 150 random ones (a fixed seed) mixing the classes the
 //    pre-tokenizers tell apart;
 //  - vocab_val_digests.tsv: every document of models/val.jsonl through each vocabulary (parse_special off):
-//    vocab \t document number (1-based) \t token count \t FNV-1a 64 of the ids as little-endian uint32, hex.
+//    vocab \t document number (1-based) \t token count \t FNV-1a 64 of the ids as little-endian uint32, hex;
+//  - vocab_specials.tsv: vocab \t BOS \t EOS \t EOT \t newline (-1: none) \t the end-of-generation ids.
+// A vocab "X+qwenlike" is X rewritten as qwenlike() below says (vocab_test.c rewrites it the same way).
 // "vocab" names a file under SHARED_DATA, or "gguf/ggml-vocab-gpt-neox.gguf+pre=X": that file with the key
 // tokenizer.ggml.pre = X inserted as the first key (vocab_test.c derives the same file the same way).
 import fs from "node:fs";
@@ -36,6 +38,12 @@ const texts = [
   "   \n\n   ", "a  \n  b", "end\n ", "Tab\tseparated\tvalues", "MiXeD CaSe WoRdS",
   "<s>hello</s>", "<unk>", "</s> after", "<|endoftext|>", "a<|endoftext|>b", "<|padding|>x", "text <|endoftext|> text",
   "The quick brown fox jumps over the lazy dog.", "Don't stop believing! It's 2024, isn't it?",
+  "<|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\nHi!<|im_end|>\n",
+  "<|im_start|>system\nYou are helpful.<|im_end|>", " <|im_end|> ", "<|im_end|><|im_end|>", "<|im_end|",
+  "<tool_call>{\"name\": \"f\"}</tool_call>", "<think>reasoning</think>answer", "<|fim_prefix|>def f():<|fim_suffix|>\n<|fim_middle|>",
+  "<|repo_name|>x<|file_sep|>y", "<|box_unused|>", "<thinking>", "x<think>y</think>z",
+  "e\u0301t\u00e9 na\u0308ive", " \u0301alone", "\u0301\u0302\u0303", "a\u0301,\u0301", "\u0915\u094d\u0937 \u0939\u093f\u0928\u094d\u0926\u0940",
+  "\u0e20\u0e32\u0e29\u0e32\u0e44\u0e17\u0e22", "x\u20dd", "1\u0301 2",
 ];
 
 // Random texts: pieces drawn from pools of the classes that matter (xorshift32, seed fixed).
@@ -76,7 +84,61 @@ const cases = [
   ["gguf/ggml-vocab-gpt-neox.gguf", "gpt-2"],
   ["gguf/ggml-vocab-gpt-neox.gguf", "llama-bpe"],
   ["gguf/ggml-vocab-gpt-neox.gguf", "qwen2"],
+  ["gguf/ggml-vocab-gpt-neox.gguf", "qwen35"],
+  ["models/tiny-qwen3-q8_0.gguf", "qwenlike"],
 ];
+
+// "qwenlike": the tiny model's tokenizer as a Qwen-family GGUF has it: pre "qwen2" and, in place of its last
+// 14 tokens, Qwen's control (3) and user-defined (4) tokens. All keys kept in order, no tensors.
+const QWENLIKE = [
+  ["<|im_start|>", 3], ["<|im_end|>", 3], ["<|fim_prefix|>", 3], ["<|fim_middle|>", 3], ["<|fim_suffix|>", 3],
+  ["<|fim_pad|>", 3], ["<|repo_name|>", 3], ["<|file_sep|>", 3], ["<|box_unused|>", 3], ["<|vision_pad|>", 3],
+  ["<tool_call>", 4], ["</tool_call>", 4], ["<think>", 4], ["</think>", 4],
+];
+const SCALAR = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
+function qwenlike(src, dst) {
+  const b = fs.readFileSync(src);
+  let o = 0;
+  const u32 = () => { const v = b.readUInt32LE(o); o += 4; return v; };
+  const u64 = () => { const v = Number(b.readBigUInt64LE(o)); o += 8; return v; };
+  const str = () => { const n = u64(); const s = b.subarray(o, o + n); o += n; return s; };
+  const parts = [];
+  const w64 = (v) => { const x = Buffer.alloc(8); x.writeBigUInt64LE(BigInt(v)); parts.push(x); };
+  const w32 = (v) => { const x = Buffer.alloc(4); x.writeUInt32LE(v >>> 0); parts.push(x); };
+  const wstr = (s) => { w64(s.length); parts.push(Buffer.from(s)); };
+  o = 4;
+  const version = u32();
+  u64(); // tensors: dropped
+  const nkv = u64();
+  parts.push(Buffer.from("GGUF")); w32(version); w64(0); w64(nkv);
+  for (let k = 0; k < nkv; k++) {
+    const key = str().toString();
+    const t = u32();
+    wstr(key); w32(t);
+    if (t === 8) {
+      const s = str();
+      wstr(key === "tokenizer.ggml.pre" ? Buffer.from("qwen2") : s);
+    } else if (t === 9) {
+      const at = u32(), n = u64();
+      w32(at); w64(n);
+      for (let i = 0; i < n; i++) {
+        const j = i - (n - QWENLIKE.length);
+        if (at === 8) {
+          const s = str();
+          wstr(key === "tokenizer.ggml.tokens" && j >= 0 ? Buffer.from(QWENLIKE[j][0]) : s);
+        } else {
+          const e = b.subarray(o, o + SCALAR[at]); o += SCALAR[at];
+          if (key === "tokenizer.ggml.token_type" && j >= 0) w32(QWENLIKE[j][1]); else parts.push(Buffer.from(e));
+        }
+      }
+    } else {
+      parts.push(Buffer.from(b.subarray(o, o + SCALAR[t]))); o += SCALAR[t];
+    }
+  }
+  let out = Buffer.concat(parts);
+  out = Buffer.concat([out, Buffer.alloc((32 - (out.length % 32)) % 32)]);
+  fs.writeFileSync(dst, out);
+}
 
 // The vocab file with tokenizer.ggml.pre inserted as the first key, padded to 32 bytes.
 function derive(src, pre, dst) {
@@ -126,11 +188,16 @@ const docs = fs.readFileSync(path.join(shared, "models/val.jsonl"), "utf8").spli
 
 const llama = await getLlama({ gpu: false, logLevel: LlamaLogLevel.error });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "vocab-vectors-"));
-const out = [], digests = [];
+const out = [], digests = [], specials = [];
 for (const [file, pre] of cases) {
   let modelPath = path.join(shared, file);
   let name = file;
-  if (pre) {
+  if (pre === "qwenlike") {
+    name = `${file}+qwenlike`;
+    const dst = path.join(tmp, "derived-qwenlike.gguf");
+    qwenlike(modelPath, dst);
+    modelPath = dst;
+  } else if (pre) {
     name = `${file}+pre=${pre}`;
     const dst = path.join(tmp, `derived-${pre}.gguf`);
     derive(modelPath, pre, dst);
@@ -144,6 +211,12 @@ for (const [file, pre] of cases) {
       out.push(`${name}\t${special ? 1 : 0}\t${esc(t)}\t${Array.from(ids).join(" ")}`);
     }
   }
+  // llama.cpp's special ids and its end-of-generation set (llama_vocab_is_eog over every id)
+  const n = model.fileInfo.metadata.tokenizer.ggml.tokens.length;
+  const eog = [];
+  for (let i = 0; i < n; i++) if (model._model.isEogToken(i)) eog.push(i);
+  const id = (t) => (t == null ? -1 : t);
+  specials.push(`${name}\t${id(model.tokens.bos)}\t${id(model.tokens.eos)}\t${id(model.tokens.eot)}\t${id(model.tokens.nl)}\t${eog.join(" ")}`);
   docs.forEach((d, i) => {
     const ids = Array.from(model.tokenize(d, false));
     digests.push(`${name}\t${i + 1}\t${ids.length}\t${fnv64(ids)}`);
@@ -153,3 +226,4 @@ for (const [file, pre] of cases) {
 fs.rmSync(tmp, { recursive: true, force: true });
 fs.writeFileSync(path.join(outDir, "vocab_vectors.tsv"), out.join("\n") + "\n");
 fs.writeFileSync(path.join(outDir, "vocab_val_digests.tsv"), digests.join("\n") + "\n");
+fs.writeFileSync(path.join(outDir, "vocab_specials.tsv"), specials.join("\n") + "\n");
