@@ -49,7 +49,9 @@ size_t strata_row_bytes(uint32_t type, int64_t n);
 
 /* dst[0..n) = the values of a row of n values of a computable type. */
 void strata_dequant_row(uint32_t type, const void *src, float *dst, int64_t n);
-/* Converts n floats to a row of the vec_dot type vt (F32: a copy; Q8_0; Q8_K), as ggml's quantize_row_*. */
+/* Converts n floats to a row of the vec_dot type vt (F32: a copy; Q8_0; Q8_K), as ggml's quantize_row_*: the
+ * bytes equal llama.cpp's x86 CPU backend's (Q8_0 rounds ties to even, as its AVX2 path). dst holds
+ * strata_row_bytes(vt, n) bytes (any alignment); another vt writes nothing. */
 void strata_quantize_act(uint32_t vt, const float *x, void *dst, int64_t n);
 
 /* The matrix product of the forward pass, for rows [r0, r1) of a weight matrix W (wtype, rows of n values,
@@ -57,7 +59,10 @@ void strata_quantize_act(uint32_t vt, const float *x, void *dst, int64_t n);
  * wtype, xstride bytes apart):
  *   y[c * ystride + r] = dot(W row r, activation c)      for r0 <= r < r1, 0 <= c < ncols.
  * Picks the best instruction set at run time (AVX2+FMA+F16C on x86-64 when present, else the portable variant).
- * Thread-safe (no state but the variant, chosen once); no alignment needed of w, xq or y. */
+ * Thread-safe (no state but the variant, chosen once); no alignment needed of w, xq or y. A column's results do not
+ * depend on ncols or on the rows around it (the same bits alone or in a batch); for the quantized types the AVX2
+ * variant gives the bits of llama.cpp's AVX2 ggml_vec_dot_*_q8_* (tools/ggml_quant_check). A type that is not
+ * computable, or n not a multiple of its block, writes NaN to the rows asked for. */
 void strata_gemm_rows(uint32_t wtype, int64_t n, const uint8_t *w, size_t wrow_bytes, int64_t r0, int64_t r1,
                       const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride);
 
