@@ -15,6 +15,7 @@
  * weight row once, and a prefill (ncols up to 64) reads each weight row from memory once and reuses it from L1
  * for all its columns. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "half.h"
@@ -179,17 +180,20 @@ static void NAME(dequant_row)(uint32_t type, const uint8_t *src, float *dst, int
 
 /* ============================ dot products: one weight row × nc ≤ NC columns ============================
  * w: the row; n: its values; x[c]: activation column c in the vec_dot type; out[c] = the dot product. */
-typedef void (*dot_fn)(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out);
+/* xd[c][b]: the f32 scale of block b of column c, for q8_0 / q4_0 (converted once per call, not once per row). */
+typedef void (*dot_fn)(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc,
+                       float *out);
 
 /* A kernel body k(w, n, x, nc, out) is written for any nc; this instantiates it for the constants 1..4 so the
  * compiler unrolls the column loops and keeps every accumulator in a register. */
 #define DOT_NC(name)                                                                                    \
-    static void name(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {       \
+    static void name(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc,       \
+                     float *out) {                                                                      \
         switch (nc) {                                                                                   \
-        case 1: name##_k(w, n, x, 1, out); break;                                                       \
-        case 2: name##_k(w, n, x, 2, out); break;                                                       \
-        case 3: name##_k(w, n, x, 3, out); break;                                                       \
-        default: name##_k(w, n, x, 4, out); break;                                                      \
+        case 1: name##_k(w, n, x, xd, 1, out); break;                                                       \
+        case 2: name##_k(w, n, x, xd, 2, out); break;                                                       \
+        case 3: name##_k(w, n, x, xd, 3, out); break;                                                       \
+        default: name##_k(w, n, x, xd, 4, out); break;                                                      \
         }                                                                                               \
     }
 
@@ -287,13 +291,13 @@ INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *
         dot_float2_k(t, w, n, x + c0, nc - c0 < 2 ? nc - c0 : 2, out + c0);
     }
 }
-INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
     dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
 }
-INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
     dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
 }
-INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
     dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
 }
 
@@ -305,7 +309,8 @@ INLINE __m256i q4_0_codes(const uint8_t *b) { /* values 0..31 of a q4_0 block as
 }
 /* One accumulator chain per column, block after block, then hsum8: the order of llama.cpp's AVX2
  * ggml_vec_dot_q8_0_q8_0 / q4_0_q8_0, so a row's result is the same bits as theirs (and the same for any nc). */
-INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc,
+                      float *out) {
     const size_t wb = four ? Q4_0_BYTES : Q8_0_BYTES;
     __m256 acc[NC];
     for (int c = 0; c < nc; c++) {
@@ -317,7 +322,7 @@ INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *cons
         const float d0 = h2f(w0);
         for (int c = 0; c < nc; c++) {
             const uint8_t *x0 = x[c] + Q8_0_BYTES * (size_t)b;
-            acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(d0 * h2f(x0)), _mm256_cvtepi32_ps(dot32_s8(q0, ldu256(x0 + 2))),
+            acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(d0 * xd[c][b]), _mm256_cvtepi32_ps(dot32_s8(q0, ldu256(x0 + 2))),
                                      acc[c]);
         }
     }
@@ -325,11 +330,11 @@ INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *cons
         out[c] = hsum8(acc[c]);
     }
 }
-INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
-    dot_q_0_k(0, w, n, x, nc, out);
+INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+    dot_q_0_k(0, w, n, x, xd, nc, out);
 }
-INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
-    dot_q_0_k(1, w, n, x, nc, out);
+INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+    dot_q_0_k(1, w, n, x, xd, nc, out);
 }
 
 /* ---- q4_K / q5_K weights × q8_K activations ----
@@ -409,17 +414,17 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
         out[c] = five ? hsum8(acc[c]) + summs[c] : hsum8(acc[c]) - _mm_cvtss_f32(m);
     }
 }
-INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
     dot_q45_k_k(0, w, n, x, nc, out);
 }
-INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
     dot_q45_k_k(1, w, n, x, nc, out);
 }
 
 /* ---- q6_K weights × q8_K activations ----
  * Per super-block: sumi = sum_i sc_i * (sum over its 16 values of q * x) - 32 * sum_i sc_i * bsum_i, q the
  * unsigned 6-bit code (maddubs pair sums <= 2 * 63 * 127 < 2^15; |sc| <= 128), result += d * d_x * sumi. */
-INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
     const __m256i m4 = _mm256_set1_epi8(0xF), m3 = _mm256_set1_epi8(3);
     __m256 acc[NC];
     for (int c = 0; c < nc; c++) {
@@ -490,18 +495,19 @@ INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *
         out[c] = s;
     }
 }
-INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
     dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
 }
-INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
     dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
 }
-INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
     dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
 }
 
 /* q8_0 / q4_0 × q8_0 (ggml-cpu/quants.c ggml_vec_dot_q{8,4}_0_q8_0_generic): exact int per block × d_w d_x. */
-INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc,
+                      float *out) {
     const size_t wb = four ? Q4_0_BYTES : Q8_0_BYTES;
     float acc[NC] = {0};
     for (int64_t b = 0; b < n / QK; b++) {
@@ -518,18 +524,18 @@ INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *cons
             for (int j = 0; j < QK; j++) {
                 s += q[j] * (int8_t)xb[2 + j];
             }
-            acc[c] += (float)s * (d * h2f(xb));
+            acc[c] += (float)s * (d * xd[c][b]);
         }
     }
     for (int c = 0; c < nc; c++) {
         out[c] = acc[c];
     }
 }
-INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
-    dot_q_0_k(0, w, n, x, nc, out);
+INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+    dot_q_0_k(0, w, n, x, xd, nc, out);
 }
-INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
-    dot_q_0_k(1, w, n, x, nc, out);
+INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+    dot_q_0_k(1, w, n, x, xd, nc, out);
 }
 
 /* q4_K / q5_K × q8_K (ggml_vec_dot_q{4,5}_K_q8_K_generic): see the AVX2 kernel's comment for the sums. */
@@ -568,15 +574,15 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
         out[c] = acc[c] - accm[c];
     }
 }
-INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
     dot_q45_k_k(0, w, n, x, nc, out);
 }
-INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
     dot_q45_k_k(1, w, n, x, nc, out);
 }
 
 /* q6_K × q8_K (ggml_vec_dot_q6_K_q8_K_generic), codes unpacked once into signed q - 32. */
-INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
     float acc[NC] = {0};
     for (int64_t b = 0; b < n / QK_K; b++) {
         const uint8_t *wb = w + Q6_K_BYTES * (size_t)b;
@@ -642,28 +648,63 @@ static dot_fn dot_of(uint32_t t) {
  * one pass over the rows, each streamed once. */
 enum { CHUNK_BYTES = 12 * 1024 };
 
+/* q8_0 / q4_0 activations: every block's f16 scale is converted once per call into xd (on the stack for up to
+ * XD_MAX blocks × columns, columns taken in slices that fit; n > 32768 takes the heap). */
+enum { XD_MAX = 4096 };
+
 static void NAME(gemm_rows)(uint32_t wtype, int64_t n, const uint8_t *w, size_t wrow_bytes, int64_t r0, int64_t r1,
                             const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride) {
     const dot_fn dot = dot_of(wtype);
     const size_t rb = strata_row_bytes(wtype, n);
-    const int64_t chunk = ncols <= NC ? r1 - r0 : (int64_t)(rb < CHUNK_BYTES ? CHUNK_BYTES / rb : 1);
-    const uint8_t *x[NC];
-    float out[NC];
-    for (int64_t rc = r0; rc < r1; rc += chunk) {
-        const int64_t re = r1 - rc < chunk ? r1 : rc + chunk;
-        for (int c0 = 0; c0 < ncols; c0 += NC) {
-            const int nc = ncols - c0 < NC ? ncols - c0 : NC;
-            for (int c = 0; c < nc; c++) {
-                x[c] = xq + (size_t)(c0 + c) * xstride;
+    const int q0 = wtype == GGML_TYPE_Q8_0 || wtype == GGML_TYPE_Q4_0;
+    const int64_t nb = n / QK;
+    float xd_stack[XD_MAX], *xd_heap = NULL, *xdb = xd_stack;
+    int slice = ncols;
+    if (q0 && (int64_t)ncols * nb > XD_MAX) {
+        slice = (int)(XD_MAX / nb) / NC * NC;
+        if (slice < NC) {
+            xd_heap = malloc(sizeof(float) * (size_t)nb * (size_t)ncols);
+            if (xd_heap == NULL) {
+                for (int c = 0; c < ncols; c++) {
+                    for (int64_t r = r0; r < r1; r++) {
+                        y[(size_t)c * ystride + (size_t)r] = NAN;
+                    }
+                }
+                return;
             }
-            for (int64_t r = rc; r < re; r++) {
-                dot(w + (size_t)r * wrow_bytes, n, x, nc, out);
+            xdb = xd_heap;
+            slice = ncols;
+        }
+    }
+    const uint8_t *x[NC];
+    const float *xd[NC] = {NULL, NULL, NULL, NULL};
+    float out[NC];
+    for (int cs = 0; cs < ncols; cs += slice) {
+        const int ns = ncols - cs < slice ? ncols - cs : slice;
+        for (int c = 0; q0 && c < ns; c++) {
+            for (int64_t b = 0; b < nb; b++) {
+                xdb[(size_t)c * (size_t)nb + (size_t)b] = h2f(xq + (size_t)(cs + c) * xstride + Q8_0_BYTES * (size_t)b);
+            }
+        }
+        const int64_t chunk = ns <= NC ? r1 - r0 : (int64_t)(rb < CHUNK_BYTES ? CHUNK_BYTES / rb : 1);
+        for (int64_t rc = r0; rc < r1; rc += chunk) {
+            const int64_t re = r1 - rc < chunk ? r1 : rc + chunk;
+            for (int c0 = 0; c0 < ns; c0 += NC) {
+                const int nc = ns - c0 < NC ? ns - c0 : NC;
                 for (int c = 0; c < nc; c++) {
-                    y[(size_t)(c0 + c) * ystride + (size_t)r] = out[c];
+                    x[c] = xq + (size_t)(cs + c0 + c) * xstride;
+                    xd[c] = xdb + (size_t)(c0 + c) * (size_t)nb;
+                }
+                for (int64_t r = rc; r < re; r++) {
+                    dot(w + (size_t)r * wrow_bytes, n, x, xd, nc, out);
+                    for (int c = 0; c < nc; c++) {
+                        y[(size_t)(cs + c0 + c) * ystride + (size_t)r] = out[c];
+                    }
                 }
             }
         }
     }
+    free(xd_heap);
 }
 
 const strata_quant_ops NAME(strata_quant) = {STR(QUANT_VARIANT), NAME(dequant_row), NAME(gemm_rows)};

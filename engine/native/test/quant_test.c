@@ -513,6 +513,10 @@ static void test_gemm(int quick) {
                     gemm_case(variants[v], t, ns[ni], ncols_list[ci] == 64 ? 3 : 7, ncols_list[ci], 0, &st);
                 }
             }
+            if (blk == 32) { /* the activation scales in column slices (n 6400, 64 columns) and on the heap (n 35200) */
+                gemm_case(variants[v], t, 6400, 3, 64, 0, &st);
+                gemm_case(variants[v], t, 35200, 3, 5, 0, &st);
+            }
             printf("quant_test: gemm %-5s %-4s worst error / bound: exact %.3f, activation-quantized %.3f\n",
                    strata_type(t)->name, variants[v]->isa, st.worst_a, st.worst_b);
             if (t != GGML_TYPE_F32 && t != GGML_TYPE_BF16 && t != GGML_TYPE_F16) {
