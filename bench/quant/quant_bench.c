@@ -167,7 +167,8 @@ int main(int argc, char **argv) { /* quant_bench [type ...]: only those types */
     printf("memcpy: hot 1.5 MB %.1f GB/s, DRAM 128 MB %.1f GB/s (bytes copied per second); plain read of 128 MB: "
            "%.1f GB/s\n\n",
            memcpy_gbs((size_t)1536 * 512 * 2), memcpy_gbs(RING), read_gbs(RING));
-    printf("| type | n × rows | bytes | ncols 1 hot GB/s | ncols 1 stream GB/s | ncols 64 hot GB/s | ncols 64 hot GFLOP/s |\n");
+    printf("| type | n × rows | bytes | ncols 1 hot GB/s | ncols 1 stream GB/s | ncols 64 hot GB/s "
+           "| ncols 64 hot GFLOP/s |\n");
     printf("|---|---|---|---|---|---|---|\n");
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
         const uint32_t t = types[ti], vt = (uint32_t)strata_type(t)->vec_dot_type;

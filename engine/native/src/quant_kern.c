@@ -291,13 +291,16 @@ INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *
         dot_float2_k(t, w, n, x + c0, nc - c0 < 2 ? nc - c0 : 2, out + c0);
     }
 }
-INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                      int nc, float *out) {
     dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
 }
-INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                      int nc, float *out) {
     dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
 }
-INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
 }
 
@@ -330,10 +333,12 @@ INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *cons
         out[c] = hsum8(acc[c]);
     }
 }
-INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_q_0_k(0, w, n, x, xd, nc, out);
 }
-INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_q_0_k(1, w, n, x, xd, nc, out);
 }
 
@@ -371,6 +376,9 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
         uint8_t sm[16];
         k4_scales_bytes(wb + 4, sm);
         const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(sm + 8)));
+        /* the 8 scales as int16 in both 128-bit lanes; scale j is broadcast with one byte shuffle */
+        const __m256i scales =
+            _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)sm)));
         __m256i sumi[NC];
         for (int c = 0; c < nc; c++) { /* the min term: sum_j m_j * (bsum 2j + bsum 2j+1), 4 int32 lanes */
             sumi[c] = _mm256_setzero_si256();
@@ -395,7 +403,8 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
                 hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 1), one), 4));
                 qh = _mm256_srli_epi16(qh, 2);
             }
-            const __m256i sl = _mm256_set1_epi16((short)sm[2 * k]), sh = _mm256_set1_epi16((short)sm[2 * k + 1]);
+            const __m256i sl = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * k))));
+            const __m256i sh = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * k + 1))));
             for (int c = 0; c < nc; c++) {
                 const uint8_t *xq = x[c] + Q8_K_BYTES * (size_t)b + Q8_K_QS + 64 * k;
                 const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, ldu256(xq)), sl);
@@ -414,17 +423,20 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
         out[c] = five ? hsum8(acc[c]) + summs[c] : hsum8(acc[c]) - _mm_cvtss_f32(m);
     }
 }
-INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_q45_k_k(0, w, n, x, nc, out);
 }
-INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_q45_k_k(1, w, n, x, nc, out);
 }
 
 /* ---- q6_K weights × q8_K activations ----
  * Per super-block: sumi = sum_i sc_i * (sum over its 16 values of q * x) - 32 * sum_i sc_i * bsum_i, q the
  * unsigned 6-bit code (maddubs pair sums <= 2 * 63 * 127 < 2^15; |sc| <= 128), result += d * d_x * sumi. */
-INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     const __m256i m4 = _mm256_set1_epi8(0xF), m3 = _mm256_set1_epi8(3);
     __m256 acc[NC];
     for (int c = 0; c < nc; c++) {
@@ -453,8 +465,11 @@ INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, con
                                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(H, 6), m3), 4));
             for (int g = 0; g < 4; g++) {
                 /* values 0..15 of the group take scale 8h + 2g, values 16..31 scale 8h + 2g + 1: the two
-                 * 128-bit halves of maddubs' output */
-                const __m256i s = _mm256_set_m128i(_mm_set1_epi16(sc[8 * h + 2 * g + 1]), _mm_set1_epi16(sc[8 * h + 2 * g]));
+                 * 128-bit halves of maddubs' output. Scales 8h+2g, 8h+2g+1 are 32-bit element 4h+g of sc16:
+                 * spread it to every element, then pick its low int16 in the low lane, its high in the high. */
+                const __m256i pair = _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(4 * h + g));
+                const __m256i s = _mm256_shuffle_epi8(pair, _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+                                                                             2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3));
                 for (int c = 0; c < nc; c++) {
                     const uint8_t *xq = x[c] + Q8_K_BYTES * (size_t)b + Q8_K_QS + 128 * h + 32 * g;
                     sumi[c] = _mm256_add_epi32(sumi[c], _mm256_madd_epi16(_mm256_maddubs_epi16(q[g], ldu256(xq)), s));
@@ -495,13 +510,16 @@ INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *
         out[c] = s;
     }
 }
-INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                      int nc, float *out) {
     dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
 }
-INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                      int nc, float *out) {
     dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
 }
-INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
 }
 
@@ -531,10 +549,12 @@ INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *cons
         out[c] = acc[c];
     }
 }
-INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_q_0_k(0, w, n, x, xd, nc, out);
 }
-INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_q_0_k(1, w, n, x, xd, nc, out);
 }
 
@@ -574,15 +594,18 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
         out[c] = acc[c] - accm[c];
     }
 }
-INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_q45_k_k(0, w, n, x, nc, out);
 }
-INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_q45_k_k(1, w, n, x, nc, out);
 }
 
 /* q6_K × q8_K (ggml_vec_dot_q6_K_q8_K_generic), codes unpacked once into signed q - 32. */
-INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc, float *out) {
+INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     float acc[NC] = {0};
     for (int64_t b = 0; b < n / QK_K; b++) {
         const uint8_t *wb = w + Q6_K_BYTES * (size_t)b;

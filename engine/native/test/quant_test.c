@@ -412,7 +412,8 @@ static void gemm_case(const strata_quant_ops *ops, uint32_t t, int64_t n, int R,
     for (int r = 0; r < R; r++) {
         rand_row(t, w + (size_t)r * wrow, n);
         for (int64_t i = 0; i < n; i++) {
-            wd[(size_t)r * (size_t)n + (size_t)i] = ref_value(t, w + (size_t)r * wrow, i, &wm[(size_t)r * (size_t)n + (size_t)i]);
+            const size_t k = (size_t)r * (size_t)n + (size_t)i;
+            wd[k] = ref_value(t, w + (size_t)r * wrow, i, &wm[k]);
         }
     }
     for (int c = 0; c < ncols; c++) {
@@ -485,8 +486,8 @@ static void gemm_case(const strata_quant_ops *ops, uint32_t t, int64_t n, int R,
         CHECK(bad_a > 0, "a corrupted %s scale went unnoticed (%s)", strata_type(t)->name, ops->isa);
     } else {
         CHECK(bad_a == 0 && bad_b == 0 && bad_range == 0,
-              "gemm %s (%s) n=%lld ncols=%d: %d off exact, %d off the activation bound, %d written outside", strata_type(t)->name,
-              ops->isa, (long long)n, ncols, bad_a, bad_b, bad_range);
+              "gemm %s (%s) n=%lld ncols=%d: %d off exact, %d off the activation bound, %d written outside",
+              strata_type(t)->name, ops->isa, (long long)n, ncols, bad_a, bad_b, bad_range);
     }
     free(wmem);
     free(xmem);
@@ -876,7 +877,8 @@ static void compare_file(const gfile *ref, const char *dir, const char *file, in
     }
     for (int k = 0; k < GGML_TYPE_COUNT_MAX; k++) {
         if (per[k].count > 0) {
-            printf("quant_test: %s: %d %s tensors vs f16: relative RMS error mean %.3f%%, worst %.3f%% (%s), bound %.1f%%\n",
+            printf("quant_test: %s: %d %s tensors vs f16: relative RMS error mean %.3f%%, worst %.3f%% (%s), "
+                   "bound %.1f%%\n",
                    file, per[k].count, strata_type((uint32_t)k)->name, 100 * per[k].sum / per[k].count,
                    100 * per[k].worst, per[k].worst_name, 100 * type_bound((uint32_t)k));
         }
@@ -929,7 +931,8 @@ int main(int argc, char **argv) {
     if (strata_quant_best() == &strata_quant_avx2) {
         variants[n_variants++] = &strata_quant_avx2;
     } else {
-        printf("quant_test: the avx2 variant is not chosen here (no AVX2+FMA+F16C, or STRATA_QUANT_ISA=base): not tested\n");
+        printf("quant_test: the avx2 variant is not chosen here (no AVX2+FMA+F16C, or STRATA_QUANT_ISA=base): "
+               "not tested\n");
     }
 #endif
     test_table();
