@@ -468,8 +468,9 @@ INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, con
                  * 128-bit halves of maddubs' output. Scales 8h+2g, 8h+2g+1 are 32-bit element 4h+g of sc16:
                  * spread it to every element, then pick its low int16 in the low lane, its high in the high. */
                 const __m256i pair = _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(4 * h + g));
-                const __m256i s = _mm256_shuffle_epi8(pair, _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-                                                                             2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3));
+                const __m256i lohi = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, /* low lane */
+                                                      2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
+                const __m256i s = _mm256_shuffle_epi8(pair, lohi);
                 for (int c = 0; c < nc; c++) {
                     const uint8_t *xq = x[c] + Q8_K_BYTES * (size_t)b + Q8_K_QS + 128 * h + 32 * g;
                     sumi[c] = _mm256_add_epi32(sumi[c], _mm256_madd_epi16(_mm256_maddubs_epi16(q[g], ldu256(xq)), s));
