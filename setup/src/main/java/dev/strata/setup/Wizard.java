@@ -438,6 +438,14 @@ final class Wizard {
                 ? d.library
                 : previous.library() != null ? previous.library() : libGuess;
         Path lib = q.askLibrary(def, canGoBack);
+        if (EngineLibraries.absentHere(lib)) {
+          p.say(
+              st.dim(
+                  "  "
+                      + TerminalText.escape(lib.toString())
+                      + " is not on this machine: the config names it without a sha256 (right"
+                      + " for a config for another Mac; a launch here would not find it)"));
+        }
         Backend b = EngineLibraries.backend(host, lib, given.backend());
         if (b != backend) {
           p.say(st.dim("backend: " + b.id() + " (from the library's name), not " + backend.id()));

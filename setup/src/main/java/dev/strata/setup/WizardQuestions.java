@@ -333,7 +333,9 @@ final class WizardQuestions {
                     + (backend == Backend.METAL
                         ? " (the Metal engine is not part of this toolkit: it comes from the"
                             + " Strata engine's own build, libstrata.dylib)."
-                        : ".")),
+                        : ".")
+                    + " For another machine, its path there: it need not exist here (the"
+                    + " config then pins no sha256)."),
             guess,
             home,
             workingDir,

@@ -343,4 +343,41 @@ class WizardTest {
     assertFalse(t.contains("Choose again"), t);
     assertWritten("524288", "stream", "q4_0");
   }
+
+  /**
+   * A config for another Mac (a host file) names that Mac's library, which this machine does not
+   * have: the wizard takes it as {@code --engine-lib} does (no sha256), and writes the same bytes.
+   */
+  @Test
+  void theWizardTakesAnotherMacsLibraryAsTheFlagDoes() throws IOException {
+    String there = "/opt/strata/lib/libstrata.dylib";
+    CliHarness.Run r = c.wizard("\n4\nstream\n\n" + there + "\n\n", "--host-file", "m4-pro-48");
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    assertContainsAll(
+        r.terminal(),
+        "it need not exist here",
+        there + " is not on this machine: the config names it");
+    EngineConfig cfg = ConfigCodec.read(c.config);
+    assertEquals(there, cfg.engine().library());
+    assertEquals(null, cfg.engine().sha256());
+
+    Path flags = d.resolve("flags.yaml");
+    CliHarness.Run y =
+        c.run(
+            "--model",
+            c.model.toString(),
+            "--host-file",
+            "m4-pro-48",
+            "--engine-lib",
+            there,
+            "--ctx",
+            "32768",
+            "--experts",
+            "stream",
+            "--yes",
+            "--out",
+            flags.toString());
+    assertEquals(0, y.code(), y.err());
+    assertEquals(Files.readString(flags), Files.readString(c.config));
+  }
 }
