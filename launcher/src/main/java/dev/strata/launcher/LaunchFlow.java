@@ -129,7 +129,8 @@ final class LaunchFlow {
       PrintWriter out = r.json() ? io.err() : io.out();
       Reports.printStart(report, r.isolate(), io.width(), out);
       RunSummary summary = r.json() ? new RunSummary() : null;
-      LogRouter log = new LogRouter(out, io.err(), summary);
+      // a person on a terminal reads sizes and an updating progress line; a pipe gets raw lines
+      LogRouter log = new LogRouter(out, io.err(), summary, io.interactive());
       // the library preflight checked, held open: loaded (or handed to the child) as it was checked
       EngineRunner runner =
           r.isolate()
