@@ -8,7 +8,8 @@
  * GB/s = weight bytes read / time per call (the best of 5 timed runs of >= 60 ms each); time is this thread's
  * CPU time, not wall time: the machine is shared, and wall time would count the slices other processes held the
  * core (memory bandwidth stays shared either way). Beside them, memcpy in
- * the same run: of a matrix-sized buffer (hot) and of 128 MB (DRAM; counted as bytes read, so comparable). */
+ * the same run: of a matrix-sized buffer (hot) and of 128 MB (DRAM), counted as bytes copied per second (each byte is
+ * read and written), and a plain read of 128 MB (the ceiling for a stream that only reads). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -124,18 +125,59 @@ static double memcpy_gbs(size_t bytes) {
     return (double)bytes / best / 1e9;
 }
 
-int main(void) {
+/* A plain read of the same 128 MB (the sum of its 64-bit words, four chains): what a kernel that only reads
+ * its weights can reach from DRAM on this machine; memcpy also writes, so it moves twice the bytes. */
+static double read_gbs(size_t bytes) {
+    uint64_t *a = malloc(bytes);
+    memset(a, 3, bytes);
+    const size_t nw = bytes / 8;
+    double best = 1e30;
+    uint64_t total = 0;
+    for (int run = 0; run < 5; run++) {
+        int calls = 0;
+        double t0 = now(), el;
+        do {
+            uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+            for (size_t i = 0; i + 4 <= nw; i += 4) {
+                s0 += a[i];
+                s1 += a[i + 1];
+                s2 += a[i + 2];
+                s3 += a[i + 3];
+            }
+            total += s0 + s1 + s2 + s3;
+            calls++;
+            el = now() - t0;
+        } while (el < 0.06);
+        if (el / calls < best) {
+            best = el / calls;
+        }
+    }
+    volatile uint64_t sink = total;
+    (void)sink;
+    free(a);
+    return (double)bytes / best / 1e9;
+}
+
+int main(int argc, char **argv) { /* quant_bench [type ...]: only those types */
     const uint32_t types[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0,
                               GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
     const int64_t shapes[2][2] = {{512, 1536}, {1536, 512}};
     const size_t RING = (size_t)128 << 20;
     printf("gemm_rows isa: %s, 1 thread\n", strata_quant_isa());
-    printf("memcpy: hot 1.5 MB %.1f GB/s, DRAM 128 MB %.1f GB/s (bytes read per second)\n\n",
-           memcpy_gbs((size_t)1536 * 512 * 2), memcpy_gbs(RING));
+    printf("memcpy: hot 1.5 MB %.1f GB/s, DRAM 128 MB %.1f GB/s (bytes copied per second); plain read of 128 MB: "
+           "%.1f GB/s\n\n",
+           memcpy_gbs((size_t)1536 * 512 * 2), memcpy_gbs(RING), read_gbs(RING));
     printf("| type | n × rows | bytes | ncols 1 hot GB/s | ncols 1 stream GB/s | ncols 64 hot GB/s | ncols 64 hot GFLOP/s |\n");
     printf("|---|---|---|---|---|---|---|\n");
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
         const uint32_t t = types[ti], vt = (uint32_t)strata_type(t)->vec_dot_type;
+        int wanted = argc < 2;
+        for (int a = 1; a < argc; a++) {
+            wanted |= strcmp(argv[a], strata_type(t)->name) == 0;
+        }
+        if (!wanted) {
+            continue;
+        }
         for (int s = 0; s < 2; s++) {
             const int64_t n = shapes[s][0], rows = shapes[s][1];
             const size_t rb = strata_row_bytes(t, n), mb = rb * (size_t)rows;

@@ -27,7 +27,7 @@ ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/engine/native/src" -o "$BI
   "${OBJS[@]}" -lm
 mkdir -p "$OUT"
 {
-  echo "command: bench/quant/run.sh $*"
+  echo "command: ${STRATA_QUANT_ISA:+STRATA_QUANT_ISA=$STRATA_QUANT_ISA }bench/quant/run.sh $*"
   echo "commit: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet || echo ' (dirty)')"
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "cpu: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) cores visible"

@@ -2,6 +2,7 @@
  * (quant.h). The kernels themselves are in quant_kern.c, compiled once per instruction set. */
 #include <math.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "half.h"
@@ -142,7 +143,8 @@ void strata_quantize_act(uint32_t vt, const float *x, void *dst, int64_t n) {
     }
 }
 
-/* ---- the variant this CPU runs, chosen once (any thread may be first: the pointer is atomic) ---- */
+/* ---- the variant this CPU runs, chosen once (any thread may be first: the pointer is atomic); the environment
+ * variable STRATA_QUANT_ISA=base forces the portable variant (as STRATA_KERNELS_ISA does for the KV kernels) ---- */
 
 static _Atomic(const strata_quant_ops *) best;
 
@@ -153,8 +155,10 @@ const strata_quant_ops *strata_quant_best(void) {
     }
     o = &strata_quant_base;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    const char *force = getenv("STRATA_QUANT_ISA"); /* "base": the portable variant (tests and benchmarks) */
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
+    if ((force == NULL || strcmp(force, "base") != 0) && __builtin_cpu_supports("avx2") &&
+        __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
         o = &strata_quant_avx2;
     }
 #endif

@@ -33,8 +33,36 @@
 #define QUANT_AVX2 1
 #include <immintrin.h>
 static inline float h2f(const uint8_t *p) { return _cvtsh_ss(strata_load_u16le(p)); }
+#elif defined(__aarch64__)
+/* AArch64 converts f16 in hardware (ACLE __fp16; the compiler vectorizes it to fcvtl). */
+static inline float h2f(const uint8_t *p) {
+    __fp16 h;
+    memcpy(&h, p, sizeof h);
+    return (float)h;
+}
 #else
-static inline float h2f(const uint8_t *p) { return strata_half_to_float(strata_load_u16le(p)); }
+/* f16 → f32 without branches, so loops over it vectorize (half.h's converter renormalizes subnormals in a loop).
+ * two = exponent and mantissa at the top of a word (sign dropped). A normal, infinite or NaN half: shifted down
+ * 4, exponent and mantissa sit in an f32's fields; adding 224 to the exponent field and scaling by 2^-112 rebases
+ * the exponent by 127 - 15 (and leaves 31 → 255: inf and NaN stay). A subnormal m · 2^-24 (exponent field 0):
+ * the f32 with exponent 126 and m in its low mantissa bits is 0.5 + m · 2^-24, minus 0.5 exactly. */
+static inline float h2f(const uint8_t *p) {
+    const uint32_t h = strata_load_u16le(p);
+    const uint32_t sign = (h & 0x8000u) << 16, two = (h << 17) & 0xffffffffu; /* exponent and mantissa, sign gone */
+    uint32_t nb = (two >> 4) + (224u << 23), db = (two >> 17) | (126u << 23);
+    float nf, df;
+    memcpy(&nf, &nb, 4);
+    memcpy(&df, &db, 4);
+    nf *= 0x1.0p-112f;
+    df -= 0.5f;
+    uint32_t nbits, dbits;
+    memcpy(&nbits, &nf, 4);
+    memcpy(&dbits, &df, 4);
+    const uint32_t r = sign | (two < (1u << 27) ? dbits : nbits);
+    float f;
+    memcpy(&f, &r, 4);
+    return f;
+}
 #endif
 
 enum { NC = 4 }; /* activation columns per pass over a weight row */
@@ -219,27 +247,44 @@ INLINE __m256 ld8w(uint32_t t, const uint8_t *p) {
 INLINE float ld1w(uint32_t t, const uint8_t *p) {
     return t == GGML_TYPE_F16 ? h2f(p) : t == GGML_TYPE_BF16 ? bf2f(p) : ld_f32(p);
 }
-INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+/* Four independent accumulator chains per column, 8 values each (the FMA latency is 4 cycles), in the same order
+ * for any nc, so a column's result does not depend on the batch around it; columns go in pairs (8 accumulators
+ * and the converted weights fit the 16 registers). */
+INLINE void dot_float2_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     const size_t es = t == GGML_TYPE_F32 ? 4 : 2;
-    __m256 a0[NC], a1[NC];
-    for (int c = 0; c < nc; c++) {
-        a0[c] = a1[c] = _mm256_setzero_ps();
+    enum { U = 4 };
+    __m256 a[U][2];
+    for (int u = 0; u < U; u++) {
+        for (int c = 0; c < nc; c++) {
+            a[u][c] = _mm256_setzero_ps();
+        }
     }
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m256 w0 = ld8w(t, w + es * (size_t)i), w1 = ld8w(t, w + es * (size_t)(i + 8));
+    for (; i + 8 * U <= n; i += 8 * U) {
+        for (int u = 0; u < U; u++) {
+            const __m256 wv = ld8w(t, w + es * (size_t)(i + 8 * u));
+            for (int c = 0; c < nc; c++) {
+                a[u][c] = _mm256_fmadd_ps(wv, _mm256_loadu_ps((const float *)(const void *)x[c] + i + 8 * u), a[u][c]);
+            }
+        }
+    }
+    for (; i + 8 <= n; i += 8) {
+        const __m256 wv = ld8w(t, w + es * (size_t)i);
         for (int c = 0; c < nc; c++) {
-            const float *xc = (const float *)(const void *)x[c];
-            a0[c] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(xc + i), a0[c]);
-            a1[c] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(xc + i + 8), a1[c]);
+            a[0][c] = _mm256_fmadd_ps(wv, _mm256_loadu_ps((const float *)(const void *)x[c] + i), a[0][c]);
         }
     }
     for (int c = 0; c < nc; c++) {
-        float s = hsum8(_mm256_add_ps(a0[c], a1[c]));
+        float s = hsum8(_mm256_add_ps(_mm256_add_ps(a[0][c], a[1][c]), _mm256_add_ps(a[2][c], a[3][c])));
         for (int64_t j = i; j < n; j++) {
             s += ld1w(t, w + es * (size_t)j) * ld_f32(x[c] + 4 * (size_t)j);
         }
         out[c] = s;
+    }
+}
+INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    for (int c0 = 0; c0 < nc; c0 += 2) {
+        dot_float2_k(t, w, n, x + c0, nc - c0 < 2 ? nc - c0 : 2, out + c0);
     }
 }
 INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
@@ -258,38 +303,26 @@ INLINE __m256i q4_0_codes(const uint8_t *b) { /* values 0..31 of a q4_0 block as
     __m256i q = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(raw, 4), raw), _mm256_set1_epi8(0xF));
     return _mm256_sub_epi8(q, _mm256_set1_epi8(8));
 }
+/* One accumulator chain per column, block after block, then hsum8: the order of llama.cpp's AVX2
+ * ggml_vec_dot_q8_0_q8_0 / q4_0_q8_0, so a row's result is the same bits as theirs (and the same for any nc). */
 INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     const size_t wb = four ? Q4_0_BYTES : Q8_0_BYTES;
-    const int64_t nb = n / QK;
-    __m256 a0[NC], a1[NC];
+    __m256 acc[NC];
     for (int c = 0; c < nc; c++) {
-        a0[c] = a1[c] = _mm256_setzero_ps();
+        acc[c] = _mm256_setzero_ps();
     }
-    int64_t b = 0;
-    for (; b + 2 <= nb; b += 2) {
-        const uint8_t *w0 = w + wb * (size_t)b, *w1 = w0 + wb;
-        const __m256i q0 = four ? q4_0_codes(w0) : ldu256(w0 + 2), q1 = four ? q4_0_codes(w1) : ldu256(w1 + 2);
-        const float d0 = h2f(w0), d1 = h2f(w1);
-        for (int c = 0; c < nc; c++) {
-            const uint8_t *x0 = x[c] + Q8_0_BYTES * (size_t)b, *x1 = x0 + Q8_0_BYTES;
-            a0[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot32_s8(q0, ldu256(x0 + 2))), _mm256_set1_ps(d0 * h2f(x0)),
-                                    a0[c]);
-            a1[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot32_s8(q1, ldu256(x1 + 2))), _mm256_set1_ps(d1 * h2f(x1)),
-                                    a1[c]);
-        }
-    }
-    if (b < nb) {
+    for (int64_t b = 0; b < n / QK; b++) {
         const uint8_t *w0 = w + wb * (size_t)b;
         const __m256i q0 = four ? q4_0_codes(w0) : ldu256(w0 + 2);
         const float d0 = h2f(w0);
         for (int c = 0; c < nc; c++) {
             const uint8_t *x0 = x[c] + Q8_0_BYTES * (size_t)b;
-            a0[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot32_s8(q0, ldu256(x0 + 2))), _mm256_set1_ps(d0 * h2f(x0)),
-                                    a0[c]);
+            acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(d0 * h2f(x0)), _mm256_cvtepi32_ps(dot32_s8(q0, ldu256(x0 + 2))),
+                                     acc[c]);
         }
     }
     for (int c = 0; c < nc; c++) {
-        out[c] = hsum8(_mm256_add_ps(a0[c], a1[c]));
+        out[c] = hsum8(acc[c]);
     }
 }
 INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
@@ -303,25 +336,50 @@ INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int
  * Per super-block: sumi = sum_j sc_j * sum_l q * x (codes 0..15 or 0..31 unsigned: maddubs, pair sums
  * <= 2 * 31 * 127 < 2^15; then × sc_j <= 63 into int32: |sumi| <= 256 * 31 * 127 * 63 < 2^27), and
  * result += d_x * (d * sumi - dmin * sum_j m_j * bsum_j). */
+/* The 8 scales and 8 mins of a q4_K / q5_K block at once (the bit moves of strata_k4_scale_min on 32-bit words
+ * of the 12 scale bytes s: scales 0..3 = s[0..3] & 63, mins 0..3 = s[4..7] & 63, scales 4..7 = low nibbles of
+ * s[8..11] | top 2 bits of s[0..3] << 4, mins 4..7 = high nibbles of s[8..11] | top 2 bits of s[4..7] << 4). */
+static inline void k4_scales_bytes(const uint8_t *s, uint8_t out[16]) {
+    uint32_t a[3], u[4];
+    memcpy(a, s, 12);
+    u[0] = a[0] & 0x3f3f3f3fu;
+    u[1] = (a[2] & 0x0f0f0f0fu) | (((a[0] >> 6) & 0x03030303u) << 4);
+    u[2] = a[1] & 0x3f3f3f3fu;
+    u[3] = ((a[2] >> 4) & 0x0f0f0f0fu) | (((a[1] >> 6) & 0x03030303u) << 4);
+    memcpy(out, u, 16); /* out[0..8) scales, out[8..16) mins */
+}
+
 INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     const size_t wbytes = five ? Q5_K_BYTES : Q4_K_BYTES;
     const __m256i m4 = _mm256_set1_epi8(0xF), one = _mm256_set1_epi8(1);
     __m256 acc[NC];
-    float accm[NC];
+    __m128 accm[NC]; /* q4_K: the min term in 4 float lanes, as llama.cpp's AVX2 q4_K dot */
+    float summs[NC]; /* q5_K: the min term in one float, as llama.cpp's AVX2 q5_K dot (same bits as theirs) */
     for (int c = 0; c < nc; c++) {
         acc[c] = _mm256_setzero_ps();
-        accm[c] = 0.0f;
+        accm[c] = _mm_setzero_ps();
+        summs[c] = 0.0f;
     }
     for (int64_t b = 0; b < n / QK_K; b++) {
         const uint8_t *wb = w + wbytes * (size_t)b, *qs = wb + (five ? 48 : 16);
         const float d = h2f(wb), dmin = h2f(wb + 2);
-        int sc[8], m[8];
-        k4_scales(wb + 4, sc, m);
+        uint8_t sm[16];
+        k4_scales_bytes(wb + 4, sm);
+        const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(sm + 8)));
         __m256i sumi[NC];
-        for (int c = 0; c < nc; c++) {
+        for (int c = 0; c < nc; c++) { /* the min term: sum_j m_j * (bsum 2j + bsum 2j+1), 4 int32 lanes */
             sumi[c] = _mm256_setzero_si256();
             const uint8_t *xb = x[c] + Q8_K_BYTES * (size_t)b;
-            accm[c] += dmin * q8k_d(xb) * (float)k4_minsum(m, xb);
+            const __m256i bs = ldu256(xb + Q8_K_BSUMS);
+            const __m128i pairs = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
+            const __m128i prod = _mm_madd_epi16(mins, pairs);
+            if (five) {
+                __m128i h = _mm_add_epi32(prod, _mm_srli_si128(prod, 8));
+                h = _mm_add_epi32(h, _mm_srli_si128(h, 4));
+                summs[c] += (-q8k_d(xb) * dmin) * (float)_mm_cvtsi128_si32(h);
+            } else {
+                accm[c] = _mm_fmadd_ps(_mm_cvtepi32_ps(prod), _mm_set1_ps(dmin * q8k_d(xb)), accm[c]);
+            }
         }
         __m256i qh = five ? ldu256(wb + 16) : _mm256_setzero_si256();
         for (int k = 0; k < 4; k++) {
@@ -332,7 +390,7 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
                 hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 1), one), 4));
                 qh = _mm256_srli_epi16(qh, 2);
             }
-            const __m256i sl = _mm256_set1_epi16((short)sc[2 * k]), sh = _mm256_set1_epi16((short)sc[2 * k + 1]);
+            const __m256i sl = _mm256_set1_epi16((short)sm[2 * k]), sh = _mm256_set1_epi16((short)sm[2 * k + 1]);
             for (int c = 0; c < nc; c++) {
                 const uint8_t *xq = x[c] + Q8_K_BYTES * (size_t)b + Q8_K_QS + 64 * k;
                 const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, ldu256(xq)), sl);
@@ -346,7 +404,9 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
         }
     }
     for (int c = 0; c < nc; c++) {
-        out[c] = hsum8(acc[c]) - accm[c];
+        __m128 m = _mm_add_ps(accm[c], _mm_movehl_ps(accm[c], accm[c]));
+        m = _mm_add_ss(m, _mm_movehdup_ps(m));
+        out[c] = five ? hsum8(acc[c]) + summs[c] : hsum8(acc[c]) - _mm_cvtss_f32(m);
     }
 }
 INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
@@ -576,21 +636,31 @@ static dot_fn dot_of(uint32_t t) {
     }
 }
 
+/* Cache blocking for ncols > NC: a chunk of rows of about CHUNK_BYTES (at least one row) is dotted with every
+ * group of NC columns in turn, so the chunk's weights and one group's activations both stay in L1 (32 KB) while
+ * they are reused: weights come from memory once, activations from L2 once per chunk. For ncols <= NC this is
+ * one pass over the rows, each streamed once. */
+enum { CHUNK_BYTES = 12 * 1024 };
+
 static void NAME(gemm_rows)(uint32_t wtype, int64_t n, const uint8_t *w, size_t wrow_bytes, int64_t r0, int64_t r1,
                             const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride) {
     const dot_fn dot = dot_of(wtype);
+    const size_t rb = strata_row_bytes(wtype, n);
+    const int64_t chunk = ncols <= NC ? r1 - r0 : (int64_t)(rb < CHUNK_BYTES ? CHUNK_BYTES / rb : 1);
     const uint8_t *x[NC];
     float out[NC];
-    for (int64_t r = r0; r < r1; r++) {
-        const uint8_t *row = w + (size_t)r * wrow_bytes;
+    for (int64_t rc = r0; rc < r1; rc += chunk) {
+        const int64_t re = r1 - rc < chunk ? r1 : rc + chunk;
         for (int c0 = 0; c0 < ncols; c0 += NC) {
             const int nc = ncols - c0 < NC ? ncols - c0 : NC;
             for (int c = 0; c < nc; c++) {
                 x[c] = xq + (size_t)(c0 + c) * xstride;
             }
-            dot(row, n, x, nc, out);
-            for (int c = 0; c < nc; c++) {
-                y[(size_t)(c0 + c) * ystride + (size_t)r] = out[c];
+            for (int64_t r = rc; r < re; r++) {
+                dot(w + (size_t)r * wrow_bytes, n, x, nc, out);
+                for (int c = 0; c < nc; c++) {
+                    y[(size_t)(c0 + c) * ystride + (size_t)r] = out[c];
+                }
             }
         }
     }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "quant.h"
@@ -349,6 +350,25 @@ static void test_dequant(void) {
             CHECK(bad == 0, "dequant %s (%s): %d values off", strata_type(t)->name, variants[v]->isa, bad);
         }
     }
+    /* every one of the 65,536 halves (subnormals, infinities, NaNs) through each variant's f16 decoder */
+    for (int v = 0; v < n_variants; v++) {
+        static uint8_t all[65536 * 2];
+        static float out[65536];
+        for (uint32_t h = 0; h < 65536; h++) {
+            st16(all + 2 * h, (uint16_t)h);
+        }
+        variants[v]->dequant_row(GGML_TYPE_F16, all, out, 65536);
+        int bad = 0;
+        for (uint32_t h = 0; h < 65536; h++) {
+            const int e = (h >> 10) & 31, m = h & 1023;
+            const double want = e == 31 ? (m ? NAN : (h & 0x8000 ? -INFINITY : INFINITY)) : ref_half((uint16_t)h);
+            const int ok = isnan(want) ? isnan(out[h]) : (out[h] == want && !signbit(out[h]) == !signbit(want));
+            if (!ok && bad++ < 3) {
+                fprintf(stderr, "  %s f16 0x%04x: %g, want %g\n", variants[v]->isa, h, out[h], want);
+            }
+        }
+        CHECK(bad == 0, "f16 decode (%s): %d of 65536 halves wrong", variants[v]->isa, bad);
+    }
     /* the public entry point agrees with the chosen variant, and refuses what it cannot compute */
     rand_row(GGML_TYPE_Q6_K, row, 256);
     float z[256];
@@ -449,6 +469,18 @@ static void gemm_case(const strata_quant_ops *ops, uint32_t t, int64_t n, int R,
             st->worst_b = fmax(st->worst_b, e_b / bb);
         }
     }
+    /* every column alone (ncols = 1) gives the same bits as inside the batch: a prompt evaluated in one batch
+     * and token by token see the same products */
+    int bad_alone = 0;
+    for (int c = 0; c < ncols && !corrupt; c++) {
+        float one[16];
+        ops->gemm_rows(t, n, w, wrow, r0, r1, xq + (size_t)c * xs, xs, 1, one, 0);
+        for (int r = r0; r < r1; r++) {
+            bad_alone += memcmp(&one[r], &y[(size_t)c * ystride + (size_t)r], sizeof(float)) != 0;
+        }
+    }
+    CHECK(bad_alone == 0, "gemm %s (%s) ncols=%d: %d outputs differ from the same column alone", strata_type(t)->name,
+          ops->isa, ncols, bad_alone);
     if (corrupt) {
         CHECK(bad_a > 0, "a corrupted %s scale went unnoticed (%s)", strata_type(t)->name, ops->isa);
     } else {
@@ -529,6 +561,55 @@ static void test_gemm(int quick) {
     uint8_t dummy[256] = {0};
     strata_gemm_rows(GGML_TYPE_Q3_K, 256, dummy, 110, 0, 2, dummy, 292, 2, y, 2);
     CHECK(isnan(y[0]) && isnan(y[3]), "gemm of a type strata-ref does not compute writes NaN");
+}
+
+/* ---- 4b. threads: the forward pass calls gemm_rows from several threads on disjoint row ranges; the first
+ * calls (which pick the variant) race on purpose ---- */
+typedef struct {
+    const uint8_t *w, *xq;
+    size_t rb, xb;
+    int64_t n, r0, r1;
+    int nc;
+    float *y;
+    size_t ys;
+} thr_job;
+static void *thr_run(void *p) {
+    const thr_job *j = p;
+    for (int rep = 0; rep < 20; rep++) {
+        strata_gemm_rows(GGML_TYPE_Q4_K, j->n, j->w, j->rb, j->r0, j->r1, j->xq, j->xb, j->nc, j->y, j->ys);
+    }
+    return NULL;
+}
+static void test_threads(void) {
+    enum { T = 4, R = 64, NC = 5 };
+    const int64_t n = 512;
+    const size_t rb = strata_row_bytes(GGML_TYPE_Q4_K, n), xb = strata_row_bytes(GGML_TYPE_Q8_K, n);
+    uint8_t *w = malloc(rb * R), *xq = malloc(xb * NC);
+    float x[512], *y = malloc(sizeof(float) * R * NC), *y1 = malloc(sizeof(float) * R * NC);
+    for (int r = 0; r < R; r++) {
+        rand_row(GGML_TYPE_Q4_K, w + rb * (size_t)r, n);
+    }
+    for (int c = 0; c < NC; c++) {
+        for (int i = 0; i < n; i++) {
+            x[i] = nrand();
+        }
+        strata_quantize_act(GGML_TYPE_Q8_K, x, xq + xb * (size_t)c, n);
+    }
+    pthread_t th[T];
+    thr_job jobs[T];
+    for (int t = 0; t < T; t++) {
+        jobs[t] = (thr_job){w, xq, rb, xb, n, (int64_t)t * R / T, (int64_t)(t + 1) * R / T, NC, y, R};
+        pthread_create(&th[t], NULL, thr_run, &jobs[t]);
+    }
+    for (int t = 0; t < T; t++) {
+        pthread_join(th[t], NULL);
+    }
+    strata_gemm_rows(GGML_TYPE_Q4_K, n, w, rb, 0, R, xq, xb, NC, y1, R);
+    CHECK(memcmp(y, y1, sizeof(float) * R * NC) == 0, "4 threads on disjoint rows = one call");
+    free(w);
+    free(xq);
+    free(y);
+    free(y1);
 }
 
 /* ---- 5. the real models: a test-only GGUF reader (header, keys skipped, tensor infos) ---- */
@@ -838,12 +919,13 @@ static void test_real(int quick) {
 
 int main(int argc, char **argv) {
     const int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    test_threads(); /* first: its threads are the first callers */
     variants[n_variants++] = &strata_quant_base;
 #if defined(__x86_64__)
     if (strata_quant_best() == &strata_quant_avx2) {
         variants[n_variants++] = &strata_quant_avx2;
     } else {
-        printf("quant_test: no AVX2+FMA+F16C on this CPU: the avx2 variant is not tested\n");
+        printf("quant_test: the avx2 variant is not chosen here (no AVX2+FMA+F16C, or STRATA_QUANT_ISA=base): not tested\n");
     }
 #endif
     test_table();
