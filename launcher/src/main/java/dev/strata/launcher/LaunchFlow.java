@@ -115,7 +115,10 @@ final class LaunchFlow {
       }
       return ExitCodes.OK;
     }
-    try (Preflight.Report report = Preflight.full(cfg, configPath, here, io.env())) {
+    try (Preflight.Report report =
+        r.dryRun()
+            ? Preflight.forDryRun(cfg, configPath, here, io.env())
+            : Preflight.full(cfg, configPath, here, io.env())) {
       if (r.dryRun()) {
         Reports.printDryRun(report, r.isolate(), r.json(), io.width(), io.out(), io.err());
         return report.refused() ? report.refusal().exitCode() : ExitCodes.OK;

@@ -333,7 +333,8 @@ class OneTruthDifferentialTest {
     EngineConfig c =
         new EngineConfig(
             EngineConfig.SCHEMA,
-            new EngineConfig.Engine("cpu-reference", library, null),
+            // pinned as strata-setup pins it: a dry run asks only a pinned library's own check
+            new EngineConfig.Engine("cpu-reference", library, E2e.pin(Path.of(library))),
             new EngineConfig.Model(shards),
             E2e.here(),
             List.of("--model", shards.getFirst()),
