@@ -1104,6 +1104,10 @@ static int resolve(rd *r, const meta *m, const arch_row *row, layers_seen *ls, u
     if (have_kv == 1) {
         kv = have_heads == 0 ? heads : 0; /* llama.cpp's default: as many KV heads as heads */
     }
+    if (have_kv == 0 && kv == 0) {
+        return fail(r, "%s.attention.head_count_kv is 0 but the model has attention layers, which need at least one "
+                       "KV head; the file is damaged", m->arch);
+    }
     if (kv < 1) {
         return fail(r, "has attention layers but no %s.attention.head_count_kv; not a model strata can plan for",
                     m->arch);
@@ -1114,6 +1118,10 @@ static int resolve(rd *r, const meta *m, const arch_row *row, layers_seen *ls, u
         uint64_t width = 0;
         if ((k = key_u64(r, m, dim_keys[i], LIM_MAX_SMALL, &dims[i])) < 0) {
             return -1;
+        }
+        if (k == 0 && dims[i] == 0) {
+            return fail(r, "%s.%s is 0, but an attention head needs at least one value; the file is damaged", m->arch,
+                        dim_keys[i]);
         }
         if (k == 1) {
             dims[i] = 0;

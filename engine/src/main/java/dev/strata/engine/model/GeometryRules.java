@@ -136,6 +136,14 @@ public final class GeometryRules {
     if (kv < 0) {
       kv = heads; // llama.cpp's default: as many KV heads as heads
     }
+    if (kv == 0 && f.get(arch + ".attention.head_count_kv") != null) {
+      throw new GgufException(
+          Kind.INCONSISTENT,
+          file,
+          arch
+              + ".attention.head_count_kv is 0 but the model has attention layers, which need at"
+              + " least one KV head; the file is damaged");
+    }
     if (kv < 1) {
       throw new GgufException(
           Kind.NOT_A_MODEL,
@@ -293,6 +301,15 @@ public final class GeometryRules {
   /** K or V head size: the key, else embedding_length / head_count (llama.cpp's default). */
   private static int headSize(GgufFile f, String arch, String key, long heads) {
     long dim = HeaderCounts.small(f, arch + ".attention." + key, -1);
+    if (dim == 0) {
+      throw new GgufException(
+          Kind.INCONSISTENT,
+          f.file(),
+          arch
+              + ".attention."
+              + key
+              + " is 0, but an attention head needs at least one value; the file is damaged");
+    }
     if (dim < 0) {
       long width = f.unsigned(arch + ".embedding_length");
       if (width > 0 && heads > 0 && width % heads == 0) {

@@ -189,9 +189,9 @@ class GeometryEdgesTest {
         4,
         "llama.attention.head_count_kv",
         0,
-        Kind.NOT_A_MODEL,
-        "has attention layers but no llama.attention.head_count_kv; not a model this toolkit can"
-            + " plan for");
+        Kind.INCONSISTENT,
+        "llama.attention.head_count_kv is 0 but the model has attention layers, which need at"
+            + " least one KV head; the file is damaged");
     assertEquals(
         4, read(llama(4), m -> m.remove("llama.attention.head_count_kv")).geometry().kvHeads());
   }
@@ -307,7 +307,14 @@ class GeometryEdgesTest {
     assertEquals(65_536, max.headDim());
     // no key_length: embedding_length / head_count, as llama.cpp derives it
     assertEquals(16, read(llama(4)).geometry().headDim());
-    refusedWith(4, "llama.attention.key_length", 0, Kind.NOT_A_MODEL, NO_KEY_LENGTH);
+    // issue 28: a key that is there with the value 0 is a bad value, not a missing key
+    refusedWith(
+        4,
+        "llama.attention.key_length",
+        0,
+        Kind.INCONSISTENT,
+        "llama.attention.key_length is 0, but an attention head needs at least one value; the"
+            + " file is damaged");
     refusedWith(
         4,
         "llama.attention.key_length",

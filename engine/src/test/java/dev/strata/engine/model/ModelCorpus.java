@@ -668,6 +668,22 @@ public final class ModelCorpus {
             "lfm2.attention.head_count_kv gives block 1 0 KV heads (recurrent layers) but it holds "
                 + kv
                 + "; the model is damaged"));
+    // a key present with a bad value names the value, not a missing key
+    l.add(
+        refusing(
+            s("llama-zero-key-length", "llama", "a bad value")
+                .dims(4, 64, 4, 2)
+                .headDim(16, 16)
+                .key("attention.key_length", GgufValue.u32(0)),
+            "llama.attention.key_length is 0, but an attention head needs at least one value; the"
+                + " file is damaged"));
+    l.add(
+        refusing(
+            s("llama-zero-kv-heads", "llama", "a bad value")
+                .dims(4, 64, 4, 2)
+                .key("attention.head_count_kv", GgufValue.u32(0)),
+            "llama.attention.head_count_kv is 0 but the model has attention layers, which need at"
+                + " least one KV head; the file is damaged"));
     return l;
   }
 
