@@ -89,7 +89,12 @@ final class LaunchFlow {
               + configPath
               + (config != null
                   ? ""
-                  : " (the default path): run strata-setup to write one, or pass --config FILE"));
+                  : io.env().containsKey("STRATA_CONFIG")
+                      ? " (from STRATA_CONFIG): write one there (strata-setup --out "
+                          + configPath
+                          + "), point STRATA_CONFIG at a config, or pass --config FILE"
+                      : " (the default path): run strata-setup to write one, or pass --config"
+                          + " FILE"));
     }
     EngineConfig cfg =
         readTrusted(
