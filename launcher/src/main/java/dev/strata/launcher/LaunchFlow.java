@@ -89,7 +89,12 @@ final class LaunchFlow {
               + configPath
               + (config != null
                   ? ""
-                  : " (the default path): run strata-setup to write one, or pass --config FILE"));
+                  : io.env().containsKey("STRATA_CONFIG")
+                      ? " (from STRATA_CONFIG): write one there (strata-setup --out "
+                          + configPath
+                          + "), point STRATA_CONFIG at a config, or pass --config FILE"
+                      : " (the default path): run strata-setup to write one, or pass --config"
+                          + " FILE"));
     }
     EngineConfig cfg =
         readTrusted(
@@ -115,7 +120,10 @@ final class LaunchFlow {
       }
       return ExitCodes.OK;
     }
-    try (Preflight.Report report = Preflight.full(cfg, configPath, here, io.env())) {
+    try (Preflight.Report report =
+        r.dryRun()
+            ? Preflight.forDryRun(cfg, configPath, here, io.env())
+            : Preflight.full(cfg, configPath, here, io.env())) {
       if (r.dryRun()) {
         Reports.printDryRun(report, r.isolate(), r.json(), io.width(), io.out(), io.err());
         return report.refused() ? report.refusal().exitCode() : ExitCodes.OK;

@@ -101,6 +101,17 @@ public final class PlanText {
     return out.toString().stripTrailing() + "\n";
   }
 
+  /**
+   * Where the budget comes from: usable − margin, or {@code --mem-budget-mb} when that set it lower
+   * (one above is capped to usable − margin, and the plan's notes say so).
+   */
+  static String budgetSource(MemoryPlan p) {
+    long own = MemoryPlan.budget(p.memory(), 0);
+    return p.budgetBytes() < own
+        ? "--mem-budget-mb " + p.budgetBytes() / UsableMemory.MIB + " (below usable - margin)"
+        : "usable - margin";
+  }
+
   /** The plan as an aligned table, unwrapped (see {@link #table(MemoryPlan, int)}). */
   public static String table(MemoryPlan p) {
     return table(p, Integer.MAX_VALUE);
@@ -117,7 +128,7 @@ public final class PlanText {
     rows.add(new Row("usable by the engine", m.usableBytes(), m.rule().text()));
     rows.add(
         new Row("safety margin", p.marginBytes(), "kept free (llama.cpp --fit-target default)"));
-    rows.add(new Row("budget", p.budgetBytes(), "usable - margin"));
+    rows.add(new Row("budget", p.budgetBytes(), budgetSource(p)));
     rows.add(new Row("dense weights", p.denseBytes(), "every non-expert tensor"));
     rows.add(
         new Row(

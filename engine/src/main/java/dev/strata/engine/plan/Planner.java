@@ -103,6 +103,21 @@ final class Planner {
               + model.trainedContext());
     }
     long budget = MemoryPlan.budget(memory, memBudgetMb);
+    long own = MemoryPlan.budget(memory, 0);
+    if (memBudgetMb > own / UsableMemory.MIB) {
+      notes.add(
+          "memory: --mem-budget-mb "
+              + memBudgetMb
+              + " is above what this machine gives the engine (usable "
+              + Units.count(memory.usableBytes() / UsableMemory.MIB)
+              + " MiB - margin "
+              + Units.count(MemoryPlan.SAFETY_MARGIN / UsableMemory.MIB)
+              + " MiB = "
+              + Units.count(own / UsableMemory.MIB)
+              + " MiB); the budget is capped to "
+              + Units.count(own / UsableMemory.MIB)
+              + " MiB");
+    }
     long state = model.stateBytes();
     long drafter = spec > 0 ? model.drafterBytes() : 0;
     if (spec > 0 && !model.hasDrafter()) {
