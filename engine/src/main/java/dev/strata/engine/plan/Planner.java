@@ -146,8 +146,7 @@ final class Planner {
         slotBytes > 0 ? Math.multiplyExact((long) model.expertsUsed(), model.moeLayers()) : 0;
     long tokenBytes = Math.multiplyExact(tokenSlots, slotBytes);
 
-    long scratch =
-        backend == Backend.CPU_REFERENCE ? RefScratch.bytes(model, context, kv.drafterLayers()) : 0;
+    long scratch = backend == Backend.CPU_REFERENCE ? RefScratch.bytes(model) : 0;
     StreamSizing.Stream stream =
         StreamSizing.stream(
             memory, budget, dense + scratch, kv, rule, model, slotBytes, modelSlots, tokenSlots);
