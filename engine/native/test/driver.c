@@ -1,6 +1,7 @@
 /* driver.c — strata-ref-run, a tiny command around the engine ABI (no JVM needed):
  *   strata-ref-run gguf DIR [SHARDS]     write the seed-geometry model (metadata only), print the first shard
  *   strata-ref-run run ENGINE-FLAGS...   run strata_engine_main, lines to stdout; SIGINT/SIGTERM → cancel
+ *   strata-ref-run check ENGINE-FLAGS... strata_engine_check (ABI 2): the startup rules and `plan:` lines, no run
  *   strata-ref-run flows [--quick] DIR   the main flows with their expected exit codes and lines (the ASan run)
  */
 #define _POSIX_C_SOURCE 200809L
@@ -273,7 +274,7 @@ static int cmd_flows(int argc, char **argv) {
     }
     {
         /* cancel from another thread during a long run */
-        const char *args[] = {"--model", first, "--ctx", "65536", "--prompt-tokens", "65536", "--n-predict", "128",
+        const char *args[] = {"--model", first, "--ctx", "65536", "--prompt-tokens", "65408", "--n-predict", "128",
                               "--threads", "2", NULL};
         bg_run b;
         memset(&b, 0, sizeof b);
@@ -310,9 +311,13 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "run") == 0) {
         return cmd_run(argc - 1, argv + 1);
     }
+    if (argc >= 2 && strcmp(argv[1], "check") == 0) {
+        argv[1] = "strata-ref"; /* strata_engine_check: the startup rules and the plan: lines, nothing run */
+        return strata_engine_check(argc - 1, (const char *const *)(argv + 1), print_line, NULL);
+    }
     if (argc >= 2 && strcmp(argv[1], "flows") == 0) {
         return cmd_flows(argc, argv);
     }
-    fprintf(stderr, "usage: strata-ref-run gguf DIR [SHARDS] | run ENGINE-FLAGS... | flows [--quick] DIR\n");
+    fprintf(stderr, "usage: strata-ref-run gguf DIR [SHARDS] | run ENGINE-FLAGS... | check ENGINE-FLAGS... | flows [--quick] DIR\n");
     return 2;
 }
