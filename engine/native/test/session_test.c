@@ -2,6 +2,10 @@
  *   session_test check MODEL          assertions on a real model (exit 0, or 1 with FAIL lines)
  *   session_test gen MODEL N [--kv F] [--threads T] PROMPT
  *                                     greedy generation: one line of token ids, then the text (for comparisons)
+ *   session_test logits MODEL TOKENS.u16|.u32 CTX CHUNKS KV THREADS OUT
+ *                                     teacher-forced logits in llama-perplexity's layout (chunk i = tokens
+ *                                     [i·CTX, (i+1)·CTX) from an empty context, positions CTX/2 .. CTX-2 kept) as
+ *                                     bench/llamacpp's `_lpf32__` file of raw logits (compare.py reads it)
  * The checks: tokenize → eval → greedy decode is deterministic; a prompt evaluated as one batch gives the logits of
  * the same prompt evaluated one token at a time (prompt path = decode path, within float rounding); truncate then
  * re-eval reproduces the logits; bad token ids, an overfull context and a bad sequence are refused with code 2. */
@@ -202,13 +206,66 @@ static int cmd_gen(int argc, char **argv) {
     return 0;
 }
 
+static int cmd_logits(char **argv) {
+    const char *model = argv[2], *tokpath = argv[3], *kv = argv[6], *threads = argv[7], *out = argv[8];
+    int ctx = atoi(argv[4]), chunks = atoi(argv[5]);
+    FILE *f = fopen(tokpath, "rb");
+    if (f == NULL || ctx < 4 || chunks < 1) {
+        fprintf(stderr, "session_test: cannot read %s (or bad CTX/CHUNKS)\n", tokpath);
+        return 2;
+    }
+    size_t w = strlen(tokpath) > 4 && strcmp(tokpath + strlen(tokpath) - 4, ".u32") == 0 ? 4 : 2;
+    size_t need = (size_t)ctx * (size_t)chunks;
+    int32_t *toks = malloc(need * sizeof *toks);
+    for (size_t i = 0; i < need; i++) {
+        uint32_t v = 0;
+        if (fread(&v, w, 1, f) != 1) {
+            fprintf(stderr, "session_test: %s holds fewer than %zu tokens\n", tokpath, need);
+            return 2;
+        }
+        toks[i] = (int32_t)v;
+    }
+    fclose(f);
+    char cbuf[32];
+    snprintf(cbuf, sizeof cbuf, "%d", ctx);
+    strata_session *s = open_model(model, kv, threads, cbuf);
+    if (s == NULL) {
+        return 1;
+    }
+    const int V = strata_session_n_vocab(s), first = ctx / 2, scored = ctx - 1 - first;
+    FILE *o = fopen(out, "wb");
+    int32_t hdr[5] = {1, ctx, V, chunks, first};
+    fwrite("_lpf32__", 1, 8, o);
+    fwrite(hdr, sizeof hdr, 1, o);
+    fwrite(toks, sizeof *toks, need, o);
+    float *logits = malloc((size_t)(ctx - first) * V * sizeof(float));
+    for (int c = 0; c < chunks; c++) {
+        strata_session_truncate(s, 0, 0);
+        if (strata_session_eval(s, 0, toks + (size_t)c * ctx, (size_t)ctx, (size_t)first, logits) != 0) {
+            fprintf(stderr, "session_test: eval of chunk %d failed\n", c);
+            return 1;
+        }
+        fwrite(logits, sizeof(float), (size_t)scored * V, o); /* positions first .. ctx-2 */
+        fprintf(stderr, "session_test: chunk %d of %d\n", c + 1, chunks);
+    }
+    int bad = fclose(o) != 0;
+    free(logits);
+    free(toks);
+    strata_session_close(s);
+    return bad;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 9 && strcmp(argv[1], "logits") == 0) {
+        return cmd_logits(argv);
+    }
     if (argc >= 3 && strcmp(argv[1], "check") == 0) {
         return cmd_check(argv[2]);
     }
     if (argc >= 5 && strcmp(argv[1], "gen") == 0) {
         return cmd_gen(argc, argv);
     }
-    fprintf(stderr, "usage: session_test check MODEL | gen MODEL N [--kv F] [--threads T] PROMPT\n");
+    fprintf(stderr, "usage: session_test check MODEL | gen MODEL N [--kv F] [--threads T] PROMPT | logits MODEL TOKENS CTX "
+                    "CHUNKS KV THREADS OUT\n");
     return 2;
 }
