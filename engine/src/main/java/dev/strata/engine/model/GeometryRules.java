@@ -211,7 +211,8 @@ public final class GeometryRules {
         statePerLayer,
         allBlocks - blocks,
         new ArrayList<>(drafterKv),
-        drafter);
+        drafter,
+        ModelWidths.read(shards, arch));
   }
 
   private static String architecture(GgufFile f) {
