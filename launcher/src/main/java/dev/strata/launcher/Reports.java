@@ -158,7 +158,10 @@ final class Reports {
   static String verdictSource(Preflight.Report r) {
     Preflight.EngineVerdict v = r.engine();
     if (v == null) {
-      return "refused before the engine was asked; nothing run";
+      return r.refused() || r.engineNote() == null
+          ? "refused before the engine was asked; nothing run"
+          : "verdict from the launcher's own rules (the unpinned library was not loaded); nothing"
+              + " loaded or run";
     }
     if (!v.checked()) {
       return "verdict from the launcher's own rules (the ABI "
@@ -186,6 +189,15 @@ final class Reports {
    * arena}, {@code memory}: {@link RunSummary}), then the launcher's {@code plan}.
    */
   static String runJson(Preflight.Report r, boolean isolate, int exitCode, RunSummary summary) {
+    return runJson(r, isolate, exitCode, summary, null);
+  }
+
+  /**
+   * As {@link #runJson(Preflight.Report, boolean, int, RunSummary)}, {@code more} written after the
+   * engine's fields (a generation's; null: none).
+   */
+  static String runJson(
+      Preflight.Report r, boolean isolate, int exitCode, RunSummary summary, Json.Body more) {
     return Json.write(
         false,
         g -> {
@@ -193,6 +205,9 @@ final class Reports {
           writeLaunchHead(g, r, isolate);
           g.writeNumberField("exit_code", exitCode);
           summary.writeFields(g);
+          if (more != null) {
+            more.write(g);
+          }
           if (r.plan() != null) {
             g.writeFieldName("plan");
             PlanText.writeJson(r.plan(), g);
@@ -256,7 +271,10 @@ final class Reports {
               Json.strings(
                   g, "launcher_items", r.plan() == null ? List.of() : PlanItems.lines(r.plan()));
               g.writeStringField(
-                  "verdict_from", v == null ? "preflight" : v.checked() ? "engine" : "launcher");
+                  "verdict_from",
+                  v == null
+                      ? (r.refused() || r.engineNote() == null ? "preflight" : "launcher")
+                      : v.checked() ? "engine" : "launcher");
               g.writeBooleanField("would_start", !r.refused());
               g.writeNumberField("exit_code", r.refused() ? r.refusal().exitCode() : 0);
               g.writeStringField("refusal", r.refused() ? r.refusal().getMessage() : null);
