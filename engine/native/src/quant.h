@@ -36,13 +36,14 @@ typedef struct {
     const char *name;   /* ggml's name: "f32", "q4_K", ... */
     uint32_t block;     /* values per block (1 for f32/f16/bf16, 32, or QK_K = 256) */
     uint32_t bytes;     /* bytes per block */
-    int computable;     /* strata-ref can dequantize it and dot with it (F32 F16 BF16 Q8_0 Q4_0 Q4_K Q5_K Q6_K) */
+    int computable;     /* strata-ref can dequantize it and dot with it (F32 F16 BF16 Q8_0 Q4_0 Q5_0 Q4_K Q5_K
+                         * Q6_K; Q5_0 is what llama.cpp's Q4_K_M falls back to for rows of n % 256 != 0) */
     int vec_dot_type;   /* the type activations are converted to for a dot with this weight type */
 } strata_type_info;
 
 /* The type table row of a ggml type id, or NULL for an id ggml does not define (or strata-ref does not know). */
 const strata_type_info *strata_type(uint32_t type);
-/* The names strata-ref computes, comma-separated ("f32, f16, bf16, q8_0, q4_0, q4_K, q5_K, q6_K"). */
+/* The names strata-ref computes, comma-separated ("f32, f16, bf16, q8_0, q4_0, q5_0, q4_K, q5_K, q6_K"). */
 const char *strata_types_computable(void);
 /* Bytes of a row of n values (n a multiple of the block size; 0 otherwise). */
 size_t strata_row_bytes(uint32_t type, int64_t n);

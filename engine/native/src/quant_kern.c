@@ -94,6 +94,21 @@ static void dequant_q4_0(const uint8_t *b, float *y, int64_t nb) {
     }
 }
 
+/* q5_0 (ggml-quants.c dequantize_row_q5_0): value j's 5th bit is bit j of the u32 qh. */
+static void dequant_q5_0(const uint8_t *b, float *y, int64_t nb) {
+    for (int64_t i = 0; i < nb; i++, b += Q5_0_BYTES, y += QK) {
+        const float d = h2f(b);
+        uint32_t qh;
+        memcpy(&qh, b + 2, 4);
+        for (int j = 0; j < 16; j++) {
+            const int lo = (b[6 + j] & 0xF) | (int)((qh >> j) & 1) << 4;
+            const int hi = (b[6 + j] >> 4) | (int)((qh >> (j + 16)) & 1) << 4;
+            y[j] = (float)(lo - 16) * d;
+            y[j + 16] = (float)(hi - 16) * d;
+        }
+    }
+}
+
 static void dequant_q8_0(const uint8_t *b, float *y, int64_t nb) {
     for (int64_t i = 0; i < nb; i++, b += Q8_0_BYTES, y += QK) {
         const float d = h2f(b);
@@ -167,6 +182,7 @@ static void NAME(dequant_row)(uint32_t type, const uint8_t *src, float *dst, int
         }
         break;
     case GGML_TYPE_Q4_0: dequant_q4_0(src, dst, n / QK); break;
+    case GGML_TYPE_Q5_0: dequant_q5_0(src, dst, n / QK); break;
     case GGML_TYPE_Q8_0: dequant_q8_0(src, dst, n / QK); break;
     case GGML_TYPE_Q4_K: dequant_q45_k(src, dst, n / QK_K, 0); break;
     case GGML_TYPE_Q5_K: dequant_q45_k(src, dst, n / QK_K, 1); break;
@@ -304,24 +320,44 @@ INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, con
     dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
 }
 
-/* ---- q8_0 and q4_0 weights × q8_0 activations: two blocks a step (two accumulator chains per column) ---- */
-INLINE __m256i q4_0_codes(const uint8_t *b) { /* values 0..31 of a q4_0 block as int8 (nibble - 8) */
-    __m128i raw = _mm_loadu_si128((const __m128i *)(const void *)(b + 2));
-    __m256i q = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(raw, 4), raw), _mm256_set1_epi8(0xF));
-    return _mm256_sub_epi8(q, _mm256_set1_epi8(8));
+/* ---- q8_0, q4_0 and q5_0 weights × q8_0 activations ---- */
+enum { K_Q8_0, K_Q4_0, K_Q5_0 };
+static inline size_t q_0_bytes(int kind) { return kind == K_Q4_0 ? Q4_0_BYTES : kind == K_Q5_0 ? Q5_0_BYTES : Q8_0_BYTES; }
+INLINE __m256i nibbles32(const uint8_t *qs) { /* 16 bytes → values 0..15 (low nibbles), 16..31 (high) */
+    __m128i raw = _mm_loadu_si128((const __m128i *)(const void *)qs);
+    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(raw, 4), raw), _mm256_set1_epi8(0xF));
+}
+/* The 32 values of a block as int8: q8_0 as stored, q4_0 nibble - 8, q5_0 (nibble | qh bit j << 4) - 16; the
+ * qh bits become bytes by sending byte j / 8 of qh to byte j and testing bit j % 8 there. */
+INLINE __m256i q_0_codes(int kind, const uint8_t *b) {
+    if (kind == K_Q8_0) {
+        return ldu256(b + 2);
+    }
+    if (kind == K_Q4_0) {
+        return _mm256_sub_epi8(nibbles32(b + 2), _mm256_set1_epi8(8));
+    }
+    uint32_t qh;
+    memcpy(&qh, b + 2, 4);
+    const __m256i spread = _mm256_shuffle_epi8(_mm256_set1_epi32((int)qh),
+                                               _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2,
+                                                                2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+    const __m256i q = _mm256_or_si256(nibbles32(b + 6), _mm256_and_si256(set, _mm256_set1_epi8(0x10)));
+    return _mm256_sub_epi8(q, _mm256_set1_epi8(16));
 }
 /* One accumulator chain per column, block after block, then hsum8: the order of llama.cpp's AVX2
- * ggml_vec_dot_q8_0_q8_0 / q4_0_q8_0, so a row's result is the same bits as theirs (and the same for any nc). */
-INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc,
+ * ggml_vec_dot_{q8_0,q4_0,q5_0}_q8_0, so a row's result is the same bits as theirs (and the same for any nc). */
+INLINE void dot_q_0_k(int kind, const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc,
                       float *out) {
-    const size_t wb = four ? Q4_0_BYTES : Q8_0_BYTES;
+    const size_t wb = q_0_bytes(kind);
     __m256 acc[NC];
     for (int c = 0; c < nc; c++) {
         acc[c] = _mm256_setzero_ps();
     }
     for (int64_t b = 0; b < n / QK; b++) {
         const uint8_t *w0 = w + wb * (size_t)b;
-        const __m256i q0 = four ? q4_0_codes(w0) : ldu256(w0 + 2);
+        const __m256i q0 = q_0_codes(kind, w0);
         const float d0 = h2f(w0);
         for (int c = 0; c < nc; c++) {
             const uint8_t *x0 = x[c] + Q8_0_BYTES * (size_t)b;
@@ -335,11 +371,15 @@ INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *cons
 }
 INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
                        int nc, float *out) {
-    dot_q_0_k(0, w, n, x, xd, nc, out);
+    dot_q_0_k(K_Q8_0, w, n, x, xd, nc, out);
 }
 INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
                        int nc, float *out) {
-    dot_q_0_k(1, w, n, x, xd, nc, out);
+    dot_q_0_k(K_Q4_0, w, n, x, xd, nc, out);
+}
+INLINE void dot_q5_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q_0_k(K_Q5_0, w, n, x, xd, nc, out);
 }
 
 /* ---- q4_K / q5_K weights × q8_K activations ----
@@ -524,17 +564,31 @@ INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, con
     dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
 }
 
-/* q8_0 / q4_0 × q8_0 (ggml-cpu/quants.c ggml_vec_dot_q{8,4}_0_q8_0_generic): exact int per block × d_w d_x. */
-INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc,
+/* q8_0 / q4_0 / q5_0 × q8_0 (ggml-cpu/quants.c ggml_vec_dot_*_q8_0_generic): exact int per block × d_w d_x. */
+enum { K_Q8_0, K_Q4_0, K_Q5_0 };
+static inline size_t q_0_bytes(int kind) { return kind == K_Q4_0 ? Q4_0_BYTES : kind == K_Q5_0 ? Q5_0_BYTES : Q8_0_BYTES; }
+INLINE void dot_q_0_k(int kind, const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc,
                       float *out) {
-    const size_t wb = four ? Q4_0_BYTES : Q8_0_BYTES;
+    const size_t wb = q_0_bytes(kind);
     float acc[NC] = {0};
     for (int64_t b = 0; b < n / QK; b++) {
         const uint8_t *wq = w + wb * (size_t)b;
         int8_t q[QK];
+        uint32_t qh = 0;
+        if (kind == K_Q5_0) {
+            memcpy(&qh, wq + 2, 4);
+        }
         for (int j = 0; j < 16; j++) {
-            q[j] = four ? (int8_t)((wq[2 + j] & 0xF) - 8) : (int8_t)wq[2 + j];
-            q[j + 16] = four ? (int8_t)((wq[2 + j] >> 4) - 8) : (int8_t)wq[2 + 16 + j];
+            if (kind == K_Q8_0) {
+                q[j] = (int8_t)wq[2 + j];
+                q[j + 16] = (int8_t)wq[2 + 16 + j];
+            } else if (kind == K_Q4_0) {
+                q[j] = (int8_t)((wq[2 + j] & 0xF) - 8);
+                q[j + 16] = (int8_t)((wq[2 + j] >> 4) - 8);
+            } else {
+                q[j] = (int8_t)(((wq[6 + j] & 0xF) | (int)((qh >> j) & 1) << 4) - 16);
+                q[j + 16] = (int8_t)(((wq[6 + j] >> 4) | (int)((qh >> (j + 16)) & 1) << 4) - 16);
+            }
         }
         const float d = h2f(wq);
         for (int c = 0; c < nc; c++) {
@@ -552,11 +606,15 @@ INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *cons
 }
 INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
                        int nc, float *out) {
-    dot_q_0_k(0, w, n, x, xd, nc, out);
+    dot_q_0_k(K_Q8_0, w, n, x, xd, nc, out);
 }
 INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
                        int nc, float *out) {
-    dot_q_0_k(1, w, n, x, xd, nc, out);
+    dot_q_0_k(K_Q4_0, w, n, x, xd, nc, out);
+}
+INLINE void dot_q5_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q_0_k(K_Q5_0, w, n, x, xd, nc, out);
 }
 
 /* q4_K / q5_K × q8_K (ggml_vec_dot_q{4,5}_K_q8_K_generic): see the AVX2 kernel's comment for the sums. */
@@ -648,6 +706,7 @@ DOT_NC(dot_f16)
 DOT_NC(dot_bf16)
 DOT_NC(dot_q8_0)
 DOT_NC(dot_q4_0)
+DOT_NC(dot_q5_0)
 DOT_NC(dot_q4_k)
 DOT_NC(dot_q5_k)
 DOT_NC(dot_q6_k)
@@ -659,6 +718,7 @@ static dot_fn dot_of(uint32_t t) {
     case GGML_TYPE_BF16: return dot_bf16;
     case GGML_TYPE_Q8_0: return dot_q8_0;
     case GGML_TYPE_Q4_0: return dot_q4_0;
+    case GGML_TYPE_Q5_0: return dot_q5_0;
     case GGML_TYPE_Q4_K: return dot_q4_k;
     case GGML_TYPE_Q5_K: return dot_q5_k;
     case GGML_TYPE_Q6_K: return dot_q6_k;
@@ -672,7 +732,7 @@ static dot_fn dot_of(uint32_t t) {
  * one pass over the rows, each streamed once. */
 enum { CHUNK_BYTES = 12 * 1024 };
 
-/* q8_0 / q4_0 activations: every block's f16 scale is converted once per call into xd (on the stack for up to
+/* q8_0 / q4_0 / q5_0 weights: every q8_0 activation block's f16 scale is converted once per call into xd (on the stack for up to
  * XD_MAX blocks × columns, columns taken in slices that fit; n > 32768 takes the heap). */
 enum { XD_MAX = 4096 };
 
@@ -680,7 +740,7 @@ static void NAME(gemm_rows)(uint32_t wtype, int64_t n, const uint8_t *w, size_t 
                             const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride) {
     const dot_fn dot = dot_of(wtype);
     const size_t rb = strata_row_bytes(wtype, n);
-    const int q0 = wtype == GGML_TYPE_Q8_0 || wtype == GGML_TYPE_Q4_0;
+    const int q0 = wtype == GGML_TYPE_Q8_0 || wtype == GGML_TYPE_Q4_0 || wtype == GGML_TYPE_Q5_0;
     const int64_t nb = n / QK;
     float xd_stack[XD_MAX], *xd_heap = NULL, *xdb = xd_stack;
     int slice = ncols;
