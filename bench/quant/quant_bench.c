@@ -53,7 +53,8 @@ static void fill(uint32_t t, uint8_t *m, size_t bytes) {
             break;
         }
         case GGML_TYPE_Q8_0:
-        case GGML_TYPE_Q4_0: strata_store_u16le(p, strata_float_to_half(1e-3f)); break;
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q5_0: strata_store_u16le(p, strata_float_to_half(1e-3f)); break;
         case GGML_TYPE_Q4_K:
         case GGML_TYPE_Q5_K:
             strata_store_u16le(p, strata_float_to_half(1e-4f));
@@ -159,7 +160,7 @@ static double read_gbs(size_t bytes) {
 }
 
 int main(int argc, char **argv) { /* quant_bench [type ...]: only those types */
-    const uint32_t types[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0,
+    const uint32_t types[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q5_0,
                               GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
     const int64_t shapes[2][2] = {{512, 1536}, {1536, 512}};
     const size_t RING = (size_t)128 << 20;
