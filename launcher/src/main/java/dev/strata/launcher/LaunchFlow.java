@@ -197,7 +197,7 @@ final class LaunchFlow {
     PrintWriter out = io.err();
     Reports.printStart(report, false, io.width(), out);
     RunSummary summary = r.json() ? new RunSummary() : null;
-    LogRouter log = new LogRouter(out, io.err(), summary);
+    LogRouter log = new LogRouter(out, io.err(), summary, io.interactive());
     boolean[] endsInNewline = {true};
     GenerateRunner runner =
         GenerateRunner.load(
