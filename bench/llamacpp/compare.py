@@ -264,6 +264,7 @@ def compare(path_a, path_b, quiet=False, out=sys.stdout):
     r["same_top"] = n_same_top / count
     r["same_top_unc"] = math.sqrt(r["same_top"] * (1 - r["same_top"]) / (count - 1)) if count > 1 else 0.0
     r["n_same_top"] = n_same_top
+    r["_kld_values"], r["_p_diff_values"] = kld_values, p_diff_values  # sorted; not written to --json
 
     P = lambda *x: print(*x, file=out)  # noqa: E731
     P()
@@ -335,7 +336,7 @@ def main(argv):
         return 2
     if json_out:
         with open(json_out, "w") as f:
-            json.dump(r, f, indent=2)
+            json.dump({k: v for k, v in r.items() if not k.startswith("_")}, f, indent=2)
             f.write("\n")
     return 0
 

@@ -22,6 +22,7 @@ models here have add_bos=false; a model with add_bos=true would get llama-perple
   --batch B        llama.cpp batch = ubatch size (default 512, llama-perplexity's default n_ubatch)
   --out FILE       llama-perplexity --kl-divergence-base format ("_logits_", uint16 log-probs)
   --out-f32 FILE   float32 log-prob file ("_lpf32__", see README.md)
+  --out-top FILE   also a small text table, one line per scored position (README.md, "File formats")
   --json FILE      also write a summary (PPL, timings, build) as JSON
   --verbose        llama.cpp's info logs on stderr
   -h, --help       this text
@@ -41,12 +42,13 @@ const a = parseArgs(process.argv.slice(2), {
   batch: { type: "int", default: 512 },
   out: { type: "string" },
   "out-f32": { type: "string" },
+  "out-top": { type: "string" },
   json: { type: "string" },
   verbose: { type: "bool", default: false },
 }, usage);
 
-if (!a.out && !a["out-f32"]) {
-  process.stderr.write(`logits.mjs: give --out and/or --out-f32\n${usage}`);
+if (!a.out && !a["out-f32"] && !a["out-top"]) {
+  process.stderr.write(`logits.mjs: give --out, --out-f32 and/or --out-top\n${usage}`);
   process.exit(2);
 }
 // Must be in the environment before the KV cache is created (llama.cpp reads it with getenv then).
@@ -128,6 +130,14 @@ if (a["out-f32"]) {
   fs.writeSync(fdF, tokBuf);
 }
 
+const topLines = a["out-top"] ? ["# chunk\tpos\tnext\tnext_logprob\ttop1\ttop1_logprob\ttop2\ttop2_logprob"] : null;
+function top2(lp) {
+  let i1 = 0;
+  for (let i = 1; i < nVocab; i++) if (lp[i] > lp[i1]) i1 = i;
+  let i2 = i1 === 0 ? 1 : 0;
+  for (let i = 0; i < nVocab; i++) if (i !== i1 && lp[i] > lp[i2]) i2 = i;
+  return [i1, i2];
+}
 let nll = 0;
 let count = 0;
 const chunkSeconds = [];
@@ -167,12 +177,18 @@ for (let c = 0; c < nChunk; c++) {
     count++;
     if (fdQ !== null) quantizeRecord(lp, recChunk.subarray(k * nv, (k + 1) * nv));
     if (fdF !== null) fs.writeSync(fdF, new Uint8Array(lp.buffer, lp.byteOffset, lp.byteLength));
+    if (topLines) {
+      const next = chunk[first + k + 1];
+      const [i1, i2] = top2(lp);
+      topLines.push([c, first + k, next, lp[next].toFixed(6), i1, lp[i1].toFixed(6), i2, lp[i2].toFixed(6)].join("\t"));
+    }
   }
   if (fdQ !== null) fs.writeSync(fdQ, new Uint8Array(recChunk.buffer));
   process.stderr.write(`[${c + 1}/${nChunk}] ppl=${Math.exp(nll / count).toFixed(4)} chunk_s=${chunkSeconds[c].toFixed(2)}\n`);
 }
 if (fdQ !== null) fs.closeSync(fdQ);
 if (fdF !== null) fs.closeSync(fdF);
+if (topLines) fs.writeFileSync(a["out-top"], topLines.join("\n") + "\n");
 
 const summary = {
   model: a.model,
@@ -193,6 +209,7 @@ const summary = {
   seconds_total: (performance.now() - t0) / 1000,
   out: a.out ?? null,
   out_f32: a["out-f32"] ?? null,
+  out_top: a["out-top"] ?? null,
   build: buildInfo(llama),
 };
 process.stdout.write(JSON.stringify(summary) + "\n");
