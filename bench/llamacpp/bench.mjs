@@ -61,9 +61,9 @@ const seq = context.getSequence();
 const greedy = { generateNext: { token: true, options: { temperature: 0 } } };
 
 function parsePerf(lines) {
-  const text = lines.join("");
+  const text = lines.join("\n");
   const pe = /prompt eval time =\s*([0-9.]+) ms \/\s*(\d+) tokens/.exec(text);
-  const ev = /\beval time =\s*([0-9.]+) ms \/\s*(\d+) runs/.exec(text.replace(/prompt eval time[^\n]*\n?/, ""));
+  const ev = /print:\s+eval time =\s*([0-9.]+) ms \/\s*(\d+) runs/.exec(text);
   return {
     prompt_ms: pe ? Number(pe[1]) : null,
     prompt_tokens: pe ? Number(pe[2]) : null,
