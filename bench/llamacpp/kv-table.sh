@@ -9,6 +9,7 @@
 no_rot_too=0
 if [ "${1:-}" = "--no-rot-too" ]; then no_rot_too=1; shift; fi
 models="${1:-${STRATA_MODELS:-$root/../shared/data/models}}"
+[ -n "${1:-}${STRATA_MODELS:-}" ] || [ -d "$models" ] || models="$root/../../shared/data/models"
 out="${2:-$(bench_results llamacpp-ref)}"
 [ -f "$models/tiny-qwen3-f16.gguf" ] || { echo "kv-table.sh: no tiny-qwen3-f16.gguf in $models" >&2; exit 2; }
 "$here/install.sh"

@@ -207,6 +207,7 @@ const summary = {
   seconds_load: (tLoad - t0) / 1000,
   seconds_eval: chunkSeconds.reduce((x, y) => x + y, 0),
   seconds_total: (performance.now() - t0) / 1000,
+  cpu_seconds: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
   out: a.out ?? null,
   out_f32: a["out-f32"] ?? null,
   out_top: a["out-top"] ?? null,

@@ -10,28 +10,36 @@
 #   OUTDIR/<model>.logits.json           summary of the logits run (PPL, seconds)
 #   OUTDIR/<model>.generate.jsonl        one JSON line per prompt: tokens, text, top-2 and gap per step
 #   OUTDIR/timings.tsv                   seconds per run
-# <model> is the GGUF file name without .gguf. Runs on 2 threads; about 2 minutes on 2 idle cores.
-#   usage: bench/llamacpp/make-reference.sh [--f32] [--only NAME]... [--models DIR] OUTDIR
-#   DIR default: $STRATA_MODELS or ../shared/data/models beside the repository.
+# <model> is the GGUF file name without .gguf. One thread by default (--threads T): llama.cpp's results here
+# do not depend on the thread count (checked byte for byte), and one thread does not collapse when the
+# cores are shared (ggml's threads spin at every barrier). See README.md for the measured times.
+#   usage: bench/llamacpp/make-reference.sh [--f32] [--threads T] [--only NAME]... [--models DIR] OUTDIR
+#   DIR default: $STRATA_MODELS, else ../shared/data/models beside the repository (or beside its parent).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 f32=0
+threads=1
 only=()
-models="${STRATA_MODELS:-$root/../shared/data/models}"
+models="${STRATA_MODELS:-}"
+if [ -z "$models" ]; then # the shared models beside the repository (or beside a worktree's parent)
+  models="$root/../shared/data/models"
+  [ -d "$models" ] || [ ! -d "$root/../../shared/data/models" ] || models="$root/../../shared/data/models"
+fi
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --f32) f32=1 ;;
     --only) only+=("$2"); shift ;;
+    --threads) threads="$2"; shift ;;
     --models) models="$2"; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "make-reference.sh: unknown option $1" >&2; exit 2 ;;
     *) [ -z "$out" ] || { echo "make-reference.sh: one OUTDIR only" >&2; exit 2; }; out="$1" ;;
   esac
   shift
 done
-[ -n "$out" ] || { echo "usage: make-reference.sh [--f32] [--only NAME]... [--models DIR] OUTDIR" >&2; exit 2; }
+[ -n "$out" ] || { echo "usage: make-reference.sh [--f32] [--threads T] [--only NAME]... [--models DIR] OUTDIR" >&2; exit 2; }
 names=(tiny-qwen3-f16 tiny-qwen3-q8_0 tiny-qwen3-q4_k_m tiny-qwen3moe-q8_0 tiny-qwen3moe-q4_k_m)
 [ ${#only[@]} -eq 0 ] || names=("${only[@]}")
 for n in "${names[@]}"; do
@@ -41,7 +49,6 @@ done
 "$here/install.sh"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-threads=2
 ctx=1024
 chunks=4
 n_gen=32
@@ -65,9 +72,9 @@ for n in "${names[@]}"; do
 done
 total=$(secs "$t_all" "$(now)")
 printf 'total\t%s\n' "$total" >> "$out/timings.tsv"
-python3 - "$out" "$models" "$total" "$here/prompts.jsonl" "${names[@]}" <<'PY'
+python3 - "$out" "$models" "$total" "$here/prompts.jsonl" "$threads" "${names[@]}" <<'PY'
 import hashlib, json, os, platform, subprocess, sys
-out, models, total, prompts, names = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5:]
+out, models, total, prompts, threads, names = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6:]
 def sha(p):
     h = hashlib.sha256()
     with open(p, "rb") as f:
@@ -85,7 +92,7 @@ for n in names:
 manifest = {
     "what": "llama.cpp reference data for strata-ref (bench/llamacpp/make-reference.sh)",
     "settings": {"tokens": "val.u16", "val_u16_sha256": sha(f"{models}/val.u16"), "ctx": 1024, "chunks": 4, "first": 512,
-                 "kv": "f16", "flash_attention": True, "threads": 2, "batch": 512, "generate_tokens": 32,
+                 "kv": "f16", "flash_attention": True, "threads": threads, "batch": 512, "generate_tokens": 32,
                  "prompts": [json.loads(l) for l in open(prompts) if l.strip()]},
     "build": build,
     "host": {"machine": platform.machine(), "cpus": os.cpu_count(), "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()},
