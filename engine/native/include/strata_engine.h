@@ -75,8 +75,8 @@ int         strata_session_truncate(strata_session *s, int32_t seq, int32_t n_ke
  * the splitmix64 state *rng (advanced). */
 int32_t     strata_session_sample(const strata_session *s, const float *logits, float temp, int32_t top_k, float top_p,
                                   uint64_t *rng);
-/* Cancels the eval in progress on s (any thread, async-signal-safe); it returns 130 soon after. The flag is
- * cleared when the next eval starts. */
+/* Cancels the eval in progress on s, or the next one when none is (any thread, async-signal-safe): that eval returns
+ * 130 soon after and the cancel is consumed. */
 void        strata_session_cancel(strata_session *s);
 /* One line of counters so far, `key=value` separated by spaces (prefill/decode tokens and seconds, arena lookups,
  * hits, misses, bytes_read, read_seconds, peak_rss_bytes). Returns the length (> cap: truncated). */

@@ -199,7 +199,6 @@ API int64_t strata_session_token_piece(const strata_session *s, int32_t tok, int
 
 API int strata_session_eval(strata_session *s, int32_t seq, const int32_t *tokens, size_t n, size_t logits_from,
                             float *logits) {
-    atomic_store(s->cancel, 0);
     if (seq < 0 || seq >= s->n_seq) {
         logf_(&s->lg, 2, "eval: sequence %d does not exist (the session has %d)", seq, s->n_seq);
         return RC_USAGE;
@@ -232,6 +231,7 @@ API int strata_session_eval(strata_session *s, int32_t seq, const int32_t *token
         float *out = logits_from < i + m ? logits + (i + lf - logits_from) * s->st.md.n_vocab : NULL;
         int rc = strata_forward(&s->fwd, seq, tokens + i, m, past + i, lf, out);
         if (rc == 1) {
+            atomic_store(s->cancel, 0); /* a cancel is consumed by the eval it stops */
             return RC_CANCELLED;
         }
         if (rc != 0) {
