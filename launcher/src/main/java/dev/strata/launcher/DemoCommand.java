@@ -52,10 +52,13 @@ import picocli.CommandLine.ParentCommand;
     sortOptions = false,
     description = {
       "Write a config for this machine and strata-ref with the demo model (tiny-qwen3 Q4_K_M,"
-          + " 27.8M parameters, trained for this project: templates/demo-model/README.md), show"
-          + " the plan, then generate text from a fixed prompt (greedy, "
+          + " 27.8M parameters, trained for this project), show the plan, then generate text"
+          + " from a fixed prompt (greedy, "
           + DemoCommand.DEMO_TOKENS
           + " tokens) and say how fast it went and how much memory it took.",
+      "",
+      "The model, read in place, and its provenance: templates/demo-model/ of the checkout or"
+          + " the distribution.",
       "",
       "The config goes to ~/.cache/strata/demo ($XDG_CACHE_HOME/strata/demo;"
           + " ~/Library/Caches/Strata/demo on macOS) unless --dir says otherwise. Your own config"
