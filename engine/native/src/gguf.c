@@ -27,11 +27,12 @@ enum {
 #define MAX_SHARDS LIM_MAX_SHARDS
 enum { STRATA_SUPPORT_RUNS, STRATA_SUPPORT_MLA, STRATA_SUPPORT_ENCODER, STRATA_SUPPORT_RECURRENT_ONLY };
 enum { STRATA_STATE_NONE, STRATA_STATE_SSM, STRATA_STATE_SHORT_CONV, N_STATE_KINDS };
+enum { STRATA_LAYERS_TENSORS, STRATA_LAYERS_ALL, STRATA_LAYERS_INTERVAL, STRATA_LAYERS_KV_HEADS };
 typedef struct {
     const char *name;
-    int support, swa_pattern, state;
+    int support, swa_pattern, state, layers;
 } arch_row;
-#define STRATA_ARCH(n, s, p, k) {(n), (s), (p), (k)},
+#define STRATA_ARCH(n, s, p, k, l) {(n), (s), (p), (k), (l)},
 static const arch_row ARCHES[] = {
 #include "archs.def"
 };
@@ -41,6 +42,11 @@ static const char *const KV_TENSORS[] = {
 #include "archs.def"
 };
 #undef STRATA_KV_TENSOR
+#define STRATA_LINEAR_KV_TENSOR(n) (n),
+static const char *const LINEAR_KV_TENSORS[] = {
+#include "archs.def"
+};
+#undef STRATA_LINEAR_KV_TENSOR
 typedef struct {
     const char *name;
     int kind;
@@ -550,7 +556,7 @@ typedef struct {
 
 typedef struct {
     uint64_t cap;       /* flags allocated: block_count + nextn */
-    uint8_t *kv;        /* block n holds attn_k / attn_qkv */
+    uint8_t *kv;        /* block n holds KV_TENSORS[i]: bit i */
     uint8_t *state;     /* block n holds a recurrent marker: its kind */
     blockinfo *bi;      /* per block */
     int64_t highest;    /* highest block index named */
@@ -691,7 +697,7 @@ static int read_tensor_infos(rd *r, uint64_t n_tensors, layers_seen *ls, const c
         b->other_bytes += bytes;
         for (size_t k = 0; k < COUNT(KV_TENSORS); k++) {
             if (strcmp(p, KV_TENSORS[k]) == 0) {
-                ls->kv[n] = 1;
+                ls->kv[n] |= (uint8_t)(1u << k);
             }
         }
         for (size_t k = 0; k < COUNT(STATE_TENSORS); k++) {
@@ -792,6 +798,215 @@ static int check_arch(rd *r, const meta *m, const arch_row **row) {
     return 0;
 }
 
+/* Blocks n < count with sel[n] == want, as the Java LayerPattern.brief lists them: "[0, 1, 2, …, 27]". */
+static const char *brief(const uint8_t *sel, uint64_t count, int want, char *buf, size_t len) {
+    uint64_t total = 0, last = 0;
+    for (uint64_t n = 0; n < count; n++) {
+        if ((sel[n] != 0) == want) {
+            total++;
+            last = n;
+        }
+    }
+    if (total == 0) {
+        snprintf(buf, len, "none");
+        return buf;
+    }
+    size_t at = 0;
+    uint64_t shown = 0;
+    at += (size_t)snprintf(buf + at, len - at, "[");
+    for (uint64_t n = 0; n < count && at < len; n++) {
+        if ((sel[n] != 0) != want) {
+            continue;
+        }
+        if (total > 6 && shown == 3) {
+            at += (size_t)snprintf(buf + at, len - at, ", …, %llu", (unsigned long long)last);
+            break;
+        }
+        at += (size_t)snprintf(buf + at, len - at, shown ? ", %llu" : "%llu", (unsigned long long)n);
+        shown++;
+    }
+    if (at < len) {
+        snprintf(buf + at, len - at, "]");
+    }
+    return buf;
+}
+
+/* "block 3" or "blocks [0, 2]" (LayerPattern.listed); *one says which. */
+static const char *listed(const uint8_t *sel, uint64_t count, char *buf, size_t len, int *one) {
+    uint64_t total = 0, at = 0;
+    for (uint64_t n = 0; n < count; n++) {
+        total += sel[n] != 0;
+        at = sel[n] && total == 1 ? n : at;
+    }
+    *one = total == 1;
+    if (*one) {
+        snprintf(buf, len, "block %llu", (unsigned long long)at);
+        return buf;
+    }
+    char list[160];
+    snprintf(buf, len, "blocks %s", brief(sel, count, 1, list, sizeof list));
+    return buf;
+}
+
+#define KV_NAMES "blk.N.attn_k.weight or blk.N.attn_qkv.weight"
+
+/* Which main blocks are attention layers: the row's layer rule (archs.def, the Java ArchTable.Layers and
+ * LayerPattern), the pattern from the keys first, as llama.cpp's loaders decide it, then each block's tensors
+ * checked against its kind. Leaves ls->kv[n] = 1 exactly for the attention layers (main blocks by the rule,
+ * drafter blocks by their tensors) and ls->state only on recurrent layers. */
+static int classify(rd *r, const meta *m, const arch_row *row, layers_seen *ls, uint64_t blocks, uint64_t block_count) {
+    int rule = row ? row->layers : STRATA_LAYERS_TENSORS;
+    uint8_t *want = calloc(blocks ? blocks : 1, 1), *miss = calloc(blocks ? blocks : 1, 1);
+    char a[160], b[160], key[128];
+    int rc = -1, any_kv = 0, one = 0;
+    uint64_t v = 0;
+    int k;
+    if (want == NULL || miss == NULL) {
+        fail(r, "out of memory");
+        goto out;
+    }
+    for (uint64_t n = 0; n < blocks; n++) {
+        any_kv |= ls->kv[n] != 0;
+    }
+    if (rule == STRATA_LAYERS_TENSORS) {
+        for (uint64_t n = 0; n < blocks; n++) {
+            want[n] = ls->kv[n] != 0;
+        }
+        if ((k = key_u64(r, m, "full_attention_interval", UINT64_MAX, &v)) < 0) {
+            goto out;
+        }
+        if (k == 0 && v == 0) {
+            fail(r, "%s.full_attention_interval is 0; the file is damaged", m->arch);
+            goto out;
+        }
+        for (uint64_t n = 0; n < blocks && k == 0; n++) {
+            miss[n] = (n + 1) % v == 0;
+            if (miss[n] != want[n]) {
+                for (uint64_t i = n; i < blocks; i++) {
+                    miss[i] = (i + 1) % v == 0;
+                }
+                fail(r, "%s.full_attention_interval %llu means attention layers %s but " KV_NAMES " exists for %s; the "
+                        "model is damaged", m->arch, (unsigned long long)v, brief(miss, blocks, 1, a, sizeof a),
+                     brief(want, blocks, 1, b, sizeof b));
+                goto out;
+            }
+        }
+    } else if (rule == STRATA_LAYERS_ALL) {
+        for (uint64_t n = 0; n < blocks; n++) {
+            want[n] = any_kv; /* none at all: "has no attention layer", below */
+            miss[n] = any_kv && ls->kv[n] == 0;
+        }
+        if (any_kv && memchr(miss, 1, blocks) != NULL) {
+            listed(miss, blocks, a, sizeof a, &one);
+            fail(r, "%s has an attention layer in every block (as llama.cpp's %s loader reads it) but %s %s no " KV_NAMES
+                    "; the model is incomplete", m->arch, m->arch, a, one ? "has" : "have");
+            goto out;
+        }
+        snprintf(key, sizeof key, "%s has no recurrent layer", m->arch);
+    } else if (rule == STRATA_LAYERS_INTERVAL) {
+        if ((k = key_u64(r, m, "full_attention_interval", UINT64_MAX, &v)) < 0) {
+            goto out;
+        }
+        if (k == 0 && v == 0) {
+            fail(r, "%s.full_attention_interval is 0; the file is damaged", m->arch);
+            goto out;
+        }
+        if (k == 1) {
+            v = 4; /* llama.cpp's default */
+            snprintf(key, sizeof key, "%s.full_attention_interval (absent: llama.cpp's default 4)", m->arch);
+        } else {
+            snprintf(key, sizeof key, "%s.full_attention_interval %llu", m->arch, (unsigned long long)v);
+        }
+        for (uint64_t n = 0; n < blocks; n++) {
+            want[n] = (n + 1) % v == 0;
+            miss[n] = want[n] && ls->kv[n] == 0;
+        }
+        if (memchr(want, 1, blocks) == NULL) {
+            fail(r, "%s puts no attention layer in its %llu blocks; the engine runs models with attention KV pools "
+                    "(docs/MODELS.md)", key, (unsigned long long)blocks);
+            goto out;
+        }
+        if (memchr(miss, 1, blocks) != NULL) {
+            listed(miss, blocks, b, sizeof b, &one);
+            fail(r, "%s means attention layers %s but %s %s no " KV_NAMES "; the model is damaged", key,
+                 brief(want, blocks, 1, a, sizeof a), b, one ? "has" : "have");
+            goto out;
+        }
+        unsigned linear_ok = 0;
+        for (size_t i = 0; i < COUNT(KV_TENSORS); i++) {
+            for (size_t j = 0; j < COUNT(LINEAR_KV_TENSORS); j++) {
+                linear_ok |= strcmp(KV_TENSORS[i], LINEAR_KV_TENSORS[j]) == 0 ? 1u << i : 0;
+            }
+        }
+        for (uint64_t n = 0; n < blocks; n++) {
+            miss[n] = !want[n] && (ls->kv[n] & ~linear_ok) != 0;
+        }
+        if (memchr(miss, 1, blocks) != NULL) {
+            fail(r, "%s means linear-attention (recurrent) layers %s but blk.N.attn_k.weight exists for %s; the model "
+                    "is damaged", key, brief(want, blocks, 0, a, sizeof a), brief(miss, blocks, 1, b, sizeof b));
+            goto out;
+        }
+        snprintf(key + strlen(key), sizeof key - strlen(key), " means attention layers %s",
+                 brief(want, blocks, 1, a, sizeof a));
+    } else { /* STRATA_LAYERS_KV_HEADS: a block given 0 KV heads is recurrent */
+        const captured *c = find_key(m, "attention.head_count_kv");
+        for (uint64_t n = 0; n < blocks; n++) {
+            want[n] = 1;
+        }
+        if (c != NULL && c->type == T_ARRAY) {
+            if (c->elems == NULL || c->length != block_count) {
+                fail(r, "%s.attention.head_count_kv is an array of %llu, expected one integer per block (%llu)",
+                     m->arch, (unsigned long long)c->length, (unsigned long long)block_count);
+                goto out;
+            }
+            for (uint64_t n = 0; n < blocks; n++) {
+                want[n] = c->elems[n] != 0;
+            }
+        }
+        if (memchr(want, 1, blocks) != NULL) {
+            for (uint64_t n = 0; n < blocks; n++) {
+                miss[n] = want[n] && ls->kv[n] == 0;
+            }
+            if (memchr(miss, 1, blocks) != NULL) {
+                listed(miss, blocks, a, sizeof a, &one);
+                fail(r, "%s.attention.head_count_kv gives %s KV heads but %s no " KV_NAMES "; the model is damaged",
+                     m->arch, a, one ? "it has" : "they have");
+                goto out;
+            }
+            for (uint64_t n = 0; n < blocks; n++) {
+                miss[n] = !want[n] && ls->kv[n] != 0;
+            }
+            if (memchr(miss, 1, blocks) != NULL) {
+                listed(miss, blocks, a, sizeof a, &one);
+                fail(r, "%s.attention.head_count_kv gives %s 0 KV heads (recurrent layers) but %s " KV_NAMES "; the "
+                        "model is damaged", m->arch, a, one ? "it holds" : "they hold");
+                goto out;
+            }
+        }
+        snprintf(key, sizeof key, "%s.attention.head_count_kv gives attention layers %s", m->arch,
+                 brief(want, blocks, 1, a, sizeof a));
+    }
+    for (uint64_t n = 0; n < blocks && rule != STRATA_LAYERS_TENSORS; n++) {
+        if (want[n] && ls->state[n]) {
+            for (size_t i = 0; i < COUNT(STATE_TENSORS); i++) {
+                if (STATE_TENSORS[i].kind == ls->state[n]) {
+                    fail(r, "%s but blk.%llu.%s (a recurrent layer's) exists; the model is damaged", key,
+                         (unsigned long long)n, STATE_TENSORS[i].name);
+                    goto out;
+                }
+            }
+        }
+    }
+    for (uint64_t n = 0; n < ls->cap; n++) {
+        ls->kv[n] = n < blocks ? want[n] : ls->kv[n] != 0;
+    }
+    rc = 0;
+out:
+    free(want);
+    free(miss);
+    return rc;
+}
+
 /* Resolves the geometry from the first shard's metadata and the tensors of every shard. */
 static int resolve(rd *r, const meta *m, const arch_row *row, layers_seen *ls, uint64_t block_count, uint64_t nextn,
                    strata_geometry *g) {
@@ -807,6 +1022,9 @@ static int resolve(rd *r, const meta *m, const arch_row *row, layers_seen *ls, u
         blocks = block_count - nextn;
     }
     uint64_t all = blocks + nextn;
+    if (classify(r, m, row, ls, blocks, block_count)) {
+        return -1;
+    }
     uint64_t ctx = 0;
     if ((k = key_u64(r, m, "context_length", UINT64_MAX, &ctx)) < 0) {
         return -1;
@@ -867,20 +1085,6 @@ static int resolve(rd *r, const meta *m, const arch_row *row, layers_seen *ls, u
             recurrent++;
         }
     }
-    if ((k = key_u64(r, m, "full_attention_interval", UINT64_MAX, &v)) < 0) {
-        return -1;
-    }
-    if (k == 0) {
-        if (v == 0) {
-            return fail(r, "%s.full_attention_interval is 0; the file is damaged", m->arch);
-        }
-        for (uint64_t n = 0; n < blocks; n++) {
-            if (ls->kv[n] != ((n + 1) % v == 0)) {
-                return fail(r, "%s.full_attention_interval = %llu disagrees with the tensors at block %llu", m->arch,
-                            (unsigned long long)v, (unsigned long long)n);
-            }
-        }
-    }
     if (experts > 0 && moe_layers == 0) {
         return fail(r, "%s.expert_count is %llu but no block holds expert tensors (ffn_gate_exps/ffn_up_exps/"
                        "ffn_down_exps, ffn_gate_up_exps or ffn_gate.E/ffn_up.E/ffn_down.E); the model is incomplete",
@@ -900,6 +1104,10 @@ static int resolve(rd *r, const meta *m, const arch_row *row, layers_seen *ls, u
     if (have_kv == 1) {
         kv = have_heads == 0 ? heads : 0; /* llama.cpp's default: as many KV heads as heads */
     }
+    if (have_kv == 0 && kv == 0) {
+        return fail(r, "%s.attention.head_count_kv is 0 but the model has attention layers, which need at least one "
+                       "KV head; the file is damaged", m->arch);
+    }
     if (kv < 1) {
         return fail(r, "has attention layers but no %s.attention.head_count_kv; not a model strata can plan for",
                     m->arch);
@@ -910,6 +1118,10 @@ static int resolve(rd *r, const meta *m, const arch_row *row, layers_seen *ls, u
         uint64_t width = 0;
         if ((k = key_u64(r, m, dim_keys[i], LIM_MAX_SMALL, &dims[i])) < 0) {
             return -1;
+        }
+        if (k == 0 && dims[i] == 0) {
+            return fail(r, "%s.%s is 0, but an attention head needs at least one value; the file is damaged", m->arch,
+                        dim_keys[i]);
         }
         if (k == 1) {
             dims[i] = 0;

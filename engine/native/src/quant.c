@@ -1,106 +1,198 @@
-/* quant.c — TEMPORARY scalar stand-in (lead's, for developing the forward pass; replaced by the quant branch). */
-#include "quant.h"
-
+/* quant.c — ggml's type table, the activation quantizers and the run-time choice of the kernel variant
+ * (quant.h). The kernels themselves are in quant_kern.c, compiled once per instruction set. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "half.h"
+#include "quant_impl.h"
 
-static const strata_type_info TYPES[GGML_TYPE_COUNT_MAX] = {
-    [GGML_TYPE_F32] = {"f32", 1, 4, 1, GGML_TYPE_F32},
-    [GGML_TYPE_F16] = {"f16", 1, 2, 1, GGML_TYPE_F32},
-    [GGML_TYPE_Q4_0] = {"q4_0", 32, 18, 1, GGML_TYPE_F32},
-    [GGML_TYPE_Q4_1] = {"q4_1", 32, 20, 0, 0},
-    [GGML_TYPE_Q5_0] = {"q5_0", 32, 22, 0, 0},
-    [GGML_TYPE_Q5_1] = {"q5_1", 32, 24, 0, 0},
-    [GGML_TYPE_Q8_0] = {"q8_0", 32, 34, 1, GGML_TYPE_F32},
-    [GGML_TYPE_Q8_1] = {"q8_1", 32, 36, 0, 0},
-    [GGML_TYPE_Q2_K] = {"q2_K", 256, 84, 0, 0},
-    [GGML_TYPE_Q3_K] = {"q3_K", 256, 110, 0, 0},
-    [GGML_TYPE_Q4_K] = {"q4_K", 256, 144, 1, GGML_TYPE_F32},
-    [GGML_TYPE_Q5_K] = {"q5_K", 256, 176, 0, 0},
-    [GGML_TYPE_Q6_K] = {"q6_K", 256, 210, 1, GGML_TYPE_F32},
-    [GGML_TYPE_Q8_K] = {"q8_K", 256, 292, 0, 0},
-    [GGML_TYPE_BF16] = {"bf16", 1, 2, 1, GGML_TYPE_F32},
+/* ggml's type_traits (ggml/src/ggml.c): name, values per block, bytes per block, for every id ggml defines.
+ * Ids 4, 5 (q4_2, q4_3), 31..33 (q4_0_4_4 ..) and 36..38 (iq4_nl_4_4 ..) were removed from ggml and stay
+ * NULL here, as any id beyond the table does. vec_dot_type is only meaningful where computable is 1 (-1 else). */
+#define T(id, nm, blk, sz, comp, vdt) [id] = {nm, blk, sz, comp, vdt}
+static const strata_type_info TYPES[] = {
+    T(GGML_TYPE_F32, "f32", 1, 4, 1, GGML_TYPE_F32),
+    T(GGML_TYPE_F16, "f16", 1, 2, 1, GGML_TYPE_F32),
+    T(GGML_TYPE_Q4_0, "q4_0", 32, 18, 1, GGML_TYPE_Q8_0),
+    T(GGML_TYPE_Q4_1, "q4_1", 32, 20, 0, -1),
+    T(GGML_TYPE_Q5_0, "q5_0", 32, 22, 0, -1),
+    T(GGML_TYPE_Q5_1, "q5_1", 32, 24, 0, -1),
+    T(GGML_TYPE_Q8_0, "q8_0", 32, 34, 1, GGML_TYPE_Q8_0),
+    T(GGML_TYPE_Q8_1, "q8_1", 32, 36, 0, -1),
+    T(GGML_TYPE_Q2_K, "q2_K", 256, 84, 0, -1),
+    T(GGML_TYPE_Q3_K, "q3_K", 256, 110, 0, -1),
+    T(GGML_TYPE_Q4_K, "q4_K", 256, 144, 1, GGML_TYPE_Q8_K),
+    T(GGML_TYPE_Q5_K, "q5_K", 256, 176, 1, GGML_TYPE_Q8_K),
+    T(GGML_TYPE_Q6_K, "q6_K", 256, 210, 1, GGML_TYPE_Q8_K),
+    /* an activation type only: strata_quantize_act makes it, no weight is stored in it */
+    T(GGML_TYPE_Q8_K, "q8_K", 256, 292, 0, -1),
+    T(16, "iq2_xxs", 256, 66, 0, -1),
+    T(17, "iq2_xs", 256, 74, 0, -1),
+    T(18, "iq3_xxs", 256, 98, 0, -1),
+    T(19, "iq1_s", 256, 50, 0, -1),
+    T(20, "iq4_nl", 32, 18, 0, -1),
+    T(21, "iq3_s", 256, 110, 0, -1),
+    T(22, "iq2_s", 256, 82, 0, -1),
+    T(23, "iq4_xs", 256, 136, 0, -1),
+    T(24, "i8", 1, 1, 0, -1),
+    T(25, "i16", 1, 2, 0, -1),
+    T(26, "i32", 1, 4, 0, -1),
+    T(27, "i64", 1, 8, 0, -1),
+    T(28, "f64", 1, 8, 0, -1),
+    T(29, "iq1_m", 256, 56, 0, -1),
+    T(GGML_TYPE_BF16, "bf16", 1, 2, 1, GGML_TYPE_F32),
+    T(34, "tq1_0", 256, 54, 0, -1),
+    T(35, "tq2_0", 256, 66, 0, -1),
+    T(39, "mxfp4", 32, 17, 0, -1),
+    T(40, "nvfp4", 64, 36, 0, -1),
+    T(41, "q1_0", 128, 18, 0, -1),
+    T(42, "q2_0", 64, 18, 0, -1),
 };
+#undef T
 
 const strata_type_info *strata_type(uint32_t type) {
-    if (type >= GGML_TYPE_COUNT_MAX || TYPES[type].name == NULL) return NULL;
+    if (type >= sizeof TYPES / sizeof TYPES[0] || TYPES[type].name == NULL) {
+        return NULL;
+    }
     return &TYPES[type];
 }
-const char *strata_types_computable(void) { return "f32, f16, bf16, q8_0, q4_0, q4_K, q6_K"; }
+
+const char *strata_types_computable(void) { return "f32, f16, bf16, q8_0, q4_0, q4_K, q5_K, q6_K"; }
+
 size_t strata_row_bytes(uint32_t type, int64_t n) {
     const strata_type_info *t = strata_type(type);
-    if (t == NULL || n % t->block) return 0;
+    if (t == NULL || n < 0 || n % t->block != 0) {
+        return 0;
+    }
     return (size_t)(n / t->block) * t->bytes;
 }
-static float h2f(const uint8_t *p) { uint16_t h; memcpy(&h, p, 2); return strata_half_to_float(h); }
 
-static void get_scale_min_k4(int j, const uint8_t *q, uint8_t *d, uint8_t *m) {
-    if (j < 4) { *d = q[j] & 63; *m = q[j + 4] & 63; }
-    else { *d = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4); *m = (q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4); }
-}
+/* Round to nearest, ties to even (the default rounding mode): what ggml's nearest_int (ggml-quants.c, the
+ * 1.5 * 2^23 trick) and _mm256_round_ps(_MM_ROUND_NEAREST) compute. rintf, not the trick, so that no compiler
+ * can fuse the caller's multiply into the addition (an FMA would round once instead of twice). */
+static inline int nearest_int(float v) { return (int)rintf(v); }
 
-void strata_dequant_row(uint32_t type, const void *src, float *y, int64_t n) {
-    const uint8_t *p = src;
-    switch (type) {
-    case GGML_TYPE_F32: memcpy(y, p, (size_t)n * 4); return;
-    case GGML_TYPE_F16: for (int64_t i = 0; i < n; i++) y[i] = h2f(p + 2 * i); return;
-    case GGML_TYPE_BF16: for (int64_t i = 0; i < n; i++) { uint32_t u = (uint32_t)(p[2*i] | (p[2*i+1] << 8)) << 16; memcpy(&y[i], &u, 4); } return;
-    case GGML_TYPE_Q8_0:
-        for (int64_t b = 0; b < n / 32; b++, p += 34) { float d = h2f(p); for (int j = 0; j < 32; j++) y[b*32+j] = d * (int8_t)p[2+j]; }
-        return;
-    case GGML_TYPE_Q4_0:
-        for (int64_t b = 0; b < n / 32; b++, p += 18) { float d = h2f(p); for (int j = 0; j < 16; j++) { y[b*32+j] = d * ((p[2+j] & 15) - 8); y[b*32+j+16] = d * ((p[2+j] >> 4) - 8); } }
-        return;
-    case GGML_TYPE_Q4_K:
-        for (int64_t b = 0; b < n / 256; b++, p += 144) {
-            float d = h2f(p), dmin = h2f(p + 2); const uint8_t *sc = p + 4, *q = p + 16; float *o = y + b * 256;
-            int is = 0;
-            for (int j = 0; j < 256; j += 64) {
-                uint8_t s, m; get_scale_min_k4(is, sc, &s, &m); float d1 = d * s, m1 = dmin * m;
-                get_scale_min_k4(is + 1, sc, &s, &m); float d2 = d * s, m2 = dmin * m;
-                for (int l = 0; l < 32; l++) *o++ = d1 * (q[l] & 0xF) - m1;
-                for (int l = 0; l < 32; l++) *o++ = d2 * (q[l] >> 4) - m2;
-                q += 32; is += 2;
-            }
+/* Q8_0 as llama.cpp's CPU backend makes it on x86 (ggml-cpu/arch/x86/quants.c quantize_row_q8_0, AVX2):
+ * d = amax / 127 stored as f16 (round to nearest even), codes = round-to-nearest-even(x * (127 / amax)),
+ * computed with the unrounded 127 / amax. (ggml's scalar reference uses 1 / d and roundf, ties away from zero;
+ * the two differ only on exact ties.) */
+static void quantize_q8_0(const float *x, uint8_t *dst, int64_t n) {
+    for (int64_t b = 0; b < n / QK; b++, x += QK, dst += Q8_0_BYTES) {
+        float amax = 0.0f;
+        for (int j = 0; j < QK; j++) {
+            float a = fabsf(x[j]);
+            amax = a > amax ? a : amax;
         }
-        return;
-    case GGML_TYPE_Q6_K:
-        for (int64_t b = 0; b < n / 256; b++, p += 210) {
-            const uint8_t *ql = p, *qh = p + 128; const int8_t *sc = (const int8_t *)(p + 192); float d = h2f(p + 208);
-            float *o = y + b * 256;
-            for (int k = 0; k < 256; k += 128) {
-                for (int l = 0; l < 32; l++) {
-                    int is = l / 16;
-                    int q1 = (int)((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
-                    int q2 = (int)((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
-                    int q3 = (int)((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
-                    int q4 = (int)((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
-                    o[l] = d * sc[is] * q1; o[l + 32] = d * sc[is + 2] * q2; o[l + 64] = d * sc[is + 4] * q3; o[l + 96] = d * sc[is + 6] * q4;
-                }
-                o += 128; ql += 64; qh += 32; sc += 8;
-            }
+        const float d = amax / 127.0f;
+        const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+        strata_store_u16le(dst, strata_float_to_half(d));
+        for (int j = 0; j < QK; j++) {
+            dst[2 + j] = (uint8_t)(int8_t)nearest_int(x[j] * id);
         }
-        return;
-    default: memset(y, 0, (size_t)n * 4); return;
     }
 }
 
-void strata_quantize_act(uint32_t vt, const float *x, void *dst, int64_t n) { (void)vt; memcpy(dst, x, (size_t)n * 4); }
+/* Q8_K as ggml-quants.c quantize_row_q8_K_ref (which the x86 CPU backend calls as is): the signed value of
+ * largest magnitude (the first one on ties) sets iscale = -127 / max, codes = min(127, nearest_int(iscale * x)),
+ * d = 1 / iscale (f32), bsums[i] = the sum of codes 16i..16i+15. An all-zero block has d = 0, codes 0 (and here
+ * bsums 0; ggml leaves them unset). */
+static void quantize_q8_k(const float *x, uint8_t *dst, int64_t n) {
+    for (int64_t b = 0; b < n / QK_K; b++, x += QK_K, dst += Q8_K_BYTES) {
+        float amax = 0.0f, max = 0.0f;
+        for (int j = 0; j < QK_K; j++) {
+            float a = fabsf(x[j]);
+            if (a > amax) {
+                amax = a;
+                max = x[j];
+            }
+        }
+        int8_t q[QK_K];
+        int16_t bsums[16];
+        float d = 0.0f;
+        if (amax == 0.0f) {
+            memset(q, 0, sizeof q);
+        } else {
+            const float iscale = -127.0f / max;
+            for (int j = 0; j < QK_K; j++) {
+                int v = nearest_int(iscale * x[j]);
+                q[j] = (int8_t)(v < 127 ? v : 127);
+            }
+            d = 1.0f / iscale;
+        }
+        for (int i = 0; i < 16; i++) {
+            int s = 0;
+            for (int j = 0; j < 16; j++) {
+                s += q[16 * i + j];
+            }
+            bsums[i] = (int16_t)s;
+        }
+        memcpy(dst, &d, 4);
+        memcpy(dst + Q8_K_QS, q, sizeof q);
+        memcpy(dst + Q8_K_BSUMS, bsums, sizeof bsums);
+    }
+}
+
+void strata_quantize_act(uint32_t vt, const float *x, void *dst, int64_t n) {
+    switch (vt) {
+    case GGML_TYPE_F32: memcpy(dst, x, (size_t)n * sizeof(float)); break;
+    case GGML_TYPE_Q8_0: quantize_q8_0(x, dst, n); break;
+    case GGML_TYPE_Q8_K: quantize_q8_k(x, dst, n); break;
+    default: break;
+    }
+}
+
+/* ---- the variant this CPU runs, chosen once (any thread may be first: the pointer is atomic); the environment
+ * variable STRATA_QUANT_ISA=base forces the portable variant (as STRATA_KERNELS_ISA does for the KV kernels) ---- */
+
+static _Atomic(const strata_quant_ops *) best;
+
+const strata_quant_ops *strata_quant_best(void) {
+    const strata_quant_ops *o = atomic_load_explicit(&best, memory_order_acquire);
+    if (o != NULL) {
+        return o;
+    }
+    o = &strata_quant_base;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    const char *force = getenv("STRATA_QUANT_ISA"); /* "base": the portable variant (tests and benchmarks) */
+    __builtin_cpu_init();
+    if ((force == NULL || strcmp(force, "base") != 0) && __builtin_cpu_supports("avx2") &&
+        __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
+        o = &strata_quant_avx2;
+    }
+#endif
+    atomic_store_explicit(&best, o, memory_order_release);
+    return o;
+}
+
+const char *strata_quant_isa(void) { return strata_quant_best()->isa; }
+
+void strata_dequant_row(uint32_t type, const void *src, float *dst, int64_t n) {
+    const strata_type_info *t = strata_type(type);
+    if (t == NULL || !t->computable || n % t->block != 0) {
+        for (int64_t i = 0; i < n; i++) {
+            dst[i] = NAN;
+        }
+        return;
+    }
+    strata_quant_best()->dequant_row(type, src, dst, n);
+}
 
 void strata_gemm_rows(uint32_t wtype, int64_t n, const uint8_t *w, size_t wrow_bytes, int64_t r0, int64_t r1,
                       const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride) {
-    float *row = malloc((size_t)n * sizeof *row);
-    for (int64_t r = r0; r < r1; r++) {
-        strata_dequant_row(wtype, w + (size_t)r * wrow_bytes, row, n);
-        for (int c = 0; c < ncols; c++) {
-            const float *x = (const float *)(xq + (size_t)c * xstride);
-            double s = 0; for (int64_t i = 0; i < n; i++) s += row[i] * x[i];
-            y[(size_t)c * ystride + r] = (float)s;
-        }
+    const strata_type_info *t = strata_type(wtype);
+    if (r1 <= r0 || ncols <= 0) {
+        return;
     }
-    free(row);
+    if (t == NULL || !t->computable || n <= 0 || n % t->block != 0) {
+        /* a caller bug (the engine refuses such tensors at load): make it visible in the output */
+        for (int c = 0; c < ncols; c++) {
+            for (int64_t r = r0; r < r1; r++) {
+                y[(size_t)c * ystride + (size_t)r] = NAN;
+            }
+        }
+        return;
+    }
+    strata_quant_best()->gemm_rows(wtype, n, w, wrow_bytes, r0, r1, xq, xstride, ncols, y, ystride);
 }
-const char *strata_quant_isa(void) { return "base"; }

@@ -56,11 +56,13 @@ void strata_quantize_act(uint32_t vt, const float *x, void *dst, int64_t n);
  * wrow_bytes apart) and ncols activation rows xq (already strata_quantize_act'ed to the vec_dot type of
  * wtype, xstride bytes apart):
  *   y[c * ystride + r] = dot(W row r, activation c)      for r0 <= r < r1, 0 <= c < ncols.
- * Picks the best instruction set at run time (AVX2+FMA+F16C on x86-64 when present, NEON on arm64). */
+ * Picks the best instruction set at run time (AVX2+FMA+F16C on x86-64 when present, else the portable variant).
+ * Thread-safe (no state but the variant, chosen once); no alignment needed of w, xq or y. */
 void strata_gemm_rows(uint32_t wtype, int64_t n, const uint8_t *w, size_t wrow_bytes, int64_t r0, int64_t r1,
                       const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride);
 
-/* The instruction set strata_gemm_rows uses ("avx2", "neon" or "base"). */
+/* The instruction set strata_gemm_rows uses ("avx2" or "base"; arm64 runs "base", the portable C the compiler
+ * vectorizes: there are no NEON intrinsics yet). STRATA_QUANT_ISA=base in the environment forces "base". */
 const char *strata_quant_isa(void);
 
 #endif

@@ -1,6 +1,7 @@
 /* vocab.h — the tokenizer of a GGUF model, as llama.cpp's llama-vocab.cpp reads and applies it:
  *  - "gpt2": byte-level BPE (tokenizer.ggml.tokens + merges), pre-tokenized by the regexes of
- *    tokenizer.ggml.pre ("gpt-2" / "default", "llama3"/"llama-bpe", "qwen2"; others refused by name);
+ *    tokenizer.ggml.pre ("default" (absent): llama.cpp's four-regex list; "gpt-2"; "llama3"/"llama-bpe"; "qwen2",
+ *    "qwen35" and the names llama.cpp maps to them; others refused by name);
  *  - "llama": SentencePiece (tokens + scores + token_type), space prefix "▁", byte fallback <0xXX>.
  * Special tokens (token_type CONTROL / USER_DEFINED) are matched in the text when parse_special is set. */
 #ifndef STRATA_VOCAB_H

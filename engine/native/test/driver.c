@@ -1,6 +1,7 @@
 /* driver.c — strata-ref-run, a tiny command around the engine ABI (no JVM needed):
  *   strata-ref-run gguf DIR [SHARDS]     write the seed-geometry model (metadata only), print the first shard
  *   strata-ref-run run ENGINE-FLAGS...   run strata_engine_main, lines to stdout; SIGINT/SIGTERM → cancel
+ *   strata-ref-run check ENGINE-FLAGS... strata_engine_check (ABI 2): the startup rules and `plan:` lines, no run
  *   strata-ref-run flows [--quick] DIR   the main flows with their expected exit codes and lines (the ASan run)
  *   strata-ref-run generate N PROMPT ENGINE-FLAGS...   greedy generation through the session API (ABI 3): the text
  *                                        alone on stdout (raw bytes), the engine's lines on stderr; the reference
@@ -181,11 +182,15 @@ static int cmd_flows(int argc, char **argv) {
     }
     const char *dir = argv[i];
     mkdir(dir, 0755);
-    char first[1024], single[1024];
-    gguf_model m = gguf_seed_model(4);
-    gguf_model m1 = gguf_seed_model(1);
-    m.sized = m1.sized = 1; /* engine runs read the experts */
-    if (gguf_write_model(dir, "seed", &m, first, sizeof first) || gguf_write_model(dir, "one", &m1, single, sizeof single)) {
+    /* the runs: a tiny qwen3moe strata-ref computes (seeded weights), in 2 shards and in one; the seed geometry
+     * (qwen3next, which it refuses) for the refusals that come before the architecture is read */
+    char first[1024], single[1024], seed[1024];
+    gguf_tiny tm = gguf_tiny_model("qwen3moe", 2);
+    gguf_tiny tm1 = gguf_tiny_model("qwen3moe", 1);
+    gguf_model sm = gguf_seed_model(1);
+    sm.sized = 1;
+    if (gguf_write_tiny(dir, "tiny", &tm, first, sizeof first) || gguf_write_tiny(dir, "one", &tm1, single, sizeof single) ||
+        gguf_write_model(dir, "seed", &sm, seed, sizeof seed)) {
         fprintf(stderr, "cannot write the test models under %s\n", dir);
         return 2;
     }
@@ -202,23 +207,25 @@ static int cmd_flows(int argc, char **argv) {
                               "--n-predict", npred, "--threads", "2", NULL};
         int rc = run_engine(&c, args);
         check(rc == 0, kinds[k], "exit 0", &c);
-        unsigned long cb = k == 1 ? 576 : 1056;
-        snprintf(want, sizeof want, "kv: format=%s cell_bytes=%lu layers=12 cells=%lu bytes=%lu", k == 1 ? "q4_0" : "int8",
-                 cb, cells, cells * cb * 12);
+        /* strata-ref's pools are in the format asked: fp16 too (2 heads x 256 x 2 B x K and V) */
+        unsigned long cb = k == 1 ? 576 : k == 2 ? 2048 : 1056;
+        snprintf(want, sizeof want, "kv: format=%s cell_bytes=%lu layers=2 cells=%lu bytes=%lu", kinds[k], cb, cells,
+                 cells * cb * 2);
         check(has_line(&c, want), kinds[k], want, &c);
         check(has_line(&c, "decode: tokens="), kinds[k], "a decode line", &c);
         check(has_line(&c, "checksum: "), kinds[k], "a checksum line", &c);
         check(has_line(&c, "alloc: item=arena bytes="), kinds[k], "the arena's alloc line", &c);
         check(has_line(&c, "arena: mode=stream slots="), kinds[k], "the arena's counters", &c);
         check(has_line(&c, "memory: peak_rss_bytes="), kinds[k], "the peak RSS line", &c);
+        check(has_line(&c, "alloc: item=weights bytes="), kinds[k], "the weights' alloc line", &c);
         if (k == 2) {
-            check(has_line(&c, "kv: --kv fp16 runs on the int8 pools on Metal"), "fp16", "the fp16 note", &c);
+            check(!has_line(&c, "kv: --kv fp16 runs on the int8 pools"), "fp16", "no Metal fp16 note", &c);
         }
     }
     {
         const char *args[] = {"--model", single, "--ctx", "512", "--prompt-tokens", "64", "--n-predict", "2", NULL};
         check(run_engine(&c, args) == 0, "single shard, no --kv", "exit 0", &c);
-        check(has_line(&c, "kv: format=int8 cell_bytes=1056 layers=12 cells=640 "), "single shard", "int8 default", &c);
+        check(has_line(&c, "kv: format=int8 cell_bytes=1056 layers=2 cells=640 "), "single shard", "int8 default", &c);
     }
     {
         const char *args[] = {"--model", single, "--ctx", "512", "--prompt-tokens", "16", "--n-predict", "2",
@@ -228,9 +235,24 @@ static int cmd_flows(int argc, char **argv) {
         /* a budget too small for one token's experts: the plan's refusal, before anything is allocated */
         const char *args2[] = {"--model", single, "--ctx", "512", "--mem-budget-mb", "1", NULL};
         check(run_engine(&c, args2) == 3, "tiny budget", "exit 3", &c);
-        check(has_line(&c, "stream: the expert arena cannot hold one token's experts (480 slots, "), "tiny budget",
+        check(has_line(&c, "stream: the expert arena cannot hold one token's experts (4 slots, "), "tiny budget",
               "the stream refusal", &c);
         check(!has_line(&c, "alloc: "), "tiny budget", "no alloc line", &c);
+    }
+    {
+        /* an architecture strata-ref does not compute: one line naming it and what it computes, exit 3, in main
+         * and in the check (ABI 2) alike */
+        const char *args[] = {"--model", seed, "--ctx", "512", "--prompt-tokens", "8", "--n-predict", "1", NULL};
+        char arch[1200];
+        snprintf(arch, sizeof arch,
+                 "model: %s: architecture qwen3next is not one strata-ref computes (it computes qwen3, qwen3moe, "
+                 "qwen2, llama)", seed);
+        check(run_engine(&c, args) == 3 && has_line(&c, arch), "seed geometry", "refused, exit 3", &c);
+        check(!has_line(&c, "alloc: "), "seed geometry", "no alloc line", &c);
+        const char *cargv[] = {"strata-ref", "--model", seed, NULL};
+        memset(&c, 0, sizeof c);
+        check(strata_engine_check(3, cargv, capture_line, &c) == 3 && has_line(&c, arch), "seed geometry (check)",
+              "refused, exit 3", &c);
     }
     {
         const char *args[] = {"--model", first, "--kv", "k8v4", NULL};
@@ -305,7 +327,7 @@ static int cmd_flows(int argc, char **argv) {
     }
     {
         /* cancel from another thread during a long run */
-        const char *args[] = {"--model", first, "--ctx", "65536", "--prompt-tokens", "65536", "--n-predict", "128",
+        const char *args[] = {"--model", first, "--ctx", "65536", "--prompt-tokens", "65408", "--n-predict", "128",
                               "--threads", "2", NULL};
         bg_run b;
         memset(&b, 0, sizeof b);
@@ -342,12 +364,16 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "run") == 0) {
         return cmd_run(argc - 1, argv + 1);
     }
+    if (argc >= 2 && strcmp(argv[1], "check") == 0) {
+        argv[1] = "strata-ref"; /* strata_engine_check: the startup rules and the plan: lines, nothing run */
+        return strata_engine_check(argc - 1, (const char *const *)(argv + 1), print_line, NULL);
+    }
     if (argc >= 2 && strcmp(argv[1], "flows") == 0) {
         return cmd_flows(argc, argv);
     }
     if (argc >= 6 && strcmp(argv[1], "generate") == 0) {
         return cmd_generate(argc, argv);
     }
-    fprintf(stderr, "usage: strata-ref-run gguf DIR [SHARDS] | run ENGINE-FLAGS... | flows [--quick] DIR | generate N PROMPT ENGINE-FLAGS...\n");
+    fprintf(stderr, "usage: strata-ref-run gguf DIR [SHARDS] | run ENGINE-FLAGS... | check ENGINE-FLAGS... | flows [--quick] DIR | generate N PROMPT ENGINE-FLAGS...\n");
     return 2;
 }

@@ -1,4 +1,5 @@
-/* gguf_write.h — writes small GGUF v3 model files (metadata + tensor infos, no tensor data) for tests. */
+/* gguf_write.h — writes small GGUF v3 model files for tests: the seed geometry (metadata + tensor infos, no tensor
+ * data; strata-ref refuses its architecture) and tiny computable models with seeded weights. */
 #ifndef STRATA_TEST_GGUF_WRITE_H
 #define STRATA_TEST_GGUF_WRITE_H
 
@@ -23,5 +24,23 @@ gguf_model gguf_seed_model(int shards);
 
 /* Writes the model into dir under stem; puts the first shard's path into first. Returns 0 or -1. */
 int gguf_write_model(const char *dir, const char *stem, const gguf_model *m, char *first, size_t cap);
+
+/* A small model strata-ref computes (engine/native/src/model.c): every tensor its architecture needs, in F32, weights
+ * from a seeded generator (splitmix64), norms 1. qwen3 (dense SwiGLU FFN) or qwen3moe (experts, qwen3 attention). */
+typedef struct {
+    const char *arch;  /* "qwen3" or "qwen3moe" */
+    int shards;        /* tensors split over this many files (split.* keys), 1: NAME.gguf */
+    int blocks, embd, heads, kv_heads, head_dim, ff; /* ff: feed_forward_length (qwen3) */
+    int experts, experts_used, ff_exp;              /* qwen3moe */
+    int vocab;
+    unsigned long long seed;
+} gguf_tiny;
+
+/* qwen3moe: 2 blocks, E 64, 2 heads of 256 (both KV), 8 experts of FFN 32 (2 used), vocabulary 256; qwen3: the same
+ * attention with an FFN of 128. About 1.5 MB. */
+gguf_tiny gguf_tiny_model(const char *arch, int shards);
+
+/* Writes the tiny model into dir under stem; puts the first shard's path into first. Returns 0 or -1. */
+int gguf_write_tiny(const char *dir, const char *stem, const gguf_tiny *t, char *first, size_t cap);
 
 #endif

@@ -314,7 +314,10 @@ static strata_mem_inputs seed_inputs(int format, int resident) {
     strata_mem_inputs in = {.qsa_layers = 12, .kv_heads = 2, .head_dim = 256, .experts = 512, .experts_used = 10,
                             .moe_layers = 48, .expert_bytes = 811008, .dense_bytes = 2665016320ull,
                             .context = 32768, .experts_resident = resident, .pools_format = format,
-                            .total_memory = resident ? 24ull << 30 : 16ull << 30};
+                            .total_memory = resident ? 24ull << 30 : 16ull << 30,
+                            /* the forward pass's scratch of the demo model's widths (E 2048, 16 heads, expert FFN
+                             * 512, vocabulary 151,936) and a logits row: Java's RefScratchTest works it by hand */
+                            .fwd_scratch_bytes = 3624960};
     /* streamed on 16 GiB: on 24 GiB every expert fits beside the rest, so nothing would stream */
     return in;
 }
@@ -326,14 +329,19 @@ static void test_memory(void) {
     CHECK(p.kv == 416858112ull && p.kv_cells == 32896, "int8 pools at 32K: %llu", (unsigned long long)p.kv);
     CHECK(p.budget == (15ull << 30) && p.headroom == (2ull << 30), "budget 15 GiB, headroom max(2 GiB, memory/8)");
     CHECK(p.standby == 576ull * 811008 && p.prompt_gemm, "576 stand-by slots: %llu", (unsigned long long)p.standby);
-    CHECK(p.scratch == 893120, "seed scratch at 32K: %llu", (unsigned long long)p.scratch);
+    CHECK(p.scratch == 3624960ull + 24576 * 16, "seed scratch: the forward pass's + 16 B per slot: %llu",
+          (unsigned long long)p.scratch);
+    CHECK(p.scratch == 4018176, "seed scratch = Java RefScratchTest's 4,018,176 B");
     CHECK(p.fits && p.arena_slots == (p.budget - p.fixed) / 811008 && p.arena == p.arena_slots * 811008,
           "arena: whole slots of what is left");
-    CHECK(p.n_items == 4 && strcmp(p.items[0].name, "kv") == 0 && strcmp(p.items[1].name, "standby") == 0 &&
-              strcmp(p.items[2].name, "arena") == 0 && strcmp(p.items[3].name, "scratch") == 0,
-          "items kv, standby, arena, scratch");
+    CHECK(p.n_items == 5 && strcmp(p.items[0].name, "weights") == 0 && strcmp(p.items[1].name, "kv") == 0 &&
+              strcmp(p.items[2].name, "standby") == 0 && strcmp(p.items[3].name, "arena") == 0 &&
+              strcmp(p.items[4].name, "scratch") == 0,
+          "items weights, kv, standby, arena, scratch");
     char line[128];
     CHECK(strata_memory_item_line(&p, 0, "alloc", line, sizeof line) == 0 &&
+              strcmp(line, "alloc: item=weights bytes=2665016320") == 0, "item line: %s", line);
+    CHECK(strata_memory_item_line(&p, 1, "alloc", line, sizeof line) == 0 &&
               strcmp(line, "alloc: item=kv bytes=416858112") == 0, "item line: %s", line);
     in.pools_format = KV_Q4_0;
     strata_memory_plan(&in, &q);
@@ -386,7 +394,8 @@ static void test_memory(void) {
     in.experts = in.experts_used = in.moe_layers = 0;
     in.expert_bytes = 0;
     strata_memory_plan(&in, &q);
-    CHECK(q.fits && q.arena == 0 && q.standby == 0 && q.n_items == 2, "dense model: kv and scratch only");
+    CHECK(q.fits && q.arena == 0 && q.standby == 0 && q.n_items == 3 && q.scratch == 3624960,
+          "dense model: weights, kv and scratch (no books) only");
 }
 
 static void test_flags(void) {

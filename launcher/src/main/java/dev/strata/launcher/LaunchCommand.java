@@ -51,7 +51,8 @@ import picocli.CommandLine.Option;
       "  engine   the library loads (missing, not a library, another ABI: exit 3)",
       "           and the engine's own check (strata_engine_check, ABI 2) accepts",
       "           the exact argv and env of the launch (exit 3); an ABI 1 engine",
-      "           has no check: the launcher's rules decide, and --dry-run says so",
+      "           has no check: the launcher's rules decide, and --dry-run says so;",
+      "           --dry-run and --plan load only a library engine.sha256 pins",
       "",
       "--json: with --plan the plan, with --dry-run the checks and the plan, with a",
       "launch the run's allocations, arena counters, peak memory and speed (the",
@@ -110,9 +111,10 @@ public final class LaunchCommand implements Callable<Integer> {
   @Option(
       names = LaunchArgs.DRY_RUN,
       description =
-          "Run every preflight check, the engine's own check among them, and print the engine's"
-              + " arguments, environment, the checks and the plan; run nothing. Exits 0 when the"
-              + " launch would start, 3 when refused.")
+          "Run every preflight check, the engine's own check among them when the config pins"
+              + " the library's sha256 (an unpinned library is not loaded: loading runs its code),"
+              + " and print the engine's arguments, environment, the checks and the plan; start"
+              + " nothing. Exits 0 when the launch would start, 3 when refused.")
   boolean dryRun;
 
   @Option(

@@ -124,7 +124,12 @@ final class LaunchFlow {
               + configPath
               + (config != null
                   ? ""
-                  : " (the default path): run strata-setup to write one, or pass --config FILE"));
+                  : io.env().containsKey("STRATA_CONFIG")
+                      ? " (from STRATA_CONFIG): write one there (strata-setup --out "
+                          + configPath
+                          + "), point STRATA_CONFIG at a config, or pass --config FILE"
+                      : " (the default path): run strata-setup to write one, or pass --config"
+                          + " FILE"));
     }
     EngineConfig cfg =
         readTrusted(
@@ -150,7 +155,10 @@ final class LaunchFlow {
       }
       return ExitCodes.OK;
     }
-    try (Preflight.Report report = Preflight.full(cfg, configPath, here, io.env())) {
+    try (Preflight.Report report =
+        r.dryRun()
+            ? Preflight.forDryRun(cfg, configPath, here, io.env())
+            : Preflight.full(cfg, configPath, here, io.env())) {
       if (r.dryRun()) {
         Reports.printDryRun(report, r.isolate(), r.json(), io.width(), io.out(), io.err());
         return report.refused() ? report.refusal().exitCode() : ExitCodes.OK;
@@ -167,7 +175,8 @@ final class LaunchFlow {
       PrintWriter out = r.json() ? io.err() : io.out();
       Reports.printStart(report, r.isolate(), io.width(), out);
       RunSummary summary = r.json() ? new RunSummary() : null;
-      LogRouter log = new LogRouter(out, io.err(), summary);
+      // a person on a terminal reads sizes and an updating progress line; a pipe gets raw lines
+      LogRouter log = new LogRouter(out, io.err(), summary, io.interactive());
       // the library preflight checked, held open: loaded (or handed to the child) as it was checked
       EngineRunner runner =
           r.isolate()
@@ -202,7 +211,7 @@ final class LaunchFlow {
     PrintWriter out = io.err();
     Reports.printStart(report, false, io.width(), out);
     RunSummary summary = r.json() ? new RunSummary() : null;
-    LogRouter log = new LogRouter(out, io.err(), summary);
+    LogRouter log = new LogRouter(out, io.err(), summary, io.interactive());
     boolean[] endsInNewline = {true};
     GenerateRunner runner =
         GenerateRunner.load(

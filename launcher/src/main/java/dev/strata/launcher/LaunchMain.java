@@ -13,8 +13,8 @@ import dev.strata.metal.HostProbe;
  * goes straight to the {@link LaunchFlow}; any other goes through picocli ({@link LaunchCli}). The
  * fast path exists for start-up time: it loads no picocli class (Java 5 class files, outside the
  * AOT cache, verified one by one) and builds no reflective model (docs/PERFORMANCE.md §2c). Both
- * ways end in the same flow and report a refusal with the same {@link Io#report}; {@link MainExit}
- * ends the process.
+ * ways end in the same flow and report a refusal with the same {@link Io#report}, end with {@link
+ * Io#finish} (a lost standard output is exit 2); {@link MainExit} ends the process.
  */
 public final class LaunchMain {
   private LaunchMain() {}
@@ -31,6 +31,10 @@ public final class LaunchMain {
    * @return the exit code (docs/RELIABILITY.md)
    */
   public static int run(Io io, Machine machine, String[] args) {
+    return io.finish(CommandNames.LAUNCH, execute(io, machine, args));
+  }
+
+  private static int execute(Io io, Machine machine, String[] args) {
     LaunchFlow.Request simple = LaunchArgs.simple(args);
     if (simple == null) {
       return LaunchCli.create(io, machine).execute(args);

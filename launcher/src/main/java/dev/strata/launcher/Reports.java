@@ -158,7 +158,10 @@ final class Reports {
   static String verdictSource(Preflight.Report r) {
     Preflight.EngineVerdict v = r.engine();
     if (v == null) {
-      return "refused before the engine was asked; nothing run";
+      return r.refused() || r.engineNote() == null
+          ? "refused before the engine was asked; nothing run"
+          : "verdict from the launcher's own rules (the unpinned library was not loaded); nothing"
+              + " loaded or run";
     }
     if (!v.checked()) {
       return "verdict from the launcher's own rules (the ABI "
@@ -268,7 +271,10 @@ final class Reports {
               Json.strings(
                   g, "launcher_items", r.plan() == null ? List.of() : PlanItems.lines(r.plan()));
               g.writeStringField(
-                  "verdict_from", v == null ? "preflight" : v.checked() ? "engine" : "launcher");
+                  "verdict_from",
+                  v == null
+                      ? (r.refused() || r.engineNote() == null ? "preflight" : "launcher")
+                      : v.checked() ? "engine" : "launcher");
               g.writeBooleanField("would_start", !r.refused());
               g.writeNumberField("exit_code", r.refused() ? r.refusal().exitCode() : 0);
               g.writeStringField("refusal", r.refused() ? r.refusal().getMessage() : null);

@@ -11,7 +11,8 @@ import dev.strata.metal.HostProbe;
  * Entry point of {@code strata-setup}. A simple argument list ({@link SetupArgs#simple}: the
  * scripted {@code --model M --ctx N --experts X --print} and its kin) goes straight to the flow;
  * any other goes through picocli ({@link SetupCli}). Both end in the same {@link SetupFlow} and
- * report a refusal with the same {@link Io#report}; {@link MainExit} ends the process.
+ * report a refusal with the same {@link Io#report}, end with {@link Io#finish} (a lost standard
+ * output is exit 2); {@link MainExit} ends the process.
  */
 public final class SetupMain {
   private SetupMain() {}
@@ -33,6 +34,11 @@ public final class SetupMain {
 
   /** {@link #run(Io, String[])} on {@code machine}, the wizard asking through {@code prompter}. */
   public static int run(Io io, Machine machine, SetupCli.PrompterFactory prompter, String[] args) {
+    return io.finish(CommandNames.SETUP, execute(io, machine, prompter, args));
+  }
+
+  private static int execute(
+      Io io, Machine machine, SetupCli.PrompterFactory prompter, String[] args) {
     SetupFlow.Request simple = SetupArgs.simple(args);
     if (simple == null) {
       return SetupCli.create(io, machine, prompter).execute(args);

@@ -96,6 +96,21 @@ final class Wizard {
     KvFormat kv;
     Path library;
 
+    Draft copy() {
+      Draft c = new Draft();
+      c.set(this);
+      return c;
+    }
+
+    void set(Draft o) {
+      model = o.model;
+      context = o.context;
+      experts = o.experts;
+      kvAnswered = o.kvAnswered;
+      kv = o.kv;
+      library = o.library;
+    }
+
     boolean has(Step s) {
       return switch (s) {
         case MODEL -> model != null;
@@ -121,6 +136,11 @@ final class Wizard {
   private Backend backend;
   private Template template;
   private GgufModel derivedFor;
+
+  // the answers of the last summary that fit, while a change from it does not (< returns to them)
+  private Draft fitting;
+  // while the plan does not fit: what would make it fit, offered as the changed answer's default
+  private WizardAdvice advice;
 
   Wizard(Prompter prompter, Machine machine, Path home) {
     this.p = prompter;
@@ -188,8 +208,11 @@ final class Wizard {
     }
 
     // Each question in turn; back returns to the one before, keeping the answers after it as the
-    // defaults offered when they are asked again.
+    // defaults offered when they are asked again. Then the summary, until yes on a plan that fits:
+    // no answer is dropped because the plan does not fit (the summary says which answer would make
+    // it fit), and < from a summary after a change returns to the answers before it.
     int i = 0;
+    fitting = null;
     while (true) {
       while (i < asked.size()) {
         try {
@@ -200,39 +223,48 @@ final class Wizard {
         }
       }
       Result r = planned(d, given);
-      if (!r.generated().plan().fits()) {
-        p.say(st.error("This does not fit: " + r.generated().plan().refusal()));
+      boolean fits = r.generated().plan().fits();
+      advice = null;
+      String yaml = null;
+      if (!fits) {
         if (!asked.contains(Step.CONTEXT)
             && !asked.contains(Step.EXPERTS)
-            && !asked.contains(Step.KV)) {
+            && !asked.contains(Step.KV)
+            && fitting == null) {
           throw new StrataException(ExitCodes.PREFLIGHT, r.generated().plan().refusal());
         }
-        p.say("Choose again.");
-        d.context = asked.contains(Step.CONTEXT) ? null : d.context;
-        d.experts = asked.contains(Step.EXPERTS) ? null : d.experts;
-        d.kvAnswered = !asked.contains(Step.KV) && d.kvAnswered;
-        askMissing(d, given, previous);
-        continue;
-      }
-      p.println("");
-      p.say(PlanText.table(r.generated().plan(), p.width()).stripTrailing());
-      p.say(st.dim("(what each row means: strata-launch --plan --explain, or docs/PLAN.md)"));
-      String yaml = dev.strata.engine.config.ConfigCodec.write(r.generated().config());
-      if (target.exists()) {
-        screens.showDiff(target, yaml);
+        advice = advice(d, given, r.generated().plan().refusal());
+        showDoesNotFit(advice);
+      } else {
+        p.println("");
+        p.say(PlanText.table(r.generated().plan(), p.width()).stripTrailing());
+        p.say(st.dim("(what each row means: strata-launch --plan --explain, or docs/PLAN.md)"));
+        yaml = dev.strata.engine.config.ConfigCodec.write(r.generated().config());
+        if (target.exists()) {
+          screens.showDiff(target, yaml);
+        }
       }
       Step change;
       try {
-        change = screens.summary(d, target);
+        change = screens.summary(d, target, advice);
       } catch (WizardBack b) {
-        if (asked.isEmpty()) {
+        advice = null;
+        if (fitting != null && !fits) {
+          d.set(fitting); // undo the change that did not fit: the summary before it
+          fitting = null;
+        } else if (asked.isEmpty()) {
           p.say(st.error("  every answer came from the flags: pick one by number to change it"));
         } else {
+          fitting = null;
           i = asked.size() - 1; // back into the questions: the last one, and on back from there
         }
         continue;
       }
       if (change == null) {
+        if (!fits) {
+          p.say(st.error("  it does not fit yet: pick an answer to change first (a number above)"));
+          continue;
+        }
         if (target.path() != null
             && target.exists()
             && !target.owned()
@@ -253,12 +285,39 @@ final class Wizard {
         }
         return r;
       }
+      Draft before = d.copy();
+      if (fits) {
+        fitting = before;
+      }
       try {
         ask(change, d, given, previous, true);
+        advice = null;
+        askMissing(d, given, previous);
       } catch (WizardBack b) {
-        continue; // back from a change: the summary again
+        d.set(before); // back from a change (or from what it asked again): the summary again
       }
-      askMissing(d, given, previous);
+    }
+  }
+
+  /** What does not fit and which answers would make it fit, in the wizard's words. */
+  private WizardAdvice advice(Draft d, Given given, String refusal) {
+    return WizardAdvice.of(
+        d,
+        refusal,
+        t -> planned(t, given).generated().plan().fits(),
+        WizardQuestions.minContext(planned(d, given).template()));
+  }
+
+  private void showDoesNotFit(WizardAdvice advice) {
+    p.println("");
+    p.say(st.error("This does not fit: ") + advice.figures());
+    if (advice.remedies().isEmpty()) {
+      p.say("No single answer the wizard asks makes it fit here: change the model, or stop.");
+    } else {
+      p.say("It fits with one of these answers changed (pick its number in the summary):");
+      for (String remedy : advice.remedies()) {
+        p.say("  " + remedy);
+      }
     }
   }
 
@@ -275,15 +334,14 @@ final class Wizard {
     return new Result(d.model, answers, library, t, generated);
   }
 
-  /** Asks, in order, every question whose answer was dropped (no back: the summary follows). */
+  /**
+   * Asks, in order, every question whose answer a change dropped (a new model's context above its
+   * trained one); {@code <} there returns to the summary before the change ({@link WizardBack}).
+   */
   private void askMissing(Draft d, Given given, Previous previous) {
     for (Step s : Step.values()) {
-      while (!d.has(s)) {
-        try {
-          ask(s, d, given, previous, false);
-        } catch (WizardBack b) {
-          // not offered (canGoBack false)
-        }
+      if (!d.has(s)) {
+        ask(s, d, given, previous, true);
       }
     }
   }
@@ -330,8 +388,18 @@ final class Wizard {
       }
       case CONTEXT -> {
         derive(d.model, given);
-        Long def = d.context != null ? d.context : previous.context();
-        d.context = q.askContext(d.model.geometry(), def, canGoBack);
+        Long def =
+            advice != null && advice.context() > 0
+                ? Long.valueOf(advice.context()) // what fits, when the answer now does not
+                : d.context != null ? d.context : previous.context();
+        // the answer now and the last one that fit stay in the list beside the default
+        List<Long> alsoShown = new ArrayList<>();
+        for (Draft shown : new Draft[] {d, fitting}) {
+          if (shown != null && shown.context != null) {
+            alsoShown.add(shown.context);
+          }
+        }
+        d.context = q.askContext(d.model.geometry(), def, alsoShown, canGoBack);
         long trained = d.model.geometry().trainedContext();
         if (trained > 0 && d.context > trained) {
           p.say(
@@ -346,15 +414,20 @@ final class Wizard {
       }
       case EXPERTS -> {
         derive(d.model, given);
-        ExpertsMode def = d.experts != null ? d.experts : previous.experts();
+        ExpertsMode def =
+            advice != null && advice.stream()
+                ? ExpertsMode.STREAM
+                : d.experts != null ? d.experts : previous.experts();
         d.experts = q.askExperts(d.model.geometry(), d.context, def, canGoBack);
       }
       case KV -> {
         derive(d.model, given);
         KvFormat def =
-            d.kvAnswered
-                ? d.kv
-                : previous.kvDefault() || previous.kv() == null ? null : previous.kv();
+            advice != null && advice.q4()
+                ? KvFormat.Q4_0
+                : d.kvAnswered
+                    ? d.kv
+                    : previous.kvDefault() || previous.kv() == null ? null : previous.kv();
         d.kv = q.askKv(d.model.geometry(), d.context, d.experts, def, canGoBack);
         d.kvAnswered = true;
       }
@@ -365,6 +438,14 @@ final class Wizard {
                 ? d.library
                 : previous.library() != null ? previous.library() : libGuess;
         Path lib = q.askLibrary(def, canGoBack);
+        if (EngineLibraries.absentHere(lib)) {
+          p.say(
+              st.dim(
+                  "  "
+                      + TerminalText.escape(lib.toString())
+                      + " is not on this machine: the config names it without a sha256 (right"
+                      + " for a config for another Mac; a launch here would not find it)"));
+        }
         Backend b = EngineLibraries.backend(host, lib, given.backend());
         if (b != backend) {
           p.say(st.dim("backend: " + b.id() + " (from the library's name), not " + backend.id()));

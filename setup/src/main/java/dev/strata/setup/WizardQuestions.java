@@ -118,7 +118,12 @@ final class WizardQuestions {
     return Generator.minContext(t);
   }
 
-  long askContext(ModelGeometry g, Long def, boolean canGoBack) {
+  /**
+   * @param def the answer offered as the default (null: the planned default)
+   * @param alsoShown sizes listed besides the standard ones and the default (the answer now and the
+   *     last one that fit, while the plan does not)
+   */
+  long askContext(ModelGeometry g, Long def, List<Long> alsoShown, boolean canGoBack) {
     List<Long> sizes = new ArrayList<>();
     for (long c : PlanDefaults.STANDARD_CONTEXTS) {
       if (g.trainedContext() <= 0 || c <= g.trainedContext()) {
@@ -126,7 +131,10 @@ final class WizardQuestions {
       }
     }
     long chosen = def != null ? def : defaults.context();
-    for (long extra : new long[] {defaults.context(), chosen}) {
+    List<Long> extras = new ArrayList<>(alsoShown);
+    extras.add(defaults.context());
+    extras.add(chosen);
+    for (long extra : extras) {
       if (!sizes.contains(extra)) {
         sizes.add(extra);
       }
@@ -325,7 +333,9 @@ final class WizardQuestions {
                     + (backend == Backend.METAL
                         ? " (the Metal engine is not part of this toolkit: it comes from the"
                             + " Strata engine's own build, libstrata.dylib)."
-                        : ".")),
+                        : ".")
+                    + " For another machine, its path there: it need not exist here (the"
+                    + " config then pins no sha256)."),
             guess,
             home,
             workingDir,

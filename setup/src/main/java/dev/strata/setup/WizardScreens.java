@@ -31,13 +31,14 @@ final class WizardScreens {
 
   /**
    * The answers with a number each; Enter (yes) goes on, a number or name picks the answer to
-   * change, no stops.
+   * change, no stops. When the plan does not fit ({@code advice} not null) the numbers stay the
+   * same, yes says it does not fit yet and Enter picks the answer the advice names first.
    *
    * @return the step to ask again, or null to write (or print)
    * @throws WizardCancelled on no
    * @throws WizardBack on {@code <}
    */
-  Wizard.Step summary(Wizard.Draft d, Wizard.Target target) {
+  Wizard.Step summary(Wizard.Draft d, Wizard.Target target, WizardAdvice advice) {
     List<Question.Option<String>> options = new ArrayList<>();
     options.add(
         new Question.Option<>(
@@ -55,20 +56,32 @@ final class WizardScreens {
         target.path() == null ? null : TerminalText.escape(target.path().toString());
     options.add(
         new Question.Option<>(
-            "yes", shownTarget == null ? "print the config" : "write " + shownTarget, "yes"));
+            "yes",
+            advice != null
+                ? "does not fit yet: change an answer above first"
+                : shownTarget == null ? "print the config" : "write " + shownTarget,
+            "yes"));
     options.add(new Question.Option<>("no", "stop, writing nothing", "no"));
+    int def =
+        advice == null
+            ? options.size() - 2
+            : advice.first() == null ? options.size() - 1 : advice.first().ordinal();
     Question.Choice<String> q =
         new Question.Choice<>(
             "--yes",
-            shownTarget == null ? "Print it?" : "Write " + shownTarget + "?",
+            advice != null
+                ? "Change which answer?"
+                : shownTarget == null ? "Print it?" : "Write " + shownTarget + "?",
             List.of(
                 "",
                 st.bold("Summary")
                     + " — Enter "
-                    + (target.path() == null ? "prints the config" : "writes it")
+                    + (advice != null
+                        ? "changes the answer marked (default)"
+                        : target.path() == null ? "prints the config" : "writes it")
                     + "; a number or name changes that answer; < goes back."),
             options,
-            options.size() - 2,
+            def,
             input ->
                 switch (input.toLowerCase(Locale.ROOT)) {
                   case "y", "write" -> new Question.Parsed.Ok<>("yes");

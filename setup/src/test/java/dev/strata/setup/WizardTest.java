@@ -259,4 +259,125 @@ class WizardTest {
     assertTrue(t.contains("with every expert resident"), t);
     assertFalse(t.contains("expert slots in the stream arena"), t);
   }
+
+  /**
+   * The wizard on the M4 24 GB profile, where every expert resident fits at 5,000 tokens with q4_0
+   * but not at 524,288: a change the plan refuses.
+   */
+  private CliHarness.Run onM4With24Gb(String typed) {
+    return c.wizard(typed, "--host-file", "m4-24", "--engine-lib", c.lib.toString());
+  }
+
+  /** The config written holds these answers. */
+  private void assertWritten(String ctx, String experts, String kv) throws IOException {
+    EngineConfig cfg = ConfigCodec.read(c.config);
+    assertEquals(
+        java.util.List.of(ctx, experts, kv),
+        java.util.Arrays.asList(arg(cfg, "--ctx"), arg(cfg, "--experts"), arg(cfg, "--kv")));
+  }
+
+  private static final String FIVE_THOUSAND_RESIDENT_Q4 = "\n5000\nresident\nq4_0\n";
+
+  /**
+   * From the summary, a context that does not fit resident: every answer is kept, the summary says
+   * which answer would make it fit in its own words (no flag), and < returns to the summary before.
+   */
+  @Test
+  void aChangeThatDoesNotFitKeepsEveryAnswerAndBackReturnsToTheSummary() throws IOException {
+    CliHarness.Run r = onM4With24Gb(FIVE_THOUSAND_RESIDENT_Q4 + "2\n524288\n<\n\n");
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    String t = r.terminal();
+    String afterChange = t.substring(t.indexOf("This does not fit: resident:"));
+    assertContainsAll(
+        afterChange,
+        "It fits with one of these answers changed",
+        "2) context: 262,144 tokens or fewer (now 524,288)",
+        "3) experts: stream",
+        "2) context  524,288 tokens",
+        "4) kv       --kv q4_0",
+        "6) yes      does not fit yet",
+        "Change which answer? [experts]:");
+    assertFalse(t.contains("use --"), "advice in the wizard's words, not flags: " + t);
+    assertFalse(t.contains("there is no question before this one"), t);
+    // < went back to the summary that fit, with the answers before the change
+    String back = afterChange.substring(afterChange.indexOf("Change which answer?"));
+    assertContainsAll(back, "2) context  5,000 tokens", "3) experts  resident", "Write ");
+    assertWritten("5000", "resident", "q4_0");
+  }
+
+  /** Enter at that summary follows the advice (experts, then stream); the other answers stay. */
+  @Test
+  void enterAtASummaryThatDoesNotFitFollowsTheAdviceKeepingTheOtherAnswers() throws IOException {
+    CliHarness.Run r = onM4With24Gb(FIVE_THOUSAND_RESIDENT_Q4 + "2\n524288\n\n\n\n");
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    assertTrue(r.terminal().contains("Experts [stream]:"), r.terminal());
+    assertWritten("524288", "stream", "q4_0");
+  }
+
+  /**
+   * The context asked again from there lists the answer that does not fit and the last one that did
+   * (5000, not a standard size), offers what fits, and yes before a change is refused.
+   */
+  @Test
+  void theContextAskedAgainListsBothAnswersAndYesWaitsForAFit() throws IOException {
+    CliHarness.Run r = onM4With24Gb(FIVE_THOUSAND_RESIDENT_Q4 + "2\n524288\nyes\n2\n\n\n");
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    String t = r.terminal();
+    assertContainsAll(t, "it does not fit yet: pick an answer to change first");
+    String asked = t.substring(t.lastIndexOf("Context — "));
+    assertContainsAll(asked, ") 5000  ", ") 524288  ", "Context [262144]:");
+    assertWritten("262144", "resident", "q4_0");
+  }
+
+  /**
+   * The questions answered in order to a plan that does not fit: nothing is dropped, < goes back
+   * into the last question with its answer as the default.
+   */
+  @Test
+  void answersThatDoNotFitAreKeptAndBackReturnsToTheLastQuestion() throws IOException {
+    CliHarness.Run r = onM4With24Gb("\n524288\nresident\nq4_0\n<\n\nexperts\nstream\n\n");
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    String t = r.terminal();
+    String after = t.substring(t.indexOf("This does not fit"));
+    assertContainsAll(after, "KV format [q4_0]:", "3) experts  resident", "Experts [stream]:");
+    assertFalse(t.contains("Choose again"), t);
+    assertWritten("524288", "stream", "q4_0");
+  }
+
+  /**
+   * A config for another Mac (a host file) names that Mac's library, which this machine does not
+   * have: the wizard takes it as {@code --engine-lib} does (no sha256), and writes the same bytes.
+   */
+  @Test
+  void theWizardTakesAnotherMacsLibraryAsTheFlagDoes() throws IOException {
+    String there = "/opt/strata/lib/libstrata.dylib";
+    CliHarness.Run r = c.wizard("\n4\nstream\n\n" + there + "\n\n", "--host-file", "m4-pro-48");
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    assertContainsAll(
+        r.terminal(),
+        "it need not exist here",
+        there + " is not on this machine: the config names it");
+    EngineConfig cfg = ConfigCodec.read(c.config);
+    assertEquals(there, cfg.engine().library());
+    assertEquals(null, cfg.engine().sha256());
+
+    Path flags = d.resolve("flags.yaml");
+    CliHarness.Run y =
+        c.run(
+            "--model",
+            c.model.toString(),
+            "--host-file",
+            "m4-pro-48",
+            "--engine-lib",
+            there,
+            "--ctx",
+            "32768",
+            "--experts",
+            "stream",
+            "--yes",
+            "--out",
+            flags.toString());
+    assertEquals(0, y.code(), y.err());
+    assertEquals(Files.readString(flags), Files.readString(c.config));
+  }
 }

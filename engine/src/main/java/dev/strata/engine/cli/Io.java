@@ -1,5 +1,6 @@
 package dev.strata.engine.cli;
 
+import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.text.TerminalText;
 import dev.strata.engine.text.Wrap;
@@ -77,6 +78,29 @@ public record Io(
     err.println(command + ": " + TerminalText.escape(e.getMessage()));
     err.flush();
     return e.exitCode();
+  }
+
+  /**
+   * How every command's run ends, whichever path it took (fast path, picocli, help, a subcommand):
+   * standard output is flushed and, when a write to it failed (a full disk, {@code > /dev/full}, a
+   * closed pipe; {@link PrintWriter#checkError} keeps the failure), a run that would have exited 0
+   * says so in one line on stderr and exits {@link ExitCodes#USAGE} instead of reporting success
+   * with its output lost. A run that already failed keeps its code and its own line.
+   *
+   * @param code the exit code the command returned
+   * @return the process's exit code
+   */
+  public int finish(String command, int code) {
+    out.flush();
+    if (code != ExitCodes.OK || !out.checkError()) {
+      return code;
+    }
+    err.println(
+        command
+            + ": cannot write to standard output (disk full, or the reader went away?): its"
+            + " output was lost");
+    err.flush();
+    return ExitCodes.USAGE;
   }
 
   /**

@@ -17,6 +17,13 @@ import java.nio.ByteOrder;
  */
 public final class LibraryFile {
   private static final int PT_LOAD = 1;
+  private static final int PT_DYNAMIC = 2;
+  private static final long DT_FLAGS_1 = 0x6ffffffbL;
+  private static final long DF_1_PIE = 0x08000000L;
+  private static final int SHT_DYNSYM = 11;
+  private static final int EM_X86_64 = 62;
+  private static final int EM_AARCH64 = 183;
+  private static final int CPU_TYPE_X86_64 = 0x01000007;
   private static final int LC_SEGMENT_64 = 0x19;
   private static final int MH_MAGIC_64 = 0xfeedfacf;
   private static final int MH_MAGIC = 0xfeedface;
@@ -122,24 +129,132 @@ public final class LibraryFile {
     if (shnum > 0 && !inside(shoff, (long) shnum * shentsize, size)) {
       return truncated(size, "its section headers");
     }
+    int machine = Short.toUnsignedInt(b.getShort(18));
+    int want = elfMachine(System.getProperty("os.arch", ""));
+    if (machine != 0 && want != 0 && machine != want) {
+      return "is built for another architecture ("
+          + elfMachineName(machine)
+          + "; this machine is "
+          + elfMachineName(want)
+          + "): use a build of the engine for this machine";
+    }
+    boolean pie = false;
     for (int i = 0; i < phnum; i++) {
       int base = (int) phoff + i * phentsize; // inside the file, so an int
-      if (b.getInt(base) != PT_LOAD) {
-        continue;
-      }
+      int type = b.getInt(base);
       long off = b.getLong(base + 8);
       long filesz = b.getLong(base + 32);
-      if (!inside(off, filesz, size)) {
+      if (type == PT_LOAD && !inside(off, filesz, size)) {
         return truncated(size, segment("a loadable segment", off, filesz));
       }
+      if (type == PT_DYNAMIC && inside(off, filesz, size)) {
+        for (long e = off; e + 16 <= off + filesz; e += 16) {
+          long tag = b.getLong((int) e);
+          if (tag == 0) {
+            break;
+          }
+          pie |= tag == DT_FLAGS_1 && (b.getLong((int) e + 8) & DF_1_PIE) != 0;
+        }
+      }
     }
-    return null;
+    if (pie) {
+      return "is a program (a position-independent executable), not a shared library: name the"
+          + " engine's library (libstrata_ref.so, or the Metal engine's .dylib)";
+    }
+    return missingSymbols(b, size, shoff, shnum, shentsize);
+  }
+
+  /** The ELF e_machine of a JVM os.arch, 0 when not known here. */
+  static int elfMachine(String osArch) {
+    return switch (osArch) {
+      case "amd64", "x86_64" -> EM_X86_64;
+      case "aarch64", "arm64" -> EM_AARCH64;
+      default -> 0;
+    };
+  }
+
+  static String elfMachineName(int machine) {
+    return switch (machine) {
+      case EM_X86_64 -> "x86_64";
+      case EM_AARCH64 -> "aarch64";
+      case 3 -> "i386";
+      case 40 -> "arm";
+      case 243 -> "riscv";
+      case 21 -> "ppc64";
+      case 22 -> "s390x";
+      default -> "ELF machine " + machine;
+    };
+  }
+
+  /**
+   * When the file has a dynamic symbol table (.dynsym): the engine's ABI symbols ({@link
+   * NativeEngine#SYMBOLS}) it does not define, as a phrase, or null when it defines them all (or
+   * has no section headers to say).
+   */
+  private static String missingSymbols(
+      ByteBuffer b, long size, long shoff, int shnum, int shentsize) {
+    if (shnum == 0 || shentsize < 64) {
+      return null;
+    }
+    java.util.Set<String> defined = new java.util.HashSet<>();
+    boolean any = false;
+    for (int i = 0; i < shnum; i++) {
+      int sh = (int) (shoff + (long) i * shentsize);
+      if (b.getInt(sh + 4) != SHT_DYNSYM) {
+        continue;
+      }
+      long off = b.getLong(sh + 24);
+      long len = b.getLong(sh + 32);
+      int link = b.getInt(sh + 40);
+      if (!inside(off, len, size) || link < 0 || link >= shnum) {
+        return null; // the loader judges a table it cannot find
+      }
+      int str = (int) (shoff + (long) link * shentsize);
+      long strOff = b.getLong(str + 24);
+      long strLen = b.getLong(str + 32);
+      if (!inside(strOff, strLen, size)) {
+        return null;
+      }
+      any = true;
+      for (long e = off; e + 24 <= off + len; e += 24) {
+        long name = Integer.toUnsignedLong(b.getInt((int) e));
+        int shndx = Short.toUnsignedInt(b.getShort((int) e + 6));
+        if (shndx == 0 || name >= strLen) {
+          continue;
+        }
+        int at = (int) (strOff + name);
+        int end = at;
+        while (end < strOff + strLen && b.get(end) != 0) {
+          end++;
+        }
+        byte[] n = new byte[end - at];
+        b.get(at, n);
+        defined.add(new String(n, java.nio.charset.StandardCharsets.ISO_8859_1));
+      }
+    }
+    if (!any) {
+      return null;
+    }
+    java.util.List<String> missing =
+        NativeEngine.SYMBOLS.stream().filter(x -> !defined.contains(x)).toList();
+    if (missing.isEmpty()) {
+      return null;
+    }
+    return "is not a Strata engine library: it lacks "
+        + (missing.size() == NativeEngine.SYMBOLS.size()
+            ? "the engine's ABI symbols (" + missing.getFirst() + " and the rest)"
+            : (missing.size() == 1 ? "the symbol " : "the symbols ") + String.join(", ", missing))
+        + "; name the engine's library (libstrata_ref.so, or the Metal engine's .dylib)";
   }
 
   /** Mach-O 64 (mach-o/loader.h): the header, its load commands and each LC_SEGMENT_64. */
   private static String machO(ByteBuffer b, long size) {
     if (size < 32) {
       return truncated(size, "its header");
+    }
+    if (b.getInt(4) == CPU_TYPE_X86_64) {
+      return "is built for another architecture (x86_64; Apple Silicon Macs load arm64): use the"
+          + " arm64 build of the engine";
     }
     int ncmds = b.getInt(16);
     long sizeofcmds = Integer.toUnsignedLong(b.getInt(20));

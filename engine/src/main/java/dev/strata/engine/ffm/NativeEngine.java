@@ -360,6 +360,14 @@ public final class NativeEngine implements AutoCloseable {
   }
 
   /**
+   * Puts {@code env} over the process environment in one step, linear in its size ({@link
+   * ProcessEnv#overlay}); the returned {@link Runnable} puts the environment back as it was.
+   */
+  public Runnable overlayEnv(java.util.Map<String, String> env) {
+    return ProcessEnv.overlay(env);
+  }
+
+  /**
    * Runs {@code strata_engine_main} on the calling thread with {@code argv = [library file name,
    * args...]} and returns its exit code (0 ok, 2 usage, 3 refused, 130 cancelled, else the
    * engine's). Lines go to {@code sink} as they come, possibly from engine threads.

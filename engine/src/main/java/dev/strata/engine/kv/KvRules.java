@@ -8,8 +8,9 @@ import java.util.Map;
 
 /**
  * Which backend accepts, maps or refuses each KV format (docs/ENGINE-CONTRACT.md, KV formats, the
- * seed's startup rules). The launcher's preflight and strata-ref apply the same rules with the same
- * text.
+ * seed's startup rules), and in which format each allocates its pools: the one place that decides
+ * it ({@link #poolFormats} derives from {@link #decide}). The launcher's preflight and strata-ref
+ * (engine/native/src/startup.c) apply the same rules with the same text.
  */
 public final class KvRules {
 
@@ -49,7 +50,8 @@ public final class KvRules {
       }
       return new KvDecision.Accepted(requested, pools, notes);
     }
-    // Metal, and strata-ref, which follows the Metal rules exactly.
+    // Metal, and strata-ref, which follows the Metal rules exactly, save one: its --kv fp16 pools
+    // are real fp16 (the quality reference), where the Metal engine runs fp16 on its int8 pools.
     if (requested == KvFormat.K8V4) {
       return new KvDecision.Refused(K8V4_REFUSAL);
     }
@@ -59,6 +61,8 @@ public final class KvRules {
     KvFormat pools;
     if (requested == null || requested == KvFormat.INT8) {
       pools = KvFormat.INT8;
+    } else if (requested == KvFormat.FP16 && backend == Backend.CPU_REFERENCE) {
+      pools = KvFormat.FP16;
     } else if (requested == KvFormat.FP16) {
       pools = KvFormat.INT8;
       notes.add(FP16_ON_METAL_NOTE);
@@ -66,6 +70,23 @@ public final class KvRules {
       pools = KvFormat.Q4_0;
     }
     return new KvDecision.Accepted(requested, pools, notes);
+  }
+
+  /**
+   * The formats a backend allocates pools in, in {@link KvFormat} order: every format {@link
+   * #decide} accepts for it, by the pools it maps to (fp16 and int8 on strata-ref, int8 and q4_0 on
+   * Metal, all four on the PC engine).
+   */
+  public static List<KvFormat> poolFormats(Backend backend) {
+    List<KvFormat> out = new ArrayList<>();
+    for (KvFormat f : KvFormat.values()) {
+      if (decide(backend, f, Map.of()) instanceof KvDecision.Accepted a
+          && !out.contains(a.pools())) {
+        out.add(a.pools());
+      }
+    }
+    out.sort(null);
+    return List.copyOf(out);
   }
 
   /**

@@ -21,11 +21,14 @@ public final class ArchDef {
         .append(" *\n")
         .append(" * X-macro lists; define the macros you use before including, the others\n")
         .append(" * default to nothing:\n")
-        .append(" *   STRATA_ARCH(name, support, swa_pattern, state)   one architecture\n")
+        .append(" *   STRATA_ARCH(name, support, swa_pattern, state, layers)   one architecture\n")
         .append(" *     support      STRATA_SUPPORT_RUNS | _MLA | _ENCODER | _RECURRENT_ONLY\n")
         .append(" *     swa_pattern  0 none, 1 every layer, N>1: layer i slides iff i % N < N-1\n")
         .append(" *     state        STRATA_STATE_NONE | _SSM | _SHORT_CONV\n")
-        .append(" *   STRATA_KV_TENSOR(name)          \"blk.N.\" + name makes block N attention\n")
+        .append(" *     layers       which blocks are attention (ArchTable.Layers):\n")
+        .append(" *                  STRATA_LAYERS_TENSORS | _ALL | _INTERVAL | _KV_HEADS\n")
+        .append(" *   STRATA_KV_TENSOR(name)          \"blk.N.\" + name: an attention layer's K\n")
+        .append(" *   STRATA_LINEAR_KV_TENSOR(name)   a KV tensor an INTERVAL linear layer holds\n")
         .append(" *   STRATA_STATE_TENSOR(name, kind) \"blk.N.\" + name makes block N recurrent\n")
         .append(
             " *   STRATA_STATE_KEY(kind, i, key)  key i of the kind's formula, after \"{arch}.\"\n")
@@ -34,8 +37,9 @@ public final class ArchDef {
         .append(" *   STRATA_KEY(name, key)           keys after \"{arch}.\"\n")
         .append(" */\n");
     String[] macros = {
-      "STRATA_ARCH(n, s, p, k)",
+      "STRATA_ARCH(n, s, p, k, l)",
       "STRATA_KV_TENSOR(n)",
+      "STRATA_LINEAR_KV_TENSOR(n)",
       "STRATA_STATE_TENSOR(n, k)",
       "STRATA_STATE_KEY(k, i, n)",
       "STRATA_EXPERT_TENSOR(n)",
@@ -62,11 +66,16 @@ public final class ArchDef {
           .append(a.swaPattern())
           .append(", STRATA_STATE_")
           .append(a.state().name())
+          .append(", STRATA_LAYERS_")
+          .append(a.layers().name())
           .append(")\n");
     }
     c.append('\n');
     for (String t : ArchTable.KV_TENSORS) {
       c.append("STRATA_KV_TENSOR(").append(quote(t)).append(")\n");
+    }
+    for (String t : ArchTable.LINEAR_ATTENTION_KV_TENSORS) {
+      c.append("STRATA_LINEAR_KV_TENSOR(").append(quote(t)).append(")\n");
     }
     for (StateKind k : StateKind.values()) {
       if (k == StateKind.NONE) {

@@ -7,10 +7,11 @@ import java.util.List;
  * GeometryRules} applies it; strata-ref's {@code engine/native/src/archs.def} is rendered from it
  * by {@link ArchDef} (a test fails when the committed file differs), so the C reader cannot drift.
  *
- * <p>Which layers hold KV, which are recurrent and which experts exist is read from the tensors
- * (the names in {@link #KV_TENSORS}, {@link StateKind#marker}, {@link #EXPERT_TENSORS}); the table
- * says what the tensors cannot: the sliding-window pattern, which state formula a recurrent layer
- * uses, and which architectures are refused and why.
+ * <p>Which blocks are attention and which are recurrent is the row's {@link Layers} rule, from the
+ * keys first as llama.cpp's loaders decide it; the tensors ({@link #KV_TENSORS}, {@link
+ * StateKind#marker}, {@link #EXPERT_TENSORS}) must then be those of each block's kind. The table
+ * also says what the tensors cannot: the sliding-window pattern, which state formula a recurrent
+ * layer uses, and which architectures are refused and why.
  */
 public final class ArchTable {
 
@@ -56,6 +57,33 @@ public final class ArchTable {
   }
 
   /**
+   * Which blocks of the main model are attention (KV) layers and which are recurrent, decided as
+   * the architecture's llama.cpp loader decides it (its {@code load_arch_hparams}: the pattern
+   * comes from the keys; only then does {@code load_arch_tensors} read that layer kind's tensors).
+   * A tensor name means what its architecture's loader says: in qwen3next/qwen35/qwen35moe the
+   * linear-attention (Gated DeltaNet) layers carry {@code attn_qkv.weight} (current converter) or
+   * {@code ssm_in.weight} (older files), so {@code attn_qkv} makes an attention layer only where
+   * the pattern puts one.
+   */
+  public enum Layers {
+    /** Not in the table: a block is an attention layer iff it holds a {@link #KV_TENSORS} one. */
+    TENSORS,
+    /** Every block is an attention layer (llama.cpp loads attention in each: llama, qwen3, …). */
+    ALL,
+    /**
+     * {@code {arch}.full_attention_interval} (llama.cpp's default 4 when absent): block n is an
+     * attention layer iff (n + 1) mod interval = 0; the others are recurrent (qwen3next, qwen35,
+     * qwen35moe). MTP blocks are attention.
+     */
+    INTERVAL,
+    /**
+     * {@code {arch}.attention.head_count_kv} per block: a block given 0 KV heads is recurrent, the
+     * others attention (lfm2, lfm2moe, granitehybrid, jamba; a single value: all attention).
+     */
+    KV_HEADS
+  }
+
+  /**
    * One architecture.
    *
    * @param name {@code general.architecture}
@@ -65,13 +93,30 @@ public final class ArchTable {
    *     it), 1 every layer, N &gt; 1 llama.cpp's {@code set_swa_pattern(N)} (layer i slides iff i
    *     mod N &lt; N − 1)
    * @param state the recurrent layers' state formula
+   * @param layers which blocks are attention layers
    * @param family the published models it stands for (docs/MODELS.md)
    */
   public record Arch(
-      String name, Support support, int swaPattern, StateKind state, String family) {}
+      String name,
+      Support support,
+      int swaPattern,
+      StateKind state,
+      Layers layers,
+      String family) {}
 
-  /** Tensors that make a block an attention (KV) layer: separate K, or fused Q/K/V (phi3). */
+  /**
+   * The tensors an attention (KV) layer holds, one of them: separate K, or fused Q/K/V (llama.cpp's
+   * {@code create_tensor_qkv}, which every architecture of the table uses for its attention
+   * layers). Where a block is an attention layer is {@link Layers}' decision, not these names'.
+   */
   public static final List<String> KV_TENSORS = List.of("attn_k.weight", "attn_qkv.weight");
+
+  /**
+   * The {@link #KV_TENSORS} a linear-attention (Gated DeltaNet) layer of a {@link Layers#INTERVAL}
+   * architecture carries too: its fused Q/K/V input projection (llama.cpp's qwen3next/qwen35
+   * loaders; older files carry {@code ssm_in.weight} instead). Any other KV tensor there is damage.
+   */
+  public static final List<String> LINEAR_ATTENTION_KV_TENSORS = List.of("attn_qkv.weight");
 
   /**
    * Expert tensors ("blk.N." + name): separate gate/up/down, or gate and up merged (current
@@ -97,37 +142,85 @@ public final class ArchTable {
   /** The rows, by name. Sources: llama.cpp src/llama-arch.cpp and src/llama-model.cpp. */
   public static final List<Arch> ARCHES =
       List.of(
-          new Arch("llama", Support.RUNS, 1, StateKind.NONE, "Llama 3.x, Mistral 7B, Mixtral"),
-          new Arch("qwen2", Support.RUNS, 0, StateKind.NONE, "Qwen2.5"),
-          new Arch("qwen2moe", Support.RUNS, 0, StateKind.NONE, "Qwen1.5-MoE, Qwen2-57B-A14B"),
-          new Arch("qwen3", Support.RUNS, 0, StateKind.NONE, "Qwen3 dense"),
-          new Arch("qwen3moe", Support.RUNS, 0, StateKind.NONE, "Qwen3-30B-A3B, Qwen3-235B-A22B"),
-          new Arch("qwen3next", Support.RUNS, 0, StateKind.SSM, "Qwen3-Next-80B-A3B"),
-          new Arch("qwen35", Support.RUNS, 0, StateKind.SSM, "Qwen3.5 dense hybrids"),
-          new Arch("qwen35moe", Support.RUNS, 0, StateKind.SSM, "Qwen3.5/3.6 MoE hybrids"),
-          new Arch("gpt-oss", Support.RUNS, 2, StateKind.NONE, "gpt-oss-20b, gpt-oss-120b"),
-          new Arch("gemma3", Support.RUNS, 6, StateKind.NONE, "Gemma 3"),
-          new Arch("gemma2", Support.RUNS, 2, StateKind.NONE, "Gemma 2"),
-          new Arch("lfm2", Support.RUNS, 0, StateKind.SHORT_CONV, "LFM2"),
-          new Arch("lfm2moe", Support.RUNS, 0, StateKind.SHORT_CONV, "LFM2-8B-A1B"),
+          new Arch(
+              "llama",
+              Support.RUNS,
+              1,
+              StateKind.NONE,
+              Layers.ALL,
+              "Llama 3.x, Mistral 7B, Mixtral"),
+          new Arch("qwen2", Support.RUNS, 0, StateKind.NONE, Layers.ALL, "Qwen2.5"),
+          new Arch(
+              "qwen2moe",
+              Support.RUNS,
+              0,
+              StateKind.NONE,
+              Layers.ALL,
+              "Qwen1.5-MoE, Qwen2-57B-A14B"),
+          new Arch("qwen3", Support.RUNS, 0, StateKind.NONE, Layers.ALL, "Qwen3 dense"),
+          new Arch(
+              "qwen3moe",
+              Support.RUNS,
+              0,
+              StateKind.NONE,
+              Layers.ALL,
+              "Qwen3-30B-A3B, Qwen3-235B-A22B"),
+          new Arch(
+              "qwen3next", Support.RUNS, 0, StateKind.SSM, Layers.INTERVAL, "Qwen3-Next-80B-A3B"),
+          new Arch(
+              "qwen35", Support.RUNS, 0, StateKind.SSM, Layers.INTERVAL, "Qwen3.5 dense hybrids"),
+          new Arch(
+              "qwen35moe",
+              Support.RUNS,
+              0,
+              StateKind.SSM,
+              Layers.INTERVAL,
+              "Qwen3.5/3.6 MoE hybrids"),
+          new Arch(
+              "gpt-oss", Support.RUNS, 2, StateKind.NONE, Layers.ALL, "gpt-oss-20b, gpt-oss-120b"),
+          new Arch("gemma3", Support.RUNS, 6, StateKind.NONE, Layers.ALL, "Gemma 3"),
+          new Arch("gemma2", Support.RUNS, 2, StateKind.NONE, Layers.ALL, "Gemma 2"),
+          new Arch("lfm2", Support.RUNS, 0, StateKind.SHORT_CONV, Layers.KV_HEADS, "LFM2"),
+          new Arch(
+              "lfm2moe", Support.RUNS, 0, StateKind.SHORT_CONV, Layers.KV_HEADS, "LFM2-8B-A1B"),
           // llama.cpp disables Phi-3's sliding window ("Phi SWA is currently disabled"): full.
-          new Arch("phi3", Support.RUNS, 0, StateKind.NONE, "Phi-3, Phi-3.5, Phi-4-mini"),
-          new Arch("phi2", Support.RUNS, 0, StateKind.NONE, "Phi-2"),
-          new Arch("mistral3", Support.RUNS, 0, StateKind.NONE, "Mistral Small 3.x"),
-          new Arch("granitehybrid", Support.RUNS, 0, StateKind.SSM, "Granite 4.0-H"),
-          new Arch("jamba", Support.RUNS, 0, StateKind.SSM, "Jamba"),
-          new Arch("deepseek2", Support.MLA, 0, StateKind.NONE, "DeepSeek-V2/V3, Kimi K2"),
-          new Arch("minicpm3", Support.MLA, 0, StateKind.NONE, "MiniCPM3"),
-          new Arch("bert", Support.ENCODER, 0, StateKind.NONE, "BERT embeddings"),
-          new Arch("nomic-bert", Support.ENCODER, 0, StateKind.NONE, "nomic-embed"),
-          new Arch("nomic-bert-moe", Support.ENCODER, 0, StateKind.NONE, "nomic-embed v2"),
-          new Arch("jina-bert-v2", Support.ENCODER, 0, StateKind.NONE, "jina embeddings v2"),
-          new Arch("modern-bert", Support.ENCODER, 0, StateKind.NONE, "ModernBERT"),
-          new Arch("t5encoder", Support.ENCODER, 0, StateKind.NONE, "T5 encoders"),
-          new Arch("mamba", Support.RECURRENT_ONLY, 0, StateKind.SSM, "Mamba"),
-          new Arch("mamba2", Support.RECURRENT_ONLY, 0, StateKind.SSM, "Mamba-2"),
-          new Arch("rwkv6", Support.RECURRENT_ONLY, 0, StateKind.NONE, "RWKV-6"),
-          new Arch("rwkv7", Support.RECURRENT_ONLY, 0, StateKind.NONE, "RWKV-7"));
+          new Arch(
+              "phi3", Support.RUNS, 0, StateKind.NONE, Layers.ALL, "Phi-3, Phi-3.5, Phi-4-mini"),
+          new Arch("phi2", Support.RUNS, 0, StateKind.NONE, Layers.ALL, "Phi-2"),
+          new Arch("mistral3", Support.RUNS, 0, StateKind.NONE, Layers.ALL, "Mistral Small 3.x"),
+          new Arch(
+              "granitehybrid", Support.RUNS, 0, StateKind.SSM, Layers.KV_HEADS, "Granite 4.0-H"),
+          new Arch("jamba", Support.RUNS, 0, StateKind.SSM, Layers.KV_HEADS, "Jamba"),
+          new Arch(
+              "deepseek2",
+              Support.MLA,
+              0,
+              StateKind.NONE,
+              Layers.TENSORS,
+              "DeepSeek-V2/V3, Kimi K2"),
+          new Arch("minicpm3", Support.MLA, 0, StateKind.NONE, Layers.TENSORS, "MiniCPM3"),
+          new Arch("bert", Support.ENCODER, 0, StateKind.NONE, Layers.TENSORS, "BERT embeddings"),
+          new Arch("nomic-bert", Support.ENCODER, 0, StateKind.NONE, Layers.TENSORS, "nomic-embed"),
+          new Arch(
+              "nomic-bert-moe",
+              Support.ENCODER,
+              0,
+              StateKind.NONE,
+              Layers.TENSORS,
+              "nomic-embed v2"),
+          new Arch(
+              "jina-bert-v2",
+              Support.ENCODER,
+              0,
+              StateKind.NONE,
+              Layers.TENSORS,
+              "jina embeddings v2"),
+          new Arch("modern-bert", Support.ENCODER, 0, StateKind.NONE, Layers.TENSORS, "ModernBERT"),
+          new Arch("t5encoder", Support.ENCODER, 0, StateKind.NONE, Layers.TENSORS, "T5 encoders"),
+          new Arch("mamba", Support.RECURRENT_ONLY, 0, StateKind.SSM, Layers.TENSORS, "Mamba"),
+          new Arch("mamba2", Support.RECURRENT_ONLY, 0, StateKind.SSM, Layers.TENSORS, "Mamba-2"),
+          new Arch("rwkv6", Support.RECURRENT_ONLY, 0, StateKind.NONE, Layers.TENSORS, "RWKV-6"),
+          new Arch("rwkv7", Support.RECURRENT_ONLY, 0, StateKind.NONE, Layers.TENSORS, "RWKV-7"));
 
   private ArchTable() {}
 

@@ -67,9 +67,8 @@ public final class GeometryRules {
     int blocks = mainBlocks(shards, arch, blockCount);
     int allBlocks = blocks + (int) HeaderCounts.small(f, arch + "." + ArchTable.NEXTN_KEY, 0);
 
-    TreeSet<Integer> qsa = new TreeSet<>();
+    LayerPattern.Seen seen = new LayerPattern.Seen();
     TreeSet<Integer> drafterKv = new TreeSet<>();
-    TreeMap<Integer, StateKind> recurrent = new TreeMap<>();
     ExpertTensors exps = new ExpertTensors(arch, experts);
     long dense = 0;
     long drafter = 0;
@@ -97,11 +96,11 @@ public final class GeometryRules {
           continue;
         }
         if (ArchTable.KV_TENSORS.contains(rest)) {
-          qsa.add(layer);
+          seen.kvTensor(layer, rest);
         }
         for (StateKind k : StateKind.values()) {
           if (k != StateKind.NONE && k.marker.equals(rest)) {
-            recurrent.put(layer, k);
+            seen.marked().put(layer, k);
           }
         }
         dense = add(dense, t.bytes(), shard.file());
@@ -118,7 +117,9 @@ public final class GeometryRules {
               + " but no block holds expert tensors (ffn_gate_exps/ffn_up_exps/ffn_down_exps,"
               + " ffn_gate_up_exps or ffn_gate.E/ffn_up.E/ffn_down.E); the model is incomplete");
     }
-    checkInterval(f, arch, blocks, qsa);
+    LayerPattern.Kinds kinds = LayerPattern.classify(f, arch, row, blocks, blockCount, seen);
+    TreeSet<Integer> qsa = kinds.attention();
+    TreeMap<Integer, StateKind> recurrent = kinds.recurrent();
     if (qsa.isEmpty()) {
       throw new GgufException(
           Kind.UNSUPPORTED,
@@ -134,6 +135,14 @@ public final class GeometryRules {
     long heads = HeaderCounts.perLayer(f, arch + ".attention.head_count", blockCount, kvLayers);
     if (kv < 0) {
       kv = heads; // llama.cpp's default: as many KV heads as heads
+    }
+    if (kv == 0 && f.get(arch + ".attention.head_count_kv") != null) {
+      throw new GgufException(
+          Kind.INCONSISTENT,
+          file,
+          arch
+              + ".attention.head_count_kv is 0 but the model has attention layers, which need at"
+              + " least one KV head; the file is damaged");
     }
     if (kv < 1) {
       throw new GgufException(
@@ -202,7 +211,8 @@ public final class GeometryRules {
         statePerLayer,
         allBlocks - blocks,
         new ArrayList<>(drafterKv),
-        drafter);
+        drafter,
+        ModelWidths.read(shards, arch));
   }
 
   private static String architecture(GgufFile f) {
@@ -289,39 +299,18 @@ public final class GeometryRules {
     return blockCount - (int) nextn;
   }
 
-  private static void checkInterval(GgufFile f, String arch, int blocks, TreeSet<Integer> qsa) {
-    long interval = f.unsigned(arch + ".full_attention_interval");
-    if (interval == 0) {
-      throw new GgufException(
-          Kind.INCONSISTENT, f.file(), arch + ".full_attention_interval is 0; the file is damaged");
-    }
-    if (interval < 0) {
-      return;
-    }
-    TreeSet<Integer> expected = new TreeSet<>();
-    for (int n = 0; n < blocks; n++) {
-      if ((n + 1) % interval == 0) {
-        expected.add(n);
-      }
-    }
-    if (!expected.equals(qsa)) {
+  /** K or V head size: the key, else embedding_length / head_count (llama.cpp's default). */
+  private static int headSize(GgufFile f, String arch, String key, long heads) {
+    long dim = HeaderCounts.small(f, arch + ".attention." + key, -1);
+    if (dim == 0) {
       throw new GgufException(
           Kind.INCONSISTENT,
           f.file(),
           arch
-              + ".full_attention_interval "
-              + interval
-              + " means attention layers "
-              + brief(expected)
-              + " but blk.N.attn_k.weight exists for "
-              + brief(qsa)
-              + "; the model is damaged");
+              + ".attention."
+              + key
+              + " is 0, but an attention head needs at least one value; the file is damaged");
     }
-  }
-
-  /** K or V head size: the key, else embedding_length / head_count (llama.cpp's default). */
-  private static int headSize(GgufFile f, String arch, String key, long heads) {
-    long dim = HeaderCounts.small(f, arch + ".attention." + key, -1);
     if (dim < 0) {
       long width = f.unsigned(arch + ".embedding_length");
       if (width > 0 && heads > 0 && width % heads == 0) {
@@ -349,16 +338,5 @@ public final class GeometryRules {
       throw new GgufException(
           Kind.ABSURD_COUNT, file, "tensor bytes overflow; the file is damaged");
     }
-  }
-
-  private static String brief(TreeSet<Integer> layers) {
-    if (layers.isEmpty()) {
-      return "none";
-    }
-    List<Integer> l = new ArrayList<>(layers);
-    if (l.size() <= 6) {
-      return l.toString();
-    }
-    return "[" + l.get(0) + ", " + l.get(1) + ", " + l.get(2) + ", …, " + l.getLast() + "]";
   }
 }

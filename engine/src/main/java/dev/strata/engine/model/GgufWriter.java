@@ -20,7 +20,8 @@ import java.util.SequencedMap;
 /**
  * Writes GGUF v3 files and gguf-split style split sets whose tensor data is zeros left as a hole:
  * the file length is set past the data, so a model of 20 GB on paper takes a few hundred KB on a
- * file system with sparse files. For tests and the demo model; never for real weights.
+ * file system with sparse files; or, for small test models an engine computes, seeded random
+ * weights ({@link #writeSplitSeeded}). For tests and the demo model; never for real weights.
  */
 public final class GgufWriter {
   /** GGUF's default data alignment (used unless general.alignment says otherwise). */
@@ -76,6 +77,20 @@ public final class GgufWriter {
       List<Tensor> tensors,
       TrustedPath.Subject subject)
       throws IOException {
+    write(file, metadata, tensors, subject, null);
+  }
+
+  /**
+   * {@link #write(Path, SequencedMap, List, TrustedPath.Subject)}, with each tensor's data drawn
+   * from {@code seed} ({@link SeededData}) when it is not null, else zeros left as a hole.
+   */
+  static void write(
+      Path file,
+      SequencedMap<String, GgufValue> metadata,
+      List<Tensor> tensors,
+      TrustedPath.Subject subject,
+      Long seed)
+      throws IOException {
     int alignment = alignment(metadata);
     byte[] header = header(metadata, tensors, alignment);
     long length = Math.addExact(header.length, dataBytes(tensors, alignment));
@@ -86,6 +101,16 @@ public final class GgufWriter {
         ByteBuffer buf = ByteBuffer.wrap(header);
         while (buf.hasRemaining()) {
           ch.write(buf);
+        }
+        if (seed != null) {
+          long at = header.length;
+          for (Tensor t : tensors) {
+            ByteBuffer data = ByteBuffer.wrap(SeededData.of(t, seed));
+            while (data.hasRemaining()) {
+              at += ch.write(data, at);
+            }
+            at = header.length + alignUp(at - header.length, alignment);
+          }
         }
         if (length > header.length) {
           // the zeros stay a hole: one byte at the end sets the length
@@ -146,6 +171,40 @@ public final class GgufWriter {
       List<Tensor> tensors,
       TrustedPath.Subject subject)
       throws IOException {
+    return writeSplit(dir, prefix, shards, metadata, tensors, subject, null);
+  }
+
+  /**
+   * {@link #writeSplit(Path, String, int, SequencedMap, List)} with seeded tensor data (small test
+   * models an engine computes: {@link TinyModel}).
+   */
+  public static List<Path> writeSplitSeeded(
+      Path dir,
+      String prefix,
+      int shards,
+      SequencedMap<String, GgufValue> metadata,
+      List<Tensor> tensors,
+      long seed)
+      throws IOException {
+    return writeSplit(
+        dir,
+        prefix,
+        shards,
+        metadata,
+        tensors,
+        TrustedPath.Subject.output("GGUF file", null),
+        seed);
+  }
+
+  private static List<Path> writeSplit(
+      Path dir,
+      String prefix,
+      int shards,
+      SequencedMap<String, GgufValue> metadata,
+      List<Tensor> tensors,
+      TrustedPath.Subject subject,
+      Long seed)
+      throws IOException {
     List<List<Tensor>> parts = partition(tensors, shards);
     List<Path> paths = new ArrayList<>(shards);
     for (int k = 0; k < shards; k++) {
@@ -165,7 +224,7 @@ public final class GgufWriter {
       meta.put("split.count", GgufValue.u16(shards));
       meta.put("split.tensors.count", GgufValue.i32(tensors.size()));
       Path p = dir.resolve(ShardName.format(prefix, k + 1, shards));
-      write(p, meta, parts.get(k), subject);
+      write(p, meta, parts.get(k), subject, seed);
       paths.add(p);
     }
     return paths;

@@ -1,6 +1,7 @@
 package dev.strata.engine.model;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * What the toolkit needs to know of a model, read from its GGUF metadata and tensor infos (never
@@ -31,6 +32,8 @@ import java.util.List;
  *     speculation is on)
  * @param drafterBytes bytes of every drafter tensor (weights loaded when speculation is on); not in
  *     denseBytes nor in the experts
+ * @param widths the activation widths (embedding, heads, FFN, vocabulary) that size strata-ref's
+ *     forward-pass scratch
  */
 public record ModelGeometry(
     String architecture,
@@ -52,9 +55,11 @@ public record ModelGeometry(
     long stateBytesPerLayer,
     int drafterBlocks,
     List<Integer> drafterKvLayers,
-    long drafterBytes) {
+    long drafterBytes,
+    ModelWidths widths) {
 
   public ModelGeometry {
+    Objects.requireNonNull(widths, "widths");
     qsaLayers = List.copyOf(qsaLayers);
     swaLayers = List.copyOf(swaLayers);
     drafterKvLayers = List.copyOf(drafterKvLayers);

@@ -2,6 +2,7 @@ package dev.strata.engine.plan;
 
 import dev.strata.engine.Backend;
 import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ModelGeometry;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,24 +15,17 @@ import java.util.List;
 final class KvPlanRules {
   private KvPlanRules() {}
 
-  /** Formats each backend allocates pools in (KvRules: Metal and strata-ref map fp16 to int8). */
-  static List<KvFormat> poolFormats(Backend backend) {
-    return backend == Backend.PC
-        ? List.of(KvFormat.FP16, KvFormat.INT8, KvFormat.Q4_0, KvFormat.K8V4)
-        : List.of(KvFormat.INT8, KvFormat.Q4_0);
-  }
-
   /** One line: why the pools cannot hold the model, and what it can use instead. */
   static String cannotHold(KvFormat pools, ModelGeometry model, Backend backend, String why) {
     List<String> here = new ArrayList<>();
-    for (KvFormat f : poolFormats(backend)) {
+    for (KvFormat f : KvRules.poolFormats(backend)) {
       if (f.holds(model.headDim(), model.headDimV())) {
         here.add("--kv " + f.flagName());
       }
     }
     List<String> pc = new ArrayList<>();
     if (backend != Backend.PC) {
-      for (KvFormat f : poolFormats(Backend.PC)) {
+      for (KvFormat f : KvRules.poolFormats(Backend.PC)) {
         if (f.holds(model.headDim(), model.headDimV())) {
           pc.add(f.flagName());
         }

@@ -32,7 +32,7 @@ import java.util.Map;
  *     through; 0 in resident mode
  * @param arena the experts kept in memory
  * @param scratchBytes the engine's own working buffers that the plan knows: strata-ref's (its
- *     attention queries and partials, the arena's books, the router's tables; formula in {@link
+ *     forward pass's activations, one row of logits and the arena's books; formula in {@link
  *     RefScratch#bytes}); 0 for the Metal and PC engines, whose buffers are not modelled
  * @param freeBytes what the budget leaves after everything planned (0 or less when it does not fit)
  * @param shortfallBytes how much is missing; 0 when the plan fits

@@ -101,6 +101,17 @@ public final class PlanText {
     return out.toString().stripTrailing() + "\n";
   }
 
+  /**
+   * Where the budget comes from: usable − margin, or {@code --mem-budget-mb} when that set it lower
+   * (one above is capped to usable − margin, and the plan's notes say so).
+   */
+  static String budgetSource(MemoryPlan p) {
+    long own = MemoryPlan.budget(p.memory(), 0);
+    return p.budgetBytes() < own
+        ? "--mem-budget-mb " + p.budgetBytes() / UsableMemory.MIB + " (below usable - margin)"
+        : "usable - margin";
+  }
+
   /** The plan as an aligned table, unwrapped (see {@link #table(MemoryPlan, int)}). */
   public static String table(MemoryPlan p) {
     return table(p, Integer.MAX_VALUE);
@@ -117,7 +128,7 @@ public final class PlanText {
     rows.add(new Row("usable by the engine", m.usableBytes(), m.rule().text()));
     rows.add(
         new Row("safety margin", p.marginBytes(), "kept free (llama.cpp --fit-target default)"));
-    rows.add(new Row("budget", p.budgetBytes(), "usable - margin"));
+    rows.add(new Row("budget", p.budgetBytes(), budgetSource(p)));
     rows.add(new Row("dense weights", p.denseBytes(), "every non-expert tensor"));
     rows.add(
         new Row(
@@ -237,15 +248,17 @@ public final class PlanText {
   }
 
   /**
-   * What the engine allocates, one {@code item=NAME bytes=N} per item of more than 0 bytes, in the
-   * engine's order: kv, standby, arena, scratch. strata-ref logs the same list from its own
-   * accounting (engine/native/src/memory.c) as {@code alloc: item=… bytes=…} when it starts and as
-   * {@code plan: item=… bytes=…} from its check; the two are compared byte for byte. Dense weights
-   * and the page-cache headroom are not engine allocations and are not listed. Not for a plan that
-   * does not fit: the engine allocates nothing then.
+   * What the engine holds, one {@code item=NAME bytes=N} per item of more than 0 bytes, in the
+   * engine's order: weights (the dense tensors, mapped read-only from the shards), kv, ssm_state,
+   * standby, arena, scratch. strata-ref logs the same list from its own accounting
+   * (engine/native/src/memory.c) as {@code alloc: item=… bytes=…} when it starts and as {@code
+   * plan: item=… bytes=…} from its check; the two are compared byte for byte. The page-cache
+   * headroom is the kernel's, not the engine's, and is not listed. Not for a plan that does not
+   * fit: the engine allocates nothing then.
    */
   public static List<String> items(MemoryPlan p) {
     List<String> out = new ArrayList<>();
+    item(out, "weights", p.denseBytes());
     item(out, "kv", p.kv().bytes());
     item(out, "ssm_state", p.stateBytes());
     item(out, "standby", p.standbyBytes());

@@ -3,6 +3,7 @@ package dev.strata.engine.plan;
 import dev.strata.engine.Backend;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.text.ByteSize;
@@ -79,10 +80,13 @@ final class Planner {
     if (context < 1) {
       throw new IllegalArgumentException("context must be at least 1, got " + context);
     }
-    if (backend != Backend.PC && pools != KvFormat.INT8 && pools != KvFormat.Q4_0) {
+    List<KvFormat> allocated = KvRules.poolFormats(backend);
+    if (!allocated.contains(pools)) {
       throw new IllegalArgumentException(
           backend.id()
-              + " allocates int8 or q4_0 pools, not "
+              + " allocates "
+              + String.join(" or ", allocated.stream().map(KvFormat::flagName).toList())
+              + " pools, not "
               + pools.flagName()
               + ": pass the pools KvRules.decide chose");
     }
@@ -103,6 +107,21 @@ final class Planner {
               + model.trainedContext());
     }
     long budget = MemoryPlan.budget(memory, memBudgetMb);
+    long own = MemoryPlan.budget(memory, 0);
+    if (memBudgetMb > own / UsableMemory.MIB) {
+      notes.add(
+          "memory: --mem-budget-mb "
+              + memBudgetMb
+              + " is above what this machine gives the engine (usable "
+              + Units.count(memory.usableBytes() / UsableMemory.MIB)
+              + " MiB - margin "
+              + Units.count(MemoryPlan.SAFETY_MARGIN / UsableMemory.MIB)
+              + " MiB = "
+              + Units.count(own / UsableMemory.MIB)
+              + " MiB); the budget is capped to "
+              + Units.count(own / UsableMemory.MIB)
+              + " MiB");
+    }
     long state = model.stateBytes();
     long drafter = spec > 0 ? model.drafterBytes() : 0;
     if (spec > 0 && !model.hasDrafter()) {
@@ -146,8 +165,7 @@ final class Planner {
         slotBytes > 0 ? Math.multiplyExact((long) model.expertsUsed(), model.moeLayers()) : 0;
     long tokenBytes = Math.multiplyExact(tokenSlots, slotBytes);
 
-    long scratch =
-        backend == Backend.CPU_REFERENCE ? RefScratch.bytes(model, context, kv.drafterLayers()) : 0;
+    long scratch = backend == Backend.CPU_REFERENCE ? RefScratch.bytes(model) : 0;
     StreamSizing.Stream stream =
         StreamSizing.stream(
             memory, budget, dense + scratch, kv, rule, model, slotBytes, modelSlots, tokenSlots);

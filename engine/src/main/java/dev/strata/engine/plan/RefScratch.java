@@ -1,39 +1,44 @@
 package dev.strata.engine.plan;
 
-import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ModelGeometry;
+import dev.strata.engine.model.ModelWidths;
 
 /**
- * strata-ref's own working buffers, which a cpu-reference plan holds beside the model, the KV pools
- * and the experts (docs/PLAN.md; engine/native/src/memory.c, {@code strata_memory_scratch_bytes},
- * the same formula).
+ * strata-ref's own working buffers, which a cpu-reference plan holds beside the weights, the KV
+ * pools and the experts (docs/PLAN.md). The same formula as the C engine's: {@code
+ * strata_memory_scratch_bytes} (engine/native/src/memory.c) of {@code strata_fwd_scratch_bytes}
+ * (forward.c) plus one row of logits.
  */
 final class RefScratch {
   private RefScratch() {}
 
-  /** strata-ref splits decode attention into items of this many cells (engine/native/src). */
-  static final long SPLIT_CELLS = 2048;
+  /** Tokens per batch of strata-ref's prompt processing ({@code STRATA_BATCH}, forward.h). */
+  static final long BATCH = 32;
+
+  /** Bytes per model slot of the arena's books: the slot of each expert, its expert and links. */
+  static final long BOOK_BYTES_PER_SLOT = 16;
 
   /**
-   * strata-ref's working buffers at a context, in bytes: the decode queries (attention layers × KV
-   * heads × head_dim floats), the flash-decoding partials (attention layers × ⌈cells / 2048⌉ × KV
-   * heads × (head_dim + 2) floats), one head's output (head_dim floats), and the arena's and
-   * router's tables: 18 B per model slot (slot index, LRU key and links as int32, popularity order
-   * as uint16) plus one double per expert.
-   *
-   * @param drafterLayers the MTP drafter's attention layers when it is planned (--spec > 0): they
-   *     decode too; else 0
+   * strata-ref's working buffers, in bytes; they do not depend on the context. With B = {@link
+   * #BATCH}, E = embedding, Q = heads × head_dim, KV = KV heads × head_dim, F = max(FFN, expert
+   * FFN), X = experts, K = experts used, W = max(E, Q, FFN, expert FFN), V = vocabulary: the
+   * batch's activations 4·B·(4E + 2Q + 2KV + 2F + 2X), its quantized rows 4·B·W, the router's picks
+   * 8·B·K, one row of logits 4·V, and the arena's books 16 B per model slot.
    */
-  static long bytes(ModelGeometry model, long context, int drafterLayers) {
-    long cells = KvFormat.cells(context);
-    long splits = (cells + SPLIT_CELLS - 1) / SPLIT_CELLS;
-    long q = model.qsaLayerCount() + drafterLayers;
-    long queries = q * model.kvHeads() * model.headDim() * Float.BYTES;
-    long partials =
-        Math.multiplyExact(
-            q * splits, (long) model.kvHeads() * (model.headDim() + 2) * Float.BYTES);
-    long out = (long) model.headDim() * Float.BYTES;
-    long books = model.expertSlots() * 18 + (long) model.experts() * Double.BYTES;
-    return queries + partials + out + books;
+  static long bytes(ModelGeometry model) {
+    ModelWidths w = model.widths();
+    long e = w.embedding();
+    long q = Math.multiplyExact(w.heads(), model.headDim());
+    long kv = (long) model.kvHeads() * model.headDim();
+    long f = Math.max(w.feedForward(), w.expertFeedForward());
+    long x = model.experts();
+    long widest = Math.max(Math.max(e, q), f);
+    long floats = BATCH * (4 * e + 2 * q + 2 * kv + 2 * f + 2 * x);
+    long activations = Math.multiplyExact(floats, Float.BYTES);
+    long rows = BATCH * widest * Float.BYTES;
+    long picks = BATCH * model.expertsUsed() * (Integer.BYTES + Float.BYTES);
+    long logits = Math.multiplyExact(w.vocab(), Float.BYTES);
+    long books = Math.multiplyExact(model.expertSlots(), BOOK_BYTES_PER_SLOT);
+    return activations + rows + picks + logits + books;
   }
 }

@@ -264,6 +264,7 @@ public final class ConfigWriter {
   }
 
   private static Result writeLocked(Path t, byte[] content, boolean force) {
+    StaleTemps.remove(List.of(t, backupOf(t), stateOf(t)), TrustedPath.me());
     Existing existing = inspect(t);
     String newSha = sha256(content);
     if (existing.exists() && java.util.Arrays.equals(existing.existing(), content)) {

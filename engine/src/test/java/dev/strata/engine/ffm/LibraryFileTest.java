@@ -51,6 +51,55 @@ class LibraryFileTest {
         LibraryFile.problem(macho, Format.ELF));
   }
 
+  /**
+   * Issue 28: what setup and launch both refuse before dlopen (one {@link LibraryFile#problem}): a
+   * library for another CPU (not dlopen's "No such file or directory"), a program (a PIE such as
+   * /bin/ls: "cannot dynamically load position-independent executable"), a shared library that is
+   * not an engine (none of the ABI's symbols); strata-ref itself passes.
+   */
+  @Test
+  void anotherArchitectureAProgramAndALibraryWithoutTheAbiAreRefusedBeforeTheLoader()
+      throws java.io.IOException {
+    String arch = System.getProperty("os.arch");
+    int here = LibraryFile.elfMachine(arch);
+    org.junit.jupiter.api.Assumptions.assumeTrue(here != 0, "an x86_64 or aarch64 machine");
+    int other = here == 62 ? 183 : 62;
+    byte[] foreign = elf();
+    ByteBuffer.wrap(foreign).order(ByteOrder.LITTLE_ENDIAN).putShort(18, (short) other);
+    assertEquals(
+        "is built for another architecture ("
+            + LibraryFile.elfMachineName(other)
+            + "; this machine is "
+            + LibraryFile.elfMachineName(here)
+            + "): use a build of the engine for this machine",
+        LibraryFile.problem(foreign, Format.ELF));
+    java.nio.file.Path ls = java.nio.file.Path.of("/bin/ls");
+    if (java.nio.file.Files.isRegularFile(ls)) {
+      String p = LibraryFile.problem(java.nio.file.Files.readAllBytes(ls), Format.ELF);
+      assertTrue(
+          p.startsWith("is a program (a position-independent executable), not a shared library")
+              || p.startsWith("is not a Strata engine library"),
+          p);
+    }
+    java.nio.file.Path libjava =
+        java.nio.file.Path.of(System.getProperty("java.home"), "lib", "libjava.so");
+    if (java.nio.file.Files.isRegularFile(libjava)) {
+      assertEquals(
+          "is not a Strata engine library: it lacks the engine's ABI symbols"
+              + " (strata_engine_abi_version and the rest); name the engine's library"
+              + " (libstrata_ref.so, or the Metal engine's .dylib)",
+          LibraryFile.problem(java.nio.file.Files.readAllBytes(libjava), Format.ELF));
+    }
+    java.nio.file.Path ref = NativeEngine.defaultLibrary(dev.strata.testsupport.RepoRoot.path());
+    assertNull(LibraryFile.problem(java.nio.file.Files.readAllBytes(ref), Format.ELF));
+    byte[] intel = machO64();
+    ByteBuffer.wrap(intel).order(ByteOrder.LITTLE_ENDIAN).putInt(4, 0x01000007);
+    assertTrue(
+        LibraryFile.problem(intel, Format.MACH_O)
+            .startsWith(
+                "is built for another architecture (x86_64; Apple Silicon Macs load arm64)"));
+  }
+
   @Test
   void fatAndByteSwappedMachOHeadersAreMachO() {
     // fat (universal) binaries: big-endian magic and its byte-swapped form, two architectures

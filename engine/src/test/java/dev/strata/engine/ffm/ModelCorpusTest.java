@@ -95,7 +95,7 @@ class ModelCorpusTest {
     return s.strip().equals("refused") ? -1 : Long.parseLong(s.strip().replace(",", ""));
   }
 
-  private static final class Lines implements LogSink {
+  static final class Lines implements LogSink {
     final List<String> lines = new ArrayList<>();
 
     @Override

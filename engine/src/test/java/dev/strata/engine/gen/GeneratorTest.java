@@ -15,6 +15,7 @@ import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
+import dev.strata.engine.model.ModelWidths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -44,7 +45,8 @@ class GeneratorTest {
           0,
           0,
           List.of(),
-          0);
+          0,
+          ModelWidths.NONE);
 
   /**
    * --mem-budget-mb on the m4-pro-48 profile (48 GiB, no wired limit), computed by hand from

@@ -102,6 +102,33 @@ class KvFormatTest {
     assertEquals(java.util.List.of(), def.notes());
   }
 
+  /** strata-ref's --kv fp16 pools are real fp16 (2,048 B per cell for 2 × 256), with no note. */
+  @Test
+  void fp16IsRealFp16PoolsOnStrataRef() {
+    var a =
+        assertInstanceOf(
+            KvDecision.Accepted.class,
+            KvRules.decide(Backend.CPU_REFERENCE, KvFormat.FP16, Map.of()));
+    assertEquals(KvFormat.FP16, a.pools());
+    assertEquals(java.util.List.of(), a.notes());
+    assertEquals(2_048, a.pools().cellBytes(2, 256));
+    var def =
+        assertInstanceOf(
+            KvDecision.Accepted.class, KvRules.decide(Backend.CPU_REFERENCE, null, Map.of()));
+    assertEquals(KvFormat.INT8, def.pools());
+  }
+
+  /** The pool formats of each backend follow from decide: one decision, no second table. */
+  @Test
+  void poolFormatsFollowTheDecision() {
+    assertEquals(
+        java.util.List.of(KvFormat.INT8, KvFormat.Q4_0), KvRules.poolFormats(Backend.METAL));
+    assertEquals(
+        java.util.List.of(KvFormat.FP16, KvFormat.INT8, KvFormat.Q4_0),
+        KvRules.poolFormats(Backend.CPU_REFERENCE));
+    assertEquals(java.util.List.of(KvFormat.values()), KvRules.poolFormats(Backend.PC));
+  }
+
   /** STRATA_KV_ROT set to each of {@code values} turns the rotation {@code on} (or not). */
   private static void assertKvRot(boolean on, String... values) {
     for (String v : values) {

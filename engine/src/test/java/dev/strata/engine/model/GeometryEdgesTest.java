@@ -189,9 +189,9 @@ class GeometryEdgesTest {
         4,
         "llama.attention.head_count_kv",
         0,
-        Kind.NOT_A_MODEL,
-        "has attention layers but no llama.attention.head_count_kv; not a model this toolkit can"
-            + " plan for");
+        Kind.INCONSISTENT,
+        "llama.attention.head_count_kv is 0 but the model has attention layers, which need at"
+            + " least one KV head; the file is damaged");
     assertEquals(
         4, read(llama(4), m -> m.remove("llama.attention.head_count_kv")).geometry().kvHeads());
   }
@@ -235,43 +235,55 @@ class GeometryEdgesTest {
             .interval(4)
             .ssm(4, 128, 16, 2);
     assertEquals(List.of(3), read(s).geometry().qsaLayers());
-    refusedWith(
-        4,
-        "llama.full_attention_interval",
-        0,
+    refused(
+        s,
+        m -> m.put("qwen3next.full_attention_interval", GgufValue.u32(0)),
         Kind.INCONSISTENT,
-        "llama.full_attention_interval is 0; the file is damaged");
+        "qwen3next.full_attention_interval is 0; the file is damaged");
+    // llama's loader reads no interval: the key changes nothing there
+    assertEquals(
+        List.of(0, 1, 2, 3),
+        read(llama(4), m -> m.put("llama.full_attention_interval", GgufValue.u32(0)))
+            .geometry()
+            .qsaLayers());
+  }
+
+  /** An architecture the table does not know: the generic rule, attention where the tensors are. */
+  private static Spec generic(int blocks) {
+    return new Spec("edge", "custom", "boundary test").dims(blocks, 64, 4, 2);
   }
 
   @Test
   void intervalMessagesListUpToSixLayersAndShortenLongerLists() throws IOException {
-    refusedWith(
-        4,
-        "llama.full_attention_interval",
-        2,
-        Kind.INCONSISTENT,
-        "llama.full_attention_interval 2 means attention layers [1, 3] but blk.N.attn_k.weight"
-            + " exists for [0, 1, 2, 3]; the model is damaged");
-    refusedWith(
-        24,
-        "llama.full_attention_interval",
-        4,
-        Kind.INCONSISTENT,
-        "llama.full_attention_interval 4 means attention layers [3, 7, 11, 15, 19, 23] but"
-            + " blk.N.attn_k.weight exists for [0, 1, 2, …, 23]; the model is damaged");
-    refusedWith(
-        28,
-        "llama.full_attention_interval",
-        4,
-        Kind.INCONSISTENT,
-        "llama.full_attention_interval 4 means attention layers [3, 7, 11, …, 27] but"
-            + " blk.N.attn_k.weight exists for [0, 1, 2, …, 27]; the model is damaged");
+    String but = " but blk.N.attn_k.weight or blk.N.attn_qkv.weight exists for ";
     refused(
-        llama(4).attentionAt(n -> false, false),
-        m -> m.put("llama.full_attention_interval", GgufValue.u32(2)),
+        generic(4),
+        m -> m.put("custom.full_attention_interval", GgufValue.u32(2)),
         Kind.INCONSISTENT,
-        "llama.full_attention_interval 2 means attention layers [1, 3] but blk.N.attn_k.weight"
-            + " exists for none; the model is damaged");
+        "custom.full_attention_interval 2 means attention layers [1, 3]"
+            + but
+            + "[0, 1, 2, 3]; the model is damaged");
+    refused(
+        generic(24),
+        m -> m.put("custom.full_attention_interval", GgufValue.u32(4)),
+        Kind.INCONSISTENT,
+        "custom.full_attention_interval 4 means attention layers [3, 7, 11, 15, 19, 23]"
+            + but
+            + "[0, 1, 2, …, 23]; the model is damaged");
+    refused(
+        generic(28),
+        m -> m.put("custom.full_attention_interval", GgufValue.u32(4)),
+        Kind.INCONSISTENT,
+        "custom.full_attention_interval 4 means attention layers [3, 7, 11, …, 27]"
+            + but
+            + "[0, 1, 2, …, 27]; the model is damaged");
+    refused(
+        generic(4).attentionAt(n -> false, false),
+        m -> m.put("custom.full_attention_interval", GgufValue.u32(2)),
+        Kind.INCONSISTENT,
+        "custom.full_attention_interval 2 means attention layers [1, 3]"
+            + but
+            + "none; the model is damaged");
   }
 
   private static final String NO_KEY_LENGTH =
@@ -295,7 +307,14 @@ class GeometryEdgesTest {
     assertEquals(65_536, max.headDim());
     // no key_length: embedding_length / head_count, as llama.cpp derives it
     assertEquals(16, read(llama(4)).geometry().headDim());
-    refusedWith(4, "llama.attention.key_length", 0, Kind.NOT_A_MODEL, NO_KEY_LENGTH);
+    // issue 28: a key that is there with the value 0 is a bad value, not a missing key
+    refusedWith(
+        4,
+        "llama.attention.key_length",
+        0,
+        Kind.INCONSISTENT,
+        "llama.attention.key_length is 0, but an attention head needs at least one value; the"
+            + " file is damaged");
     refusedWith(
         4,
         "llama.attention.key_length",
@@ -312,7 +331,9 @@ class GeometryEdgesTest {
     assertEquals(1, read(llama(1)).geometry().blocks());
     assertEquals(
         65_536,
-        read(llama(1), m -> m.put("llama.block_count", GgufValue.u32(65_536))).geometry().blocks());
+        read(generic(1), m -> m.put("custom.block_count", GgufValue.u32(65_536)))
+            .geometry()
+            .blocks());
     refusedWith(
         1,
         "llama.block_count",
@@ -337,8 +358,12 @@ class GeometryEdgesTest {
 
   @Test
   void perLayerKvHeadsFromOneTo65536AreTakenAndAttentionLayersMustAgree() throws IOException {
-    String key = "llama.attention.head_count_kv";
-    Spec alternate = llama(4).attentionAt(n -> n % 2 == 1, true);
+    // lfm2: a block given 0 KV heads is recurrent (llama.cpp's lfm2 loader)
+    String key = "lfm2.attention.head_count_kv";
+    Spec alternate =
+        new Spec("edge", "lfm2", "boundary test")
+            .dims(4, 64, 4, 2)
+            .attentionAt(n -> n % 2 == 1, true);
     assertEquals(1, read(alternate, m -> m.put(key, perBlock(0, 1, 0, 1))).geometry().kvHeads());
     assertEquals(
         65_536,
@@ -353,12 +378,21 @@ class GeometryEdgesTest {
         alternate,
         m -> m.put(key, perBlock(0, 0, 0, 2)),
         Kind.INCONSISTENT,
-        key + " gives attention layer 1 the value 0" + plans);
+        key
+            + " gives block 1 0 KV heads (recurrent layers) but it holds blk.N.attn_k.weight or"
+            + " blk.N.attn_qkv.weight; the model is damaged");
     refused(
         alternate,
         m -> m.put(key, perBlock(0, 2, 0, 4)),
         Kind.INCONSISTENT,
         key + " gives attention layer 3 the value 4 but another attention layer 2" + plans);
+    // the same per-layer rule on an architecture the table does not know: the tensors decide
+    String generic = "custom.attention.head_count_kv";
+    refused(
+        generic(4).attentionAt(n -> n % 2 == 1, true),
+        m -> m.put(generic, perBlock(0, 0, 0, 2)),
+        Kind.INCONSISTENT,
+        generic + " gives attention layer 1 the value 0" + plans);
   }
 
   @Test

@@ -25,6 +25,19 @@ public final class ModelCorpus {
     LEGACY
   }
 
+  /**
+   * The tensors of a Gated DeltaNet (linear-attention) layer of qwen3next/qwen35/qwen35moe, as
+   * llama.cpp's loaders (src/models/qwen3next.cpp, qwen35moe.cpp) read them.
+   */
+  public enum Linear {
+    /** Only ssm_conv1d and ssm_out (the corpus's shorthand). */
+    PLAIN,
+    /** The current converter: attn_qkv + attn_gate (in_proj_qkvz split), then the SSM tensors. */
+    QKV,
+    /** Older files: one ssm_in (in_proj_qkvz as it was), then the SSM tensors. */
+    SSM_IN
+  }
+
   /** One model: the builder fields are the GGUF keys' values; -1/0 leaves a key out. */
   public static final class Spec {
     public final String name;
@@ -47,11 +60,18 @@ public final class ModelCorpus {
     int interval;
     boolean kvArray;
     ArchTable.StateKind state = ArchTable.StateKind.NONE;
+    Linear linear = Linear.PLAIN;
     long[] stateKeys = {};
     int nextn;
     boolean tensorsPastBlockCount;
     final SequencedMap<String, GgufValue> extra = new LinkedHashMap<>();
     boolean noTensors;
+    final List<String> dropTensors = new ArrayList<>();
+    final List<GgufWriter.Tensor> addTensors = new ArrayList<>();
+    final List<String> dropKeys = new ArrayList<>();
+
+    /** For {@link #damagedLayers()}: what both readers' one line says after the file name. */
+    public String refusal;
 
     Spec(String name, String arch, String source) {
       this.name = name;
@@ -114,6 +134,12 @@ public final class ModelCorpus {
       return this;
     }
 
+    /** Gated DeltaNet layers as llama.cpp writes them (with {@link #ssm}; time_step_rank 32). */
+    Spec linear(Linear l) {
+      linear = l;
+      return this;
+    }
+
     Spec shortConv(long lCache) {
       state = ArchTable.StateKind.SHORT_CONV;
       stateKeys = new long[] {lCache};
@@ -139,7 +165,14 @@ public final class ModelCorpus {
     /** The file, written into dir. */
     public Path write(Path dir) throws IOException {
       Path p = dir.resolve(name.replaceAll("[^A-Za-z0-9.]+", "-") + ".gguf");
-      GgufWriter.write(p, metadata(), noTensors ? List.of() : tensors());
+      List<GgufWriter.Tensor> t = noTensors ? new ArrayList<>() : tensors();
+      t.removeIf(x -> dropTensors.contains(x.name()));
+      t.addAll(addTensors);
+      SequencedMap<String, GgufValue> m = metadata();
+      for (String k : dropKeys) {
+        m.remove(arch + "." + k);
+      }
+      GgufWriter.write(p, m, t);
       return p;
     }
 
@@ -215,9 +248,11 @@ public final class ModelCorpus {
                     width,
                     (long) heads * hd() + (long) kv * (hd() + hdv())));
           } else {
+            // qwen3next/qwen35: attn_q holds the output gate too (n_head × head_dim × 2)
+            int q = linear == Linear.PLAIN ? 1 : 2;
             t.add(
                 GgufWriter.Tensor.of(
-                    b + "attn_q.weight", GgmlType.Q8_0, width, (long) heads * hd()));
+                    b + "attn_q.weight", GgmlType.Q8_0, width, (long) q * heads * hd()));
             t.add(
                 GgufWriter.Tensor.of(b + "attn_k.weight", GgmlType.Q8_0, width, (long) kv * hd()));
             t.add(
@@ -226,9 +261,38 @@ public final class ModelCorpus {
           t.add(
               GgufWriter.Tensor.of(
                   b + "attn_output.weight", GgmlType.Q8_0, (long) heads * hdv(), width));
+          if (linear != Linear.PLAIN) {
+            t.add(GgufWriter.Tensor.of(b + "attn_q_norm.weight", GgmlType.F32, hd()));
+            t.add(GgufWriter.Tensor.of(b + "attn_k_norm.weight", GgmlType.F32, hd()));
+          }
         } else if (state == ArchTable.StateKind.SSM) {
           long conv = stateKeys[1] + 2 * stateKeys[3] * stateKeys[2];
+          // key_dim = d_state × n_group, value_dim = d_inner, n_v_heads = time_step_rank (32)
+          long keyDim = stateKeys[2] * stateKeys[3];
+          long valueDim = stateKeys[1];
+          long vHeads = 32;
+          if (linear == Linear.QKV) {
+            t.add(
+                GgufWriter.Tensor.of(
+                    b + "attn_qkv.weight", GgmlType.Q8_0, width, 2 * keyDim + valueDim));
+            t.add(GgufWriter.Tensor.of(b + "attn_gate.weight", GgmlType.Q8_0, width, valueDim));
+          } else if (linear == Linear.SSM_IN) {
+            t.add(
+                GgufWriter.Tensor.of(
+                    b + "ssm_in.weight", GgmlType.Q8_0, width, 2 * keyDim + 2 * valueDim));
+          }
           t.add(GgufWriter.Tensor.of(b + "ssm_conv1d.weight", GgmlType.F32, stateKeys[0], conv));
+          if (linear != Linear.PLAIN) {
+            t.add(GgufWriter.Tensor.of(b + "ssm_dt.bias", GgmlType.F32, vHeads));
+            t.add(GgufWriter.Tensor.of(b + "ssm_a", GgmlType.F32, vHeads));
+            if (arch.equals("qwen3next") || linear == Linear.SSM_IN) {
+              t.add(GgufWriter.Tensor.of(b + "ssm_ba.weight", GgmlType.F32, width, 2 * vHeads));
+            } else {
+              t.add(GgufWriter.Tensor.of(b + "ssm_beta.weight", GgmlType.F32, width, vHeads));
+              t.add(GgufWriter.Tensor.of(b + "ssm_alpha.weight", GgmlType.F32, width, vHeads));
+            }
+            t.add(GgufWriter.Tensor.of(b + "ssm_norm.weight", GgmlType.F32, stateKeys[2]));
+          }
           t.add(GgufWriter.Tensor.of(b + "ssm_out.weight", GgmlType.Q8_0, stateKeys[1], width));
         } else if (state == ArchTable.StateKind.SHORT_CONV) {
           t.add(
@@ -245,6 +309,13 @@ public final class ModelCorpus {
           t.add(GgufWriter.Tensor.of(b + "nextn.shared_head_norm.weight", GgmlType.F32, width));
         }
         t.add(GgufWriter.Tensor.of(b + "ffn_norm.weight", GgmlType.F32, width));
+        if (linear != Linear.PLAIN) {
+          t.add(GgufWriter.Tensor.of(b + "post_attention_norm.weight", GgmlType.F32, width));
+          t.add(GgufWriter.Tensor.of(b + "ffn_gate_inp_shexp.weight", GgmlType.F32, width));
+          t.add(GgufWriter.Tensor.of(b + "ffn_gate_shexp.weight", GgmlType.Q8_0, width, ffn));
+          t.add(GgufWriter.Tensor.of(b + "ffn_up_shexp.weight", GgmlType.Q8_0, width, ffn));
+          t.add(GgufWriter.Tensor.of(b + "ffn_down_shexp.weight", GgmlType.Q8_0, ffn, width));
+        }
         switch (layout) {
           case NONE -> {
             t.add(GgufWriter.Tensor.of(b + "ffn_gate.weight", GgmlType.Q8_0, width, ffn));
@@ -391,6 +462,28 @@ public final class ModelCorpus {
             .moe(256, 8, 512, Experts.MERGED)
             .interval(4)
             .ssm(4, 4096, 128, 16));
+    // as current and older llama.cpp converters write them: the linear-attention layers carry
+    // attn_qkv (+ attn_gate) or ssm_in; only the interval makes an attention layer
+    for (Linear style : new Linear[] {Linear.QKV, Linear.SSM_IN}) {
+      String how =
+          style == Linear.QKV
+              ? "attn_qkv linear layers (current converter)"
+              : "ssm_in linear layers (older files)";
+      l.add(qwen3Next("Qwen3-Next-80B-A3B, " + how, 0, false).linear(style));
+      l.add(
+          s(
+                  "Qwen3.6-35B-A3B shape, " + how,
+                  "qwen35moe",
+                  "Qwen3.5/3.6-35B-A3B's layer shapes (40 blocks, interval 4); tensor lists from"
+                      + " llama.cpp src/models/qwen35moe.cpp, qwen3next.cpp")
+              .dims(40, 2048, 16, 2)
+              .headDim(256, 256)
+              .ctx(262_144)
+              .moe(256, 8, 512, Experts.MERGED)
+              .interval(4)
+              .ssm(4, 4096, 128, 16)
+              .linear(style));
+    }
     l.add(
         s(
                 "gpt-oss-20b",
@@ -488,6 +581,109 @@ public final class ModelCorpus {
                 "llama.cpp models/ggml-vocab-*.gguf: metadata, no tensors")
             .dims(24, 896, 14, 2)
             .vocabOnly());
+    return l;
+  }
+
+  /** A small Qwen3-Next as the current converter writes it: 8 blocks, attention in 3 and 7. */
+  private static Spec smallNext(String name) {
+    return s(
+            name,
+            "qwen3next",
+            "Qwen3-Next's tensor lists (llama.cpp src/models/qwen3next.cpp) at 8 blocks")
+        .dims(8, 256, 4, 2)
+        .headDim(64, 64)
+        .moe(4, 2, 64, Experts.MERGED)
+        .interval(4)
+        .ssm(4, 256, 32, 4)
+        .linear(Linear.QKV);
+  }
+
+  private static Spec refusing(Spec s, String words) {
+    s.refusal = words;
+    return s;
+  }
+
+  /**
+   * Headers the layer rules (ArchTable.Layers) take or refuse, one per rule and fault (issue 28):
+   * both readers plan the taken ones alike and give the refused ones the same line ({@link
+   * Spec#refusal}; null for a header that is taken).
+   */
+  public static List<Spec> layerCases() {
+    List<Spec> l = new ArrayList<>();
+    String kv = "blk.N.attn_k.weight or blk.N.attn_qkv.weight";
+    l.add(smallNext("next-qkv"));
+    Spec older = smallNext("next-ssm-in").linear(Linear.SSM_IN);
+    l.add(older);
+    Spec noKey = smallNext("next-no-interval-key");
+    noKey.dropKeys.add("full_attention_interval");
+    l.add(noKey);
+    Spec strayK = smallNext("next-attn-k-in-a-linear-layer");
+    strayK.addTensors.add(GgufWriter.Tensor.of("blk.0.attn_k.weight", GgmlType.Q8_0, 256, 128));
+    l.add(
+        refusing(
+            strayK,
+            "qwen3next.full_attention_interval 4 means linear-attention (recurrent) layers [0, 1,"
+                + " 2, 4, 5, 6] but blk.N.attn_k.weight exists for [0]; the model is damaged"));
+    Spec noAttn = smallNext("next-attention-layer-without-k");
+    noAttn.dropTensors.addAll(List.of("blk.3.attn_k.weight", "blk.3.attn_q.weight"));
+    l.add(
+        refusing(
+            noAttn,
+            "qwen3next.full_attention_interval 4 means attention layers [3, 7] but block 3 has no "
+                + kv
+                + "; the model is damaged"));
+    Spec conv = smallNext("next-conv-in-an-attention-layer");
+    conv.addTensors.add(GgufWriter.Tensor.of("blk.7.ssm_conv1d.weight", GgmlType.F32, 4, 512));
+    l.add(
+        refusing(
+            conv,
+            "qwen3next.full_attention_interval 4 means attention layers [3, 7] but"
+                + " blk.7.ssm_conv1d.weight (a recurrent layer's) exists; the model is damaged"));
+    Spec wide =
+        smallNext("next-interval-past-the-blocks").key("full_attention_interval", GgufValue.u32(9));
+    l.add(
+        refusing(
+            wide,
+            "qwen3next.full_attention_interval 9 puts no attention layer in its 8 blocks; the"
+                + " engine runs models with attention KV pools (docs/MODELS.md)"));
+    Spec llama =
+        s("llama-gap", "llama", "Llama's loader: attention in every block").dims(4, 64, 4, 2);
+    llama.dropTensors.addAll(List.of("blk.1.attn_k.weight", "blk.2.attn_k.weight"));
+    l.add(
+        refusing(
+            llama,
+            "llama has an attention layer in every block (as llama.cpp's llama loader reads it)"
+                + " but blocks [1, 2] have no "
+                + kv
+                + "; the model is incomplete"));
+    Spec lfm =
+        s("lfm2-attention-in-a-conv-layer", "lfm2", "LFM2's loader: 0 KV heads is a conv layer")
+            .dims(4, 64, 4, 2)
+            .attentionAt(n -> n == 3, true)
+            .shortConv(3);
+    lfm.addTensors.add(GgufWriter.Tensor.of("blk.1.attn_qkv.weight", GgmlType.Q8_0, 64, 96));
+    l.add(
+        refusing(
+            lfm,
+            "lfm2.attention.head_count_kv gives block 1 0 KV heads (recurrent layers) but it holds "
+                + kv
+                + "; the model is damaged"));
+    // a key present with a bad value names the value, not a missing key
+    l.add(
+        refusing(
+            s("llama-zero-key-length", "llama", "a bad value")
+                .dims(4, 64, 4, 2)
+                .headDim(16, 16)
+                .key("attention.key_length", GgufValue.u32(0)),
+            "llama.attention.key_length is 0, but an attention head needs at least one value; the"
+                + " file is damaged"));
+    l.add(
+        refusing(
+            s("llama-zero-kv-heads", "llama", "a bad value")
+                .dims(4, 64, 4, 2)
+                .key("attention.head_count_kv", GgufValue.u32(0)),
+            "llama.attention.head_count_kv is 0 but the model has attention layers, which need at"
+                + " least one KV head; the file is damaged"));
     return l;
   }
 

@@ -2,6 +2,7 @@ package dev.strata.engine.plan;
 
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.model.ModelGeometry;
+import dev.strata.engine.model.ModelWidths;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -124,8 +125,18 @@ final class Fixtures {
         stateBytesPerLayer,
         drafter ? 1 : 0,
         drafter ? List.of(blocks) : List.of(),
-        drafterBytes);
+        drafterBytes,
+        moe ? SEED_WIDTHS : DENSE_WIDTHS);
   }
+
+  /**
+   * The demo model's widths ({@code DemoModel}: embedding 2048, 16 heads, expert FFN 512,
+   * vocabulary 151,936): strata-ref's scratch of the seed is 4,018,176 B (RefScratchTest).
+   */
+  static final ModelWidths SEED_WIDTHS = new ModelWidths(2048, 16, 0, 512, 151_936);
+
+  /** A dense model of the seed's width: the FFN of 8192 in place of the experts. */
+  static final ModelWidths DENSE_WIDTHS = new ModelWidths(2048, 16, 8192, 0, 151_936);
 
   /** An M4 Pro-like Mac (Apple9, Metal 4 family, not k4) with this much memory. */
   static HostFacts mac(long gib) {

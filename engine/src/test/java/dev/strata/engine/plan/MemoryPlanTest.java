@@ -247,6 +247,40 @@ class MemoryPlanTest {
         small.refusal());
   }
 
+  /**
+   * Issue 28: a --mem-budget-mb above what the machine gives the engine is capped to usable −
+   * margin, and the plan says so with each figure; one below labels the budget row with the flag,
+   * not "usable - margin"; the flag at the plan's own whole-MiB figure (what setup writes) changes
+   * nothing.
+   */
+  @Test
+  void aMemBudgetAboveTheMachineIsSaidToBeCappedAndTheBudgetRowNamesItsSource() {
+    PlanRequest ref =
+        PlanRequest.of(Fixtures.linux(24), seed(), Backend.CPU_REFERENCE)
+            .withContext(4096)
+            .withExperts(ExpertsMode.STREAM);
+    MemoryPlan own = MemoryPlan.compute(ref);
+    long ownMb = own.budgetBytes() / (1L << 20);
+    MemoryPlan above = MemoryPlan.compute(ref.withMemBudgetMb(100_000));
+    assertEquals(own.budgetBytes(), above.budgetBytes());
+    String capped =
+        "memory: --mem-budget-mb 100000 is above what this machine gives the engine (usable"
+            + " 24,576 MiB - margin 1,024 MiB = 23,552 MiB); the budget is capped to 23,552 MiB";
+    assertEquals(23_552, ownMb);
+    assertTrue(above.notes().contains(capped), above.notes().toString());
+    assertTrue(PlanText.table(above).contains(capped), PlanText.table(above));
+    assertTrue(PlanText.table(above).contains("usable - margin\n"), PlanText.table(above));
+    MemoryPlan same = MemoryPlan.compute(ref.withMemBudgetMb(ownMb));
+    assertEquals(own.notes(), same.notes(), "the generated figure is not capped");
+    assertEquals(PlanText.table(own), PlanText.table(same));
+    MemoryPlan below = MemoryPlan.compute(ref.withMemBudgetMb(20_000));
+    assertTrue(
+        PlanText.table(below).contains("--mem-budget-mb 20000 (below usable - margin)"),
+        PlanText.table(below));
+    assertFalse(
+        below.notes().stream().anyMatch(n -> n.contains("capped")), below.notes().toString());
+  }
+
   @Test
   void standbyIs576WithThePromptGemmChainAnd64WithoutIt() {
     ModelGeometry m = seed();

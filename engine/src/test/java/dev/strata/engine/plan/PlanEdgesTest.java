@@ -152,14 +152,14 @@ class PlanEdgesTest {
         MemoryPlan.streamingFixedBytes(d, drafter, Map.of(), mac(128)));
 
     // strata-ref on a 48 GiB Linux machine: headroom 48 GiB / 8 = 6 GiB, and its scratch
-    // (RefScratchTest: 893,120 B at 32K); the prompt switch off leaves 64 stand-by slots
+    // (RefScratchTest: 4,018,176 B); the prompt switch off leaves 64 stand-by slots
     MemoryPlan ref = MemoryPlan.compute(at32k(linux(48), seed(), Backend.CPU_REFERENCE));
-    assertEquals(893_120, ref.scratchBytes());
+    assertEquals(4_018_176, ref.scratchBytes());
     assertEquals(
-        DENSE + KV_32K + 576 * SLOT + 6 * GIB + 893_120,
+        DENSE + KV_32K + 576 * SLOT + 6 * GIB + 4_018_176,
         MemoryPlan.streamingFixedBytes(ref, seed(), Map.of(), linux(48)));
     assertEquals(
-        DENSE + KV_32K + 64 * SLOT + 6 * GIB + 893_120,
+        DENSE + KV_32K + 64 * SLOT + 6 * GIB + 4_018_176,
         MemoryPlan.streamingFixedBytes(
             ref, seed(), Map.of(StandbySlots.ENV_PROMPT_GEMM, "0"), linux(48)));
   }
@@ -173,28 +173,34 @@ class PlanEdgesTest {
     MemoryPlan ref = MemoryPlan.compute(at32k(linux(48), seed(), Backend.CPU_REFERENCE));
     assertEquals(
         List.of(
-            "item=kv bytes=416858112", "item=arena bytes=19931332608", "item=scratch bytes=893120"),
+            "item=weights bytes=2684354560",
+            "item=kv bytes=416858112",
+            "item=arena bytes=19931332608",
+            "item=scratch bytes=4018176"),
         PlanText.items(ref));
     assertEquals(24_576L * SLOT, 19_931_332_608L);
     MemoryPlan hybrid =
         MemoryPlan.compute(at32k(linux(48), Fixtures.hybrid(36, MIB), Backend.CPU_REFERENCE));
     assertEquals(
         List.of(
+            "item=weights bytes=2684354560",
             "item=kv bytes=416858112",
             "item=ssm_state bytes=37748736",
             "item=arena bytes=19931332608",
-            "item=scratch bytes=893120"),
+            "item=scratch bytes=4018176"),
         PlanText.items(hybrid));
     // Metal on 16 GiB streams: stand-by 576 slots, an arena of 5,750 (PlanTextTest's table)
     MemoryPlan metal = MemoryPlan.compute(at32k(mac(16), seed(), Backend.METAL));
     assertEquals(
         List.of(
+            "item=weights bytes=2684354560",
             "item=kv bytes=416858112",
             "item=standby bytes=" + 576 * SLOT,
             "item=arena bytes=" + 5_750 * SLOT),
         PlanText.items(metal));
     assertEquals(
         List.of(
+            "plan: item=weights bytes=2684354560",
             "plan: item=kv bytes=416858112",
             "plan: item=standby bytes=467140608",
             "plan: item=arena bytes=4663296000"),
@@ -245,15 +251,15 @@ class PlanEdgesTest {
     return at32k(Fixtures.linuxBytes(memoryBytes), seed(), Backend.PC).withPools(KvFormat.INT8);
   }
 
-  /** strata-ref resident on 48 GiB: 47 GiB - dense - scratch 893,120 - KV - every expert. */
+  /** strata-ref resident on 48 GiB: 47 GiB - dense - scratch 4,018,176 - KV - every expert. */
   @Test
   void aResidentStrataRefPlanCountsItsScratch() {
     MemoryPlan p =
         MemoryPlan.compute(
             at32k(linux(48), seed(), Backend.CPU_REFERENCE).withExperts(ExpertsMode.RESIDENT));
-    assertEquals(893_120, p.scratchBytes());
-    assertEquals(27_432_427_328L, p.freeBytes());
-    assertEquals(47 * GIB - DENSE - 893_120 - KV_32K - 24_576 * SLOT, p.freeBytes());
+    assertEquals(4_018_176, p.scratchBytes());
+    assertEquals(27_429_302_272L, p.freeBytes());
+    assertEquals(47 * GIB - DENSE - 4_018_176 - KV_32K - 24_576 * SLOT, p.freeBytes());
   }
 
   /** A model without experts has nothing to stream and no "holds every expert" note. */

@@ -119,9 +119,7 @@ class PlanTextWrapTest {
     assertEquals(want.replaceAll("\\s+", ""), PlanText.json(p).replaceAll("\\s+", ""));
   }
 
-  /**
-   * strata-ref's plan also says its scratch (RefScratchTest: 893,120 B at 32K), after the arena.
-   */
+  /** strata-ref's plan also says its scratch (RefScratchTest: 4,018,176 B), after the arena. */
   @Test
   void jsonOfAStrataRefPlanHasItsScratch() {
     MemoryPlan p =
@@ -130,8 +128,8 @@ class PlanTextWrapTest {
     String json = PlanText.json(p).replaceAll("\\s+", "");
     assertTrue(
         json.contains(
-            "\"bytes\":19931332608},\"scratch_bytes\":893120,\"free_bytes\":"
-                + (47L * Fixtures.GIB - 2_684_354_560L - 416_858_112L - 893_120 - 19_931_332_608L)
+            "\"bytes\":19931332608},\"scratch_bytes\":4018176,\"free_bytes\":"
+                + (47L * Fixtures.GIB - 2_684_354_560L - 416_858_112L - 4_018_176 - 19_931_332_608L)
                 + ","),
         json);
     assertTrue(json.contains("\"notes\":[\"experts:thestreamarenaholdseveryexpert"), json);

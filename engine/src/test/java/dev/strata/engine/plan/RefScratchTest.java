@@ -4,40 +4,39 @@ import static dev.strata.engine.plan.Fixtures.GIB;
 import static dev.strata.engine.plan.Fixtures.seed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.strata.engine.Backend;
 import org.junit.jupiter.api.Test;
 
 /**
- * strata-ref's working buffers (docs/PLAN.md; engine/native/src/memory.c) for the seed's shape,
- * worked by hand: 12 attention layers × 2 KV heads × 256 floats of queries (24,576 B), per split of
- * 2,048 cells 12 × 2 × (256 + 2) floats of partials (24,768 B), one head's output (1,024 B), and
- * the books: 24,576 slots × 18 B + 512 experts × 8 B (446,464 B).
+ * strata-ref's working buffers (docs/PLAN.md; engine/native/src/forward.c and memory.c) worked by
+ * hand. The seed (E 2048, Q 16 × 256 = 4096, KV 2 × 256 = 512, F 512, 512 experts, 10 used,
+ * vocabulary 151,936) in batches of 32: activations 32 × (8192 + 8192 + 1024 + 1024 + 1024) floats
+ * = 2,490,368 B, quantized rows 32 × 4096 × 4 = 524,288 B, router picks 32 × 10 × 8 = 2,560 B, one
+ * row of logits 607,744 B, the arena's books 24,576 slots × 16 = 393,216 B.
  */
 class RefScratchTest {
-  private static final long FIXED = 24_576 + 1_024 + 446_464;
 
   @Test
-  void oneSplitUpTo2048CellsThenTwo() {
-    // context 1,920 is 2,048 cells: one split; one token more is two
-    assertEquals(FIXED + 24_768, RefScratch.bytes(seed(), 1_920, 0));
-    assertEquals(FIXED + 2 * 24_768, RefScratch.bytes(seed(), 1_921, 0));
+  void theSeed() {
+    assertEquals(2_490_368 + 524_288 + 2_560 + 607_744 + 393_216, RefScratch.bytes(seed()));
+    assertEquals(4_018_176, RefScratch.bytes(seed()));
   }
 
   @Test
-  void at32kSeventeenSplits() {
-    // 32,896 cells / 2,048 = 16.06: 17 splits
-    assertEquals(FIXED + 17 * 24_768, RefScratch.bytes(seed(), 32_768, 0));
-    assertEquals(893_120, RefScratch.bytes(seed(), 32_768, 0));
+  void theContextDoesNotMatter() {
+    // the plan's scratch is the same at every context: attention reads the pools in place
+    for (long ctx : new long[] {4_096, 262_144}) {
+      MemoryPlan p =
+          MemoryPlan.compute(
+              PlanRequest.of(Fixtures.linux(512), seed(), Backend.CPU_REFERENCE).withContext(ctx));
+      assertEquals(4_018_176, p.scratchBytes(), "at " + ctx);
+    }
   }
 
   @Test
-  void theDrafterLayerDecodesToo() {
-    // 13 attention layers: queries 26,624 B, partials 26,832 B per split
-    assertEquals(26_624 + 26_832 + 1_024 + 446_464, RefScratch.bytes(seed(), 1_920, 1));
-  }
-
-  @Test
-  void aModelWithoutExpertsHasNoBooks() {
-    assertEquals(
-        24_576 + 24_768 + 1_024, RefScratch.bytes(Fixtures.dense(4 * GIB, 8_192), 1_920, 0));
+  void aDenseModelHasNoBooksAndItsFfnIsTheWidest() {
+    // F = W = 8192: activations 32 × (8192 + 8192 + 1024 + 16384) floats = 4,325,376 B, rows
+    // 32 × 8192 × 4 = 1,048,576 B, logits 607,744 B
+    assertEquals(4_325_376 + 1_048_576 + 607_744, RefScratch.bytes(Fixtures.dense(4 * GIB, 8_192)));
   }
 }

@@ -26,6 +26,11 @@ final class EngineCheck {
    *     --plan})
    */
   static void run(PreflightRun r, VerifiedLibrary checked, boolean refuseOnNo) {
+    if (!checked.pinned() && !r.loadUnpinned) {
+      r.engineNote = notAsked(r);
+      r.warn("engine", r.engineNote);
+      return;
+    }
     NativeEngine lib;
     try {
       lib = checked.load();
@@ -78,6 +83,19 @@ final class EngineCheck {
       }
       r.warn("engine", why);
     }
+  }
+
+  /**
+   * Why a dry run or a plan did not ask the engine: the library is not pinned, and loading it would
+   * run its code (its constructors) where the docs promise nothing runs.
+   */
+  static String notAsked(PreflightRun r) {
+    return "not asked: engine.library in "
+        + r.where
+        + " has no engine.sha256 pin, and a dry run or a plan loads only a pinned library"
+        + " (loading runs the library's code); this verdict comes from the launcher's own rules."
+        + " To have the engine check too, pin it: engine.sha256: "
+        + "<sha256sum of the library> (strata-setup writes the pin)";
   }
 
   /** {@code --plan}: the engine's own items when its library passes the trust checks. */

@@ -145,6 +145,18 @@ public final class Preflight {
   }
 
   /**
+   * What {@code --dry-run} runs: every check of {@link #full}, but the engine's own check only for
+   * a library whose sha256 the config pins (loading a library runs its code: its constructors). An
+   * unpinned library is not loaded; the verdict is the launcher's own, and the report says so.
+   */
+  public static Report forDryRun(
+      EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
+    PreflightRun run = new PreflightRun(config, configPath, here, inherited);
+    run.loadUnpinned = false;
+    return run.run(true);
+  }
+
+  /**
    * What {@code --plan} needs: config, kv, model, host — not the library, and a plan that does not
    * fit is shown, not refused.
    */

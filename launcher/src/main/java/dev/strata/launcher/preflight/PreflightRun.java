@@ -46,6 +46,12 @@ final class PreflightRun {
   Preflight.EngineVerdict engine;
   String engineNote;
 
+  /**
+   * Whether the engine's own check may load a library the config does not pin: the launch loads it
+   * anyway; a dry run and a plan load only a pinned one (docs/LAUNCH.md, "What a dry run runs").
+   */
+  boolean loadUnpinned = true;
+
   PreflightRun(
       EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
     this.config = config;
@@ -78,6 +84,7 @@ final class PreflightRun {
       if (full) {
         EngineCheck.run(this, verified, true);
       } else {
+        loadUnpinned = false;
         EngineCheck.forPlan(this);
       }
       return report(null);

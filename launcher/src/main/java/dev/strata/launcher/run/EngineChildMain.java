@@ -85,7 +85,7 @@ public final class EngineChildMain {
             });
     int code;
     try {
-      a.env().forEach(engine::setEnv);
+      engine.overlayEnv(a.env()); // this child runs one engine: never put back
       code = engine.run(a.engineArgs(), (level, text) -> log(InProcessRunner.code(level), text));
     } catch (StrataException e) {
       fail(e.exitCode(), e.getMessage());

@@ -13,25 +13,18 @@ public final class EngineEnv {
   private EngineEnv() {}
 
   /**
-   * Sets {@code env}, runs {@code call}, then restores every variable it set to this process's
-   * starting value (or unsets it): a JVM that runs several launches (the end-to-end tests, {@code
-   * ./strata demo}) must not leak one config's switches into the next engine.
+   * Puts {@code env} over the process environment, runs {@code call}, then puts the environment
+   * back as it was: a JVM that runs several launches (the end-to-end tests, {@code ./strata demo})
+   * must not leak one config's switches into the next engine. Linear in the number of entries
+   * ({@link NativeEngine#overlayEnv}: one new {@code environ}, not a {@code setenv} per entry,
+   * which libc makes quadratic); a config holds at most {@code ConfigCodec.MAX_BYTES} of them.
    */
   public static int with(NativeEngine engine, Map<String, String> env, IntSupplier call) {
-    env.forEach(engine::setEnv);
+    Runnable restore = engine.overlayEnv(env);
     try {
       return call.getAsInt();
     } finally {
-      Map<String, String> initial = System.getenv();
-      env.keySet()
-          .forEach(
-              k -> {
-                if (initial.containsKey(k)) {
-                  engine.setEnv(k, initial.get(k));
-                } else {
-                  engine.unsetEnv(k);
-                }
-              });
+      restore.run();
     }
   }
 }

@@ -104,6 +104,7 @@ public final class Supervisor {
       }
     }
     if (hardExit) {
+      log.flush(); // a progress line ends first: this line starts on its own
       err.println("strata-launch: second interrupt: exiting now");
       log.flush();
       err.flush();
@@ -114,6 +115,7 @@ public final class Supervisor {
     if (!first) {
       return; // a SIGTERM after the first signal: already stopping
     }
+    log.flush();
     err.println(
         signal == SignalTrap.Sig.TERM.number()
             ? "strata-launch: SIGTERM: stopping the engine"
@@ -149,6 +151,7 @@ public final class Supervisor {
                       return;
                     }
                   }
+                  log.flush();
                   err.println(
                       "strata-launch: the engine did not stop within "
                           + grace.toMillis() / 1000.0

@@ -385,7 +385,14 @@ class PreflightRunTest {
                   "the engine's own items are not shown: engine library not found: " + missing),
           r.engineNote());
     }
+    // issue 28: an unpinned library is not loaded by a plan (loading runs its code)
     try (Preflight.Report r = Preflight.forPlan(base.config(), cfgPath, LINUX, Map.of())) {
+      assertNull(r.engine(), "the unpinned library is not asked");
+      assertTrue(r.engineNote().startsWith("not asked: engine.library in "), r.engineNote());
+      assertNull(r.verified());
+    }
+    Cfg pinned = base.library(strataRef(), LibraryTrust.sha256Of(strataRef()));
+    try (Preflight.Report r = Preflight.forPlan(pinned.config(), cfgPath, LINUX, Map.of())) {
       assertNull(r.engineNote());
       assertNotNull(r.engine(), "strata-ref's own plan items");
       assertTrue(r.engine().checked());

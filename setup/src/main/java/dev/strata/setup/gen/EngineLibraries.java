@@ -68,15 +68,21 @@ public final class EngineLibraries {
 
   /**
    * Why a path is not a usable library for a config for {@code host}, or null when it is: the
-   * checks a launch makes ({@link VerifiedLibrary#checkForConfig}), in the launch's words.
+   * wizard's library question asks {@link #describe}, the rule {@code --engine-lib} gets, so the
+   * two take the same paths (a library this machine does not have included).
    */
   public static String problem(Path library, HostFacts host) {
     try {
-      VerifiedLibrary.checkForConfig(library, "--engine-lib", format(host));
+      describe(library, host);
       return null;
     } catch (StrataException e) {
       return e.getMessage();
     }
+  }
+
+  /** Whether the config will name the library without a sha256: it is not on this machine. */
+  public static boolean absentHere(Path library) {
+    return !Files.exists(library.toAbsolutePath().normalize(), LinkOption.NOFOLLOW_LINKS);
   }
 
   /**
@@ -89,7 +95,7 @@ public final class EngineLibraries {
    */
   public static Generator.Library describe(Path library, HostFacts host) {
     Path abs = library.toAbsolutePath().normalize();
-    if (!Files.exists(abs, LinkOption.NOFOLLOW_LINKS)) {
+    if (absentHere(abs)) {
       return new Generator.Library(abs.toString(), null);
     }
     return new Generator.Library(

@@ -97,11 +97,21 @@ final class E2e {
       return lib;
     }
 
-    /** {@link E2e#config} {@code dir/name} for this model and strata-ref (no sha256 pin). */
+    /**
+     * {@link E2e#config} {@code dir/name} for this model and strata-ref, its sha256 pinned as
+     * strata-setup pins it (a dry run asks the engine's own check only of a pinned library).
+     */
     Path config(String name, long ctx, List<String> extraArgs, Map<String, String> env)
         throws IOException {
-      return E2e.config(dir.resolve(name), lib, null, shards, ctx, extraArgs, env);
+      return E2e.config(dir.resolve(name), lib, pin(lib), shards, ctx, extraArgs, env);
     }
+  }
+
+  /** The sha256 strata-setup would pin for {@code library}, or null when there is no such file. */
+  static String pin(Path library) throws IOException {
+    return Files.isRegularFile(library)
+        ? dev.strata.engine.Sha256.hex(Files.readAllBytes(library))
+        : null;
   }
 
   /** A private folder (not world-writable), as a library's folder must be. */

@@ -82,6 +82,47 @@ class TrustE2eTest {
     return E2e.config(file, library, sha, shards, 1024, SHORT, Map.of());
   }
 
+  /**
+   * Issue 28: a dry run and a plan run nothing, so they load no library the config does not pin
+   * (loading runs its constructors). An ABI 2 stand-in whose constructor appends to the marker: an
+   * unpinned config's {@code --dry-run}, {@code --plan}, {@code --dry-run --json} and {@code
+   * --dry-run --isolate} leave the marker as it was and say the engine was not asked; the same
+   * library pinned is loaded for its check (docs/LAUNCH.md, "What a dry run runs"), and a launch
+   * loads it pinned or not.
+   */
+  @Test
+  void aDryRunOrAPlanNeverLoadsAnUnpinnedLibraryAndAsksAPinnedOneItsCheck() throws Exception {
+    Path folder = E2e.privateDir(dir.resolve("checker"));
+    Path lib = StandInLibrary.compileWithCheck(folder, "checker", marker, 0, List.of());
+    Path unpinned = config(dir.resolve("checker-unpinned.yaml"), lib, null);
+    int before = ran().size();
+    String[][] modes = {
+      {"--dry-run"}, {"--plan"}, {"--dry-run", "--json"}, {"--dry-run", "--isolate"}
+    };
+    for (String[] mode : modes) {
+      List<String> a = new ArrayList<>(List.of("--config", unpinned.toString()));
+      a.addAll(List.of(mode));
+      E2e.Result r = E2e.launch(a.toArray(String[]::new));
+      String what = String.join(" ", mode);
+      assertEquals(0, r.code(), what + ": " + r.out() + r.err());
+      assertEquals(before, ran().size(), what + " ran the unpinned library's code: " + ran());
+      String all = r.out() + r.err();
+      assertTrue(all.contains("not asked: engine.library in"), what + ":\n" + all);
+      if (mode.length == 2 && mode[1].equals("--json")) {
+        JsonNode j = new ObjectMapper().readTree(r.out());
+        assertEquals("launcher", j.get("verdict_from").asText(), r.out());
+      } else if (!mode[0].equals("--plan")) {
+        assertTrue(r.out().contains("verdict from the launcher's own rules"), r.out());
+      }
+    }
+    // pinned: the dry run loads it to ask its check (its code runs), and says the engine decided
+    Path pinnedCfg = config(dir.resolve("checker-pinned.yaml"), lib, E2e.pin(lib));
+    E2e.Result d = E2e.launch("--config", pinnedCfg.toString(), "--dry-run", "--json");
+    assertEquals(0, d.code(), d.out() + d.err());
+    assertEquals("engine", new ObjectMapper().readTree(d.out()).get("verdict_from").asText());
+    assertEquals(List.of("checker"), ran().subList(before, ran().size()));
+  }
+
   void race(String name, int launches, boolean isolate) throws Exception {
     Path folder = E2e.privateDir(dir.resolve(name));
     Path target = folder.resolve("libengine.so");

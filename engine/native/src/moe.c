@@ -1,0 +1,101 @@
+/* moe.c — the MoE feed-forward of Qwen3-MoE (moe.h). */
+#include "moe.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ops.h"
+
+int strata_moe_ffn(strata_fwd *f, int layer, int B) {
+    const strata_model *md = f->md;
+    const strata_layer_w *w = &md->layers[layer];
+    const size_t E = md->n_embd, X = md->n_expert, K = md->n_expert_used, F = md->n_ff_exp;
+    float *logits = f->router;
+    strata_matmul_t(f->pool, f->xq, w->gate_inp, f->xb, B, logits);
+    for (int t = 0; t < B; t++) {
+        float *p = logits + (size_t)t * X;
+        float mx = p[0];
+        for (size_t e = 1; e < X; e++) {
+            mx = p[e] > mx ? p[e] : mx;
+        }
+        double sum = 0.0;
+        for (size_t e = 0; e < X; e++) {
+            p[e] = expf(p[e] - mx);
+            sum += p[e];
+        }
+        for (size_t e = 0; e < X; e++) {
+            p[e] = (float)(p[e] / sum);
+        }
+        /* top K by probability (ties: the lower id) */
+        int32_t *sel = f->route_e + (size_t)t * K;
+        float *sw = f->route_w + (size_t)t * K;
+        float wsum = 0.0f;
+        for (size_t k = 0; k < K; k++) {
+            int32_t best = -1;
+            for (size_t e = 0; e < X; e++) {
+                int taken = 0;
+                for (size_t j = 0; j < k; j++) {
+                    taken |= sel[j] == (int32_t)e;
+                }
+                if (!taken && (best < 0 || p[e] > p[best])) {
+                    best = (int32_t)e;
+                }
+            }
+            sel[k] = best;
+            sw[k] = p[best];
+            wsum += p[best];
+        }
+        if (md->expert_norm) {
+            for (size_t k = 0; k < K; k++) {
+                sw[k] /= wsum;
+            }
+        }
+    }
+    memset(f->eo, 0, sizeof(float) * (size_t)B * E);
+    int idx[STRATA_BATCH];
+    float wt[STRATA_BATCH];
+    for (size_t e = 0; e < X; e++) {
+        int cnt = 0;
+        for (int t = 0; t < B; t++) {
+            for (size_t k = 0; k < K; k++) {
+                if (f->route_e[(size_t)t * K + k] == (int32_t)e) {
+                    idx[cnt] = t;
+                    wt[cnt] = f->route_w[(size_t)t * K + k];
+                    memcpy(f->xe + (size_t)cnt * E, f->xb + (size_t)t * E, sizeof(float) * E);
+                    cnt++;
+                }
+            }
+        }
+        if (cnt == 0) {
+            continue;
+        }
+        const uint8_t *ew[3];
+        if (f->expert != NULL) {
+            if (f->expert(f->expert_user, layer, (int)e, ew) != 0) {
+                return -1;
+            }
+        } else {
+            ew[0] = w->gate_exps->data + e * (w->gate_exps->bytes / X);
+            ew[1] = w->up_exps->data + e * (w->up_exps->bytes / X);
+            ew[2] = w->down_exps->data + e * (w->down_exps->bytes / X);
+        }
+        strata_matmul(f->pool, f->xq, w->gate_exps->type, ew[0], (int64_t)E, (int64_t)F, f->xe, E, cnt, f->hb, F);
+        strata_matmul(f->pool, f->xq, w->up_exps->type, ew[1], (int64_t)E, (int64_t)F, f->xe, E, cnt, f->hb2, F);
+        for (size_t i = 0; i < (size_t)cnt * F; i++) {
+            f->hb[i] = strata_silu(f->hb[i]) * f->hb2[i];
+        }
+        float *out = f->xe; /* the gathered inputs are no longer needed */
+        strata_matmul(f->pool, f->xq, w->down_exps->type, ew[2], (int64_t)F, (int64_t)E, f->hb, F, cnt, out, E);
+        for (int c = 0; c < cnt; c++) {
+            float *o = f->eo + (size_t)idx[c] * E;
+            for (size_t i = 0; i < E; i++) {
+                o[i] += wt[c] * out[(size_t)c * E + i];
+            }
+        }
+    }
+    for (size_t i = 0; i < (size_t)B * E; i++) {
+        f->x[i] += f->eo[i];
+    }
+    return 0;
+}
+

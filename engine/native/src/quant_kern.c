@@ -1,0 +1,669 @@
+/* quant_kern.c — the weight-type kernels of strata-ref: dequantization and the dot products of a weight row
+ * with activation rows already converted to the weight type's vec_dot type (quant.h).
+ *
+ * Compiled once per instruction set, like fused.c: QUANT_VARIANT=base (portable C, the baseline ISA; on arm64
+ * this is what runs, auto-vectorized by the compiler: there are no NEON intrinsics here) and QUANT_VARIANT=avx2
+ * (-mavx2 -mfma -mf16c, intrinsics); strata_quant_best() picks at run time.
+ *
+ * Numerics follow llama.cpp's CPU backend (ggml-cpu/quants.c and arch/x86/quants.c): the product of a quantized
+ * weight block with a quantized activation block is summed exactly in integers, then scaled in float by
+ * d_w * d_x (plus the K-quants' min term from the activation's block sums). Only the float accumulation order
+ * differs between variants (and from llama.cpp).
+ *
+ * gemm_rows walks the rows outer and the activation columns inner, NC = 4 columns at a time: a weight block is
+ * loaded and unpacked once and dotted with up to four activation blocks, so a decode (ncols = 1) streams every
+ * weight row once, and a prefill (ncols up to 64) reads each weight row from memory once and reuses it from L1
+ * for all its columns. */
+#include <math.h>
+#include <string.h>
+
+#include "half.h"
+#include "quant_impl.h"
+
+#ifndef QUANT_VARIANT
+#define QUANT_VARIANT base
+#endif
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+#define NAME(f) CAT(f##_, QUANT_VARIANT)
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define QUANT_AVX2 1
+#include <immintrin.h>
+static inline float h2f(const uint8_t *p) { return _cvtsh_ss(strata_load_u16le(p)); }
+#elif defined(__aarch64__)
+/* AArch64 converts f16 in hardware (ACLE __fp16; the compiler vectorizes it to fcvtl). */
+static inline float h2f(const uint8_t *p) {
+    __fp16 h;
+    memcpy(&h, p, sizeof h);
+    return (float)h;
+}
+#else
+/* f16 → f32 without branches, so loops over it vectorize (half.h's converter renormalizes subnormals in a loop).
+ * two = exponent and mantissa at the top of a word (sign dropped). A normal, infinite or NaN half: shifted down
+ * 4, exponent and mantissa sit in an f32's fields; adding 224 to the exponent field and scaling by 2^-112 rebases
+ * the exponent by 127 - 15 (and leaves 31 → 255: inf and NaN stay). A subnormal m · 2^-24 (exponent field 0):
+ * the f32 with exponent 126 and m in its low mantissa bits is 0.5 + m · 2^-24, minus 0.5 exactly. */
+static inline float h2f(const uint8_t *p) {
+    const uint32_t h = strata_load_u16le(p);
+    const uint32_t sign = (h & 0x8000u) << 16, two = (h << 17) & 0xffffffffu; /* exponent and mantissa, sign gone */
+    uint32_t nb = (two >> 4) + (224u << 23), db = (two >> 17) | (126u << 23);
+    float nf, df;
+    memcpy(&nf, &nb, 4);
+    memcpy(&df, &db, 4);
+    nf *= 0x1.0p-112f;
+    df -= 0.5f;
+    uint32_t nbits, dbits;
+    memcpy(&nbits, &nf, 4);
+    memcpy(&dbits, &df, 4);
+    const uint32_t r = sign | (two < (1u << 27) ? dbits : nbits);
+    float f;
+    memcpy(&f, &r, 4);
+    return f;
+}
+#endif
+
+enum { NC = 4 }; /* activation columns per pass over a weight row */
+
+#define INLINE static inline __attribute__((always_inline))
+
+static inline float ld_f32(const uint8_t *p) {
+    float f;
+    memcpy(&f, p, sizeof f);
+    return f;
+}
+static inline float bf2f(const uint8_t *p) { /* bf16: the high 16 bits of an f32 */
+    uint32_t u = (uint32_t)strata_load_u16le(p) << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* ======================================= dequantization ======================================= */
+
+static void dequant_q4_0(const uint8_t *b, float *y, int64_t nb) {
+    for (int64_t i = 0; i < nb; i++, b += Q4_0_BYTES, y += QK) {
+        const float d = h2f(b);
+        for (int j = 0; j < 16; j++) {
+            y[j] = (float)((b[2 + j] & 0xF) - 8) * d;
+            y[j + 16] = (float)((b[2 + j] >> 4) - 8) * d;
+        }
+    }
+}
+
+static void dequant_q8_0(const uint8_t *b, float *y, int64_t nb) {
+    for (int64_t i = 0; i < nb; i++, b += Q8_0_BYTES, y += QK) {
+        const float d = h2f(b);
+        for (int j = 0; j < QK; j++) {
+            y[j] = (float)(int8_t)b[2 + j] * d;
+        }
+    }
+}
+
+/* q4_K (ggml-quants.c dequantize_row_q4_K): 8 sub-blocks of 32; qs chunk k (32 bytes) holds sub-block 2k in
+ * its low nibbles and 2k+1 in its high nibbles; x = d * sc_j * q - dmin * m_j. q5_K adds bit (2k) resp.
+ * (2k+1) of qh[l] as the 5th bit (value 16) of value l of those sub-blocks. */
+static void dequant_q45_k(const uint8_t *b, float *y, int64_t nb, int five) {
+    const size_t bytes = five ? Q5_K_BYTES : Q4_K_BYTES;
+    for (int64_t i = 0; i < nb; i++, b += bytes, y += QK_K) {
+        const float d = h2f(b), dmin = h2f(b + 2);
+        const uint8_t *qh = b + 16, *qs = b + (five ? 48 : 16);
+        for (int k = 0; k < 4; k++) {
+            int sc0, m0, sc1, m1;
+            strata_k4_scale_min(2 * k, b + 4, &sc0, &m0);
+            strata_k4_scale_min(2 * k + 1, b + 4, &sc1, &m1);
+            const float d0 = d * (float)sc0, n0 = dmin * (float)m0, d1 = d * (float)sc1, n1 = dmin * (float)m1;
+            for (int l = 0; l < 32; l++) {
+                int lo = qs[32 * k + l] & 0xF, hi = qs[32 * k + l] >> 4;
+                if (five) {
+                    lo += ((qh[l] >> (2 * k)) & 1) << 4;
+                    hi += ((qh[l] >> (2 * k + 1)) & 1) << 4;
+                }
+                y[64 * k + l] = d0 * (float)lo - n0;
+                y[64 * k + 32 + l] = d1 * (float)hi - n1;
+            }
+        }
+    }
+}
+
+/* q6_K (ggml-quants.c dequantize_row_q6_K): two halves of 128 values, each from 64 ql bytes, 32 qh bytes and
+ * 8 scales. Value l + 32g (g = 0..3, l < 32) of a half: 4 low bits from ql[l + 32 (g & 1)] (low nibble for
+ * g < 2, high for g >= 2), 2 high bits (qh[l] >> 2g) & 3; x = d * scales[l / 16 + 2g] * (q - 32). */
+static void dequant_q6_k(const uint8_t *b, float *y, int64_t nb) {
+    for (int64_t i = 0; i < nb; i++, b += Q6_K_BYTES, y += QK_K) {
+        const float d = h2f(b + 208);
+        for (int h = 0; h < 2; h++) {
+            const uint8_t *ql = b + 64 * h, *qh = b + 128 + 32 * h;
+            const int8_t *sc = (const int8_t *)(b + 192 + 8 * h);
+            for (int l = 0; l < 32; l++) {
+                const int q0 = ((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
+                const int q1 = ((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+                const int q2 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+                const int q3 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+                const int s = l / 16;
+                y[128 * h + l] = d * (float)sc[s] * (float)q0;
+                y[128 * h + l + 32] = d * (float)sc[s + 2] * (float)q1;
+                y[128 * h + l + 64] = d * (float)sc[s + 4] * (float)q2;
+                y[128 * h + l + 96] = d * (float)sc[s + 6] * (float)q3;
+            }
+        }
+    }
+}
+
+static void NAME(dequant_row)(uint32_t type, const uint8_t *src, float *dst, int64_t n) {
+    switch (type) {
+    case GGML_TYPE_F32: memcpy(dst, src, (size_t)n * sizeof(float)); break;
+    case GGML_TYPE_F16:
+        for (int64_t i = 0; i < n; i++) {
+            dst[i] = h2f(src + 2 * i);
+        }
+        break;
+    case GGML_TYPE_BF16:
+        for (int64_t i = 0; i < n; i++) {
+            dst[i] = bf2f(src + 2 * i);
+        }
+        break;
+    case GGML_TYPE_Q4_0: dequant_q4_0(src, dst, n / QK); break;
+    case GGML_TYPE_Q8_0: dequant_q8_0(src, dst, n / QK); break;
+    case GGML_TYPE_Q4_K: dequant_q45_k(src, dst, n / QK_K, 0); break;
+    case GGML_TYPE_Q5_K: dequant_q45_k(src, dst, n / QK_K, 1); break;
+    case GGML_TYPE_Q6_K: dequant_q6_k(src, dst, n / QK_K); break;
+    default:
+        for (int64_t i = 0; i < n; i++) {
+            dst[i] = NAN;
+        }
+    }
+}
+
+/* ============================ dot products: one weight row × nc ≤ NC columns ============================
+ * w: the row; n: its values; x[c]: activation column c in the vec_dot type; out[c] = the dot product. */
+typedef void (*dot_fn)(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out);
+
+/* A kernel body k(w, n, x, nc, out) is written for any nc; this instantiates it for the constants 1..4 so the
+ * compiler unrolls the column loops and keeps every accumulator in a register. */
+#define DOT_NC(name)                                                                                    \
+    static void name(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {       \
+        switch (nc) {                                                                                   \
+        case 1: name##_k(w, n, x, 1, out); break;                                                       \
+        case 2: name##_k(w, n, x, 2, out); break;                                                       \
+        case 3: name##_k(w, n, x, 3, out); break;                                                       \
+        default: name##_k(w, n, x, 4, out); break;                                                      \
+        }                                                                                               \
+    }
+
+/* The K-quants' activation blocks: q8_K d, codes and block sums. */
+static inline float q8k_d(const uint8_t *b) { return ld_f32(b); }
+static inline int16_t q8k_bsum(const uint8_t *b, int i) {
+    int16_t s;
+    memcpy(&s, b + Q8_K_BSUMS + 2 * i, sizeof s);
+    return s;
+}
+
+/* The min term of a q4_K / q5_K block against a q8_K block: sum_j m_j * (sum of the 32 codes of sub-block j). */
+static inline int k4_minsum(const int *m, const uint8_t *xb) {
+    int s = 0;
+    for (int j = 0; j < 8; j++) {
+        s += m[j] * (q8k_bsum(xb, 2 * j) + q8k_bsum(xb, 2 * j + 1));
+    }
+    return s;
+}
+
+static inline void k4_scales(const uint8_t *s, int *sc, int *m) {
+    for (int j = 0; j < 8; j++) {
+        strata_k4_scale_min(j, s, &sc[j], &m[j]);
+    }
+}
+
+#if defined(QUANT_AVX2)
+
+static inline float hsum8(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static inline __m256i ldu256(const uint8_t *p) { return _mm256_loadu_si256((const __m256i *)(const void *)p); }
+
+/* sum over 32 int8 pairs as 8 int32 lanes, exactly: maddubs takes one unsigned operand, so |w| and x with w's
+ * sign (|w| <= 128, |x| <= 127: every pair sum stays below 2^15). */
+static inline __m256i dot32_s8(__m256i wv, __m256i xv) {
+    __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(wv, wv), _mm256_sign_epi8(xv, wv));
+    return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+}
+
+/* ---- f32 / f16 / bf16 weights × f32 activations: 16 values a step, two accumulators per column ---- */
+INLINE __m256 ld8w(uint32_t t, const uint8_t *p) {
+    if (t == GGML_TYPE_F16) {
+        return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+    }
+    if (t == GGML_TYPE_BF16) {
+        __m256i u = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(u, 16));
+    }
+    return _mm256_loadu_ps((const float *)(const void *)p);
+}
+INLINE float ld1w(uint32_t t, const uint8_t *p) {
+    return t == GGML_TYPE_F16 ? h2f(p) : t == GGML_TYPE_BF16 ? bf2f(p) : ld_f32(p);
+}
+/* Four independent accumulator chains per column, 8 values each (the FMA latency is 4 cycles), in the same order
+ * for any nc, so a column's result does not depend on the batch around it; columns go in pairs (8 accumulators
+ * and the converted weights fit the 16 registers). */
+INLINE void dot_float2_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    const size_t es = t == GGML_TYPE_F32 ? 4 : 2;
+    enum { U = 4 };
+    __m256 a[U][2];
+    for (int u = 0; u < U; u++) {
+        for (int c = 0; c < nc; c++) {
+            a[u][c] = _mm256_setzero_ps();
+        }
+    }
+    int64_t i = 0;
+    for (; i + 8 * U <= n; i += 8 * U) {
+        for (int u = 0; u < U; u++) {
+            const __m256 wv = ld8w(t, w + es * (size_t)(i + 8 * u));
+            for (int c = 0; c < nc; c++) {
+                a[u][c] = _mm256_fmadd_ps(wv, _mm256_loadu_ps((const float *)(const void *)x[c] + i + 8 * u), a[u][c]);
+            }
+        }
+    }
+    for (; i + 8 <= n; i += 8) {
+        const __m256 wv = ld8w(t, w + es * (size_t)i);
+        for (int c = 0; c < nc; c++) {
+            a[0][c] = _mm256_fmadd_ps(wv, _mm256_loadu_ps((const float *)(const void *)x[c] + i), a[0][c]);
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        float s = hsum8(_mm256_add_ps(_mm256_add_ps(a[0][c], a[1][c]), _mm256_add_ps(a[2][c], a[3][c])));
+        for (int64_t j = i; j < n; j++) {
+            s += ld1w(t, w + es * (size_t)j) * ld_f32(x[c] + 4 * (size_t)j);
+        }
+        out[c] = s;
+    }
+}
+INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    for (int c0 = 0; c0 < nc; c0 += 2) {
+        dot_float2_k(t, w, n, x + c0, nc - c0 < 2 ? nc - c0 : 2, out + c0);
+    }
+}
+INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
+}
+INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
+}
+INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
+}
+
+/* ---- q8_0 and q4_0 weights × q8_0 activations: two blocks a step (two accumulator chains per column) ---- */
+INLINE __m256i q4_0_codes(const uint8_t *b) { /* values 0..31 of a q4_0 block as int8 (nibble - 8) */
+    __m128i raw = _mm_loadu_si128((const __m128i *)(const void *)(b + 2));
+    __m256i q = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(raw, 4), raw), _mm256_set1_epi8(0xF));
+    return _mm256_sub_epi8(q, _mm256_set1_epi8(8));
+}
+/* One accumulator chain per column, block after block, then hsum8: the order of llama.cpp's AVX2
+ * ggml_vec_dot_q8_0_q8_0 / q4_0_q8_0, so a row's result is the same bits as theirs (and the same for any nc). */
+INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    const size_t wb = four ? Q4_0_BYTES : Q8_0_BYTES;
+    __m256 acc[NC];
+    for (int c = 0; c < nc; c++) {
+        acc[c] = _mm256_setzero_ps();
+    }
+    for (int64_t b = 0; b < n / QK; b++) {
+        const uint8_t *w0 = w + wb * (size_t)b;
+        const __m256i q0 = four ? q4_0_codes(w0) : ldu256(w0 + 2);
+        const float d0 = h2f(w0);
+        for (int c = 0; c < nc; c++) {
+            const uint8_t *x0 = x[c] + Q8_0_BYTES * (size_t)b;
+            acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(d0 * h2f(x0)), _mm256_cvtepi32_ps(dot32_s8(q0, ldu256(x0 + 2))),
+                                     acc[c]);
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        out[c] = hsum8(acc[c]);
+    }
+}
+INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_q_0_k(0, w, n, x, nc, out);
+}
+INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_q_0_k(1, w, n, x, nc, out);
+}
+
+/* ---- q4_K / q5_K weights × q8_K activations ----
+ * Per super-block: sumi = sum_j sc_j * sum_l q * x (codes 0..15 or 0..31 unsigned: maddubs, pair sums
+ * <= 2 * 31 * 127 < 2^15; then × sc_j <= 63 into int32: |sumi| <= 256 * 31 * 127 * 63 < 2^27), and
+ * result += d_x * (d * sumi - dmin * sum_j m_j * bsum_j). */
+/* The 8 scales and 8 mins of a q4_K / q5_K block at once (the bit moves of strata_k4_scale_min on 32-bit words
+ * of the 12 scale bytes s: scales 0..3 = s[0..3] & 63, mins 0..3 = s[4..7] & 63, scales 4..7 = low nibbles of
+ * s[8..11] | top 2 bits of s[0..3] << 4, mins 4..7 = high nibbles of s[8..11] | top 2 bits of s[4..7] << 4). */
+static inline void k4_scales_bytes(const uint8_t *s, uint8_t out[16]) {
+    uint32_t a[3], u[4];
+    memcpy(a, s, 12);
+    u[0] = a[0] & 0x3f3f3f3fu;
+    u[1] = (a[2] & 0x0f0f0f0fu) | (((a[0] >> 6) & 0x03030303u) << 4);
+    u[2] = a[1] & 0x3f3f3f3fu;
+    u[3] = ((a[2] >> 4) & 0x0f0f0f0fu) | (((a[1] >> 6) & 0x03030303u) << 4);
+    memcpy(out, u, 16); /* out[0..8) scales, out[8..16) mins */
+}
+
+INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    const size_t wbytes = five ? Q5_K_BYTES : Q4_K_BYTES;
+    const __m256i m4 = _mm256_set1_epi8(0xF), one = _mm256_set1_epi8(1);
+    __m256 acc[NC];
+    __m128 accm[NC]; /* q4_K: the min term in 4 float lanes, as llama.cpp's AVX2 q4_K dot */
+    float summs[NC]; /* q5_K: the min term in one float, as llama.cpp's AVX2 q5_K dot (same bits as theirs) */
+    for (int c = 0; c < nc; c++) {
+        acc[c] = _mm256_setzero_ps();
+        accm[c] = _mm_setzero_ps();
+        summs[c] = 0.0f;
+    }
+    for (int64_t b = 0; b < n / QK_K; b++) {
+        const uint8_t *wb = w + wbytes * (size_t)b, *qs = wb + (five ? 48 : 16);
+        const float d = h2f(wb), dmin = h2f(wb + 2);
+        uint8_t sm[16];
+        k4_scales_bytes(wb + 4, sm);
+        const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(sm + 8)));
+        __m256i sumi[NC];
+        for (int c = 0; c < nc; c++) { /* the min term: sum_j m_j * (bsum 2j + bsum 2j+1), 4 int32 lanes */
+            sumi[c] = _mm256_setzero_si256();
+            const uint8_t *xb = x[c] + Q8_K_BYTES * (size_t)b;
+            const __m256i bs = ldu256(xb + Q8_K_BSUMS);
+            const __m128i pairs = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
+            const __m128i prod = _mm_madd_epi16(mins, pairs);
+            if (five) {
+                __m128i h = _mm_add_epi32(prod, _mm_srli_si128(prod, 8));
+                h = _mm_add_epi32(h, _mm_srli_si128(h, 4));
+                summs[c] += (-q8k_d(xb) * dmin) * (float)_mm_cvtsi128_si32(h);
+            } else {
+                accm[c] = _mm_fmadd_ps(_mm_cvtepi32_ps(prod), _mm_set1_ps(dmin * q8k_d(xb)), accm[c]);
+            }
+        }
+        __m256i qh = five ? ldu256(wb + 16) : _mm256_setzero_si256();
+        for (int k = 0; k < 4; k++) {
+            const __m256i raw = ldu256(qs + 32 * k);
+            __m256i lo = _mm256_and_si256(raw, m4), hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
+            if (five) { /* bit 2k of qh[l] → 16 in sub-block 2k, bit 2k+1 → sub-block 2k+1 */
+                lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(qh, one), 4));
+                hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 1), one), 4));
+                qh = _mm256_srli_epi16(qh, 2);
+            }
+            const __m256i sl = _mm256_set1_epi16((short)sm[2 * k]), sh = _mm256_set1_epi16((short)sm[2 * k + 1]);
+            for (int c = 0; c < nc; c++) {
+                const uint8_t *xq = x[c] + Q8_K_BYTES * (size_t)b + Q8_K_QS + 64 * k;
+                const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, ldu256(xq)), sl);
+                const __m256i ph = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, ldu256(xq + 32)), sh);
+                sumi[c] = _mm256_add_epi32(sumi[c], _mm256_add_epi32(pl, ph));
+            }
+        }
+        for (int c = 0; c < nc; c++) {
+            const float dd = d * q8k_d(x[c] + Q8_K_BYTES * (size_t)b);
+            acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi[c]), _mm256_set1_ps(dd), acc[c]);
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        __m128 m = _mm_add_ps(accm[c], _mm_movehl_ps(accm[c], accm[c]));
+        m = _mm_add_ss(m, _mm_movehdup_ps(m));
+        out[c] = five ? hsum8(acc[c]) + summs[c] : hsum8(acc[c]) - _mm_cvtss_f32(m);
+    }
+}
+INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_q45_k_k(0, w, n, x, nc, out);
+}
+INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_q45_k_k(1, w, n, x, nc, out);
+}
+
+/* ---- q6_K weights × q8_K activations ----
+ * Per super-block: sumi = sum_i sc_i * (sum over its 16 values of q * x) - 32 * sum_i sc_i * bsum_i, q the
+ * unsigned 6-bit code (maddubs pair sums <= 2 * 63 * 127 < 2^15; |sc| <= 128), result += d * d_x * sumi. */
+INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    const __m256i m4 = _mm256_set1_epi8(0xF), m3 = _mm256_set1_epi8(3);
+    __m256 acc[NC];
+    for (int c = 0; c < nc; c++) {
+        acc[c] = _mm256_setzero_ps();
+    }
+    for (int64_t b = 0; b < n / QK_K; b++) {
+        const uint8_t *wb = w + Q6_K_BYTES * (size_t)b;
+        const int8_t *sc = (const int8_t *)(wb + 192);
+        const float d = h2f(wb + 208);
+        const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)sc));
+        __m256i sumi[NC];
+        for (int c = 0; c < nc; c++) { /* the -32 offset: 32 * sum_i sc_i * bsum_i, subtracted up front */
+            const __m256i bs = ldu256(x[c] + Q8_K_BYTES * (size_t)b + Q8_K_BSUMS);
+            sumi[c] = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 5));
+        }
+        for (int h = 0; h < 2; h++) {
+            const uint8_t *ql = wb + 64 * h;
+            const __m256i A = ldu256(ql), B = ldu256(ql + 32), H = ldu256(wb + 128 + 32 * h);
+            __m256i q[4];
+            q[0] = _mm256_or_si256(_mm256_and_si256(A, m4), _mm256_slli_epi16(_mm256_and_si256(H, m3), 4));
+            q[1] = _mm256_or_si256(_mm256_and_si256(B, m4),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(H, 2), m3), 4));
+            q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(A, 4), m4),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(H, 4), m3), 4));
+            q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(B, 4), m4),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(H, 6), m3), 4));
+            for (int g = 0; g < 4; g++) {
+                /* values 0..15 of the group take scale 8h + 2g, values 16..31 scale 8h + 2g + 1: the two
+                 * 128-bit halves of maddubs' output */
+                const __m256i s = _mm256_set_m128i(_mm_set1_epi16(sc[8 * h + 2 * g + 1]), _mm_set1_epi16(sc[8 * h + 2 * g]));
+                for (int c = 0; c < nc; c++) {
+                    const uint8_t *xq = x[c] + Q8_K_BYTES * (size_t)b + Q8_K_QS + 128 * h + 32 * g;
+                    sumi[c] = _mm256_add_epi32(sumi[c], _mm256_madd_epi16(_mm256_maddubs_epi16(q[g], ldu256(xq)), s));
+                }
+            }
+        }
+        for (int c = 0; c < nc; c++) {
+            const float dd = d * q8k_d(x[c] + Q8_K_BYTES * (size_t)b);
+            acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi[c]), _mm256_set1_ps(dd), acc[c]);
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        out[c] = hsum8(acc[c]);
+    }
+}
+
+#else /* ---------------------------------- portable C ---------------------------------- */
+
+/* Eight partial sums, so the compiler may vectorize without reassociating. */
+INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    const size_t es = t == GGML_TYPE_F32 ? 4 : 2;
+    for (int c = 0; c < nc; c++) {
+        const uint8_t *xc = x[c]; /* f32 values, read unaligned */
+        float p[8] = {0};
+        int64_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            for (int l = 0; l < 8; l++) {
+                const uint8_t *e = w + es * (size_t)(i + l);
+                const float wv = t == GGML_TYPE_F16 ? h2f(e) : t == GGML_TYPE_BF16 ? bf2f(e) : ld_f32(e);
+                p[l] += wv * ld_f32(xc + 4 * (size_t)(i + l));
+            }
+        }
+        float s = ((p[0] + p[4]) + (p[1] + p[5])) + ((p[2] + p[6]) + (p[3] + p[7]));
+        for (; i < n; i++) {
+            const uint8_t *e = w + es * (size_t)i;
+            s += (t == GGML_TYPE_F16 ? h2f(e) : t == GGML_TYPE_BF16 ? bf2f(e) : ld_f32(e)) * ld_f32(xc + 4 * (size_t)i);
+        }
+        out[c] = s;
+    }
+}
+INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
+}
+INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
+}
+INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
+}
+
+/* q8_0 / q4_0 × q8_0 (ggml-cpu/quants.c ggml_vec_dot_q{8,4}_0_q8_0_generic): exact int per block × d_w d_x. */
+INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    const size_t wb = four ? Q4_0_BYTES : Q8_0_BYTES;
+    float acc[NC] = {0};
+    for (int64_t b = 0; b < n / QK; b++) {
+        const uint8_t *wq = w + wb * (size_t)b;
+        int8_t q[QK];
+        for (int j = 0; j < 16; j++) {
+            q[j] = four ? (int8_t)((wq[2 + j] & 0xF) - 8) : (int8_t)wq[2 + j];
+            q[j + 16] = four ? (int8_t)((wq[2 + j] >> 4) - 8) : (int8_t)wq[2 + 16 + j];
+        }
+        const float d = h2f(wq);
+        for (int c = 0; c < nc; c++) {
+            const uint8_t *xb = x[c] + Q8_0_BYTES * (size_t)b;
+            int s = 0;
+            for (int j = 0; j < QK; j++) {
+                s += q[j] * (int8_t)xb[2 + j];
+            }
+            acc[c] += (float)s * (d * h2f(xb));
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        out[c] = acc[c];
+    }
+}
+INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_q_0_k(0, w, n, x, nc, out);
+}
+INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_q_0_k(1, w, n, x, nc, out);
+}
+
+/* q4_K / q5_K × q8_K (ggml_vec_dot_q{4,5}_K_q8_K_generic): see the AVX2 kernel's comment for the sums. */
+INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    const size_t wbytes = five ? Q5_K_BYTES : Q4_K_BYTES;
+    float acc[NC] = {0}, accm[NC] = {0};
+    for (int64_t b = 0; b < n / QK_K; b++) {
+        const uint8_t *wb = w + wbytes * (size_t)b, *qh = wb + 16, *qs = wb + (five ? 48 : 16);
+        const float d = h2f(wb), dmin = h2f(wb + 2);
+        int sc[8], m[8];
+        k4_scales(wb + 4, sc, m);
+        uint8_t q[QK_K];
+        for (int k = 0; k < 4; k++) {
+            for (int l = 0; l < 32; l++) {
+                q[64 * k + l] = (uint8_t)((qs[32 * k + l] & 0xF) | (five ? ((qh[l] >> (2 * k)) & 1) << 4 : 0));
+                q[64 * k + 32 + l] = (uint8_t)((qs[32 * k + l] >> 4) | (five ? ((qh[l] >> (2 * k + 1)) & 1) << 4 : 0));
+            }
+        }
+        for (int c = 0; c < nc; c++) {
+            const uint8_t *xb = x[c] + Q8_K_BYTES * (size_t)b;
+            const int8_t *xq = (const int8_t *)(xb + Q8_K_QS);
+            int sumi = 0;
+            for (int j = 0; j < 8; j++) {
+                int s = 0;
+                for (int l = 0; l < 32; l++) {
+                    s += q[32 * j + l] * xq[32 * j + l];
+                }
+                sumi += sc[j] * s;
+            }
+            const float dx = q8k_d(xb);
+            acc[c] += d * dx * (float)sumi;
+            accm[c] += dmin * dx * (float)k4_minsum(m, xb);
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        out[c] = acc[c] - accm[c];
+    }
+}
+INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_q45_k_k(0, w, n, x, nc, out);
+}
+INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    dot_q45_k_k(1, w, n, x, nc, out);
+}
+
+/* q6_K × q8_K (ggml_vec_dot_q6_K_q8_K_generic), codes unpacked once into signed q - 32. */
+INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    float acc[NC] = {0};
+    for (int64_t b = 0; b < n / QK_K; b++) {
+        const uint8_t *wb = w + Q6_K_BYTES * (size_t)b;
+        const int8_t *sc = (const int8_t *)(wb + 192);
+        const float d = h2f(wb + 208);
+        int8_t q[QK_K];
+        for (int h = 0; h < 2; h++) {
+            const uint8_t *ql = wb + 64 * h, *qh = wb + 128 + 32 * h;
+            for (int l = 0; l < 32; l++) {
+                q[128 * h + l] = (int8_t)(((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32);
+                q[128 * h + l + 32] = (int8_t)(((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32);
+                q[128 * h + l + 64] = (int8_t)(((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32);
+                q[128 * h + l + 96] = (int8_t)(((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32);
+            }
+        }
+        for (int c = 0; c < nc; c++) {
+            const uint8_t *xb = x[c] + Q8_K_BYTES * (size_t)b;
+            const int8_t *xq = (const int8_t *)(xb + Q8_K_QS);
+            int sumi = 0;
+            for (int i = 0; i < 16; i++) {
+                int s = 0;
+                for (int l = 0; l < 16; l++) {
+                    s += q[16 * i + l] * xq[16 * i + l];
+                }
+                sumi += sc[i] * s;
+            }
+            acc[c] += d * q8k_d(xb) * (float)sumi;
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        out[c] = acc[c];
+    }
+}
+
+#endif
+
+DOT_NC(dot_f32)
+DOT_NC(dot_f16)
+DOT_NC(dot_bf16)
+DOT_NC(dot_q8_0)
+DOT_NC(dot_q4_0)
+DOT_NC(dot_q4_k)
+DOT_NC(dot_q5_k)
+DOT_NC(dot_q6_k)
+
+static dot_fn dot_of(uint32_t t) {
+    switch (t) {
+    case GGML_TYPE_F32: return dot_f32;
+    case GGML_TYPE_F16: return dot_f16;
+    case GGML_TYPE_BF16: return dot_bf16;
+    case GGML_TYPE_Q8_0: return dot_q8_0;
+    case GGML_TYPE_Q4_0: return dot_q4_0;
+    case GGML_TYPE_Q4_K: return dot_q4_k;
+    case GGML_TYPE_Q5_K: return dot_q5_k;
+    case GGML_TYPE_Q6_K: return dot_q6_k;
+    default: return NULL;
+    }
+}
+
+/* Cache blocking for ncols > NC: a chunk of rows of about CHUNK_BYTES (at least one row) is dotted with every
+ * group of NC columns in turn, so the chunk's weights and one group's activations both stay in L1 (32 KB) while
+ * they are reused: weights come from memory once, activations from L2 once per chunk. For ncols <= NC this is
+ * one pass over the rows, each streamed once. */
+enum { CHUNK_BYTES = 12 * 1024 };
+
+static void NAME(gemm_rows)(uint32_t wtype, int64_t n, const uint8_t *w, size_t wrow_bytes, int64_t r0, int64_t r1,
+                            const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride) {
+    const dot_fn dot = dot_of(wtype);
+    const size_t rb = strata_row_bytes(wtype, n);
+    const int64_t chunk = ncols <= NC ? r1 - r0 : (int64_t)(rb < CHUNK_BYTES ? CHUNK_BYTES / rb : 1);
+    const uint8_t *x[NC];
+    float out[NC];
+    for (int64_t rc = r0; rc < r1; rc += chunk) {
+        const int64_t re = r1 - rc < chunk ? r1 : rc + chunk;
+        for (int c0 = 0; c0 < ncols; c0 += NC) {
+            const int nc = ncols - c0 < NC ? ncols - c0 : NC;
+            for (int c = 0; c < nc; c++) {
+                x[c] = xq + (size_t)(c0 + c) * xstride;
+            }
+            for (int64_t r = rc; r < re; r++) {
+                dot(w + (size_t)r * wrow_bytes, n, x, nc, out);
+                for (int c = 0; c < nc; c++) {
+                    y[(size_t)(c0 + c) * ystride + (size_t)r] = out[c];
+                }
+            }
+        }
+    }
+}
+
+const strata_quant_ops NAME(strata_quant) = {STR(QUANT_VARIANT), NAME(dequant_row), NAME(gemm_rows)};

@@ -1,0 +1,172 @@
+package dev.strata.engine.model;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.SequencedMap;
+
+/**
+ * Small synthetic models that strata-ref really computes, for tests: every tensor and key its
+ * loader needs (engine/native/src/model.c, after llama.cpp's) in the {@code llama}, {@code qwen2}
+ * (q/k/v biases), {@code qwen3} (per-head q/k RMSNorm) and {@code qwen3moe} (experts) layouts, a
+ * byte-level BPE vocabulary of the 256 byte tokens, and seeded random weights ({@link
+ * GgufWriter#writeSplitSeeded}). The seed geometry ({@link DemoModel}, {@code qwen3next}) is a
+ * planning model strata-ref refuses; these are the ones it runs.
+ *
+ * @param arch general.architecture: llama, qwen2, qwen3 or qwen3moe
+ * @param blocks block_count
+ * @param width embedding_length
+ * @param heads attention.head_count
+ * @param kvHeads attention.head_count_kv
+ * @param headDim attention.key_length = value_length
+ * @param ffn feed_forward_length (0: the key is not written; a MoE may leave it out)
+ * @param experts expert_count (0: a dense model)
+ * @param expertsUsed expert_used_count
+ * @param expertFfn expert_feed_forward_length
+ * @param vocab rows of token_embd (at least 256: the byte tokens)
+ * @param weights the type of the matrices (F32, F16, Q8_0 or Q4_0); 1-D tensors are F32
+ * @param expertWeights the type of the expert tensors
+ */
+public record TinyModel(
+    String arch,
+    int blocks,
+    int width,
+    int heads,
+    int kvHeads,
+    int headDim,
+    int ffn,
+    int experts,
+    int expertsUsed,
+    int expertFfn,
+    int vocab,
+    GgmlType weights,
+    GgmlType expertWeights) {
+
+  /** A dense model of the seed's attention (2 KV heads × 256): 2 blocks, width 128, Q8_0. */
+  public static TinyModel dense(String arch) {
+    return new TinyModel(arch, 2, 128, 4, 2, 256, 256, 0, 0, 0, 256, GgmlType.Q8_0, GgmlType.Q8_0);
+  }
+
+  /** A qwen3moe of the seed's attention: 2 blocks, 16 experts of FFN 64 (4 used), Q8_0. */
+  public static TinyModel moe() {
+    return new TinyModel(
+        "qwen3moe", 2, 128, 4, 2, 256, 0, 16, 4, 64, 256, GgmlType.Q8_0, GgmlType.Q8_0);
+  }
+
+  /** The same model with heads of this size (128 holds int8 but not q4_0). */
+  public TinyModel withHeadDim(int d) {
+    return new TinyModel(
+        arch,
+        blocks,
+        width,
+        heads,
+        kvHeads,
+        d,
+        ffn,
+        experts,
+        expertsUsed,
+        expertFfn,
+        vocab,
+        weights,
+        expertWeights);
+  }
+
+  /** Writes the model into {@code dir} as {@code shards} files named after {@code prefix}. */
+  public List<Path> write(Path dir, String prefix, int shards, long seed) throws IOException {
+    Files.createDirectories(dir);
+    return GgufWriter.writeSplitSeeded(dir, prefix, shards, metadata(), tensors(), seed);
+  }
+
+  /** The metadata: the architecture's keys and the vocabulary. */
+  public SequencedMap<String, GgufValue> metadata() {
+    String a = arch + ".";
+    SequencedMap<String, GgufValue> m = new LinkedHashMap<>();
+    m.put("general.architecture", GgufValue.string(arch));
+    m.put("general.name", GgufValue.string("tiny-" + arch));
+    m.put(a + "block_count", GgufValue.u32(blocks));
+    m.put(a + "context_length", GgufValue.u32(32_768));
+    m.put(a + "embedding_length", GgufValue.u32(width));
+    m.put(a + "attention.head_count", GgufValue.u32(heads));
+    m.put(a + "attention.head_count_kv", GgufValue.u32(kvHeads));
+    m.put(a + "attention.key_length", GgufValue.u32(headDim));
+    m.put(a + "attention.value_length", GgufValue.u32(headDim));
+    m.put(a + "attention.layer_norm_rms_epsilon", GgufValue.f32(1e-6f));
+    m.put(a + "rope.freq_base", GgufValue.f32(10_000f));
+    m.put(a + "rope.dimension_count", GgufValue.u32(headDim));
+    if (ffn > 0) {
+      m.put(a + "feed_forward_length", GgufValue.u32(ffn));
+    }
+    if (experts > 0) {
+      m.put(a + "expert_count", GgufValue.u32(experts));
+      m.put(a + "expert_used_count", GgufValue.u32(expertsUsed));
+      m.put(a + "expert_feed_forward_length", GgufValue.u32(expertFfn));
+    }
+    m.put("tokenizer.ggml.model", GgufValue.string("gpt2"));
+    m.put("tokenizer.ggml.pre", GgufValue.string("gpt-2"));
+    m.put("tokenizer.ggml.tokens", GgufValue.strings(tokens()));
+    m.put("tokenizer.ggml.merges", GgufValue.strings(List.of()));
+    m.put("tokenizer.ggml.bos_token_id", GgufValue.u32(0));
+    m.put("tokenizer.ggml.eos_token_id", GgufValue.u32(0));
+    return m;
+  }
+
+  /** The tensors strata-ref's loader asks for, in the architecture's layout. */
+  public List<GgufWriter.Tensor> tensors() {
+    long e = width;
+    long q = (long) heads * headDim;
+    long kv = (long) kvHeads * headDim;
+    List<GgufWriter.Tensor> t = new ArrayList<>();
+    t.add(GgufWriter.Tensor.of("token_embd.weight", weights, e, vocab));
+    t.add(GgufWriter.Tensor.of("output_norm.weight", GgmlType.F32, e));
+    for (int n = 0; n < blocks; n++) {
+      String b = "blk." + n + ".";
+      t.add(GgufWriter.Tensor.of(b + "attn_norm.weight", GgmlType.F32, e));
+      t.add(GgufWriter.Tensor.of(b + "attn_q.weight", weights, e, q));
+      t.add(GgufWriter.Tensor.of(b + "attn_k.weight", weights, e, kv));
+      t.add(GgufWriter.Tensor.of(b + "attn_v.weight", weights, e, kv));
+      t.add(GgufWriter.Tensor.of(b + "attn_output.weight", weights, q, e));
+      if (arch.equals("qwen2")) {
+        t.add(GgufWriter.Tensor.of(b + "attn_q.bias", GgmlType.F32, q));
+        t.add(GgufWriter.Tensor.of(b + "attn_k.bias", GgmlType.F32, kv));
+        t.add(GgufWriter.Tensor.of(b + "attn_v.bias", GgmlType.F32, kv));
+      }
+      if (arch.startsWith("qwen3")) {
+        t.add(GgufWriter.Tensor.of(b + "attn_q_norm.weight", GgmlType.F32, headDim));
+        t.add(GgufWriter.Tensor.of(b + "attn_k_norm.weight", GgmlType.F32, headDim));
+      }
+      t.add(GgufWriter.Tensor.of(b + "ffn_norm.weight", GgmlType.F32, e));
+      if (experts > 0) {
+        t.add(GgufWriter.Tensor.of(b + "ffn_gate_inp.weight", GgmlType.F32, e, experts));
+        t.add(
+            GgufWriter.Tensor.of(b + "ffn_gate_exps.weight", expertWeights, e, expertFfn, experts));
+        t.add(GgufWriter.Tensor.of(b + "ffn_up_exps.weight", expertWeights, e, expertFfn, experts));
+        t.add(
+            GgufWriter.Tensor.of(b + "ffn_down_exps.weight", expertWeights, expertFfn, e, experts));
+      } else {
+        t.add(GgufWriter.Tensor.of(b + "ffn_gate.weight", weights, e, ffn));
+        t.add(GgufWriter.Tensor.of(b + "ffn_up.weight", weights, e, ffn));
+        t.add(GgufWriter.Tensor.of(b + "ffn_down.weight", weights, ffn, e));
+      }
+    }
+    return t;
+  }
+
+  /**
+   * The 256 byte tokens as GPT-2's byte-to-unicode table spells them, then {@code <xN>} fillers.
+   */
+  private List<String> tokens() {
+    List<String> out = new ArrayList<>(vocab);
+    int extra = 0;
+    for (int b = 0; b < 256; b++) {
+      boolean printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
+      out.add(Character.toString(printable ? b : 256 + extra++));
+    }
+    for (int i = 256; i < vocab; i++) {
+      out.add("<x" + i + ">");
+    }
+    return out;
+  }
+}
