@@ -171,16 +171,27 @@ class SessionTest {
 
   @Test
   void badArgumentsAreTheEnginesCode2() {
-    // --prompt-tokens 512 + --n-predict 64 (main's workload, the defaults) do not fit 256 + 128
+    // main's workload flags, given, must fit the context (the engine's startup rule): 512 + 64 >
+    // 256
     Lines refused = new Lines();
     SessionException tooBig =
         assertThrows(
             SessionException.class,
             () ->
-                engine.openSession(List.of("--model", model.toString(), "--ctx", "256"), refused));
+                engine.openSession(
+                    List.of(
+                        "--model",
+                        model.toString(),
+                        "--ctx",
+                        "256",
+                        "--prompt-tokens",
+                        "512",
+                        "--n-predict",
+                        "64"),
+                    refused));
     assertEquals(2, tooBig.exitCode());
     assertTrue(
-        refused.lines.stream().anyMatch(l -> l.startsWith("ERROR") && l.contains("cells")),
+        refused.lines.stream().anyMatch(l -> l.startsWith("ERROR") && l.contains("exceed")),
         String.join("\n", refused.lines));
     Lines lines = new Lines();
     try (Session s = open(lines)) {
