@@ -49,6 +49,8 @@ static void on_line(void *user, int level, const char *line) {
     if (level >= 2) {
         snprintf(last_err, sizeof last_err, "%s", line);
         n_err++;
+    } else if (strncmp(line, "snapshot: model identity=", 25) == 0) {
+        printf("  %s\n", line); /* what identifying the model cost */
     }
 }
 
