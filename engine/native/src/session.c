@@ -74,6 +74,11 @@ strata_session *strata_session_open_internal(int argc, const char *const *argv, 
         goto fail;
     }
     s->have_kv = 1;
+    s->tokens = malloc((size_t)s->n_seq * (size_t)st->o.ctx * sizeof *s->tokens);
+    if (s->tokens == NULL) {
+        code = RC_NOMEM;
+        goto fail;
+    }
     s->ops = strata_fused_best();
     if (strata_fwd_init(&s->fwd, md, &s->kv, &s->pool, s->ops) != 0) {
         logf_(&s->lg, 2, "engine: out of memory allocating the forward pass's scratch");
@@ -144,6 +149,7 @@ API void strata_session_close(strata_session *s) {
         strata_arena_close(&s->arena);
     }
     free(s->moe_layer_of);
+    free(s->tokens);
     if (s->have_fwd) {
         strata_fwd_free(&s->fwd);
     }
@@ -250,6 +256,7 @@ API int strata_session_eval(strata_session *s, int32_t seq, const int32_t *token
             last = t;
         }
     }
+    memcpy(s->tokens + (size_t)seq * (size_t)s->st.o.ctx + past, tokens, n * sizeof *tokens);
     s->kv.n_past[seq] = (int32_t)(past + n);
     double dt = now_s() - t0;
     if (n > 1) {

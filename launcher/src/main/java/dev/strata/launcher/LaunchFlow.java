@@ -76,8 +76,10 @@ final class LaunchFlow {
       String temp,
       String topK,
       String topP,
-      String seed) {
-    static final Generate NONE = new Generate(null, null, null, null, null, null, null);
+      String seed,
+      String saveSession,
+      String loadSession) {
+    static final Generate NONE = new Generate(null, null, null, null, null, null, null, null, null);
 
     /** Whether a prompt was given ({@code --prompt} or {@code --prompt-file}). */
     boolean asked() {
