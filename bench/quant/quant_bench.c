@@ -53,7 +53,8 @@ static void fill(uint32_t t, uint8_t *m, size_t bytes) {
             break;
         }
         case GGML_TYPE_Q8_0:
-        case GGML_TYPE_Q4_0: strata_store_u16le(p, strata_float_to_half(1e-3f)); break;
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q5_0: strata_store_u16le(p, strata_float_to_half(1e-3f)); break;
         case GGML_TYPE_Q4_K:
         case GGML_TYPE_Q5_K:
             strata_store_u16le(p, strata_float_to_half(1e-4f));
@@ -159,7 +160,7 @@ static double read_gbs(size_t bytes) {
 }
 
 int main(int argc, char **argv) { /* quant_bench [type ...]: only those types */
-    const uint32_t types[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0,
+    const uint32_t types[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q5_0,
                               GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
     const int64_t shapes[2][2] = {{512, 1536}, {1536, 512}};
     const size_t RING = (size_t)128 << 20;
@@ -167,7 +168,8 @@ int main(int argc, char **argv) { /* quant_bench [type ...]: only those types */
     printf("memcpy: hot 1.5 MB %.1f GB/s, DRAM 128 MB %.1f GB/s (bytes copied per second); plain read of 128 MB: "
            "%.1f GB/s\n\n",
            memcpy_gbs((size_t)1536 * 512 * 2), memcpy_gbs(RING), read_gbs(RING));
-    printf("| type | n × rows | bytes | ncols 1 hot GB/s | ncols 1 stream GB/s | ncols 64 hot GB/s | ncols 64 hot GFLOP/s |\n");
+    printf("| type | n × rows | bytes | ncols 1 hot GB/s | ncols 1 stream GB/s | ncols 64 hot GB/s "
+           "| ncols 64 hot GFLOP/s |\n");
     printf("|---|---|---|---|---|---|---|\n");
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
         const uint32_t t = types[ti], vt = (uint32_t)strata_type(t)->vec_dot_type;

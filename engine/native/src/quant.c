@@ -17,7 +17,7 @@ static const strata_type_info TYPES[] = {
     T(GGML_TYPE_F16, "f16", 1, 2, 1, GGML_TYPE_F32),
     T(GGML_TYPE_Q4_0, "q4_0", 32, 18, 1, GGML_TYPE_Q8_0),
     T(GGML_TYPE_Q4_1, "q4_1", 32, 20, 0, -1),
-    T(GGML_TYPE_Q5_0, "q5_0", 32, 22, 0, -1),
+    T(GGML_TYPE_Q5_0, "q5_0", 32, 22, 1, GGML_TYPE_Q8_0),
     T(GGML_TYPE_Q5_1, "q5_1", 32, 24, 0, -1),
     T(GGML_TYPE_Q8_0, "q8_0", 32, 34, 1, GGML_TYPE_Q8_0),
     T(GGML_TYPE_Q8_1, "q8_1", 32, 36, 0, -1),
@@ -59,7 +59,7 @@ const strata_type_info *strata_type(uint32_t type) {
     return &TYPES[type];
 }
 
-const char *strata_types_computable(void) { return "f32, f16, bf16, q8_0, q4_0, q4_K, q5_K, q6_K"; }
+const char *strata_types_computable(void) { return "f32, f16, bf16, q8_0, q4_0, q5_0, q4_K, q5_K, q6_K"; }
 
 size_t strata_row_bytes(uint32_t type, int64_t n) {
     const strata_type_info *t = strata_type(type);

@@ -36,20 +36,23 @@ typedef struct {
     const char *name;   /* ggml's name: "f32", "q4_K", ... */
     uint32_t block;     /* values per block (1 for f32/f16/bf16, 32, or QK_K = 256) */
     uint32_t bytes;     /* bytes per block */
-    int computable;     /* strata-ref can dequantize it and dot with it (F32 F16 BF16 Q8_0 Q4_0 Q4_K Q5_K Q6_K) */
+    int computable;     /* strata-ref can dequantize it and dot with it (F32 F16 BF16 Q8_0 Q4_0 Q5_0 Q4_K Q5_K
+                         * Q6_K; Q5_0 is what llama.cpp's Q4_K_M falls back to for rows of n % 256 != 0) */
     int vec_dot_type;   /* the type activations are converted to for a dot with this weight type */
 } strata_type_info;
 
 /* The type table row of a ggml type id, or NULL for an id ggml does not define (or strata-ref does not know). */
 const strata_type_info *strata_type(uint32_t type);
-/* The names strata-ref computes, comma-separated ("f32, f16, bf16, q8_0, q4_0, q4_K, q5_K, q6_K"). */
+/* The names strata-ref computes, comma-separated ("f32, f16, bf16, q8_0, q4_0, q5_0, q4_K, q5_K, q6_K"). */
 const char *strata_types_computable(void);
 /* Bytes of a row of n values (n a multiple of the block size; 0 otherwise). */
 size_t strata_row_bytes(uint32_t type, int64_t n);
 
 /* dst[0..n) = the values of a row of n values of a computable type. */
 void strata_dequant_row(uint32_t type, const void *src, float *dst, int64_t n);
-/* Converts n floats to a row of the vec_dot type vt (F32: a copy; Q8_0; Q8_K), as ggml's quantize_row_*. */
+/* Converts n floats to a row of the vec_dot type vt (F32: a copy; Q8_0; Q8_K), as ggml's quantize_row_*: the
+ * bytes equal llama.cpp's x86 CPU backend's (Q8_0 rounds ties to even, as its AVX2 path). dst holds
+ * strata_row_bytes(vt, n) bytes (any alignment); another vt writes nothing. */
 void strata_quantize_act(uint32_t vt, const float *x, void *dst, int64_t n);
 
 /* The matrix product of the forward pass, for rows [r0, r1) of a weight matrix W (wtype, rows of n values,
@@ -57,7 +60,10 @@ void strata_quantize_act(uint32_t vt, const float *x, void *dst, int64_t n);
  * wtype, xstride bytes apart):
  *   y[c * ystride + r] = dot(W row r, activation c)      for r0 <= r < r1, 0 <= c < ncols.
  * Picks the best instruction set at run time (AVX2+FMA+F16C on x86-64 when present, else the portable variant).
- * Thread-safe (no state but the variant, chosen once); no alignment needed of w, xq or y. */
+ * Thread-safe (no state but the variant, chosen once); no alignment needed of w, xq or y. A column's results do not
+ * depend on ncols or on the rows around it (the same bits alone or in a batch); for the quantized types the AVX2
+ * variant gives the bits of llama.cpp's AVX2 ggml_vec_dot_*_q8_* (tools/ggml_quant_check). A type that is not
+ * computable, or n not a multiple of its block, writes NaN to the rows asked for. */
 void strata_gemm_rows(uint32_t wtype, int64_t n, const uint8_t *w, size_t wrow_bytes, int64_t r0, int64_t r1,
                       const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride);
 

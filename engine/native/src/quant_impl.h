@@ -5,6 +5,8 @@
  * is IEEE binary16):
  *   q4_0  18 B / 32:   d f16 @0, qs[16] @2        value j: low nibble of qs[j] (j < 16), high nibble of
  *                                                 qs[j-16] (j >= 16); x = (nibble - 8) * d
+ *   q5_0  22 B / 32:   d f16 @0, qh[4] @2, qs[16] @6  as q4_0, plus bit j of the little-endian u32 qh as
+ *                                                 the code's 5th bit (value 16); x = (code - 16) * d
  *   q8_0  34 B / 32:   d f16 @0, qs[32] int8 @2   x = qs[j] * d
  *   q4_K 144 B / 256:  d f16 @0, dmin f16 @2, scales[12] @4, qs[128] @16
  *   q5_K 176 B / 256:  d @0, dmin @2, scales[12] @4, qh[32] @16, qs[128] @48
@@ -23,6 +25,7 @@ enum {
     QK = 32,     /* QK4_0 = QK8_0 */
     QK_K = 256,  /* the K-quants' super-block */
     Q4_0_BYTES = 18,
+    Q5_0_BYTES = 22,
     Q8_0_BYTES = 34,
     Q4_K_BYTES = 144,
     Q5_K_BYTES = 176,

@@ -15,6 +15,7 @@
  * weight row once, and a prefill (ncols up to 64) reads each weight row from memory once and reuses it from L1
  * for all its columns. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "half.h"
@@ -93,6 +94,21 @@ static void dequant_q4_0(const uint8_t *b, float *y, int64_t nb) {
     }
 }
 
+/* q5_0 (ggml-quants.c dequantize_row_q5_0): value j's 5th bit is bit j of the u32 qh. */
+static void dequant_q5_0(const uint8_t *b, float *y, int64_t nb) {
+    for (int64_t i = 0; i < nb; i++, b += Q5_0_BYTES, y += QK) {
+        const float d = h2f(b);
+        uint32_t qh;
+        memcpy(&qh, b + 2, 4);
+        for (int j = 0; j < 16; j++) {
+            const int lo = (b[6 + j] & 0xF) | (int)((qh >> j) & 1) << 4;
+            const int hi = (b[6 + j] >> 4) | (int)((qh >> (j + 16)) & 1) << 4;
+            y[j] = (float)(lo - 16) * d;
+            y[j + 16] = (float)(hi - 16) * d;
+        }
+    }
+}
+
 static void dequant_q8_0(const uint8_t *b, float *y, int64_t nb) {
     for (int64_t i = 0; i < nb; i++, b += Q8_0_BYTES, y += QK) {
         const float d = h2f(b);
@@ -166,6 +182,7 @@ static void NAME(dequant_row)(uint32_t type, const uint8_t *src, float *dst, int
         }
         break;
     case GGML_TYPE_Q4_0: dequant_q4_0(src, dst, n / QK); break;
+    case GGML_TYPE_Q5_0: dequant_q5_0(src, dst, n / QK); break;
     case GGML_TYPE_Q8_0: dequant_q8_0(src, dst, n / QK); break;
     case GGML_TYPE_Q4_K: dequant_q45_k(src, dst, n / QK_K, 0); break;
     case GGML_TYPE_Q5_K: dequant_q45_k(src, dst, n / QK_K, 1); break;
@@ -179,17 +196,20 @@ static void NAME(dequant_row)(uint32_t type, const uint8_t *src, float *dst, int
 
 /* ============================ dot products: one weight row × nc ≤ NC columns ============================
  * w: the row; n: its values; x[c]: activation column c in the vec_dot type; out[c] = the dot product. */
-typedef void (*dot_fn)(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out);
+/* xd[c][b]: the f32 scale of block b of column c, for q8_0 / q4_0 (converted once per call, not once per row). */
+typedef void (*dot_fn)(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc,
+                       float *out);
 
 /* A kernel body k(w, n, x, nc, out) is written for any nc; this instantiates it for the constants 1..4 so the
  * compiler unrolls the column loops and keeps every accumulator in a register. */
 #define DOT_NC(name)                                                                                    \
-    static void name(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {       \
+    static void name(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc,       \
+                     float *out) {                                                                      \
         switch (nc) {                                                                                   \
-        case 1: name##_k(w, n, x, 1, out); break;                                                       \
-        case 2: name##_k(w, n, x, 2, out); break;                                                       \
-        case 3: name##_k(w, n, x, 3, out); break;                                                       \
-        default: name##_k(w, n, x, 4, out); break;                                                      \
+        case 1: name##_k(w, n, x, xd, 1, out); break;                                                       \
+        case 2: name##_k(w, n, x, xd, 2, out); break;                                                       \
+        case 3: name##_k(w, n, x, xd, 3, out); break;                                                       \
+        default: name##_k(w, n, x, xd, 4, out); break;                                                      \
         }                                                                                               \
     }
 
@@ -287,37 +307,61 @@ INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *
         dot_float2_k(t, w, n, x + c0, nc - c0 < 2 ? nc - c0 : 2, out + c0);
     }
 }
-INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                      int nc, float *out) {
     dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
 }
-INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                      int nc, float *out) {
     dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
 }
-INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
 }
 
-/* ---- q8_0 and q4_0 weights × q8_0 activations: two blocks a step (two accumulator chains per column) ---- */
-INLINE __m256i q4_0_codes(const uint8_t *b) { /* values 0..31 of a q4_0 block as int8 (nibble - 8) */
-    __m128i raw = _mm_loadu_si128((const __m128i *)(const void *)(b + 2));
-    __m256i q = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(raw, 4), raw), _mm256_set1_epi8(0xF));
-    return _mm256_sub_epi8(q, _mm256_set1_epi8(8));
+/* ---- q8_0, q4_0 and q5_0 weights × q8_0 activations ---- */
+enum { K_Q8_0, K_Q4_0, K_Q5_0 };
+static inline size_t q_0_bytes(int kind) { return kind == K_Q4_0 ? Q4_0_BYTES : kind == K_Q5_0 ? Q5_0_BYTES : Q8_0_BYTES; }
+INLINE __m256i nibbles32(const uint8_t *qs) { /* 16 bytes → values 0..15 (low nibbles), 16..31 (high) */
+    __m128i raw = _mm_loadu_si128((const __m128i *)(const void *)qs);
+    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(raw, 4), raw), _mm256_set1_epi8(0xF));
+}
+/* The 32 values of a block as int8: q8_0 as stored, q4_0 nibble - 8, q5_0 (nibble | qh bit j << 4) - 16; the
+ * qh bits become bytes by sending byte j / 8 of qh to byte j and testing bit j % 8 there. */
+INLINE __m256i q_0_codes(int kind, const uint8_t *b) {
+    if (kind == K_Q8_0) {
+        return ldu256(b + 2);
+    }
+    if (kind == K_Q4_0) {
+        return _mm256_sub_epi8(nibbles32(b + 2), _mm256_set1_epi8(8));
+    }
+    uint32_t qh;
+    memcpy(&qh, b + 2, 4);
+    const __m256i spread = _mm256_shuffle_epi8(_mm256_set1_epi32((int)qh),
+                                               _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2,
+                                                                2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+    const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+    const __m256i q = _mm256_or_si256(nibbles32(b + 6), _mm256_and_si256(set, _mm256_set1_epi8(0x10)));
+    return _mm256_sub_epi8(q, _mm256_set1_epi8(16));
 }
 /* One accumulator chain per column, block after block, then hsum8: the order of llama.cpp's AVX2
- * ggml_vec_dot_q8_0_q8_0 / q4_0_q8_0, so a row's result is the same bits as theirs (and the same for any nc). */
-INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
-    const size_t wb = four ? Q4_0_BYTES : Q8_0_BYTES;
+ * ggml_vec_dot_{q8_0,q4_0,q5_0}_q8_0, so a row's result is the same bits as theirs (and the same for any nc). */
+INLINE void dot_q_0_k(int kind, const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc,
+                      float *out) {
+    const size_t wb = q_0_bytes(kind);
     __m256 acc[NC];
     for (int c = 0; c < nc; c++) {
         acc[c] = _mm256_setzero_ps();
     }
     for (int64_t b = 0; b < n / QK; b++) {
         const uint8_t *w0 = w + wb * (size_t)b;
-        const __m256i q0 = four ? q4_0_codes(w0) : ldu256(w0 + 2);
+        const __m256i q0 = q_0_codes(kind, w0);
         const float d0 = h2f(w0);
         for (int c = 0; c < nc; c++) {
             const uint8_t *x0 = x[c] + Q8_0_BYTES * (size_t)b;
-            acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(d0 * h2f(x0)), _mm256_cvtepi32_ps(dot32_s8(q0, ldu256(x0 + 2))),
+            acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(d0 * xd[c][b]), _mm256_cvtepi32_ps(dot32_s8(q0, ldu256(x0 + 2))),
                                      acc[c]);
         }
     }
@@ -325,11 +369,17 @@ INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *cons
         out[c] = hsum8(acc[c]);
     }
 }
-INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
-    dot_q_0_k(0, w, n, x, nc, out);
+INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q_0_k(K_Q8_0, w, n, x, xd, nc, out);
 }
-INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
-    dot_q_0_k(1, w, n, x, nc, out);
+INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q_0_k(K_Q4_0, w, n, x, xd, nc, out);
+}
+INLINE void dot_q5_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q_0_k(K_Q5_0, w, n, x, xd, nc, out);
 }
 
 /* ---- q4_K / q5_K weights × q8_K activations ----
@@ -366,6 +416,9 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
         uint8_t sm[16];
         k4_scales_bytes(wb + 4, sm);
         const __m128i mins = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(sm + 8)));
+        /* the 8 scales as int16 in both 128-bit lanes; scale j is broadcast with one byte shuffle */
+        const __m256i scales =
+            _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)sm)));
         __m256i sumi[NC];
         for (int c = 0; c < nc; c++) { /* the min term: sum_j m_j * (bsum 2j + bsum 2j+1), 4 int32 lanes */
             sumi[c] = _mm256_setzero_si256();
@@ -390,7 +443,8 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
                 hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 1), one), 4));
                 qh = _mm256_srli_epi16(qh, 2);
             }
-            const __m256i sl = _mm256_set1_epi16((short)sm[2 * k]), sh = _mm256_set1_epi16((short)sm[2 * k + 1]);
+            const __m256i sl = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * k))));
+            const __m256i sh = _mm256_shuffle_epi8(scales, _mm256_set1_epi16((short)(0x0100 + 0x0202 * (2 * k + 1))));
             for (int c = 0; c < nc; c++) {
                 const uint8_t *xq = x[c] + Q8_K_BYTES * (size_t)b + Q8_K_QS + 64 * k;
                 const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, ldu256(xq)), sl);
@@ -409,17 +463,20 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
         out[c] = five ? hsum8(acc[c]) + summs[c] : hsum8(acc[c]) - _mm_cvtss_f32(m);
     }
 }
-INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_q45_k_k(0, w, n, x, nc, out);
 }
-INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_q45_k_k(1, w, n, x, nc, out);
 }
 
 /* ---- q6_K weights × q8_K activations ----
  * Per super-block: sumi = sum_i sc_i * (sum over its 16 values of q * x) - 32 * sum_i sc_i * bsum_i, q the
  * unsigned 6-bit code (maddubs pair sums <= 2 * 63 * 127 < 2^15; |sc| <= 128), result += d * d_x * sumi. */
-INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     const __m256i m4 = _mm256_set1_epi8(0xF), m3 = _mm256_set1_epi8(3);
     __m256 acc[NC];
     for (int c = 0; c < nc; c++) {
@@ -448,8 +505,12 @@ INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int
                                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(H, 6), m3), 4));
             for (int g = 0; g < 4; g++) {
                 /* values 0..15 of the group take scale 8h + 2g, values 16..31 scale 8h + 2g + 1: the two
-                 * 128-bit halves of maddubs' output */
-                const __m256i s = _mm256_set_m128i(_mm_set1_epi16(sc[8 * h + 2 * g + 1]), _mm_set1_epi16(sc[8 * h + 2 * g]));
+                 * 128-bit halves of maddubs' output. Scales 8h+2g, 8h+2g+1 are 32-bit element 4h+g of sc16:
+                 * spread it to every element, then pick its low int16 in the low lane, its high in the high. */
+                const __m256i pair = _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(4 * h + g));
+                const __m256i lohi = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, /* low lane */
+                                                      2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3);
+                const __m256i s = _mm256_shuffle_epi8(pair, lohi);
                 for (int c = 0; c < nc; c++) {
                     const uint8_t *xq = x[c] + Q8_K_BYTES * (size_t)b + Q8_K_QS + 128 * h + 32 * g;
                     sumi[c] = _mm256_add_epi32(sumi[c], _mm256_madd_epi16(_mm256_maddubs_epi16(q[g], ldu256(xq)), s));
@@ -490,26 +551,44 @@ INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *
         out[c] = s;
     }
 }
-INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                      int nc, float *out) {
     dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
 }
-INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                      int nc, float *out) {
     dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
 }
-INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
 }
 
-/* q8_0 / q4_0 × q8_0 (ggml-cpu/quants.c ggml_vec_dot_q{8,4}_0_q8_0_generic): exact int per block × d_w d_x. */
-INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
-    const size_t wb = four ? Q4_0_BYTES : Q8_0_BYTES;
+/* q8_0 / q4_0 / q5_0 × q8_0 (ggml-cpu/quants.c ggml_vec_dot_*_q8_0_generic): exact int per block × d_w d_x. */
+enum { K_Q8_0, K_Q4_0, K_Q5_0 };
+static inline size_t q_0_bytes(int kind) { return kind == K_Q4_0 ? Q4_0_BYTES : kind == K_Q5_0 ? Q5_0_BYTES : Q8_0_BYTES; }
+INLINE void dot_q_0_k(int kind, const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd, int nc,
+                      float *out) {
+    const size_t wb = q_0_bytes(kind);
     float acc[NC] = {0};
     for (int64_t b = 0; b < n / QK; b++) {
         const uint8_t *wq = w + wb * (size_t)b;
         int8_t q[QK];
+        uint32_t qh = 0;
+        if (kind == K_Q5_0) {
+            memcpy(&qh, wq + 2, 4);
+        }
         for (int j = 0; j < 16; j++) {
-            q[j] = four ? (int8_t)((wq[2 + j] & 0xF) - 8) : (int8_t)wq[2 + j];
-            q[j + 16] = four ? (int8_t)((wq[2 + j] >> 4) - 8) : (int8_t)wq[2 + 16 + j];
+            if (kind == K_Q8_0) {
+                q[j] = (int8_t)wq[2 + j];
+                q[j + 16] = (int8_t)wq[2 + 16 + j];
+            } else if (kind == K_Q4_0) {
+                q[j] = (int8_t)((wq[2 + j] & 0xF) - 8);
+                q[j + 16] = (int8_t)((wq[2 + j] >> 4) - 8);
+            } else {
+                q[j] = (int8_t)(((wq[6 + j] & 0xF) | (int)((qh >> j) & 1) << 4) - 16);
+                q[j + 16] = (int8_t)(((wq[6 + j] >> 4) | (int)((qh >> (j + 16)) & 1) << 4) - 16);
+            }
         }
         const float d = h2f(wq);
         for (int c = 0; c < nc; c++) {
@@ -518,18 +597,24 @@ INLINE void dot_q_0_k(int four, const uint8_t *w, int64_t n, const uint8_t *cons
             for (int j = 0; j < QK; j++) {
                 s += q[j] * (int8_t)xb[2 + j];
             }
-            acc[c] += (float)s * (d * h2f(xb));
+            acc[c] += (float)s * (d * xd[c][b]);
         }
     }
     for (int c = 0; c < nc; c++) {
         out[c] = acc[c];
     }
 }
-INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
-    dot_q_0_k(0, w, n, x, nc, out);
+INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q_0_k(K_Q8_0, w, n, x, xd, nc, out);
 }
-INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
-    dot_q_0_k(1, w, n, x, nc, out);
+INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q_0_k(K_Q4_0, w, n, x, xd, nc, out);
+}
+INLINE void dot_q5_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q_0_k(K_Q5_0, w, n, x, xd, nc, out);
 }
 
 /* q4_K / q5_K × q8_K (ggml_vec_dot_q{4,5}_K_q8_K_generic): see the AVX2 kernel's comment for the sums. */
@@ -568,15 +653,18 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
         out[c] = acc[c] - accm[c];
     }
 }
-INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_q45_k_k(0, w, n, x, nc, out);
 }
-INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     dot_q45_k_k(1, w, n, x, nc, out);
 }
 
 /* q6_K × q8_K (ggml_vec_dot_q6_K_q8_K_generic), codes unpacked once into signed q - 32. */
-INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
     float acc[NC] = {0};
     for (int64_t b = 0; b < n / QK_K; b++) {
         const uint8_t *wb = w + Q6_K_BYTES * (size_t)b;
@@ -618,6 +706,7 @@ DOT_NC(dot_f16)
 DOT_NC(dot_bf16)
 DOT_NC(dot_q8_0)
 DOT_NC(dot_q4_0)
+DOT_NC(dot_q5_0)
 DOT_NC(dot_q4_k)
 DOT_NC(dot_q5_k)
 DOT_NC(dot_q6_k)
@@ -629,6 +718,7 @@ static dot_fn dot_of(uint32_t t) {
     case GGML_TYPE_BF16: return dot_bf16;
     case GGML_TYPE_Q8_0: return dot_q8_0;
     case GGML_TYPE_Q4_0: return dot_q4_0;
+    case GGML_TYPE_Q5_0: return dot_q5_0;
     case GGML_TYPE_Q4_K: return dot_q4_k;
     case GGML_TYPE_Q5_K: return dot_q5_k;
     case GGML_TYPE_Q6_K: return dot_q6_k;
@@ -642,28 +732,63 @@ static dot_fn dot_of(uint32_t t) {
  * one pass over the rows, each streamed once. */
 enum { CHUNK_BYTES = 12 * 1024 };
 
+/* q8_0 / q4_0 / q5_0 weights: every q8_0 activation block's f16 scale is converted once per call into xd (on the stack for up to
+ * XD_MAX blocks × columns, columns taken in slices that fit; n > 32768 takes the heap). */
+enum { XD_MAX = 4096 };
+
 static void NAME(gemm_rows)(uint32_t wtype, int64_t n, const uint8_t *w, size_t wrow_bytes, int64_t r0, int64_t r1,
                             const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride) {
     const dot_fn dot = dot_of(wtype);
     const size_t rb = strata_row_bytes(wtype, n);
-    const int64_t chunk = ncols <= NC ? r1 - r0 : (int64_t)(rb < CHUNK_BYTES ? CHUNK_BYTES / rb : 1);
-    const uint8_t *x[NC];
-    float out[NC];
-    for (int64_t rc = r0; rc < r1; rc += chunk) {
-        const int64_t re = r1 - rc < chunk ? r1 : rc + chunk;
-        for (int c0 = 0; c0 < ncols; c0 += NC) {
-            const int nc = ncols - c0 < NC ? ncols - c0 : NC;
-            for (int c = 0; c < nc; c++) {
-                x[c] = xq + (size_t)(c0 + c) * xstride;
+    const int q0 = wtype == GGML_TYPE_Q8_0 || wtype == GGML_TYPE_Q4_0 || wtype == GGML_TYPE_Q5_0;
+    const int64_t nb = n / QK;
+    float xd_stack[XD_MAX], *xd_heap = NULL, *xdb = xd_stack;
+    int slice = ncols;
+    if (q0 && (int64_t)ncols * nb > XD_MAX) {
+        slice = (int)(XD_MAX / nb) / NC * NC;
+        if (slice < NC) {
+            xd_heap = malloc(sizeof(float) * (size_t)nb * (size_t)ncols);
+            if (xd_heap == NULL) {
+                for (int c = 0; c < ncols; c++) {
+                    for (int64_t r = r0; r < r1; r++) {
+                        y[(size_t)c * ystride + (size_t)r] = NAN;
+                    }
+                }
+                return;
             }
-            for (int64_t r = rc; r < re; r++) {
-                dot(w + (size_t)r * wrow_bytes, n, x, nc, out);
+            xdb = xd_heap;
+            slice = ncols;
+        }
+    }
+    const uint8_t *x[NC];
+    const float *xd[NC] = {NULL, NULL, NULL, NULL};
+    float out[NC];
+    for (int cs = 0; cs < ncols; cs += slice) {
+        const int ns = ncols - cs < slice ? ncols - cs : slice;
+        for (int c = 0; q0 && c < ns; c++) {
+            for (int64_t b = 0; b < nb; b++) {
+                xdb[(size_t)c * (size_t)nb + (size_t)b] = h2f(xq + (size_t)(cs + c) * xstride + Q8_0_BYTES * (size_t)b);
+            }
+        }
+        const int64_t chunk = ns <= NC ? r1 - r0 : (int64_t)(rb < CHUNK_BYTES ? CHUNK_BYTES / rb : 1);
+        for (int64_t rc = r0; rc < r1; rc += chunk) {
+            const int64_t re = r1 - rc < chunk ? r1 : rc + chunk;
+            for (int c0 = 0; c0 < ns; c0 += NC) {
+                const int nc = ns - c0 < NC ? ns - c0 : NC;
                 for (int c = 0; c < nc; c++) {
-                    y[(size_t)(c0 + c) * ystride + (size_t)r] = out[c];
+                    x[c] = xq + (size_t)(cs + c0 + c) * xstride;
+                    xd[c] = xdb + (size_t)(c0 + c) * (size_t)nb;
+                }
+                for (int64_t r = rc; r < re; r++) {
+                    dot(w + (size_t)r * wrow_bytes, n, x, xd, nc, out);
+                    for (int c = 0; c < nc; c++) {
+                        y[(size_t)(cs + c0 + c) * ystride + (size_t)r] = out[c];
+                    }
                 }
             }
         }
     }
+    free(xd_heap);
 }
 
 const strata_quant_ops NAME(strata_quant) = {STR(QUANT_VARIANT), NAME(dequant_row), NAME(gemm_rows)};

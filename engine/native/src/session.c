@@ -66,11 +66,7 @@ strata_session *strata_session_open_internal(int argc, const char *const *argv, 
         }
     }
     char err[STRATA_GGUF_ERR_MAX + 64];
-    if (strata_vocab_load(&st->map, &s->vocab, err, sizeof err) != 0) {
-        logf_(&s->lg, 2, "%s", err);
-        code = RC_REFUSED;
-        goto fail;
-    }
+    s->vocab = st->vocab;
     int n_threads = st->o.threads > 0 ? (int)st->o.threads : strata_threads_default();
     if (strata_pool_init(&s->pool, n_threads) != 0) {
         code = RC_NOMEM;
@@ -166,7 +162,6 @@ API void strata_session_close(strata_session *s) {
     if (s->have_pool) {
         strata_pool_free(&s->pool);
     }
-    strata_vocab_free(s->vocab);
     if (s->started) {
         strata_startup_free(&s->st);
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "forward.h"
+#include "vocab.h"
 #include "strata_engine.h"
 
 const char *const STRATA_FORMAT_NAMES[4] = {"fp16", "int8", "q4_0", "k8v4"};
@@ -185,6 +186,10 @@ static int rules(int argc, const char *const *argv, const logger *lg, strata_sta
         logf_(lg, 2, "%s", err);
         return mrc;
     }
+    if (strata_vocab_load(&s->map, &s->vocab, err, errlen) != 0) {
+        logf_(lg, 2, "%s", err);
+        return RC_REFUSED; /* a tokenizer strata-ref does not implement (or a damaged one): named in the line */
+    }
     if (g->head_dim_v != g->head_dim) {
         logf_(lg, 2, "kv: K head_dim %u and V head_dim %u differ; the Metal KV pools and strata-ref hold one head "
                       "size for K and V (the pc engine plans both)", g->head_dim, g->head_dim_v);
@@ -285,6 +290,8 @@ int strata_startup_run(int argc, const char *const *argv, const logger *lg, stra
 }
 
 void strata_startup_free(strata_startup *s) {
+    strata_vocab_free(s->vocab);
+    s->vocab = NULL;
     strata_expert_index_free(&s->ix);
     strata_model_free(&s->md);
     if (s->map.shards != NULL) {

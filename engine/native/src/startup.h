@@ -24,6 +24,7 @@ typedef struct {
     strata_expert_index ix; /* expert tensors, for the arena */
     strata_gguf_map map;    /* the shards, mapped read-only */
     strata_model md;        /* the weights in the mapping */
+    struct strata_vocab *vocab; /* the tokenizer (vocab.h) */
     int format;             /* pool format: KV_FP16, KV_INT8 or KV_Q4_0 */
     size_t cell_bytes;      /* one cell of one layer: K and V of every KV head */
     size_t cells;           /* per pool: --ctx + 128 */

@@ -3,6 +3,9 @@
  *   strata-ref-run run ENGINE-FLAGS...   run strata_engine_main, lines to stdout; SIGINT/SIGTERM → cancel
  *   strata-ref-run check ENGINE-FLAGS... strata_engine_check (ABI 2): the startup rules and `plan:` lines, no run
  *   strata-ref-run flows [--quick] DIR   the main flows with their expected exit codes and lines (the ASan run)
+ *   strata-ref-run generate N PROMPT ENGINE-FLAGS...   greedy generation through the session API (ABI 3): the text
+ *                                        alone on stdout (raw bytes), the engine's lines on stderr; the reference
+ *                                        strata-launch --prompt --temp 0 is compared with
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -39,6 +42,56 @@ static int cmd_run(int argc, char **argv) {
     /* argv[0] of the engine is a program name, as for main() */
     argv[0] = "strata-ref";
     return strata_engine_main(argc, (const char *const *)argv, print_line, NULL);
+}
+
+static void stderr_line(void *user, int level, const char *line) {
+    (void)user;
+    (void)level;
+    fputs(line, stderr);
+    fputc('\n', stderr);
+}
+
+/* The loop of strata-launch --prompt (launcher Generation.java), greedy: sample; stop at EOG; print; stop after N
+ * tokens or at the context's end; feed the token back. */
+static int cmd_generate(int argc, char **argv) {
+    long n_predict = atol(argv[2]);
+    const char *prompt = argv[3];
+    argv[3] = "strata-ref"; /* the engine's argv: a program name, then the flags */
+    int rc = 0;
+    strata_session *s = strata_session_open(argc - 3, (const char *const *)(argv + 3), stderr_line, NULL, &rc);
+    if (s == NULL) {
+        return rc;
+    }
+    size_t len = strlen(prompt);
+    int32_t n_vocab = strata_session_n_vocab(s), n_ctx = strata_session_n_ctx(s);
+    int64_t n = strata_session_tokenize(s, prompt, len, 3, NULL, 0);
+    int32_t *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
+    float *logits = malloc((size_t)n_vocab * sizeof *logits);
+    char piece[256];
+    if (ids == NULL || logits == NULL || n <= 0 || n >= n_ctx) {
+        rc = 2;
+        goto done;
+    }
+    strata_session_tokenize(s, prompt, len, 3, ids, (size_t)n);
+    rc = strata_session_eval(s, 0, ids, (size_t)n, (size_t)n - 1, logits);
+    for (long made = 0; rc == 0 && made < n_predict;) {
+        int32_t tok = strata_session_sample(s, logits, 0.0f, 0, 1.0f, NULL);
+        if (strata_session_is_eog(s, tok)) {
+            break;
+        }
+        int64_t m = strata_session_token_piece(s, tok, 1, piece, sizeof piece);
+        fwrite(piece, 1, (size_t)(m < (int64_t)sizeof piece ? m : (int64_t)sizeof piece), stdout);
+        fflush(stdout);
+        if (++made >= n_predict || strata_session_n_past(s, 0) >= n_ctx) {
+            break;
+        }
+        rc = strata_session_eval(s, 0, &tok, 1, 0, logits);
+    }
+done:
+    free(ids);
+    free(logits);
+    strata_session_close(s);
+    return rc;
 }
 
 /* ---- flows ---- */
@@ -318,6 +371,9 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "flows") == 0) {
         return cmd_flows(argc, argv);
     }
-    fprintf(stderr, "usage: strata-ref-run gguf DIR [SHARDS] | run ENGINE-FLAGS... | check ENGINE-FLAGS... | flows [--quick] DIR\n");
+    if (argc >= 6 && strcmp(argv[1], "generate") == 0) {
+        return cmd_generate(argc, argv);
+    }
+    fprintf(stderr, "usage: strata-ref-run gguf DIR [SHARDS] | run ENGINE-FLAGS... | check ENGINE-FLAGS... | flows [--quick] DIR | generate N PROMPT ENGINE-FLAGS...\n");
     return 2;
 }

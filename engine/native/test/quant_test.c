@@ -106,6 +106,13 @@ static double ref_value(uint32_t t, const uint8_t *row, int64_t i, double *mag) 
         v = (q - 8) * ref_half(ld16(b));
         break;
     }
+    case GGML_TYPE_Q5_0: {
+        const uint8_t *b = row + 22 * (i / 32);
+        int j = (int)(i % 32);
+        int q = (j < 16 ? (b[6 + j] & 15) : (b[6 + j - 16] >> 4)) + 16 * ((b[2 + j / 8] >> (j % 8)) & 1);
+        v = (q - 16) * ref_half(ld16(b));
+        break;
+    }
     case GGML_TYPE_Q8_0: {
         const uint8_t *b = row + 34 * (i / 32);
         v = (int8_t)b[2 + i % 32] * ref_half(ld16(b));
@@ -173,6 +180,7 @@ static void rand_row(uint32_t t, uint8_t *row, int64_t n) {
             break;
         }
         case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q5_0:
         case GGML_TYPE_Q8_0: st16(p, rand_half(-12, -5, 1)); break;
         case GGML_TYPE_Q4_K:
         case GGML_TYPE_Q5_K:
@@ -185,8 +193,8 @@ static void rand_row(uint32_t t, uint8_t *row, int64_t n) {
     }
 }
 
-static const uint32_t COMPUTABLE[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0,
-                                      GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
+static const uint32_t COMPUTABLE[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
+                                      GGML_TYPE_Q5_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
 enum { N_COMPUTABLE = sizeof COMPUTABLE / sizeof COMPUTABLE[0] };
 
 static const strata_quant_ops *variants[2];
@@ -201,7 +209,7 @@ static void test_table(void) {
         int comp;
     } want[] = {
         {0, "f32", 1, 4, 1},       {1, "f16", 1, 2, 1},        {2, "q4_0", 32, 18, 1},     {3, "q4_1", 32, 20, 0},
-        {6, "q5_0", 32, 22, 0},    {7, "q5_1", 32, 24, 0},     {8, "q8_0", 32, 34, 1},     {9, "q8_1", 32, 36, 0},
+        {6, "q5_0", 32, 22, 1},    {7, "q5_1", 32, 24, 0},     {8, "q8_0", 32, 34, 1},     {9, "q8_1", 32, 36, 0},
         {10, "q2_K", 256, 84, 0},  {11, "q3_K", 256, 110, 0},  {12, "q4_K", 256, 144, 1},  {13, "q5_K", 256, 176, 1},
         {14, "q6_K", 256, 210, 1}, {15, "q8_K", 256, 292, 0},  {16, "iq2_xxs", 256, 66, 0}, {19, "iq1_s", 256, 50, 0},
         {20, "iq4_nl", 32, 18, 0}, {23, "iq4_xs", 256, 136, 0}, {30, "bf16", 1, 2, 1},     {34, "tq1_0", 256, 54, 0},
@@ -412,7 +420,8 @@ static void gemm_case(const strata_quant_ops *ops, uint32_t t, int64_t n, int R,
     for (int r = 0; r < R; r++) {
         rand_row(t, w + (size_t)r * wrow, n);
         for (int64_t i = 0; i < n; i++) {
-            wd[(size_t)r * (size_t)n + (size_t)i] = ref_value(t, w + (size_t)r * wrow, i, &wm[(size_t)r * (size_t)n + (size_t)i]);
+            const size_t k = (size_t)r * (size_t)n + (size_t)i;
+            wd[k] = ref_value(t, w + (size_t)r * wrow, i, &wm[k]);
         }
     }
     for (int c = 0; c < ncols; c++) {
@@ -485,8 +494,8 @@ static void gemm_case(const strata_quant_ops *ops, uint32_t t, int64_t n, int R,
         CHECK(bad_a > 0, "a corrupted %s scale went unnoticed (%s)", strata_type(t)->name, ops->isa);
     } else {
         CHECK(bad_a == 0 && bad_b == 0 && bad_range == 0,
-              "gemm %s (%s) n=%lld ncols=%d: %d off exact, %d off the activation bound, %d written outside", strata_type(t)->name,
-              ops->isa, (long long)n, ncols, bad_a, bad_b, bad_range);
+              "gemm %s (%s) n=%lld ncols=%d: %d off exact, %d off the activation bound, %d written outside",
+              strata_type(t)->name, ops->isa, (long long)n, ncols, bad_a, bad_b, bad_range);
     }
     free(wmem);
     free(xmem);
@@ -512,6 +521,10 @@ static void test_gemm(int quick) {
                     }
                     gemm_case(variants[v], t, ns[ni], ncols_list[ci] == 64 ? 3 : 7, ncols_list[ci], 0, &st);
                 }
+            }
+            if (blk == 32) { /* the activation scales in column slices (n 6400, 64 columns) and on the heap (n 35200) */
+                gemm_case(variants[v], t, 6400, 3, 64, 0, &st);
+                gemm_case(variants[v], t, 35200, 3, 5, 0, &st);
             }
             printf("quant_test: gemm %-5s %-4s worst error / bound: exact %.3f, activation-quantized %.3f\n",
                    strata_type(t)->name, variants[v]->isa, st.worst_a, st.worst_b);
@@ -757,19 +770,22 @@ static void gclose(gfile *g) {
 }
 
 /* The relative RMS error a tensor of this type may have against f16: q8_0 1 %, q6_K 3 %, q5_K 5 %, q4_K and
- * q4_0 8 % (about half a quantization step over the block's spread: 127, 63, 31, 15 steps). */
+ * q4_0 8 % (about half a quantization step over the block's spread: 127, 63, 31, 15 steps), q5_0 5 %. */
 static double type_bound(uint32_t t) {
     switch (t) {
     case GGML_TYPE_Q8_0: return 0.01;
     case GGML_TYPE_Q6_K: return 0.03;
-    case GGML_TYPE_Q5_K: return 0.05;
+    case GGML_TYPE_Q5_K:
+    case GGML_TYPE_Q5_0: return 0.05;
     case GGML_TYPE_Q4_K:
     case GGML_TYPE_Q4_0: return 0.08;
     default: return 1e-6; /* f32 / f16 copies of the same tensor */
     }
 }
 
-static void compare_file(const gfile *ref, const char *dir, const char *file, int quick) {
+/* Against a q8_0 reference (the MoE model has no f16 file) the bounds grow by the reference's own error (1 %). */
+static void compare_file(const gfile *ref, const char *refname, const char *dir, const char *file, int quick) {
+    const double slack = strcmp(refname, "f16") == 0 ? 0.0 : type_bound(GGML_TYPE_Q8_0);
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, file);
     gfile g;
@@ -812,8 +828,8 @@ static void compare_file(const gfile *ref, const char *dir, const char *file, in
             }
         }
         const double rel = sqrt(se / (sf > 0 ? sf : 1));
-        CHECK(rel < type_bound(t->type), "%s: %s (%s) relative RMS error %.4f%% >= %.1f%%", file, t->name, ti->name,
-              100 * rel, 100 * type_bound(t->type));
+        CHECK(rel < type_bound(t->type) + slack, "%s: %s (%s) relative RMS error %.4f%% >= %.1f%%", file, t->name,
+              ti->name, 100 * rel, 100 * (type_bound(t->type) + slack));
         per[t->type].count++;
         per[t->type].sum += rel;
         if (rel >= per[t->type].worst) {
@@ -837,8 +853,14 @@ static void compare_file(const gfile *ref, const char *dir, const char *file, in
                 strata_quantize_act(vt, x + (size_t)c * (size_t)n, xq + xb * (size_t)c, n);
             }
             strata_gemm_rows(t->type, n, qd, qrb, 0, R, xq, xb, nc, y, (size_t)R);
-            strata_gemm_rows(f->type, n, fd, frb, 0, R, (const uint8_t *)x, sizeof(float) * (size_t)n, nc, yf,
-                             (size_t)R);
+            const uint32_t fvt = (uint32_t)strata_type(f->type)->vec_dot_type;
+            const size_t fxb = strata_row_bytes(fvt, n);
+            uint8_t *fxq = malloc(fxb * nc);
+            for (int c = 0; c < nc; c++) {
+                strata_quantize_act(fvt, x + (size_t)c * (size_t)n, fxq + fxb * (size_t)c, n);
+            }
+            strata_gemm_rows(f->type, n, fd, frb, 0, R, fxq, fxb, nc, yf, (size_t)R);
+            free(fxq);
             int bad = 0;
             double de = 0, dfsum = 0;
             for (int c = 0; c < nc; c++) {
@@ -858,10 +880,10 @@ static void compare_file(const gfile *ref, const char *dir, const char *file, in
             }
             const double yrel = sqrt(de / dfsum);
             CHECK(bad == 0, "%s: %s gemm_rows: %d outputs off the dequantized dot", file, t->name, bad);
-            CHECK(yrel < type_bound(t->type) + 0.01, "%s: %s gemm against the f16 tensor: relative RMS %.4f%%", file,
-                  t->name, 100 * yrel);
-            printf("quant_test: %s %s gemm_rows x3 vs f16 weights and float activations: relative RMS %.3f%%\n", file,
-                   t->name, 100 * yrel);
+            CHECK(yrel < type_bound(t->type) + slack + 0.01, "%s: %s gemm against the %s tensor: relative RMS %.4f%%", file,
+                  t->name, refname, 100 * yrel);
+            printf("quant_test: %s %s gemm_rows x3 vs the %s weights: relative RMS %.3f%%\n", file, t->name, refname,
+                   100 * yrel);
             free(xq);
             free(x);
             free(y);
@@ -872,9 +894,10 @@ static void compare_file(const gfile *ref, const char *dir, const char *file, in
     }
     for (int k = 0; k < GGML_TYPE_COUNT_MAX; k++) {
         if (per[k].count > 0) {
-            printf("quant_test: %s: %d %s tensors vs f16: relative RMS error mean %.3f%%, worst %.3f%% (%s), bound %.1f%%\n",
-                   file, per[k].count, strata_type((uint32_t)k)->name, 100 * per[k].sum / per[k].count,
-                   100 * per[k].worst, per[k].worst_name, 100 * type_bound((uint32_t)k));
+            printf("quant_test: %s: %d %s tensors vs %s: relative RMS error mean %.3f%%, worst %.3f%% (%s), "
+                   "bound %.1f%%\n",
+                   file, per[k].count, strata_type((uint32_t)k)->name, refname, 100 * per[k].sum / per[k].count,
+                   100 * per[k].worst, per[k].worst_name, 100 * (type_bound((uint32_t)k) + slack));
         }
     }
     gclose(&g);
@@ -912,8 +935,18 @@ static void test_real(int quick) {
         gclose(&ref);
         return;
     }
-    compare_file(&ref, dir, "tiny-qwen3-q8_0.gguf", quick);
-    compare_file(&ref, dir, "tiny-qwen3-q4_k_m.gguf", quick);
+    compare_file(&ref, "f16", dir, "tiny-qwen3-q8_0.gguf", quick);
+    compare_file(&ref, "f16", dir, "tiny-qwen3-q4_k_m.gguf", quick);
+    gclose(&ref);
+    /* the MoE model: Q4_K_M with q5_0 / q8_0 expert down-projections (n = 192 is no multiple of 256), against
+     * its q8_0 sibling */
+    snprintf(path, sizeof path, "%s/tiny-qwen3moe-q8_0.gguf", dir);
+    if (stat(path, &sb) != 0 || gopen(path, &ref) != 0) {
+        printf("quant_test: MoE models skipped (no %s)\n", path);
+        gclose(&ref);
+        return;
+    }
+    compare_file(&ref, "q8_0", dir, "tiny-qwen3moe-q4_k_m.gguf", quick);
     gclose(&ref);
 }
 
@@ -925,7 +958,8 @@ int main(int argc, char **argv) {
     if (strata_quant_best() == &strata_quant_avx2) {
         variants[n_variants++] = &strata_quant_avx2;
     } else {
-        printf("quant_test: the avx2 variant is not chosen here (no AVX2+FMA+F16C, or STRATA_QUANT_ISA=base): not tested\n");
+        printf("quant_test: the avx2 variant is not chosen here (no AVX2+FMA+F16C, or STRATA_QUANT_ISA=base): "
+               "not tested\n");
     }
 #endif
     test_table();

@@ -16,17 +16,20 @@ typedef uint16_t ggml_fp16_t;
 void quantize_row_q8_0(const float *x, void *y, int64_t k);
 void quantize_row_q8_K(const float *x, void *y, int64_t k);
 void quantize_row_q4_0_ref(const float *x, void *y, int64_t k);
+void quantize_row_q5_0_ref(const float *x, void *y, int64_t k);
 void quantize_row_q8_0_ref(const float *x, void *y, int64_t k);
 void quantize_row_q4_K_ref(const float *x, void *y, int64_t k);
 void quantize_row_q5_K_ref(const float *x, void *y, int64_t k);
 void quantize_row_q6_K_ref(const float *x, void *y, int64_t k);
 void dequantize_row_q4_0(const void *x, float *y, int64_t k);
+void dequantize_row_q5_0(const void *x, float *y, int64_t k);
 void dequantize_row_q8_0(const void *x, float *y, int64_t k);
 void dequantize_row_q4_K(const void *x, float *y, int64_t k);
 void dequantize_row_q5_K(const void *x, float *y, int64_t k);
 void dequantize_row_q6_K(const void *x, float *y, int64_t k);
 typedef void (*vd)(int n, float *s, size_t bs, const void *vx, size_t bx, const void *vy, size_t by, int nrc);
 void ggml_vec_dot_q4_0_q8_0(int, float *, size_t, const void *, size_t, const void *, size_t, int);
+void ggml_vec_dot_q5_0_q8_0(int, float *, size_t, const void *, size_t, const void *, size_t, int);
 void ggml_vec_dot_q8_0_q8_0(int, float *, size_t, const void *, size_t, const void *, size_t, int);
 void ggml_vec_dot_q4_K_q8_K(int, float *, size_t, const void *, size_t, const void *, size_t, int);
 void ggml_vec_dot_q5_K_q8_K(int, float *, size_t, const void *, size_t, const void *, size_t, int);
@@ -38,6 +41,7 @@ int main(void) {
   struct { uint32_t t; void (*q)(const float *, void *, int64_t); void (*dq)(const void *, float *, int64_t); vd dot; } T[] = {
     {GGML_TYPE_Q8_0, quantize_row_q8_0_ref, dequantize_row_q8_0, ggml_vec_dot_q8_0_q8_0},
     {GGML_TYPE_Q4_0, quantize_row_q4_0_ref, dequantize_row_q4_0, ggml_vec_dot_q4_0_q8_0},
+    {GGML_TYPE_Q5_0, quantize_row_q5_0_ref, dequantize_row_q5_0, ggml_vec_dot_q5_0_q8_0},
     {GGML_TYPE_Q4_K, quantize_row_q4_K_ref, dequantize_row_q4_K, ggml_vec_dot_q4_K_q8_K},
     {GGML_TYPE_Q5_K, quantize_row_q5_K_ref, dequantize_row_q5_K, ggml_vec_dot_q5_K_q8_K},
     {GGML_TYPE_Q6_K, quantize_row_q6_K_ref, dequantize_row_q6_K, ggml_vec_dot_q6_K_q8_K}};
@@ -46,7 +50,7 @@ int main(void) {
   for (int i = 0; i < N * R; i++) wf[i] = nrand() * 0.02f;
   for (int i = 0; i < N * C; i++) x[i] = nrand() * (i % 101 == 0 ? 10 : 1);
   int bad = 0;
-  for (int k = 0; k < 5; k++) {
+  for (int k = 0; k < 6; k++) {
     uint32_t t = T[k].t, vt = strata_type(t)->vec_dot_type;
     size_t rb = strata_row_bytes(t, N), xb = strata_row_bytes(vt, N);
     uint8_t *w = malloc(rb * R), *xs = malloc(xb * C), *xg = malloc(xb * C);

@@ -36,11 +36,29 @@ final class LaunchArgs {
   static final String JSON = JsonOption.NAME;
   static final String ISOLATE = "--isolate";
   static final String HOST_FILE = HostFileOption.NAME;
+  static final String PROMPT = "--prompt";
+  static final String PROMPT_FILE = "--prompt-file";
+  static final String N_PREDICT = "--n-predict";
+  static final String TEMP = "--temp";
+  static final String TOP_K = "--top-k";
+  static final String TOP_P = "--top-p";
+  static final String SEED = "--seed";
 
   /**
    * The options that take a value (by every name), and the switches: every option of the command.
    */
-  static final Set<String> VALUED = Set.of(CONFIG, CONFIG_SHORT, HOST_FILE);
+  static final Set<String> VALUED =
+      Set.of(
+          CONFIG,
+          CONFIG_SHORT,
+          HOST_FILE,
+          PROMPT,
+          PROMPT_FILE,
+          N_PREDICT,
+          TEMP,
+          TOP_K,
+          TOP_P,
+          SEED);
 
   static final Set<String> SWITCHES = Set.of(DRY_RUN, PLAN, EXPLAIN, JSON, ISOLATE);
 
@@ -66,6 +84,8 @@ final class LaunchArgs {
     boolean explain = false;
     boolean json = false;
     boolean isolate = false;
+    // generation: the values as typed (the flow parses them, for both paths alike)
+    Map<String, String> generate = new java.util.HashMap<>();
     // -c and --config are one option: either twice is a repeat
     List<SimpleArgs.Option> options =
         SimpleArgs.options(args, VALUED, SWITCHES, SUBCOMMANDS, Map.of(CONFIG_SHORT, CONFIG));
@@ -80,6 +100,8 @@ final class LaunchArgs {
         case JSON -> json = true;
         case ISOLATE -> isolate = true;
         case HOST_FILE -> hostFile = option.value();
+        case PROMPT, PROMPT_FILE, N_PREDICT, TEMP, TOP_K, TOP_P, SEED ->
+            generate.put(option.name(), option.value());
         default -> {
           try {
             config = Path.of(option.value()); // picocli's Path converter: Paths.get
@@ -89,6 +111,21 @@ final class LaunchArgs {
         }
       }
     }
-    return new LaunchFlow.Request(config, dryRun, plan, explain, json, isolate, hostFile);
+    return new LaunchFlow.Request(
+        config,
+        dryRun,
+        plan,
+        explain,
+        json,
+        isolate,
+        hostFile,
+        new LaunchFlow.Generate(
+            generate.get(PROMPT),
+            generate.get(PROMPT_FILE),
+            generate.get(N_PREDICT),
+            generate.get(TEMP),
+            generate.get(TOP_K),
+            generate.get(TOP_P),
+            generate.get(SEED)));
   }
 }

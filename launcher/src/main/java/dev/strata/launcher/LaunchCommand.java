@@ -56,7 +56,13 @@ import picocli.CommandLine.Option;
       "",
       "--json: with --plan the plan, with --dry-run the checks and the plan, with a",
       "launch the run's allocations, arena counters, peak memory and speed (the",
-      "engine's lines then go to standard error).",
+      "engine's lines then go to standard error); with --prompt also the text, the",
+      "token counts, the timings, the stop reason and the seed.",
+      "",
+      "--prompt: generation on the config's model (ABI 3 engines). The text alone",
+      "goes to standard output (flushed per token), the engine's lines to standard",
+      "error. Sampling as llama.cpp's defaults: --temp 0.8 --top-k 40 --top-p 0.95,",
+      "--n-predict 128, a random --seed; --temp 0 is greedy and deterministic.",
       "",
       "Ctrl-C (SIGINT) stops the engine and exits 130; a second Ctrl-C exits at once.",
       "SIGTERM stops it and exits 143; SIGHUP (the terminal went away) exits 129.",
@@ -70,6 +76,7 @@ import picocli.CommandLine.Option;
       "  strata-launch --plan --explain         the plan, then what each row means",
       "  strata-launch --plan --host-file m4-24   the plan on another Mac",
       "  strata-launch --isolate                a native crash: one line, exit 70",
+      "  strata-launch --prompt 'The kernel' --temp 0 --n-predict 48   generate text",
       "  strata-launch demo                     the demo model, a config, a launch",
       "  source <(strata-launch completion bash)",
       "",
@@ -135,6 +142,55 @@ public final class LaunchCommand implements Callable<Integer> {
 
   @Mixin HostFileOption hostFile;
 
+  @Option(
+      names = LaunchArgs.PROMPT,
+      paramLabel = "TEXT",
+      description =
+          "Generate text from TEXT (ABI 3 engines: a session): the text goes to standard output"
+              + " as it is made, everything else to standard error. Stops at the model's end of"
+              + " generation, after --n-predict tokens, or at the context's end.")
+  String prompt;
+
+  @Option(
+      names = LaunchArgs.PROMPT_FILE,
+      paramLabel = "FILE",
+      description = "As --prompt, the prompt read from FILE (UTF-8; - is standard input).")
+  String promptFile;
+
+  @Option(
+      names = LaunchArgs.N_PREDICT,
+      paramLabel = "N",
+      description = "With --prompt: the most tokens to generate (default: 128).")
+  String nPredict;
+
+  @Option(
+      names = LaunchArgs.TEMP,
+      paramLabel = "T",
+      description = "With --prompt: the sampling temperature; 0 is greedy (default: 0.8).")
+  String temp;
+
+  @Option(
+      names = LaunchArgs.TOP_K,
+      paramLabel = "K",
+      description = "With --prompt: sample among the K likeliest tokens; 0 = all (default: 40).")
+  String topK;
+
+  @Option(
+      names = LaunchArgs.TOP_P,
+      paramLabel = "P",
+      description =
+          "With --prompt: then among the likeliest tokens whose probability reaches P; 1 = all"
+              + " (default: 0.95).")
+  String topP;
+
+  @Option(
+      names = LaunchArgs.SEED,
+      paramLabel = "N",
+      description =
+          "With --prompt: the sampler's seed, 0..2^64-1 (default: random; --json and the"
+              + " summary line show it).")
+  String seed;
+
   public LaunchCommand(Io io, Machine machine) {
     this.io = io;
     this.machine = machine;
@@ -153,7 +209,14 @@ public final class LaunchCommand implements Callable<Integer> {
   /** The request the parsed options make: what {@link LaunchArgs#simple} makes of a simple list. */
   LaunchFlow.Request request() {
     return new LaunchFlow.Request(
-        config, dryRun, plan, explain, json.json(), isolate, hostFile.value());
+        config,
+        dryRun,
+        plan,
+        explain,
+        json.json(),
+        isolate,
+        hostFile.value(),
+        new LaunchFlow.Generate(prompt, promptFile, nPredict, temp, topK, topP, seed));
   }
 
   @Override

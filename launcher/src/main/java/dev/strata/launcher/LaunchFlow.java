@@ -10,10 +10,13 @@ import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.ffm.Posix;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.text.TerminalText;
 import dev.strata.engine.trust.TrustedPath;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.launcher.preflight.Preflight;
 import dev.strata.launcher.run.EngineRunner;
+import dev.strata.launcher.run.GenerateRunner;
+import dev.strata.launcher.run.Generation;
 import dev.strata.launcher.run.InProcessRunner;
 import dev.strata.launcher.run.IsolatedRunner;
 import dev.strata.launcher.run.LogRouter;
@@ -44,6 +47,7 @@ final class LaunchFlow {
    * @param json {@code --json}
    * @param isolate {@code --isolate}
    * @param hostFile {@code --host-file FILE|NAME} as typed, or null
+   * @param generate the generation options as typed ({@link Generate#NONE}: a plain launch)
    */
   record Request(
       Path config,
@@ -52,7 +56,33 @@ final class LaunchFlow {
       boolean explain,
       boolean json,
       boolean isolate,
-      String hostFile) {}
+      String hostFile,
+      Generate generate) {
+
+    Request {
+      generate = generate != null ? generate : Generate.NONE;
+    }
+  }
+
+  /**
+   * The generation options as typed, each null when not given ({@link GenerateArgs} parses them for
+   * both ways into the flow).
+   */
+  record Generate(
+      String prompt,
+      String promptFile,
+      String nPredict,
+      String temp,
+      String topK,
+      String topP,
+      String seed) {
+    static final Generate NONE = new Generate(null, null, null, null, null, null, null);
+
+    /** Whether a prompt was given ({@code --prompt} or {@code --prompt-file}). */
+    boolean asked() {
+      return prompt != null || promptFile != null;
+    }
+  }
 
   private final Io io;
   private final Machine machine;
@@ -76,6 +106,8 @@ final class LaunchFlow {
     if (r.isolate() && r.plan()) {
       throw usage("--isolate has no effect with --plan: nothing runs");
     }
+    // generation's options are judged (and the prompt read) before anything is loaded
+    Generation.Options generate = GenerateArgs.options(r, io, machine);
     Path config = r.config();
     if (config != null && config.toString().isBlank()) {
       // an empty --config resolves to the working folder: name the argument, not the folder
@@ -133,6 +165,9 @@ final class LaunchFlow {
         throw report.refusal();
       }
       Reports.printWarnings(report, io.err());
+      if (generate != null) {
+        return generate(r, report, generate);
+      }
       // with --json, stdout is the one JSON document: everything else goes to standard error
       PrintWriter out = r.json() ? io.err() : io.out();
       Reports.printStart(report, r.isolate(), io.width(), out);
@@ -151,6 +186,52 @@ final class LaunchFlow {
       }
       return code;
     }
+  }
+
+  /**
+   * {@code --prompt}: the launch, but the engine runs a session and generates. Standard output
+   * holds only the text (or, with --json, only the JSON document); the engine's lines, the start
+   * line and the summary go to standard error.
+   */
+  private int generate(Request r, Preflight.Report report, Generation.Options options) {
+    PrintWriter out = io.err();
+    Reports.printStart(report, false, io.width(), out);
+    RunSummary summary = r.json() ? new RunSummary() : null;
+    LogRouter log = new LogRouter(out, io.err(), summary, io.interactive());
+    boolean[] endsInNewline = {true};
+    GenerateRunner runner =
+        GenerateRunner.load(
+            report.verified(),
+            out,
+            options,
+            r.json()
+                ? text -> {}
+                : text -> {
+                  // on a terminal the model's control characters are made visible (not its
+                  // line breaks); piped, the text is as made
+                  io.out().print(io.interactive() ? TerminalText.escapeLines(text) : text);
+                  io.out().flush();
+                  endsInNewline[0] = text.endsWith("\n");
+                });
+    int code = new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
+    Generation.Result result = runner.result();
+    if (result != null) {
+      // the text ends where the model stopped: the summary starts on a line of its own
+      io.err().println((endsInNewline[0] ? "" : "\n") + result.summaryLine(options));
+      io.err().flush();
+    }
+    if (summary != null) {
+      io.out()
+          .println(
+              Reports.runJson(
+                  report,
+                  false,
+                  code,
+                  summary,
+                  result == null ? null : g -> result.writeJson(g, options)));
+      io.out().flush();
+    }
+    return code;
   }
 
   /**

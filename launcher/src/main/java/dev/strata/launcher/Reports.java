@@ -189,6 +189,15 @@ final class Reports {
    * arena}, {@code memory}: {@link RunSummary}), then the launcher's {@code plan}.
    */
   static String runJson(Preflight.Report r, boolean isolate, int exitCode, RunSummary summary) {
+    return runJson(r, isolate, exitCode, summary, null);
+  }
+
+  /**
+   * As {@link #runJson(Preflight.Report, boolean, int, RunSummary)}, {@code more} written after the
+   * engine's fields (a generation's; null: none).
+   */
+  static String runJson(
+      Preflight.Report r, boolean isolate, int exitCode, RunSummary summary, Json.Body more) {
     return Json.write(
         false,
         g -> {
@@ -196,6 +205,9 @@ final class Reports {
           writeLaunchHead(g, r, isolate);
           g.writeNumberField("exit_code", exitCode);
           summary.writeFields(g);
+          if (more != null) {
+            more.write(g);
+          }
           if (r.plan() != null) {
             g.writeFieldName("plan");
             PlanText.writeJson(r.plan(), g);

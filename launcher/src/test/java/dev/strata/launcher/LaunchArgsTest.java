@@ -69,12 +69,17 @@ class LaunchArgsTest {
         List.of("--config", "demos"),
         List.of("--config", "./demo", "--dry-run"),
         List.of("--host-file", "Help", "--plan"),
+        List.of("--config", c, "--prompt", "Hello world", "--temp", "0", "--n-predict", "8"),
+        List.of(
+            "--prompt-file", "p.txt", "--seed", "7", "--top-k", "0", "--top-p", "0.9", "--json"),
         // simple, refused by the flow for both paths alike
         List.of("--plan", "--dry-run"),
         List.of("--explain"),
         List.of("--explain", "--json", "--plan"),
         List.of("--host-file", "m4-pro-48"),
         List.of("--isolate", "--plan"),
+        List.of("--n-predict", "8"),
+        List.of("--prompt", "x", "--dry-run"),
         // not simple: picocli parses or refuses them
         List.of("--config=" + c, "--dry-run"),
         List.of("--config="),
@@ -117,7 +122,11 @@ class LaunchArgsTest {
         List.of("--config", "bad\0path.yaml"),
         List.of("{args}"),
         List.of("--config", "{args}", "--dry-run"),
-        List.of("--host-file", "{args}", "--plan"));
+        List.of("--host-file", "{args}", "--plan"),
+        List.of("--prompt-file", "-"),
+        List.of("--prompt", "x", "--temp", "-1"),
+        List.of("--prompt", "x", "--prompt", "y"),
+        List.of("--prompt", "x", "--prompt-file", "{args}"));
   }
 
   @Test
@@ -136,7 +145,7 @@ class LaunchArgsTest {
       }
     }
     // the corpus's simple part: every list above the "not simple" line takes the fast path
-    assertEquals(21, fastCount, "argument lists the fast path answers");
+    assertEquals(25, fastCount, "argument lists the fast path answers");
   }
 
   /** Checks one list; returns whether the fast path answered it. */
@@ -150,7 +159,7 @@ class LaunchArgsTest {
     LaunchFlow.Request r = LaunchArgs.simple(new String[] {"--dry-run", "--config", "c.yaml"});
     assertNotNull(r);
     assertEquals(
-        new LaunchFlow.Request(Path.of("c.yaml"), true, false, false, false, false, null), r);
+        new LaunchFlow.Request(Path.of("c.yaml"), true, false, false, false, false, null, null), r);
   }
 
   @Test
@@ -164,7 +173,7 @@ class LaunchArgsTest {
     CommandLine cl = picocli();
     cl.parseArgs(argv);
     assertEquals(
-        new LaunchFlow.Request(Path.of("c.yaml"), true, false, false, false, false, null),
+        new LaunchFlow.Request(Path.of("c.yaml"), true, false, false, false, false, null, null),
         ((LaunchCommand) cl.getCommand()).request(),
         "picocli expanded the file");
   }

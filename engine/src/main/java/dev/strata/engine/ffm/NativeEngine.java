@@ -1,5 +1,6 @@
 package dev.strata.engine.ffm;
 
+import dev.strata.engine.ExitCodes;
 import dev.strata.engine.Os;
 import dev.strata.engine.kv.KvFormat;
 import java.lang.foreign.Arena;
@@ -16,7 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -30,15 +33,22 @@ import java.util.concurrent.atomic.AtomicReference;
  * (the engines keep process-wide state such as the cancel flag); {@link #cancel()} may be called
  * from any thread, including a signal-handling thread, while a run is in progress. The {@link
  * LogSink} is called from engine threads; see its contract.
+ *
+ * <p>ABI 3 engines also have sessions ({@link #openSession}, {@link Session}): the model loaded
+ * once, tokens evaluated and sampled call by call. Their handles are resolved at load with the
+ * rest; an ABI 1 or 2 engine loads, and {@link #hasSessions()} is false.
  */
 @SuppressWarnings("restricted") // this class is the FFM binding: it exists to call native code
 public final class NativeEngine implements AutoCloseable {
 
   /**
    * The newest ABI version this binding speaks ({@code STRATA_ENGINE_ABI_VERSION}): 2 added {@code
-   * strata_engine_check} (docs/ENGINE-ABI.md).
+   * strata_engine_check}, 3 the session API ({@link Session}; docs/ENGINE-ABI.md).
    */
-  public static final int ABI_VERSION = 2;
+  public static final int ABI_VERSION = 3;
+
+  /** The first ABI version with sessions ({@code strata_session_*}, {@link #openSession}). */
+  public static final int SESSION_ABI_VERSION = 3;
 
   /** The oldest ABI version this binding still loads (ABI 1: no {@code strata_engine_check}). */
   public static final int MIN_ABI_VERSION = 1;
@@ -46,7 +56,7 @@ public final class NativeEngine implements AutoCloseable {
   /** The symbol ABI 2 added: the engine's own preflight. Optional on ABI 1 libraries. */
   public static final String CHECK_SYMBOL = "strata_engine_check";
 
-  /** The symbols of the ABI, in the header's order. */
+  /** The symbols of ABI 1, in the header's order (ABI 3's: {@link #SESSION_SYMBOLS}). */
   public static final List<String> SYMBOLS =
       List.of(
           "strata_engine_abi_version",
@@ -57,8 +67,14 @@ public final class NativeEngine implements AutoCloseable {
           "strata_kv_encode",
           "strata_kv_decode");
 
+  /** The symbols ABI 3 added (the session API), in the header's order; required from ABI 3. */
+  public static final List<String> SESSION_SYMBOLS = SessionCalls.SYMBOLS;
+
   private static final Linker LINKER = NativeCalls.LINKER;
-  private static final ValueLayout SIZE_T = sizeT();
+
+  /** {@code size_t} (64-bit platforms only). */
+  static final ValueLayout SIZE_T = sizeT();
+
   private static final FunctionDescriptor LOG_FN =
       FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS);
 
@@ -100,7 +116,13 @@ public final class NativeEngine implements AutoCloseable {
   private final MethodHandle cellBytes;
   private final MethodHandle encode;
   private final MethodHandle decode;
+  private final SessionCalls sessionCalls; // null below ABI 3
   private final MemorySegment logStub;
+
+  /** The open sessions' sinks, by the id passed to the engine as the log callback's user. */
+  private final ConcurrentHashMap<Long, LogSink> sessionSinks = new ConcurrentHashMap<>();
+
+  private final AtomicLong nextSessionId = new AtomicLong();
   private volatile RunState current;
   private volatile Throwable lastSinkFailure;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -148,6 +170,8 @@ public final class NativeEngine implements AutoCloseable {
                 SIZE_T, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
     this.encode = lib.downcall("strata_kv_encode", KV_FN);
     this.decode = lib.downcall("strata_kv_decode", KV_FN);
+    // ABI 3 requires every session symbol; older engines have none (what needs them says so)
+    this.sessionCalls = version >= SESSION_ABI_VERSION ? SessionCalls.bind(lib) : null;
     try {
       MethodHandle onLog =
           MethodHandles.lookup()
@@ -225,6 +249,90 @@ public final class NativeEngine implements AutoCloseable {
     return check != null;
   }
 
+  /** Whether the library has the session API (ABI 3 and later): {@link #openSession}. */
+  public boolean hasSessions() {
+    return sessionCalls != null;
+  }
+
+  /**
+   * What needs a session says this when the engine has none, after its own name: "{@code <what>:
+   * the engine libstrata_x.so speaks ABI 2; <needs> needs ABI 3 (a session API)}".
+   *
+   * @param what who asks, e.g. "strata-launch --prompt"
+   * @param needs what needs the sessions, e.g. "generation"
+   */
+  public String needsSessions(String what, String needs) {
+    return what
+        + ": the engine "
+        + path.getFileName()
+        + " speaks ABI "
+        + version
+        + "; "
+        + needs
+        + " needs ABI "
+        + SESSION_ABI_VERSION
+        + " (a session API)";
+  }
+
+  /**
+   * {@code strata_session_open} with {@code argv = [library file name, args...]}, exactly the argv
+   * {@link #run} passes: the engine applies main's startup rules (same refusals, same lines, its
+   * {@code alloc:} items) and loads the model. The session's lines go to {@code sink}, from inside
+   * its calls only. Sessions have their own cancel flags: several may be open, and they do not take
+   * the one-run-at-a-time rule of {@link #run}. The caller sets the config's environment before (as
+   * for {@link #run}).
+   *
+   * @throws SessionException with the engine's code (2 usage, 3 refused, 4 out of memory); the
+   *     engine has logged why
+   * @throws EngineLoadException (exit 3) when the engine has no sessions (ABI 1 or 2): {@link
+   *     #needsSessions}
+   * @throws IllegalArgumentException when an argument contains NUL
+   */
+  public Session openSession(List<String> args, LogSink sink) {
+    Objects.requireNonNull(sink, "sink");
+    if (sessionCalls == null) {
+      throw new EngineLoadException(needsSessions("NativeEngine.openSession", "a session"));
+    }
+    List<String> argv = argv(args);
+    if (closed.get()) {
+      throw new IllegalStateException("engine library " + path + " is closed");
+    }
+    long id = nextSessionId.incrementAndGet();
+    sessionSinks.put(id, sink);
+    MemorySegment handle;
+    int rc;
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment rcOut = a.allocate(ValueLayout.JAVA_INT);
+      rcOut.set(ValueLayout.JAVA_INT, 0, -1);
+      handle =
+          (MemorySegment)
+              sessionCalls
+                  .open()
+                  .invokeExact(
+                      argv.size(),
+                      argvSegment(a, argv),
+                      logStub,
+                      MemorySegment.ofAddress(id),
+                      rcOut);
+      rc = rcOut.get(ValueLayout.JAVA_INT, 0);
+    } catch (Throwable t) {
+      sessionSinks.remove(id);
+      throw NativeCalls.rethrow(t);
+    }
+    if (handle.equals(MemorySegment.NULL)) {
+      sessionSinks.remove(id);
+      int code = rc > 0 ? rc : ExitCodes.PREFLIGHT;
+      throw new SessionException(
+          code, "strata_session_open: the engine refused the session (code " + code + ")");
+    }
+    return new Session(this, sessionCalls, handle, id);
+  }
+
+  /** A closed session's sink is dropped. */
+  void forget(long sessionId) {
+    sessionSinks.remove(sessionId);
+  }
+
   /** {@code strata_engine_name()}, e.g. "strata-ref 0.1.0 (cpu)". */
   public String name() {
     try {
@@ -289,8 +397,8 @@ public final class NativeEngine implements AutoCloseable {
     return call(check, args, sink);
   }
 
-  private int call(MethodHandle fn, List<String> args, LogSink sink) {
-    Objects.requireNonNull(sink, "sink");
+  /** {@code [library file name, args...]}, every argument checked for NUL. */
+  private List<String> argv(List<String> args) {
     List<String> argv = new ArrayList<>(args.size() + 1);
     argv.add(path.getFileName().toString());
     for (String a : args) {
@@ -300,6 +408,22 @@ public final class NativeEngine implements AutoCloseable {
       }
       argv.add(a);
     }
+    return argv;
+  }
+
+  /** A NULL-terminated {@code char **} of {@code argv} in {@code a}. */
+  private static MemorySegment argvSegment(Arena a, List<String> argv) {
+    MemorySegment array = a.allocate(ValueLayout.ADDRESS, argv.size() + 1L);
+    for (int i = 0; i < argv.size(); i++) {
+      array.setAtIndex(ValueLayout.ADDRESS, i, a.allocateFrom(argv.get(i)));
+    }
+    array.setAtIndex(ValueLayout.ADDRESS, argv.size(), MemorySegment.NULL);
+    return array;
+  }
+
+  private int call(MethodHandle fn, List<String> args, LogSink sink) {
+    Objects.requireNonNull(sink, "sink");
+    List<String> argv = argv(args);
     if (closed.get()) {
       throw new IllegalStateException("engine library " + path + " is closed");
     }
@@ -309,12 +433,7 @@ public final class NativeEngine implements AutoCloseable {
     RunState state = new RunState(sink, new AtomicReference<>());
     current = state;
     try (Arena a = Arena.ofConfined()) {
-      MemorySegment array = a.allocate(ValueLayout.ADDRESS, argv.size() + 1L);
-      for (int i = 0; i < argv.size(); i++) {
-        array.setAtIndex(ValueLayout.ADDRESS, i, a.allocateFrom(argv.get(i)));
-      }
-      array.setAtIndex(ValueLayout.ADDRESS, argv.size(), MemorySegment.NULL);
-      int rc = (int) fn.invokeExact(argv.size(), array, logStub, MemorySegment.NULL);
+      int rc = (int) fn.invokeExact(argv.size(), argvSegment(a, argv), logStub, MemorySegment.NULL);
       lastSinkFailure = state.failure().get();
       return rc;
     } catch (Throwable t) {
@@ -452,12 +571,17 @@ public final class NativeEngine implements AutoCloseable {
   /**
    * Releases the library and the upcall stub.
    *
-   * @throws IllegalStateException while a run of this engine is in progress
+   * @throws IllegalStateException while a run of this engine is in progress, or a session of it is
+   *     open (close the sessions first: their code is the library's)
    */
   @Override
   public void close() {
     if (current != null) {
       throw new IllegalStateException("cannot close " + path + " while it runs");
+    }
+    if (!sessionSinks.isEmpty()) {
+      throw new IllegalStateException(
+          "cannot close " + path + " while " + sessionSinks.size() + " session(s) are open");
     }
     if (closed.compareAndSet(false, true)) {
       arena.close();
@@ -470,6 +594,10 @@ public final class NativeEngine implements AutoCloseable {
    */
   @SuppressWarnings("unused") // called from native code through the upcall stub
   private void onLog(MemorySegment user, int level, MemorySegment line) {
+    if (user.address() != 0) {
+      onSessionLog(user.address(), level, line);
+      return;
+    }
     try {
       RunState s = current;
       if (s == null || s.failure().get() != null) {
@@ -487,6 +615,23 @@ public final class NativeEngine implements AutoCloseable {
       } catch (Throwable ignored) {
         // nothing may escape into native code
       }
+    }
+  }
+
+  /**
+   * A session's line (the user pointer is its id). Never throws; a sink's failure drops the line
+   * (the session's caller sees the call's result, and the first failure of the run is not kept).
+   */
+  private void onSessionLog(long id, int level, MemorySegment line) {
+    try {
+      LogSink sink = sessionSinks.get(id);
+      if (sink != null) {
+        String text =
+            line.equals(MemorySegment.NULL) ? "" : line.reinterpret(Integer.MAX_VALUE).getString(0);
+        sink.line(LogLevel.fromCode(level), text);
+      }
+    } catch (Throwable ignored) {
+      // nothing may escape into native code
     }
   }
 

@@ -92,9 +92,10 @@ class NativeEngineTest {
   @Test
   void nameAndAbi() {
     assertEquals("strata-ref 0.1.0 (cpu)", engine.name());
-    assertEquals(2, engine.abiVersion());
+    assertEquals(3, engine.abiVersion());
     assertEquals(NativeEngine.ABI_VERSION, engine.abiVersion());
     assertTrue(engine.hasCheck());
+    assertTrue(engine.hasSessions());
   }
 
   @Test
@@ -378,9 +379,15 @@ class NativeEngineTest {
   }
 
   @Test
+  void anAbi3LibraryWithoutTheSessionApiIsRefusedNamingTheSymbol() {
+    String m = refusedSibling("strata_no_session");
+    assertTrue(m.contains("lacks the symbol strata_session_open"), m);
+  }
+
+  @Test
   void anotherAbiVersionNamesBothVersions() {
     String m = refusedSibling("strata_abi_mismatch");
-    assertTrue(m.contains("has ABI version 999, this launcher speaks ABI versions 1..2"), m);
+    assertTrue(m.contains("has ABI version 999, this launcher speaks ABI versions 1..3"), m);
   }
 
   @Test

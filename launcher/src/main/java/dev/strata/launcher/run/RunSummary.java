@@ -78,17 +78,24 @@ public final class RunSummary {
       }
       g.writeObjectFieldStart(s);
       for (Map.Entry<String, String> f : fields.entrySet()) {
-        String v = f.getValue();
-        if (INTEGER.matcher(v).matches()) {
-          g.writeNumberField(f.getKey(), Long.parseLong(v));
-        } else if (DECIMAL.matcher(v).matches()) {
-          g.writeFieldName(f.getKey());
-          g.writeNumber(new java.math.BigDecimal(v));
-        } else {
-          g.writeStringField(f.getKey(), v);
-        }
+        writeValue(g, f.getKey(), f.getValue());
       }
       g.writeEndObject();
+    }
+  }
+
+  /**
+   * {@code "key": value} of an engine's {@code key=value} word: integers as JSON integers, decimals
+   * as JSON numbers as written, anything else as a string.
+   */
+  static void writeValue(JsonGenerator g, String key, String v) throws IOException {
+    if (INTEGER.matcher(v).matches()) {
+      g.writeNumberField(key, Long.parseLong(v));
+    } else if (DECIMAL.matcher(v).matches()) {
+      g.writeFieldName(key);
+      g.writeNumber(new java.math.BigDecimal(v));
+    } else {
+      g.writeStringField(key, v);
     }
   }
 }

@@ -1,0 +1,170 @@
+package dev.strata.launcher;
+
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.Machine;
+import dev.strata.launcher.run.Generation;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
+
+/**
+ * {@code strata-launch --prompt}'s options, judged the same for picocli's parse and the fast path
+ * (both hand the values over as typed: {@link LaunchFlow.Generate}), and the prompt read. Defaults
+ * are llama.cpp's (its {@code common_params_sampling}): temperature 0.8, top-k 40, top-p 0.95, a
+ * random seed; {@code --n-predict} 128 (llama.cpp's -1, "until the end", is not offered: a launch
+ * always ends). docs/LAUNCH.md.
+ */
+final class GenerateArgs {
+  private GenerateArgs() {}
+
+  static final int DEFAULT_N_PREDICT = 128;
+  static final float DEFAULT_TEMP = 0.8f;
+  static final int DEFAULT_TOP_K = 40;
+  static final float DEFAULT_TOP_P = 0.95f;
+
+  /** The most prompt bytes read from a file or standard input. */
+  static final int MAX_PROMPT_BYTES = 16 << 20;
+
+  private static final Pattern DIGITS = Pattern.compile("[0-9]{1,20}");
+  private static final Pattern DECIMAL =
+      Pattern.compile("[0-9]{1,9}(\\.[0-9]{1,9})?|\\.[0-9]{1,9}");
+
+  /**
+   * The generation {@code r} asks for, or null when it asks for none.
+   *
+   * @throws StrataException (exit 2) for a bad value, an option without a prompt, a prompt with
+   *     --plan, --dry-run or --isolate, an unreadable prompt file
+   */
+  static Generation.Options options(LaunchFlow.Request r, Io io, Machine machine) {
+    LaunchFlow.Generate g = r.generate();
+    if (!g.asked()) {
+      String stray =
+          g.nPredict() != null
+              ? LaunchArgs.N_PREDICT
+              : g.temp() != null
+                  ? LaunchArgs.TEMP
+                  : g.topK() != null
+                      ? LaunchArgs.TOP_K
+                      : g.topP() != null
+                          ? LaunchArgs.TOP_P
+                          : g.seed() != null ? LaunchArgs.SEED : null;
+      if (stray != null) {
+        throw usage(stray + " goes with --prompt or --prompt-file: it sets how text is generated");
+      }
+      return null;
+    }
+    if (g.prompt() != null && g.promptFile() != null) {
+      throw usage("--prompt and --prompt-file exclude each other: give the prompt once");
+    }
+    if (r.plan() || r.dryRun()) {
+      throw usage(
+          "--prompt goes with a launch, not with "
+              + (r.plan() ? "--plan" : "--dry-run")
+              + ": nothing is generated there");
+    }
+    if (r.isolate()) {
+      throw usage("--prompt runs the engine in this process: --isolate does not go with it yet");
+    }
+    int nPredict =
+        g.nPredict() == null
+            ? DEFAULT_N_PREDICT
+            : (int) whole(LaunchArgs.N_PREDICT, g.nPredict(), 0, 1 << 20, "tokens");
+    float temp =
+        g.temp() == null
+            ? DEFAULT_TEMP
+            : decimal(LaunchArgs.TEMP, g.temp(), 0, 100, "(0 = greedy)");
+    int topK =
+        g.topK() == null
+            ? DEFAULT_TOP_K
+            : (int) whole(LaunchArgs.TOP_K, g.topK(), 0, 1 << 24, "(0 = all)");
+    float topP =
+        g.topP() == null ? DEFAULT_TOP_P : decimal(LaunchArgs.TOP_P, g.topP(), 0, 1, "(1 = all)");
+    if (g.topP() != null && topP <= 0) {
+      throw usage("--top-p: " + g.topP() + " keeps no token: give a value above 0, at most 1");
+    }
+    long seed = g.seed() == null ? ThreadLocalRandom.current().nextLong() : seed(g.seed());
+    String prompt = g.prompt() != null ? g.prompt() : readPrompt(g.promptFile(), io, machine);
+    return new Generation.Options(prompt, nPredict, temp, topK, topP, seed);
+  }
+
+  private static long whole(String flag, String text, long min, long max, String what) {
+    if (DIGITS.matcher(text).matches()) {
+      long v = Long.parseLong(text.length() > 18 ? "9" + "0".repeat(18) : text);
+      if (v >= min && v <= max) {
+        return v;
+      }
+    }
+    throw usage(flag + ": '" + text + "' is not a whole number " + min + ".." + max + " " + what);
+  }
+
+  private static float decimal(String flag, String text, double min, double max, String what) {
+    if (DECIMAL.matcher(text).matches()) {
+      double v = Double.parseDouble(text);
+      if (v >= min && v <= max) {
+        return (float) v;
+      }
+    }
+    throw usage(
+        flag + ": '" + text + "' is not a number " + num(min) + ".." + num(max) + " " + what);
+  }
+
+  private static String num(double v) {
+    return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+  }
+
+  private static long seed(String text) {
+    if (DIGITS.matcher(text).matches()) {
+      try {
+        return Long.parseUnsignedLong(text);
+      } catch (NumberFormatException e) {
+        // over 2^64-1: said below
+      }
+    }
+    throw usage(LaunchArgs.SEED + ": '" + text + "' is not a whole number 0..18446744073709551615");
+  }
+
+  /** {@code --prompt-file F} (UTF-8), {@code -} = standard input. */
+  private static String readPrompt(String file, Io io, Machine machine) {
+    byte[] bytes;
+    String shown = file.equals("-") ? "standard input" : file;
+    try {
+      if (file.equals("-")) {
+        bytes = readAtMost(io.in());
+      } else {
+        Path p;
+        try {
+          p = machine.resolve(Path.of(file));
+        } catch (InvalidPathException e) {
+          throw usage("--prompt-file: '" + file + "' is not a path");
+        }
+        if (!Files.isRegularFile(p)) {
+          throw usage("--prompt-file: no file at " + p);
+        }
+        try (InputStream in = Files.newInputStream(p)) {
+          bytes = readAtMost(in);
+        }
+      }
+    } catch (IOException e) {
+      throw usage("--prompt-file: cannot read " + shown + ": " + e.getMessage());
+    }
+    if (bytes.length > MAX_PROMPT_BYTES) {
+      throw usage("--prompt-file: " + shown + " is over " + (MAX_PROMPT_BYTES >> 20) + " MiB");
+    }
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+
+  private static byte[] readAtMost(InputStream in) throws IOException {
+    return in.readNBytes(MAX_PROMPT_BYTES + 1);
+  }
+
+  private static StrataException usage(String message) {
+    return new StrataException(ExitCodes.USAGE, message);
+  }
+}

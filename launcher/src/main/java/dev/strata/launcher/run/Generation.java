@@ -1,0 +1,299 @@
+package dev.strata.launcher.run;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.StrataException;
+import dev.strata.engine.ffm.Session;
+import dev.strata.engine.ffm.SessionException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Text generation on an open {@link Session} ({@code strata-launch --prompt}, docs/LAUNCH.md): the
+ * prompt tokenized (BOS/EOS as the model says, special tokens parsed), evaluated in one call, then
+ * one token at a time sampled and fed back, until an end-of-generation token, {@code --n-predict}
+ * tokens, the context's end, or a cancel. Each token's bytes are assembled into UTF-8 text as they
+ * come (a character may span tokens) and handed to the text sink at once.
+ */
+public final class Generation {
+
+  /**
+   * What to generate and how to sample.
+   *
+   * @param prompt the prompt text
+   * @param nPredict the most tokens to generate
+   * @param temp the temperature (0: greedy)
+   * @param topK the top-k cut (0: all)
+   * @param topP the top-p (nucleus) cut (1: all)
+   * @param seed the splitmix64 seed of the sampler
+   */
+  public record Options(String prompt, int nPredict, float temp, int topK, float topP, long seed) {
+    public Options {
+      Objects.requireNonNull(prompt, "prompt");
+    }
+  }
+
+  /** Why generation ended. */
+  public enum Stop {
+    /** The model produced an end-of-generation token (not printed). */
+    EOG,
+    /** {@code --n-predict} tokens were generated. */
+    N_PREDICT,
+    /** The sequence filled the context ({@code --ctx} of the config). */
+    CTX,
+    /** Cancelled (Ctrl-C, SIGTERM, SIGHUP). */
+    CANCELLED;
+
+    /** The word in {@code --json}: eog, n_predict, ctx, cancelled. */
+    public String word() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /**
+   * What a generation made.
+   *
+   * @param text the text generated (the prompt not included)
+   * @param promptTokens the prompt's tokens
+   * @param generatedTokens the tokens generated (an end-of-generation token not counted)
+   * @param prefillSeconds the prompt's evaluation
+   * @param decodeSeconds from the first sample to the end
+   * @param stop why it ended
+   * @param stats the session's counters at the end ({@link Session#stats()})
+   */
+  public record Result(
+      String text,
+      int promptTokens,
+      int generatedTokens,
+      double prefillSeconds,
+      double decodeSeconds,
+      Stop stop,
+      Map<String, String> stats) {
+
+    /** Prompt tokens per second of the prefill (0 when it took no measurable time). */
+    public double prefillTokS() {
+      return prefillSeconds > 0 ? promptTokens / prefillSeconds : 0;
+    }
+
+    /** Generated tokens per second of the decode (0 when none). */
+    public double decodeTokS() {
+      return decodeSeconds > 0 ? generatedTokens / decodeSeconds : 0;
+    }
+
+    /** The exit code of the generation: 130 when cancelled, else 0. */
+    public int exitCode() {
+      return stop == Stop.CANCELLED ? ExitCodes.INTERRUPTED : ExitCodes.OK;
+    }
+
+    /**
+     * {@code "generation": {...}} into the object {@code g} is inside: text, token counts, timings,
+     * stop reason, the sampling options with the seed, the engine's stats.
+     */
+    public void writeJson(JsonGenerator g, Options o) throws IOException {
+      g.writeObjectFieldStart("generation");
+      g.writeStringField("text", text);
+      g.writeObjectFieldStart("tokens");
+      g.writeNumberField("prompt", promptTokens);
+      g.writeNumberField("generated", generatedTokens);
+      g.writeEndObject();
+      g.writeStringField("stop", stop.word());
+      g.writeObjectFieldStart("sampling");
+      g.writeNumberField("n_predict", o.nPredict());
+      g.writeNumberField("temp", o.temp());
+      g.writeNumberField("top_k", o.topK());
+      g.writeNumberField("top_p", o.topP());
+      // unsigned: the seed as typed (or drawn), 0..2^64-1
+      g.writeFieldName("seed");
+      g.writeNumber(new java.math.BigInteger(Long.toUnsignedString(o.seed())));
+      g.writeEndObject();
+      g.writeObjectFieldStart("prefill");
+      g.writeNumberField("tokens", promptTokens);
+      g.writeNumberField("seconds", round(prefillSeconds));
+      g.writeNumberField("tok_s", round(prefillTokS()));
+      g.writeEndObject();
+      g.writeObjectFieldStart("decode");
+      g.writeNumberField("tokens", generatedTokens);
+      g.writeNumberField("seconds", round(decodeSeconds));
+      g.writeNumberField("tok_s", round(decodeTokS()));
+      g.writeEndObject();
+      g.writeObjectFieldStart("stats");
+      for (Map.Entry<String, String> e : stats.entrySet()) {
+        RunSummary.writeValue(g, e.getKey(), e.getValue());
+      }
+      g.writeEndObject();
+      g.writeEndObject();
+    }
+
+    /** One line for standard error: the counts, the speeds, the stop, the seed when sampled. */
+    public String summaryLine(Options o) {
+      return String.format(
+          java.util.Locale.ROOT,
+          "generate: prompt=%d tokens (%.1f tok/s) generated=%d tokens in %.2f s (%.1f tok/s)"
+              + " stop=%s%s",
+          promptTokens,
+          prefillTokS(),
+          generatedTokens,
+          decodeSeconds,
+          decodeTokS(),
+          stop.word(),
+          o.temp() > 0 ? " seed=" + Long.toUnsignedString(o.seed()) : "");
+    }
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000.0) / 1000.0;
+  }
+
+  private final Session session;
+  private final Options options;
+  private volatile boolean cancelled;
+
+  public Generation(Session session, Options options) {
+    this.session = session;
+    this.options = options;
+  }
+
+  /**
+   * Stops the generation: the eval in progress returns soon after, and no further token is made.
+   * Any thread.
+   */
+  public void cancel() {
+    cancelled = true;
+    session.cancel();
+  }
+
+  /**
+   * Generates on sequence 0 from an empty one.
+   *
+   * @param text receives the text as it is made, whole UTF-8 characters only
+   * @throws StrataException (exit 2) when the prompt has no tokens or does not fit the context; the
+   *     engine's refusal of an eval with its code
+   */
+  public Result run(Consumer<String> text) {
+    int nCtx = session.nCtx();
+    int[] ids = session.tokenize(options.prompt(), Session.ADD_SPECIAL | Session.PARSE_SPECIAL);
+    if (ids.length == 0) {
+      throw new StrataException(
+          ExitCodes.USAGE, "--prompt: the prompt is empty (it has no tokens): give some text");
+    }
+    if (ids.length >= nCtx) {
+      throw new StrataException(
+          ExitCodes.USAGE,
+          "--prompt: the prompt is "
+              + ids.length
+              + " tokens, and the context holds "
+              + nCtx
+              + " (--ctx of the config): shorten the prompt or raise --ctx");
+    }
+    Utf8Assembler utf8 = new Utf8Assembler();
+    StringBuilder all = new StringBuilder();
+    Consumer<String> out =
+        s -> {
+          if (!s.isEmpty()) {
+            all.append(s);
+            text.accept(s);
+          }
+        };
+    long[] rng = {options.seed()};
+    int generated = 0;
+    Stop stop;
+    long t0 = System.nanoTime();
+    double prefill = 0;
+    long t1 = t0;
+    try {
+      Session.Logits logits = session.eval(0, ids, ids.length - 1);
+      t1 = System.nanoTime();
+      prefill = (t1 - t0) / 1e9;
+      while (true) {
+        if (cancelled) {
+          stop = Stop.CANCELLED;
+          break;
+        }
+        if (generated >= options.nPredict()) {
+          stop = Stop.N_PREDICT;
+          break;
+        }
+        int tok = session.sample(logits, 0, options.temp(), options.topK(), options.topP(), rng);
+        if (session.isEog(tok)) {
+          stop = Stop.EOG;
+          break;
+        }
+        out.accept(utf8.add(session.tokenPiece(tok)));
+        generated++;
+        if (generated >= options.nPredict()) {
+          stop = Stop.N_PREDICT; // the last token's own logits are not needed
+          break;
+        }
+        if (session.nPast(0) >= nCtx) {
+          stop = Stop.CTX;
+          break;
+        }
+        logits = session.eval(0, new int[] {tok}, 0);
+      }
+    } catch (SessionException e) {
+      if (!e.cancelled()) {
+        throw e;
+      }
+      stop = Stop.CANCELLED;
+      if (t1 == t0) {
+        t1 = System.nanoTime();
+        prefill = (t1 - t0) / 1e9;
+      }
+    }
+    out.accept(utf8.finish());
+    double decode = (System.nanoTime() - t1) / 1e9;
+    return new Result(
+        all.toString(), ids.length, generated, prefill, decode, stop, session.stats());
+  }
+
+  /**
+   * Token bytes to text: whole UTF-8 characters as soon as their last byte comes; a character split
+   * across tokens waits for the next one; malformed bytes become U+FFFD.
+   */
+  static final class Utf8Assembler {
+    private final CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPLACE)
+            .onUnmappableCharacter(CodingErrorAction.REPLACE);
+    private ByteBuffer pending = ByteBuffer.allocate(64);
+
+    /** The text the bytes complete (maybe empty). */
+    String add(byte[] bytes) {
+      if (pending.remaining() < bytes.length) {
+        ByteBuffer bigger = ByteBuffer.allocate(pending.position() + bytes.length + 64);
+        pending.flip();
+        bigger.put(pending);
+        pending = bigger;
+      }
+      pending.put(bytes);
+      return drain(false);
+    }
+
+    /** The rest: an unfinished character as U+FFFD. */
+    String finish() {
+      String s = drain(true);
+      CharBuffer tail = CharBuffer.allocate(4);
+      decoder.flush(tail);
+      tail.flip();
+      decoder.reset();
+      return s + tail;
+    }
+
+    private String drain(boolean end) {
+      pending.flip();
+      CharBuffer chars = CharBuffer.allocate(pending.remaining() + 4);
+      decoder.decode(pending, chars, end);
+      pending.compact();
+      chars.flip();
+      return chars.toString();
+    }
+  }
+}
