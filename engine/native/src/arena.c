@@ -45,6 +45,25 @@ uint64_t strata_memory_total(void) {
 #endif
 }
 
+uint64_t strata_rss_bytes(void) {
+#if !defined(__APPLE__)
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f != NULL) {
+        char line[256];
+        unsigned long long kib = 0;
+        int found = 0;
+        while (!found && fgets(line, sizeof line, f) != NULL) {
+            found = sscanf(line, "VmRSS: %llu kB", &kib) == 1;
+        }
+        fclose(f);
+        if (found) {
+            return (uint64_t)kib * 1024;
+        }
+    }
+#endif
+    return 0;
+}
+
 uint64_t strata_peak_rss_bytes(void) {
 #if !defined(__APPLE__)
     /* VmHWM: the peak of this process image's own memory. getrusage's ru_maxrss also keeps the peak of the image
