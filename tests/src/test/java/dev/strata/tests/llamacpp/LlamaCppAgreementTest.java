@@ -52,6 +52,14 @@ class LlamaCppAgreementTest {
           "tiny-qwen3moe-q8_0", 99.0,
           "tiny-qwen3moe-q4_k_m", 98.0);
 
+  /**
+   * A near-tie, in nats between llama.cpp's top two log-probs at the step where the tokens part:
+   * llama.cpp's one-token decode path converts Q to f16 and sums the weighted V in f16 (ggml-cpu
+   * ops.cpp, flash_attn_ext_f16_one_chunk), which moves logits by a few hundredths; a gap below
+   * that is decided by rounding, not by the model.
+   */
+  private static final double NEAR_TIE = 0.05;
+
   private static Path out;
   private static final Map<String, Map<String, String>> ROWS = new HashMap<>();
   private static final Map<String, List<String[]>> GEN = new HashMap<>();
@@ -149,7 +157,7 @@ class LlamaCppAgreementTest {
                         if (first >= 0) {
                           double gap = g[2].isEmpty() ? Double.NaN : Double.parseDouble(g[2]);
                           assertTrue(
-                              gap < 0.02,
+                              gap < NEAR_TIE,
                               name
                                   + ", prompt "
                                   + g[0]
