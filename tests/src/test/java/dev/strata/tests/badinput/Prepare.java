@@ -3,6 +3,7 @@ package dev.strata.tests.badinput;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.model.DemoModel;
+import dev.strata.engine.model.ModelCorpus;
 import dev.strata.metal.HostProbe;
 import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
@@ -27,6 +28,8 @@ import java.util.stream.Stream;
  *
  * <ul>
  *   <li>{@code demo DIR N}: the demo model as N shards in DIR
+ *   <li>{@code corpus DIR NAME}: the header of a published model's shape (engine's {@code
+ *       ModelCorpus}, NAME as it names it, spaces allowed) as one file in DIR
  *   <li>{@code rm PATH}, {@code mkdir PATH}, {@code mv SRC DST} (shards are sparse: moved, never
  *       copied)
  *   <li>{@code truncate PATH N}: keep the first N bytes
@@ -91,6 +94,7 @@ final class Prepare {
       String[] w = op.trim().split(" +");
       switch (w[0]) {
         case "demo" -> DemoModel.write(tmp.resolve(w[1]), Integer.parseInt(w[2]));
+        case "corpus" -> corpus(tmp.resolve(w[1]), op.trim().split(" +", 3)[2]);
         case "rm" -> Files.delete(tmp.resolve(w[1]));
         case "mkdir" -> Files.createDirectories(tmp.resolve(w[1]));
         case "mv" ->
@@ -117,6 +121,15 @@ final class Prepare {
         default -> throw new IllegalArgumentException("unknown prepare operation: " + op);
       }
     }
+  }
+
+  private static void corpus(Path dir, String name) throws IOException {
+    Files.createDirectories(dir);
+    ModelCorpus.all().stream()
+        .filter(s -> s.name.equals(name))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no model " + name + " in ModelCorpus"))
+        .write(dir);
   }
 
   private static void edit(String spec, Path tmp) throws IOException {
