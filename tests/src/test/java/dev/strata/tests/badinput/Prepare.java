@@ -42,6 +42,8 @@ import java.util.stream.Stream;
  *       model/} (a {@code demo model N} before it)
  *   <li>{@code lib PATH}: a copy of strata-ref at PATH
  *   <li>{@code ln TARGET LINK}: a symbolic link
+ *   <li>{@code mkfifo PATH}: a FIFO (named pipe), which nothing may open for reading: it would
+ *       block
  *   <li>{@code edit FILE|OLD|NEW}: replace the first OLD by NEW ({@code \t}, {@code \n} escapes),
  *       which must be there
  * </ul>
@@ -117,9 +119,22 @@ final class Prepare {
             Files.setPosixFilePermissions(tmp.resolve(w[1]), PosixFilePermissions.fromString(w[2]));
         case "config" -> config(tmp.resolve(w[1]), tmp);
         case "lib" -> Files.copy(refLibrary(), tmp.resolve(w[1]));
+        case "mkfifo" -> mkfifo(tmp.resolve(w[1]));
         case "ln" -> Files.createSymbolicLink(tmp.resolve(w[2]), Path.of(expand(w[1], tmp)));
         default -> throw new IllegalArgumentException("unknown prepare operation: " + op);
       }
+    }
+  }
+
+  private static void mkfifo(Path p) throws IOException {
+    try {
+      int rc = new ProcessBuilder("mkfifo", p.toString()).inheritIO().start().waitFor();
+      if (rc != 0) {
+        throw new IOException("mkfifo " + p + " exited " + rc);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
     }
   }
 
