@@ -459,7 +459,8 @@ static int read_header_and_meta(rd *r, meta *m, uint64_t *n_tensors) {
             }
             continue;
         }
-        if (fits && strncmp(key, "general.split.", 14) == 0) {
+        /* the early split formats: general.split + general.split_count, then general.split.* */
+        if (fits && strncmp(key, "general.split", 13) == 0 && (key[13] == '\0' || key[13] == '.' || key[13] == '_')) {
             m->old_split = 1;
         }
         if (fits && (strcmp(key, "split.no") == 0 || strcmp(key, "split.count") == 0)) {
@@ -1264,9 +1265,10 @@ int strata_gguf_read(const char *path, strata_geometry *g, strata_expert_index *
         goto out;
     }
     if (m.old_split && !m.have_split_count) {
-        fail(&r, "carries the old split keys general.split.* (an early gguf-split format that llama.cpp no longer "
-                 "reads); merge the shards with the gguf-split that wrote them and pass the merged file, or re-split "
-                 "it with a current llama.cpp's gguf-split");
+        fail(&r, "carries the old split keys general.split* (an early gguf-split format that llama.cpp no longer "
+                 "reads; the file is whole, its format is old): merge the shards with the gguf-split that wrote "
+                 "them (gguf-split --merge) and re-split the merged file with a current llama.cpp's gguf-split (or "
+                 "pass it whole)");
         goto out;
     }
     uint64_t count = m.have_split_count ? m.split_count : 1;

@@ -23,8 +23,18 @@ import java.util.regex.Pattern;
  * (docs/ENGINE-CONTRACT.md, "Reading"). The headers themselves are read by {@link GgufParser}.
  */
 final class GgufSplitSet {
-  /** Keys of the early split format ({@code general.split.count} …), which llama.cpp dropped. */
-  static final String OLD_SPLIT_PREFIX = "general.split.";
+  /**
+   * Keys of the early split formats, which llama.cpp dropped: the first gguf-split's {@code
+   * general.split} (the index) and {@code general.split_count}, and {@code general.split.count} …
+   */
+  static final String OLD_SPLIT_PREFIX = "general.split";
+
+  /** Whether {@code key} is one of the early split keys ({@link #OLD_SPLIT_PREFIX}). */
+  static boolean isOldSplitKey(String key) {
+    return key.equals(OLD_SPLIT_PREFIX)
+        || key.startsWith(OLD_SPLIT_PREFIX + ".")
+        || key.startsWith(OLD_SPLIT_PREFIX + "_");
+  }
 
   private GgufSplitSet() {}
 
@@ -261,15 +271,16 @@ final class GgufSplitSet {
     for (GgufFile f : files) {
       if (f.get("split.count") == null) {
         for (String key : f.metadata().keySet()) {
-          if (key.startsWith(OLD_SPLIT_PREFIX)) {
+          if (isOldSplitKey(key)) {
             throw new GgufException(
                 Kind.NOT_A_MODEL,
                 f.file(),
                 "carries the old split key "
                     + Clip.clip(key)
-                    + " (an early gguf-split format that llama.cpp no longer reads); merge the"
-                    + " shards with the gguf-split that wrote them (gguf-split --merge) and pass the"
-                    + " merged file, or re-split it with a current llama.cpp's gguf-split");
+                    + " (an early gguf-split format that llama.cpp no longer reads; the file is whole,"
+                    + " its format is old): merge the shards with the gguf-split that"
+                    + " wrote them (gguf-split --merge) and re-split the merged file with a current"
+                    + " llama.cpp's gguf-split (or pass it whole)");
           }
         }
       }

@@ -3,6 +3,10 @@ package dev.strata.tests.badinput;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.model.DemoModel;
+import dev.strata.engine.model.GgufFile;
+import dev.strata.engine.model.GgufReader;
+import dev.strata.engine.model.GgufValue;
+import dev.strata.engine.model.GgufWriter;
 import dev.strata.engine.model.ModelCorpus;
 import dev.strata.metal.HostProbe;
 import dev.strata.testsupport.RepoRoot;
@@ -18,7 +22,10 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.SequencedMap;
 import java.util.stream.Stream;
 
 /**
@@ -28,6 +35,9 @@ import java.util.stream.Stream;
  *
  * <ul>
  *   <li>{@code demo DIR N}: the demo model as N shards in DIR
+ *   <li>{@code legacy-split DIR N}: the demo model as N shards in DIR, its split keys renamed as
+ *       the first gguf-split wrote them ({@code general.split}, {@code general.split_count}, {@code
+ *       general.split_tensors_count})
  *   <li>{@code corpus DIR NAME}: the header of a published model's shape (engine's {@code
  *       ModelCorpus}, NAME as it names it, spaces allowed) as one file in DIR
  *   <li>{@code rm PATH}, {@code mkdir PATH}, {@code mv SRC DST} (shards are sparse: moved, never
@@ -96,6 +106,7 @@ final class Prepare {
       String[] w = op.trim().split(" +");
       switch (w[0]) {
         case "demo" -> DemoModel.write(tmp.resolve(w[1]), Integer.parseInt(w[2]));
+        case "legacy-split" -> legacySplit(tmp.resolve(w[1]), Integer.parseInt(w[2]));
         case "corpus" -> corpus(tmp.resolve(w[1]), op.trim().split(" +", 3)[2]);
         case "rm" -> Files.delete(tmp.resolve(w[1]));
         case "mkdir" -> Files.createDirectories(tmp.resolve(w[1]));
@@ -122,6 +133,27 @@ final class Prepare {
         case "mkfifo" -> mkfifo(tmp.resolve(w[1]));
         case "ln" -> Files.createSymbolicLink(tmp.resolve(w[2]), Path.of(expand(w[1], tmp)));
         default -> throw new IllegalArgumentException("unknown prepare operation: " + op);
+      }
+    }
+  }
+
+  private static void legacySplit(Path dir, int shards) throws IOException {
+    DemoModel.write(dir, shards);
+    Map<String, String> renamed =
+        Map.of(
+            "split.no", "general.split",
+            "split.count", "general.split_count",
+            "split.tensors.count", "general.split_tensors_count");
+    try (Stream<Path> s = Files.list(dir)) {
+      for (Path p : s.filter(f -> f.toString().endsWith(".gguf")).sorted().toList()) {
+        GgufFile f = GgufReader.readFile(p);
+        SequencedMap<String, GgufValue> meta = new LinkedHashMap<>();
+        f.metadata().forEach((k, v) -> meta.put(renamed.getOrDefault(k, k), v));
+        List<GgufWriter.Tensor> tensors =
+            f.tensors().stream()
+                .map(t -> new GgufWriter.Tensor(t.name(), t.type(), t.dims()))
+                .toList();
+        GgufWriter.write(p, meta, tensors);
       }
     }
   }
