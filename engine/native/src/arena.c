@@ -158,9 +158,14 @@ int strata_arena_open(strata_arena *a, const strata_mem_plan *p, const strata_ge
         if (strata_gguf_shard_path(first, k, a->n_fds, path, sizeof path) != 0) {
             return errf(err, errlen, "model: %s: cannot name shard %llu of %llu%s", first, k + 1ull, a->n_fds, "");
         }
-        a->fds[k] = open(path, O_RDONLY | O_CLOEXEC);
+        char why[128];
+        a->fds[k] = strata_open_model_file(path, why, sizeof why);
         struct stat st;
-        if (a->fds[k] < 0 || fstat(a->fds[k], &st) != 0) {
+        if (a->fds[k] < 0) {
+            snprintf(err, errlen, "model: %s: %s", path, why);
+            return -1;
+        }
+        if (fstat(a->fds[k], &st) != 0) {
             snprintf(err, errlen, "model: %s: %s", path, strerror(errno));
             return -1;
         }

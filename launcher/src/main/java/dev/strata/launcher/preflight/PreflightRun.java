@@ -260,6 +260,9 @@ final class PreflightRun {
     }
     if (plan.fits()) {
       ok("plan", "fits this machine");
+    } else if (plan.kvFormatRefused()) {
+      // not memory: no machine holds this model in these pools, so --plan refuses it too (exit 3)
+      throw refuse("plan", new PreflightRefused(plan.refusal()));
     } else if (refuseWhenShort) {
       throw refuse(
           "plan", new PreflightRefused(plan.refusal() + " (on this machine: " + here.chip() + ")"));
