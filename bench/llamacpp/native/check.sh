@@ -6,6 +6,7 @@
 # rounding; PPL to 1e-6). Needs g++ and git; about 40 s of one core.
 #   usage: bench/llamacpp/native/check.sh [MODEL.gguf [TOKENS.u16 [CHUNKS [KV]]]]
 set -euo pipefail
+case "${1:-}" in -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 here="$(cd "$(dirname "$0")" && pwd)"
 lc="$(cd "$here/.." && pwd)"
 root="$(cd "$lc/../.." && pwd)"
