@@ -47,8 +47,10 @@ for name in "${names[@]}"; do
     2> "$out/$name.ref.log"
   : > "$out/$name.ref.gen.txt"
   while IFS= read -r line; do
-    prompt=$(printf '%s' "$line" | python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["text"], end="")')
-    "$bin/session_test" gen "$model" 32 --threads "$threads" "$prompt" 2>> "$out/$name.ref.log" | head -n 1 >> "$out/$name.ref.gen.txt"
+    # the prompt through a file: a command substitution would drop its trailing newlines
+    printf '%s' "$line" | python3 -c 'import json,sys; sys.stdout.write(json.loads(sys.stdin.read())["text"])' > "$out/prompt.txt"
+    "$bin/session_test" gen "$model" 32 --threads "$threads" --prompt-file "$out/prompt.txt" 2>> "$out/$name.ref.log" \
+      | head -n 1 >> "$out/$name.ref.gen.txt"
   done < "$here/prompts.jsonl"
   t2=$(date +%s.%N)
   python3 "$here/compare.py" "$out/$name.llama.logits" "$out/$name.ref.lpf32" --json "$out/$name.cmp.json" --quiet \

@@ -13,7 +13,8 @@ for g, o in zip(llama, ours):
     first = next((i for i, (a, b) in enumerate(zip(g["tokens"], o)) if a != b), -1)
     if first < 0 and len(o) != len(g["tokens"]):
         first = min(len(o), len(g["tokens"]))
-    gap = f'{g["steps"][first]["gap"]:.6f}' if 0 <= first < len(g["steps"]) else ""
+    step = g["steps"][first] if 0 <= first < len(g["steps"]) else {}
+    gap = f'{step["gap"]:.6f}' if step.get("gap") is not None else ""
     equal += first < 0
     rows.append(f'{g["name"]}\t{first}\t{gap}')
 with open(f"{out}/{name}.gen.tsv", "w") as f:

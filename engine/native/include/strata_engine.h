@@ -75,12 +75,25 @@ int         strata_session_truncate(strata_session *s, int32_t seq, int32_t n_ke
  * the splitmix64 state *rng (advanced). */
 int32_t     strata_session_sample(const strata_session *s, const float *logits, float temp, int32_t top_k, float top_p,
                                   uint64_t *rng);
-/* Cancels the eval in progress on s (any thread, async-signal-safe); it returns 130 soon after. The flag is
- * cleared when the next eval starts. */
+/* Cancels the eval in progress on s, or the next one when none is (any thread, async-signal-safe): that eval returns
+ * 130 soon after and the cancel is consumed. */
 void        strata_session_cancel(strata_session *s);
 /* One line of counters so far, `key=value` separated by spaces (prefill/decode tokens and seconds, arena lookups,
  * hits, misses, bytes_read, read_seconds, peak_rss_bytes). Returns the length (> cap: truncated). */
 int64_t     strata_session_stats(const strata_session *s, char *buf, size_t cap);
+/* Session snapshots (docs/ENGINE-ABI.md, "Session snapshots"). Save writes sequence seq (its token ids and the used
+ * cells of its pools, exactly as in memory) to path atomically (a temp file beside it, fsync, rename, fsync of the
+ * folder; mode 0600). Load replaces sequence seq with the snapshot at path after checking all of it: the file's
+ * header and checksum, then that it fits this session (the same model, the same KV format tag, cells <= --ctx).
+ * Both return 0; 2 (one line logged) when the file cannot be written or read, or is not an intact snapshot
+ * (truncated, corrupted, not a snapshot) or seq is out of range; 3 (one line logged) when an intact snapshot is
+ * refused: another model, another KV format, a context smaller than its cells, a newer format version, recurrent
+ * state. A refused load leaves the sequence as it was. */
+int         strata_session_save(strata_session *s, int32_t seq, const char *path);
+int         strata_session_load(strata_session *s, int32_t seq, const char *path);
+/* The token ids sequence seq holds, in position order (after a load: the snapshot's), at most cap into out (NULL: none).
+ * Returns their count (> cap: call again), or -1 for a bad seq. */
+int64_t     strata_session_tokens(const strata_session *s, int32_t seq, int32_t *out, size_t cap);
 #ifdef __cplusplus
 }
 #endif

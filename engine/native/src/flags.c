@@ -98,7 +98,6 @@ static int apply(strata_opts *o, const flag_spec *f, const char *value, char *er
     else if (!strcmp(n, "--suffix-draft")) o->suffix_draft = v;
     else if (!strcmp(n, "--prompt-tokens")) o->prompt_tokens = v;
     else if (!strcmp(n, "--n-predict")) o->n_predict = v;
-    if (value != f->def && (!strcmp(n, "--prompt-tokens") || !strcmp(n, "--n-predict"))) o->workload_given = 1;
     else if (!strcmp(n, "--fault")) o->fault = c + 1;
     return 0;
 }

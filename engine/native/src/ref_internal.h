@@ -188,7 +188,6 @@ typedef struct {
     long prompt_tokens;
     long n_predict;
     int fault; /* 0 none, 1 segv, 2 abort */
-    int workload_given; /* --prompt-tokens or --n-predict was given (else main's workload shrinks to fit --ctx) */
 } strata_opts;
 
 /* Parses argv (argv[0] is the program name and is skipped). Returns 0, or -1 with a message naming the flag. */

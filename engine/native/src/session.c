@@ -74,6 +74,11 @@ strata_session *strata_session_open_internal(int argc, const char *const *argv, 
         goto fail;
     }
     s->have_kv = 1;
+    s->tokens = malloc((size_t)s->n_seq * (size_t)st->o.ctx * sizeof *s->tokens);
+    if (s->tokens == NULL) {
+        code = RC_NOMEM;
+        goto fail;
+    }
     s->ops = strata_fused_best();
     if (strata_fwd_init(&s->fwd, md, &s->kv, &s->pool, s->ops) != 0) {
         logf_(&s->lg, 2, "engine: out of memory allocating the forward pass's scratch");
@@ -144,6 +149,7 @@ API void strata_session_close(strata_session *s) {
         strata_arena_close(&s->arena);
     }
     free(s->moe_layer_of);
+    free(s->tokens);
     if (s->have_fwd) {
         strata_fwd_free(&s->fwd);
     }
@@ -199,7 +205,6 @@ API int64_t strata_session_token_piece(const strata_session *s, int32_t tok, int
 
 API int strata_session_eval(strata_session *s, int32_t seq, const int32_t *tokens, size_t n, size_t logits_from,
                             float *logits) {
-    atomic_store(s->cancel, 0);
     if (seq < 0 || seq >= s->n_seq) {
         logf_(&s->lg, 2, "eval: sequence %d does not exist (the session has %d)", seq, s->n_seq);
         return RC_USAGE;
@@ -232,6 +237,7 @@ API int strata_session_eval(strata_session *s, int32_t seq, const int32_t *token
         float *out = logits_from < i + m ? logits + (i + lf - logits_from) * s->st.md.n_vocab : NULL;
         int rc = strata_forward(&s->fwd, seq, tokens + i, m, past + i, lf, out);
         if (rc == 1) {
+            atomic_store(s->cancel, 0); /* a cancel is consumed by the eval it stops */
             return RC_CANCELLED;
         }
         if (rc != 0) {
@@ -250,6 +256,7 @@ API int strata_session_eval(strata_session *s, int32_t seq, const int32_t *token
             last = t;
         }
     }
+    memcpy(s->tokens + (size_t)seq * (size_t)s->st.o.ctx + past, tokens, n * sizeof *tokens);
     s->kv.n_past[seq] = (int32_t)(past + n);
     double dt = now_s() - t0;
     if (n > 1) {

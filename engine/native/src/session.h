@@ -28,6 +28,9 @@ struct strata_session {
     atomic_int *cancel;
     uint64_t prefill_tokens, decode_tokens;
     double prefill_seconds, decode_seconds;
+    int32_t *tokens;        /* n_seq × --ctx: the ids each sequence holds, in position order (snapshot.c saves them) */
+    uint8_t model_id[32];   /* snapshot.c: the model's identity, computed at the first save or load */
+    int have_model_id;
 };
 
 /* strata_session_open with the cancel flag of the caller's choosing (NULL: the session's own). */

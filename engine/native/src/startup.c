@@ -208,14 +208,11 @@ static int rules(int argc, const char *const *argv, const logger *lg, strata_sta
     }
     size_t cells = (size_t)o->ctx + 128;
     s->cells = cells;
-    /* main's workload (the synthetic prompt and the decode steps) holds at most --ctx positions: given flags that do
-     * not fit are refused; the defaults shrink to fit (at most half the context for the prompt) */
-    if (!o->workload_given) {
-        o->prompt_tokens = o->prompt_tokens < o->ctx / 2 ? o->prompt_tokens : (o->ctx / 2 > 0 ? o->ctx / 2 : 1);
-        o->n_predict = o->n_predict < o->ctx - o->prompt_tokens ? o->n_predict : o->ctx - o->prompt_tokens;
-    } else if (o->prompt_tokens + o->n_predict > o->ctx) {
-        logf_(lg, 2, "flags: --prompt-tokens %ld + --n-predict %ld exceed the context of %ld positions (--ctx)",
-              o->prompt_tokens, o->n_predict, o->ctx);
+    /* main's workload (the synthetic prompt and the decode steps) fits the pools, defaults included: the Java flag
+     * table's PoolRule, the same words */
+    if ((size_t)o->prompt_tokens + (size_t)o->n_predict > cells) {
+        logf_(lg, 2, "flags: --prompt-tokens %ld + --n-predict %ld exceed the pool's %zu cells (--ctx %ld + 128)",
+              o->prompt_tokens, o->n_predict, cells, o->ctx);
         return RC_USAGE;
     }
     /* pools: full-attention layers hold ctx + 128 cells, sliding-window ones min(ctx, window) + 128, the MTP

@@ -161,11 +161,13 @@ typedef struct {
     const char **args;
     capture c;
     int rc;
+    int done;
 } bg_run;
 
 static void *bg(void *arg) {
     bg_run *b = arg;
     b->rc = run_engine(&b->c, b->args);
+    __atomic_store_n(&b->done, 1, __ATOMIC_SEQ_CST);
     return NULL;
 }
 
@@ -338,8 +340,12 @@ static int cmd_flows(int argc, char **argv) {
         for (int w = 0; w < 60000 && !__atomic_load_n(&b.c.saw_kv, __ATOMIC_SEQ_CST); w++) {
             nanosleep(&ms, NULL);
         }
-        nanosleep(&ms, NULL);
-        strata_engine_cancel();
+        /* a cancel before the prompt's evaluation starts is not kept (strata_session_eval clears it), so it is
+         * repeated until the run returns */
+        for (int w = 0; w < 60000 && !__atomic_load_n(&b.done, __ATOMIC_SEQ_CST); w++) {
+            strata_engine_cancel();
+            nanosleep(&ms, NULL);
+        }
         pthread_join(t, NULL);
         check(b.rc == 130, "cancel", "exit 130", &b.c);
     }

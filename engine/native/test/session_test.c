@@ -84,7 +84,7 @@ static int greedy(strata_session *s, const int32_t *prompt, int np, int n, int32
 static int cmd_check(const char *model) {
     const char *formats[] = {"fp16", "int8", "q4_0"};
     for (int fi = 0; fi < 3; fi++) {
-        strata_session *s = open_model(model, formats[fi], "2", "256");
+        strata_session *s = open_model(model, formats[fi], "2", "512");
         if (s == NULL) {
             return 1;
         }
@@ -147,8 +147,8 @@ static int cmd_check(const char *model) {
         CHECK(strata_session_eval(s, 0, &bad, 1, 0, one) == 2, "token id %d accepted", V);
         CHECK(strata_session_eval(s, 1, toks, 1, 0, one) == 2, "sequence 1 accepted");
         strata_session_truncate(s, 0, 0);
-        int32_t *many = calloc(300, sizeof *many);
-        CHECK(strata_session_eval(s, 0, many, 300, 300, NULL) == 2, "300 tokens accepted in a context of 256");
+        int32_t *many = calloc(600, sizeof *many);
+        CHECK(strata_session_eval(s, 0, many, 600, 600, NULL) == 2, "600 tokens accepted in a context of 512");
         CHECK(strata_session_truncate(s, 0, 5) == 2, "truncate past n_past accepted");
         quiet_errors = 0;
         free(many);
@@ -164,7 +164,7 @@ static int cmd_check(const char *model) {
 }
 
 static int cmd_gen(int argc, char **argv) {
-    const char *model = argv[2], *kv = NULL, *threads = "2";
+    const char *model = argv[2], *kv = NULL, *threads = "2", *pfile = NULL;
     int n = atoi(argv[3]);
     int i = 4;
     for (; i + 1 < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
@@ -172,13 +172,25 @@ static int cmd_gen(int argc, char **argv) {
             kv = argv[i + 1];
         } else if (strcmp(argv[i], "--threads") == 0) {
             threads = argv[i + 1];
+        } else if (strcmp(argv[i], "--prompt-file") == 0) {
+            pfile = argv[i + 1];
         }
     }
-    if (i >= argc) {
-        fprintf(stderr, "usage: session_test gen MODEL N [--kv F] [--threads T] PROMPT\n");
+    static char pbuf[65536];
+    const char *prompt = i < argc ? argv[i] : NULL;
+    if (pfile != NULL) {
+        FILE *pf = fopen(pfile, "rb");
+        size_t got = pf != NULL ? fread(pbuf, 1, sizeof pbuf - 1, pf) : 0;
+        if (pf != NULL) {
+            fclose(pf);
+        }
+        pbuf[got] = 0;
+        prompt = pbuf;
+    }
+    if (prompt == NULL) {
+        fprintf(stderr, "usage: session_test gen MODEL N [--kv F] [--threads T] [--prompt-file F | PROMPT]\n");
         return 2;
     }
-    const char *prompt = argv[i];
     strata_session *s = open_model(model, kv, threads, "1024");
     if (s == NULL) {
         return 1;
@@ -262,7 +274,7 @@ int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "check") == 0) {
         return cmd_check(argv[2]);
     }
-    if (argc >= 5 && strcmp(argv[1], "gen") == 0) {
+    if (argc >= 4 && strcmp(argv[1], "gen") == 0) {
         return cmd_gen(argc, argv);
     }
     fprintf(stderr, "usage: session_test check MODEL | gen MODEL N [--kv F] [--threads T] PROMPT | logits MODEL TOKENS CTX "

@@ -17,26 +17,21 @@ import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Template;
 import dev.strata.engine.gen.Templates;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
-import dev.strata.engine.kv.KvRules;
-import dev.strata.engine.model.DemoModel;
-import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
-import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.plan.MemoryPlan;
-import dev.strata.engine.plan.PlanRequest;
-import dev.strata.engine.plan.UsableMemory;
+import dev.strata.engine.plan.PlanItems;
 import dev.strata.engine.write.ConfigWriter;
 import dev.strata.launcher.preflight.LibraryTrust;
+import dev.strata.launcher.run.Generation;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -44,10 +39,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /**
- * {@code ./strata demo}: the whole flow in one command from a fresh clone — writes the demo model
- * (4 GGUF shards with the seed's geometry, sparse zero data), generates a config for this machine
- * and strata-ref with strata-setup's generator, then launches it in this process through FFM,
- * exactly as {@code strata-launch --config} would.
+ * {@code ./strata demo}: the whole flow in one command from a fresh clone — the demo model (a real
+ * model the repository carries, {@code templates/demo-model/tiny-qwen3-q4_k_m.gguf}, read in
+ * place), a config for this machine and strata-ref from strata-setup's generator, then a launch in
+ * this process that generates text from a fixed prompt, greedily, exactly as {@code strata-launch
+ * --config C --prompt P --temp 0} would; then tokens/s and the plan beside the peak memory.
  */
 @Command(
     name = CommandNames.DEMO,
@@ -55,49 +51,46 @@ import picocli.CommandLine.ParentCommand;
     versionProvider = VersionProvider.class,
     sortOptions = false,
     description = {
-      "Write the demo model and a config for this machine and strata-ref, then launch the engine"
-          + " on it with a short synthetic workload (a 512-token prompt, 8 decode steps whose"
-          + " experts stream through an arena of 4 tokens' experts).",
+      "Write a config for this machine and strata-ref with the demo model (tiny-qwen3 Q4_K_M,"
+          + " 27.8M parameters, trained for this project), show the plan, then generate text"
+          + " from a fixed prompt (greedy, "
+          + DemoCommand.DEMO_TOKENS
+          + " tokens) and say how fast it went and how much memory it took.",
       "",
-      "Files go to ~/.cache/strata/demo ($XDG_CACHE_HOME/strata/demo; ~/Library/Caches/Strata/demo"
-          + " on macOS) unless --dir says otherwise. Your own config is never touched.",
+      "The model, read in place, and its provenance: templates/demo-model/ of the checkout or"
+          + " the distribution.",
+      "",
+      "The config goes to ~/.cache/strata/demo ($XDG_CACHE_HOME/strata/demo;"
+          + " ~/Library/Caches/Strata/demo on macOS) unless --dir says otherwise. Your own config"
+          + " is never touched.",
       ""
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:the demo ran",
       "2:usage error, or the demo's files could not be written",
-      "3:strata-ref is missing (run ./strata build), the folder is writable by another user,"
-          + " or preflight refused",
+      "3:strata-ref or the demo model is missing (run ./strata build), the folder is writable by"
+          + " another user, or preflight refused",
       "130:interrupted (Ctrl-C)",
       "*:the engine's own exit code"
     })
 public final class DemoCommand implements Callable<Integer> {
 
-  /** The demo's context: the 32K of the seed's pinned figures. */
-  public static final long DEMO_CONTEXT = 32_768;
+  /** The demo's context: the demo model's trained context. */
+  public static final long DEMO_CONTEXT = 1_024;
 
-  /** Shards of the demo model. */
-  public static final int DEMO_SHARDS = 4;
+  /** The tokens the demo generates. */
+  public static final int DEMO_TOKENS = 48;
 
-  /**
-   * Decode steps of the demo. Each streams one token's experts: 480 reads of 811,008 B when cold,
-   * so a few steps show the arena at work without reading gigabytes.
-   */
-  public static final int DEMO_DECODE_STEPS = 8;
-
-  /**
-   * The demo's stream arena holds this many tokens' experts (the default-context rule's "4 tokens'
-   * experts", docs/PLAN.md): small enough that the run evicts, whatever the machine.
-   */
-  public static final int DEMO_ARENA_TOKENS = 4;
+  /** The demo's prompt: the start of a sentence in the style of the model's training text. */
+  public static final String DEMO_PROMPT = "The Linux kernel";
 
   @ParentCommand LaunchCommand parent;
 
   @Option(
       names = "--dir",
       paramLabel = "DIR",
-      description = "Where to write the demo model and config (default: the cache folder above).")
+      description = "Where to write the demo's config (default: the cache folder above).")
   Path dir;
 
   @Mixin KvOption kv;
@@ -106,21 +99,17 @@ public final class DemoCommand implements Callable<Integer> {
       names = "--ctx",
       paramLabel = "N",
       converter = ContextSize.Converter.class,
-      description = "Context in tokens (default: ${DEFAULT-VALUE}; 32k = 32768).",
-      defaultValue = "32768")
+      description =
+          "Context in tokens (default: ${DEFAULT-VALUE}, the demo model's trained context).",
+      defaultValue = "1024")
   long ctx;
-
-  @Option(
-      names = "--isolate",
-      description = "Run the engine in a child process (see strata-launch --help).")
-  boolean isolate;
 
   @Override
   public Integer call() throws IOException {
     Io io = parent.io();
     Machine machine = parent.machine();
-    // Refused before anything is written or replaced: a context the demo's workload cannot run
-    // in (strata-ref's pool rule, the one the launch would apply to the config written).
+    // Refused before anything is written or replaced: a context the engine's pool rule refuses
+    // (the one the launch would apply to the config written).
     Template template = demoTemplate();
     String poolProblem = Generator.contextProblem(template, ctx);
     if (poolProblem != null) {
@@ -136,36 +125,26 @@ public final class DemoCommand implements Callable<Integer> {
         dir != null ? "--dir " + dir : "the demo's default folder; --dir DIR picks another";
     KvFormat format = kv.format();
     Path library = DemoPaths.findRefLibrary(machine.strataRoot(), machine.strataHome(), os);
+    Path modelPath = DemoPaths.findDemoModel(machine.strataRoot(), machine.strataHome());
     Path configPath = folder.resolve("engine.yaml");
     // 0. Before anything is written: the folder passes launch's rule (docs/RELIABILITY.md, "Where
     // files are written"), and so does a config already there — launched below, so judged as
     // launch would judge it, not taken for "yours" because its bytes differ.
     ConfigWriter.check(configPath, context);
+    GgufModel model = GgufReader.readModel(modelPath);
 
-    // 1. The model: reused when a complete demo set is already there.
-    Path modelDir = folder.resolve("model");
-    List<Path> shards = existingDemoModel(modelDir);
-    boolean wrote = shards == null;
-    if (wrote) {
-      shards = DemoModel.write(modelDir, DEMO_SHARDS, false, context);
-    }
-    GgufModel model = GgufReader.readModel(shards.getFirst());
-
-    // 2. The config, from strata-setup's generator: this machine, strata-ref, its sha256 pinned.
+    // 1. The config, from strata-setup's generator: this machine, strata-ref, its sha256 pinned.
     HostFacts host = machine.probeAndSay(io, "strata-launch", io.env(), note -> true).facts();
-    List<String> shardPaths = new ArrayList<>();
-    shards.forEach(p -> shardPaths.add(p.toString()));
     EngineConfig config =
         Generator.plan(
                 host,
                 model.geometry(),
-                shardPaths,
+                List.of(modelPath.toString()),
                 new Answers(ctx, null, format),
                 new Generator.Library(library.toString(), LibraryTrust.sha256Of(library)),
                 template)
             .requireFits()
             .config();
-    config = demoWorkload(config, host, model.geometry(), format);
     // A demo config the user edited is theirs: launched as it is, never replaced (nor silently
     // moved to .bak); a fresh one needs the file deleted. Otherwise it is (re)generated.
     boolean edited = !ConfigWriter.inspect(configPath).owned();
@@ -193,52 +172,99 @@ public final class DemoCommand implements Callable<Integer> {
               + (format != null ? ", --kv " + format.flagName() : "");
     }
 
-    io.out().println("strata demo:");
-    io.out()
-        .println(
-            "  model   "
-                + modelDir
-                + (wrote ? " (written: " : " (reused: ")
-                + shards.size()
-                + " GGUF shards with the seed's geometry, sparse zero data)");
-    io.out().println("  engine  " + library + " (strata-ref, the reference CPU engine)");
-    io.out().println("  config  " + configPath + " (" + configNote + ")");
     String launchCommand = launchCommand();
-    io.out()
-        .println(
-            "  experts stream, --mem-budget-mb "
-                + config.engineArgs().memBudgetMb()
-                + " (an arena of "
-                + DEMO_ARENA_TOKENS
-                + " tokens' experts), "
-                + DEMO_DECODE_STEPS
-                + " decode steps; the engine's arena: line counts hits, misses and bytes read");
-    io.out()
-        .println(
-            "  launch  "
-                + launchCommand
-                + " --config "
-                + Reports.quote(configPath.toString())
-                + (isolate ? " --isolate" : ""));
-    io.out().println();
-    io.out().flush();
+    String again =
+        launchCommand
+            + " --config "
+            + Reports.quote(configPath.toString())
+            + " --prompt "
+            + Reports.quote(DEMO_PROMPT)
+            + " --temp 0 --n-predict "
+            + DEMO_TOKENS;
+    PrintWriter out = io.out();
+    out.println("strata demo:");
+    out.println(
+        "  model   "
+            + modelPath
+            + " (tiny-qwen3 Q4_K_M, 27.8M parameters, trained for this project; see the README"
+            + " beside it)");
+    out.println("  engine  " + library + " (strata-ref, the reference CPU engine)");
+    out.println("  config  " + configPath + " (" + configNote + ")");
+    out.println("  launch  " + again);
+    out.println("  (the plan and the engine's lines on standard error; the text below)");
+    out.println();
+    out.print(DEMO_PROMPT);
+    out.flush();
 
-    List<String> launchArgs = new ArrayList<>(List.of("--config", configPath.toString()));
-    if (isolate) {
-      launchArgs.add("--isolate");
+    LaunchFlow flow = new LaunchFlow(io, machine);
+    int code;
+    try {
+      code =
+          flow.run(
+              new LaunchFlow.Request(
+                  configPath,
+                  false,
+                  false,
+                  false,
+                  false,
+                  false,
+                  null,
+                  new LaunchFlow.Generate(
+                      DEMO_PROMPT, null, Integer.toString(DEMO_TOKENS), "0", null, null, null)));
+    } catch (StrataException e) {
+      out.println();
+      out.flush();
+      return io.report(CommandNames.LAUNCH, e);
     }
-    int code = LaunchMain.run(io, machine, launchArgs.toArray(String[]::new));
-    io.out().println();
-    io.out()
-        .println(
-            "strata demo: "
-                + (code == 0 ? "done" : "the launch ended with exit code " + code)
-                + ". Run it again with: "
-                + launchCommand
-                + " --config "
-                + Reports.quote(configPath.toString()));
-    io.out().flush();
+    out.println();
+    out.println();
+    Generation.Result result = flow.lastGeneration();
+    if (result != null) {
+      out.println(
+          String.format(
+              Locale.ROOT,
+              "strata demo: %d tokens at %.1f tok/s (the prompt's %d at %.1f tok/s); stopped: %s",
+              result.generatedTokens(),
+              result.decodeTokS(),
+              result.promptTokens(),
+              result.prefillTokS(),
+              result.stop().word()));
+      out.println("  memory  " + memoryLine(flow.lastPlan(), result));
+    }
+    out.println(
+        "strata demo: "
+            + (code == 0 ? "done" : "the launch ended with exit code " + code)
+            + ". Run it again with: "
+            + again);
+    out.flush();
     return code;
+  }
+
+  /**
+   * The plan's items (what the engine allocates and maps) beside the process's peak resident set:
+   * "plan 33.3 MB (weights 29.6, kv 2.4, scratch 1.3); peak RSS 122.8 MB (this process: the JVM and
+   * the engine in it)".
+   */
+  static String memoryLine(MemoryPlan plan, Generation.Result result) {
+    StringBuilder items = new StringBuilder();
+    long total = 0;
+    if (plan != null) {
+      for (String line : PlanItems.lines(plan)) {
+        long b = PlanItems.bytes(line);
+        total += b;
+        items.append(items.isEmpty() ? "" : ", ").append(PlanItems.name(line)).append(' ');
+        items.append(mb(b));
+      }
+    }
+    String rss = result.stats().get("peak_rss_bytes");
+    return (plan != null ? "plan " + mb(total) + " MB (" + items + ")" : "no plan")
+        + "; peak RSS "
+        + (rss != null && rss.matches("\\d{1,18}") ? mb(Long.parseLong(rss)) + " MB" : "unknown")
+        + " (this process: the JVM and the engine in it)";
+  }
+
+  private static String mb(long bytes) {
+    return String.format(Locale.ROOT, "%.1f", bytes / 1e6);
   }
 
   /**
@@ -263,45 +289,15 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   /**
-   * strata-ref's template with the demo's {@link #DEMO_DECODE_STEPS} decode steps: what the
-   * generator writes and its pool rule checks.
+   * strata-ref's template as the demo runs it: {@code --spec 0}, because the demo model has no MTP
+   * block and the template's {@code --spec 2} would warn about it (twice: preflight and the engine)
+   * — the demo must not warn about its own model. The templates and their goldens stay.
    */
   static Template demoTemplate() {
     Template t = Templates.load(Backend.CPU_REFERENCE);
     List<String> args = new ArrayList<>(t.args());
-    set(args, EngineFlags.N_PREDICT, Integer.toString(DEMO_DECODE_STEPS));
+    set(args, EngineFlags.SPEC, "0");
     return new Template(t.name(), t.backend(), args, t.env());
-  }
-
-  /**
-   * The demo's workload on top of the generated config: experts streamed, a budget whose arena
-   * holds {@link #DEMO_ARENA_TOKENS} tokens' experts (never more than the generated budget), and
-   * {@link #DEMO_DECODE_STEPS} decode steps. Everything else stays the generator's.
-   */
-  static EngineConfig demoWorkload(
-      EngineConfig config, HostFacts host, ModelGeometry model, KvFormat format) {
-    long ctx = config.engineArgs().ctx();
-    if (!(KvRules.decide(Backend.CPU_REFERENCE, format, Map.of())
-        instanceof KvDecision.Accepted kv)) {
-      return config; // refused (k8v4): the launch says so in its own words
-    }
-    MemoryPlan p =
-        MemoryPlan.compute(
-            PlanRequest.of(host, model, Backend.CPU_REFERENCE)
-                .withContext(ctx)
-                .withExperts(ExpertsMode.STREAM)
-                .withKv(kv)
-                .withEnv(config.env()));
-    long fixed = MemoryPlan.streamingFixedBytes(p, model, config.env(), host);
-    long want = fixed + DEMO_ARENA_TOKENS * p.arena().tokenSlots() * p.arena().slotBytes();
-    long mb = (want + UsableMemory.MIB - 1) / UsableMemory.MIB;
-    long generated = config.engineArgs().memBudgetMb();
-    List<String> args = new ArrayList<>(config.args());
-    set(args, EngineFlags.EXPERTS, ExpertsMode.STREAM.id());
-    set(args, EngineFlags.MEM_BUDGET_MB, Long.toString(Math.min(mb, generated)));
-    set(args, EngineFlags.N_PREDICT, Integer.toString(DEMO_DECODE_STEPS));
-    return new EngineConfig(
-        config.schema(), config.engine(), config.model(), config.host(), args, config.env());
   }
 
   private static void set(List<String> args, String flag, String value) {
@@ -311,25 +307,6 @@ public final class DemoCommand implements Callable<Integer> {
       args.add(value);
     } else {
       args.set(i + 1, value);
-    }
-  }
-
-  private static List<Path> existingDemoModel(Path modelDir) {
-    if (!Files.isDirectory(modelDir)) {
-      return null;
-    }
-    try {
-      GgufModel m = GgufReader.readModel(modelDir);
-      List<Path> paths = new ArrayList<>();
-      for (GgufModel.Shard s : m.shards()) {
-        if (!DemoModel.isDemoShard(s.path())) {
-          return null;
-        }
-        paths.add(s.path());
-      }
-      return paths.size() == DEMO_SHARDS ? paths : null;
-    } catch (StrataException e) {
-      return null; // anything off: write it again
     }
   }
 }

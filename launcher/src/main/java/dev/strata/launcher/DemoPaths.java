@@ -45,4 +45,30 @@ public final class DemoPaths {
                       + ": build it with ./strata build");
             });
   }
+
+  /** Where the demo model lives, under a checkout's root or the distribution's. */
+  public static final String DEMO_MODEL = "templates/demo-model/tiny-qwen3-q4_k_m.gguf";
+
+  /**
+   * The demo model: a checkout's {@code templates/demo-model/} first, then the distribution's.
+   *
+   * @throws StrataException (exit 3) naming the places looked at
+   */
+  public static Path findDemoModel(Path strataRoot, Path strataHome) {
+    List<Path> looked = new java.util.ArrayList<>();
+    for (Path base : new Path[] {strataRoot, strataHome}) {
+      if (base != null) {
+        Path p = base.resolve(DEMO_MODEL).toAbsolutePath().normalize();
+        if (java.nio.file.Files.isRegularFile(p)) {
+          return p;
+        }
+        looked.add(p);
+      }
+    }
+    throw new StrataException(
+        ExitCodes.PREFLIGHT,
+        "the demo model is not there"
+            + (looked.isEmpty() ? " (strata.root and strata.home are not set)" : ": " + looked)
+            + ": it comes with the checkout and the distribution (templates/demo-model/)");
+  }
 }

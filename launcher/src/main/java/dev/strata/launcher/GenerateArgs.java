@@ -54,7 +54,11 @@ final class GenerateArgs {
                       ? LaunchArgs.TOP_K
                       : g.topP() != null
                           ? LaunchArgs.TOP_P
-                          : g.seed() != null ? LaunchArgs.SEED : null;
+                          : g.seed() != null
+                              ? LaunchArgs.SEED
+                              : g.saveSession() != null
+                                  ? LaunchArgs.SAVE_SESSION
+                                  : g.loadSession() != null ? LaunchArgs.LOAD_SESSION : null;
       if (stray != null) {
         throw usage(stray + " goes with --prompt or --prompt-file: it sets how text is generated");
       }
@@ -91,7 +95,29 @@ final class GenerateArgs {
     }
     long seed = g.seed() == null ? ThreadLocalRandom.current().nextLong() : seed(g.seed());
     String prompt = g.prompt() != null ? g.prompt() : readPrompt(g.promptFile(), io, machine);
-    return new Generation.Options(prompt, nPredict, temp, topK, topP, seed);
+    return new Generation.Options(
+        prompt,
+        nPredict,
+        temp,
+        topK,
+        topP,
+        seed,
+        sessionFile(LaunchArgs.SAVE_SESSION, g.saveSession(), machine),
+        sessionFile(LaunchArgs.LOAD_SESSION, g.loadSession(), machine));
+  }
+
+  /**
+   * {@code --save-session FILE} / {@code --load-session FILE}: the path, resolved; null if absent.
+   */
+  private static Path sessionFile(String flag, String file, Machine machine) {
+    if (file == null) {
+      return null;
+    }
+    try {
+      return machine.resolve(Path.of(file));
+    } catch (InvalidPathException e) {
+      throw usage(flag + ": '" + file + "' is not a path");
+    }
   }
 
   private static long whole(String flag, String text, long min, long max, String what) {

@@ -43,6 +43,8 @@ final class LaunchArgs {
   static final String TOP_K = "--top-k";
   static final String TOP_P = "--top-p";
   static final String SEED = "--seed";
+  static final String SAVE_SESSION = "--save-session";
+  static final String LOAD_SESSION = "--load-session";
 
   /**
    * The options that take a value (by every name), and the switches: every option of the command.
@@ -58,7 +60,9 @@ final class LaunchArgs {
           TEMP,
           TOP_K,
           TOP_P,
-          SEED);
+          SEED,
+          SAVE_SESSION,
+          LOAD_SESSION);
 
   static final Set<String> SWITCHES = Set.of(DRY_RUN, PLAN, EXPLAIN, JSON, ISOLATE);
 
@@ -100,7 +104,7 @@ final class LaunchArgs {
         case JSON -> json = true;
         case ISOLATE -> isolate = true;
         case HOST_FILE -> hostFile = option.value();
-        case PROMPT, PROMPT_FILE, N_PREDICT, TEMP, TOP_K, TOP_P, SEED ->
+        case PROMPT, PROMPT_FILE, N_PREDICT, TEMP, TOP_K, TOP_P, SEED, SAVE_SESSION, LOAD_SESSION ->
             generate.put(option.name(), option.value());
         default -> {
           try {
@@ -126,6 +130,8 @@ final class LaunchArgs {
             generate.get(TEMP),
             generate.get(TOP_K),
             generate.get(TOP_P),
-            generate.get(SEED)));
+            generate.get(SEED),
+            generate.get(SAVE_SESSION),
+            generate.get(LOAD_SESSION)));
   }
 }

@@ -191,6 +191,22 @@ public final class LaunchCommand implements Callable<Integer> {
               + " summary line show it).")
   String seed;
 
+  @Option(
+      names = LaunchArgs.SAVE_SESSION,
+      paramLabel = "FILE",
+      description =
+          "With --prompt: after generating, save the conversation (its tokens and KV cells) to"
+              + " FILE, atomically; --load-session FILE continues it later.")
+  String saveSession;
+
+  @Option(
+      names = LaunchArgs.LOAD_SESSION,
+      paramLabel = "FILE",
+      description =
+          "With --prompt: first load the conversation saved in FILE (same model, same KV format,"
+              + " a context that holds it); the prompt is appended to it.")
+  String loadSession;
+
   public LaunchCommand(Io io, Machine machine) {
     this.io = io;
     this.machine = machine;
@@ -216,7 +232,8 @@ public final class LaunchCommand implements Callable<Integer> {
         json.json(),
         isolate,
         hostFile.value(),
-        new LaunchFlow.Generate(prompt, promptFile, nPredict, temp, topK, topP, seed));
+        new LaunchFlow.Generate(
+            prompt, promptFile, nPredict, temp, topK, topP, seed, saveSession, loadSession));
   }
 
   @Override

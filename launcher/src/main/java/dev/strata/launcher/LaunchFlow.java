@@ -10,6 +10,7 @@ import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.ffm.Posix;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.text.TerminalText;
 import dev.strata.engine.trust.TrustedPath;
 import dev.strata.engine.write.ConfigPaths;
@@ -75,8 +76,10 @@ final class LaunchFlow {
       String temp,
       String topK,
       String topP,
-      String seed) {
-    static final Generate NONE = new Generate(null, null, null, null, null, null, null);
+      String seed,
+      String saveSession,
+      String loadSession) {
+    static final Generate NONE = new Generate(null, null, null, null, null, null, null, null, null);
 
     /** Whether a prompt was given ({@code --prompt} or {@code --prompt-file}). */
     boolean asked() {
@@ -86,6 +89,8 @@ final class LaunchFlow {
 
   private final Io io;
   private final Machine machine;
+  private Generation.Result lastGeneration;
+  private MemoryPlan lastPlan;
 
   LaunchFlow(Io io, Machine machine) {
     this.io = io;
@@ -188,12 +193,23 @@ final class LaunchFlow {
     }
   }
 
+  /** What the last {@code --prompt} run of this flow made; null before one ended (the demo). */
+  Generation.Result lastGeneration() {
+    return lastGeneration;
+  }
+
+  /** The plan of the last launch with {@code --prompt}, or null (the demo shows it beside RSS). */
+  MemoryPlan lastPlan() {
+    return lastPlan;
+  }
+
   /**
    * {@code --prompt}: the launch, but the engine runs a session and generates. Standard output
    * holds only the text (or, with --json, only the JSON document); the engine's lines, the start
    * line and the summary go to standard error.
    */
   private int generate(Request r, Preflight.Report report, Generation.Options options) {
+    lastPlan = report.plan();
     PrintWriter out = io.err();
     Reports.printStart(report, false, io.width(), out);
     RunSummary summary = r.json() ? new RunSummary() : null;
@@ -215,6 +231,7 @@ final class LaunchFlow {
                 });
     int code = new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
     Generation.Result result = runner.result();
+    lastGeneration = result;
     if (result != null) {
       // the text ends where the model stopped: the summary starts on a line of its own
       io.err().println((endsInNewline[0] ? "" : "\n") + result.summaryLine(options));

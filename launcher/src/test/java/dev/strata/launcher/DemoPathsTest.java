@@ -41,4 +41,23 @@ class DemoPathsTest {
             + " ./strata build",
         e.getMessage());
   }
+
+  @Test
+  void theDemoModelIsTheCheckoutsThenTheDistributions() throws java.io.IOException {
+    Path root = dev.strata.testsupport.RepoRoot.path();
+    Path shipped = root.resolve(DemoPaths.DEMO_MODEL).toAbsolutePath().normalize();
+    assertEquals(shipped, DemoPaths.findDemoModel(root, null));
+    assertEquals(shipped, DemoPaths.findDemoModel(null, root), "a distribution has it too");
+    // the one exception to "commit no copy": the shared data's file, byte for byte
+    assertEquals(17_558_912L, java.nio.file.Files.size(shipped));
+    StrataException e =
+        assertThrows(
+            StrataException.class,
+            () -> DemoPaths.findDemoModel(Path.of("/nonexistent-root"), null));
+    assertEquals(3, e.exitCode());
+    assertEquals(
+        "the demo model is not there: [/nonexistent-root/templates/demo-model/tiny-qwen3-q4_k_m.gguf]:"
+            + " it comes with the checkout and the distribution (templates/demo-model/)",
+        e.getMessage());
+  }
 }

@@ -9,7 +9,7 @@ import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
-import dev.strata.engine.model.DemoModel;
+import dev.strata.engine.model.TinyModel;
 import dev.strata.metal.HostProbe;
 import dev.strata.testsupport.Captured;
 import dev.strata.testsupport.RepoRoot;
@@ -43,7 +43,7 @@ class LaunchFastPathTest {
 
   @BeforeAll
   static void configs() throws IOException {
-    List<Path> shards = DemoModel.write(dir.resolve("model"), 4);
+    List<Path> shards = TinyModel.seedAttention().write(dir.resolve("model"), "seed", 4, 12);
     Path lib = RepoRoot.refLibrary();
     assertTrue(Files.isRegularFile(lib), "strata-ref is built at " + lib);
     Path conf = Files.createDirectories(dir.resolve("conf"));

@@ -38,6 +38,13 @@ final class LibraryLoader {
       return NativeCalls.LINKER.downcallHandle(find(symbol), d);
     }
 
+    /**
+     * A downcall handle to {@code symbol}, or null when the library lacks it (an optional part).
+     */
+    MethodHandle downcallIfPresent(String symbol, FunctionDescriptor d) {
+      return lookup.find(symbol).map(at -> NativeCalls.LINKER.downcallHandle(at, d)).orElse(null);
+    }
+
     private MemorySegment find(String symbol) {
       return lookup
           .find(symbol)

@@ -4,7 +4,9 @@ import dev.strata.engine.ExitCodes;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -357,6 +359,89 @@ public final class Session implements AutoCloseable {
       }
     }
     return m;
+  }
+
+  /**
+   * Whether the engine saves and loads sessions ({@link #save}, {@link #load}, {@link #tokens}).
+   */
+  public boolean hasSnapshots() {
+    return calls.snapshots();
+  }
+
+  /**
+   * {@code strata_session_save}: writes sequence {@code seq} (its token ids and the used cells of
+   * its pools) to {@code file}, atomically (docs/ENGINE-ABI.md, "Session snapshots").
+   *
+   * @throws SessionException 2 when the file cannot be written or the sequence is bad (the engine
+   *     logged its one line); 3 when the engine has no snapshots
+   */
+  public void save(int seq, Path file) {
+    snapshotCall("strata_session_save", calls.save(), seq, file);
+  }
+
+  /**
+   * {@code strata_session_load}: replaces sequence {@code seq} with the snapshot in {@code file}; a
+   * refused load leaves the sequence as it was.
+   *
+   * @throws SessionException 2 for a file that is not an intact snapshot (unreadable, truncated,
+   *     corrupted) or a bad sequence; 3 for an intact snapshot this session cannot take (another
+   *     model, another KV format, a context smaller than its cells, a newer format version,
+   *     recurrent state) or an engine without snapshots. The engine logged its one line.
+   */
+  public void load(int seq, Path file) {
+    snapshotCall("strata_session_load", calls.load(), seq, file);
+  }
+
+  /** {@code strata_session_tokens}: the ids sequence {@code seq} holds, in position order. */
+  public int[] tokens(int seq) {
+    if (!calls.snapshots()) {
+      throw noSnapshots("strata_session_tokens");
+    }
+    try {
+      long cap = tokens.byteSize() / Integer.BYTES;
+      long n = (long) calls.tokens().invokeExact(live(), seq, tokens, cap);
+      if (n > cap) {
+        tokens = grow(tokens, n * Integer.BYTES);
+        cap = tokens.byteSize() / Integer.BYTES;
+        n = (long) calls.tokens().invokeExact(live(), seq, tokens, cap);
+      }
+      if (n < 0 || n > cap) {
+        throw new IllegalArgumentException("sequence " + seq + " does not exist");
+      }
+      return tokens.asSlice(0, n * Integer.BYTES).toArray(ValueLayout.JAVA_INT);
+    } catch (Throwable t) {
+      throw NativeCalls.rethrow(t);
+    }
+  }
+
+  private void snapshotCall(String name, MethodHandle h, int seq, Path file) {
+    Objects.requireNonNull(file, "file");
+    if (h == null) {
+      throw noSnapshots(name);
+    }
+    String path = file.toString();
+    if (path.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("a path with a NUL byte");
+    }
+    if (!inCall.compareAndSet(false, true)) {
+      throw new IllegalStateException("a call on this session is already in progress");
+    }
+    try (Arena a = Arena.ofConfined()) {
+      int rc = (int) h.invokeExact(live(), seq, a.allocateFrom(path));
+      if (rc != 0) {
+        throw new SessionException(rc, name + " answered " + rc + " for " + path);
+      }
+    } catch (Throwable t) {
+      throw NativeCalls.rethrow(t);
+    } finally {
+      inCall.set(false);
+    }
+  }
+
+  private SessionException noSnapshots(String name) {
+    return new SessionException(
+        ExitCodes.PREFLIGHT,
+        "engine " + engine.name() + " has no session snapshots (" + name + " is absent)");
   }
 
   /** {@code strata_session_close}: frees the engine's session and this object's buffers. */

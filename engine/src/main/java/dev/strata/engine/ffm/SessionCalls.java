@@ -8,7 +8,9 @@ import java.util.List;
 /**
  * The method handles of ABI 3's session API ({@code strata_session_*} of strata_engine.h), resolved
  * once when an ABI 3 engine is loaded ({@link NativeEngine}), in the engine's arena. Every symbol
- * is required: a library that says ABI 3 and lacks one is refused at load.
+ * of {@link #SYMBOLS} is required: a library that says ABI 3 and lacks one is refused at load. The
+ * session snapshots ({@link #SNAPSHOT_SYMBOLS}: save, load, tokens) are optional: null when the
+ * engine has none, and {@link Session#save} says so.
  */
 record SessionCalls(
     MethodHandle open,
@@ -26,7 +28,10 @@ record SessionCalls(
     MethodHandle truncate,
     MethodHandle sample,
     MethodHandle cancel,
-    MethodHandle stats) {
+    MethodHandle stats,
+    MethodHandle save,
+    MethodHandle load,
+    MethodHandle tokens) {
 
   /** The symbols ABI 3 added, in the header's order. */
   static final List<String> SYMBOLS =
@@ -47,6 +52,17 @@ record SessionCalls(
           "strata_session_sample",
           "strata_session_cancel",
           "strata_session_stats");
+
+  /**
+   * The session snapshots' symbols, optional in ABI 3 (docs/ENGINE-ABI.md, "Session snapshots").
+   */
+  static final List<String> SNAPSHOT_SYMBOLS =
+      List.of("strata_session_save", "strata_session_load", "strata_session_tokens");
+
+  /** Whether the engine has the session snapshots. */
+  boolean snapshots() {
+    return save != null && load != null && tokens != null;
+  }
 
   private static final ValueLayout P = ValueLayout.ADDRESS;
   private static final ValueLayout I32 = ValueLayout.JAVA_INT;
@@ -80,6 +96,11 @@ record SessionCalls(
         // int32_t sample(s, const float *logits, float temp, int32_t top_k, float top_p, u64 *rng)
         lib.downcall("strata_session_sample", FunctionDescriptor.of(I32, P, P, F32, I32, F32, P)),
         lib.downcall("strata_session_cancel", FunctionDescriptor.ofVoid(P)),
-        lib.downcall("strata_session_stats", FunctionDescriptor.of(I64, P, P, sizeT)));
+        lib.downcall("strata_session_stats", FunctionDescriptor.of(I64, P, P, sizeT)),
+        // int save(s, int32_t seq, const char *path) / load(...); int64_t tokens(s, seq, out, cap)
+        lib.downcallIfPresent("strata_session_save", FunctionDescriptor.of(I32, P, I32, P)),
+        lib.downcallIfPresent("strata_session_load", FunctionDescriptor.of(I32, P, I32, P)),
+        lib.downcallIfPresent(
+            "strata_session_tokens", FunctionDescriptor.of(I64, P, I32, P, sizeT)));
   }
 }

@@ -56,6 +56,16 @@ public record TinyModel(
         "qwen3moe", 2, 128, 4, 2, 256, 0, 16, 4, 64, 256, GgmlType.Q8_0, GgmlType.Q8_0);
   }
 
+  /**
+   * A qwen3moe with the seed's attention: 12 layers (all of them attention: the seed's 12 QSA
+   * layers) of 2 KV heads × 256, so its KV pools are the seed's to the byte; 16 experts of FFN 64
+   * (4 used), width 128, Q8_0. About 10 MB.
+   */
+  public static TinyModel seedAttention() {
+    return new TinyModel(
+        "qwen3moe", 12, 128, 4, 2, 256, 0, 16, 4, 64, 256, GgmlType.Q8_0, GgmlType.Q8_0);
+  }
+
   /** The same model with heads of this size (128 holds int8 but not q4_0). */
   public TinyModel withHeadDim(int d) {
     return new TinyModel(

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ABI 3 through the real strata-ref and a real model (tiny-qwen3-q8_0 of the shared data): open,
@@ -87,6 +88,56 @@ class SessionTest {
       l = s.eval(0, new int[] {out[i]}, 0);
     }
     return out;
+  }
+
+  @Test
+  void aSavedSequenceLoadsIntoAFreshSessionAndContinuesAsIfUninterrupted(@TempDir Path dir) {
+    Path file = dir.resolve("conversation.snap");
+    String prompt = "Once upon a time";
+    int[] uninterrupted;
+    try (Session s = open(new Lines())) {
+      uninterrupted = greedy(s, prompt, 12);
+    }
+    int[] held;
+    try (Session s = open(new Lines())) {
+      assertTrue(s.hasSnapshots());
+      greedy(s, prompt, 4);
+      held = s.tokens(0);
+      assertEquals(s.nPast(0), held.length);
+      s.save(0, file);
+    }
+    try (Session s = open(new Lines())) {
+      s.load(0, file);
+      assertArrayEquals(held, s.tokens(0));
+      int n = s.nPast(0);
+      s.truncate(0, n - 1); // the last position again, for its logits
+      Session.Logits l = s.eval(0, new int[] {held[n - 1]}, 0);
+      long[] rng = {1};
+      for (int i = 4; i < 12; i++) {
+        int t = s.sample(l, 0, 0f, 0, 1f, rng);
+        assertEquals(uninterrupted[i], t, "token " + i + " after the load");
+        l = s.eval(0, new int[] {t}, 0);
+      }
+    }
+    // another KV format is refused with the engine's one line and code 3; the sequence is kept
+    Lines lines = new Lines();
+    List<String> q4 = new ArrayList<>(args(256));
+    q4.addAll(List.of("--kv", "q4_0"));
+    try (Session s = engine.openSession(q4, lines)) {
+      greedy(s, prompt, 1);
+      int before = s.nPast(0);
+      SessionException e = assertThrows(SessionException.class, () -> s.load(0, file));
+      assertEquals(3, e.exitCode());
+      assertEquals(before, s.nPast(0));
+      String want =
+          "ERROR snapshot: "
+              + file
+              + " holds KV format int8 (tag 1); this session's pools are q4_0 (tag 2)";
+      assertTrue(lines.lines.contains(want), String.join("\n", lines.lines));
+      SessionException missing =
+          assertThrows(SessionException.class, () -> s.load(0, dir.resolve("none.snap")));
+      assertEquals(2, missing.exitCode());
+    }
   }
 
   @Test
@@ -171,16 +222,27 @@ class SessionTest {
 
   @Test
   void badArgumentsAreTheEnginesCode2() {
-    // --prompt-tokens 512 + --n-predict 64 (main's workload, the defaults) do not fit 256 + 128
+    // main's workload flags, given, must fit the context (the engine's startup rule): 512 + 64 >
+    // 256
     Lines refused = new Lines();
     SessionException tooBig =
         assertThrows(
             SessionException.class,
             () ->
-                engine.openSession(List.of("--model", model.toString(), "--ctx", "256"), refused));
+                engine.openSession(
+                    List.of(
+                        "--model",
+                        model.toString(),
+                        "--ctx",
+                        "256",
+                        "--prompt-tokens",
+                        "512",
+                        "--n-predict",
+                        "64"),
+                    refused));
     assertEquals(2, tooBig.exitCode());
     assertTrue(
-        refused.lines.stream().anyMatch(l -> l.startsWith("ERROR") && l.contains("cells")),
+        refused.lines.stream().anyMatch(l -> l.startsWith("ERROR") && l.contains("exceed")),
         String.join("\n", refused.lines));
     Lines lines = new Lines();
     try (Session s = open(lines)) {

@@ -75,6 +75,8 @@ public final class GenerateRunner implements EngineRunner {
       }
       result = g.run(text);
       return result.exitCode();
+    } catch (Generation.SnapshotRefused e) {
+      return e.exitCode(); // the engine said why, in one line through the log
     } finally {
       running = null;
     }

@@ -11,6 +11,7 @@ import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -33,10 +34,45 @@ public final class Generation {
    * @param topK the top-k cut (0: all)
    * @param topP the top-p (nucleus) cut (1: all)
    * @param seed the splitmix64 seed of the sampler
+   * @param saveSession where to save the conversation at the end ({@code --save-session}), or null
+   * @param loadSession the conversation to continue ({@code --load-session}), or null
    */
-  public record Options(String prompt, int nPredict, float temp, int topK, float topP, long seed) {
+  public record Options(
+      String prompt,
+      int nPredict,
+      float temp,
+      int topK,
+      float topP,
+      long seed,
+      Path saveSession,
+      Path loadSession) {
     public Options {
       Objects.requireNonNull(prompt, "prompt");
+    }
+
+    /** Without session files. */
+    public Options(String prompt, int nPredict, float temp, int topK, float topP, long seed) {
+      this(prompt, nPredict, temp, topK, topP, seed, null, null);
+    }
+  }
+
+  /**
+   * A session snapshot the engine refused to save or load: its code (2 a bad or unwritable file, 3
+   * an intact snapshot of another model or KV format, or one the context cannot hold); the engine
+   * logged the one line that says why.
+   */
+  public static final class SnapshotRefused extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final int code;
+
+    SnapshotRefused(SessionException e) {
+      super(e.getMessage(), e);
+      this.code = e.exitCode();
+    }
+
+    /** The engine's code, the launch's exit code. */
+    public int exitCode() {
+      return code;
     }
   }
 
@@ -178,17 +214,34 @@ public final class Generation {
    */
   public Result run(Consumer<String> text) {
     int nCtx = session.nCtx();
-    int[] ids = session.tokenize(options.prompt(), Session.ADD_SPECIAL | Session.PARSE_SPECIAL);
+    int held = 0;
+    if (options.loadSession() != null) {
+      snapshot(() -> session.load(0, options.loadSession()));
+      held = session.nPast(0);
+    }
+    // a continued conversation gets no second BOS: its prompt is appended as written
+    int[] ids =
+        session.tokenize(
+            options.prompt(), (held == 0 ? Session.ADD_SPECIAL : 0) | Session.PARSE_SPECIAL);
+    if (ids.length == 0 && held > 0) {
+      // nothing to append: the last position again, for its logits (the same token, the same cells)
+      int[] all = session.tokens(0);
+      session.truncate(0, held - 1);
+      ids = new int[] {all[held - 1]};
+      held--;
+    }
     if (ids.length == 0) {
       throw new StrataException(
           ExitCodes.USAGE, "--prompt: the prompt is empty (it has no tokens): give some text");
     }
-    if (ids.length >= nCtx) {
+    if (held + ids.length >= nCtx) {
       throw new StrataException(
           ExitCodes.USAGE,
           "--prompt: the prompt is "
               + ids.length
-              + " tokens, and the context holds "
+              + " tokens"
+              + (held > 0 ? " after the " + held + " of the loaded session" : "")
+              + ", and the context holds "
               + nCtx
               + " (--ctx of the config): shorten the prompt or raise --ctx");
     }
@@ -203,6 +256,7 @@ public final class Generation {
         };
     long[] rng = {options.seed()};
     int generated = 0;
+    int unevaluated = -1; // the last token sampled, when its K and V are not in the pools yet
     Stop stop;
     long t0 = System.nanoTime();
     double prefill = 0;
@@ -221,6 +275,7 @@ public final class Generation {
           break;
         }
         int tok = session.sample(logits, 0, options.temp(), options.topK(), options.topP(), rng);
+        unevaluated = tok;
         if (session.isEog(tok)) {
           stop = Stop.EOG;
           break;
@@ -236,6 +291,7 @@ public final class Generation {
           break;
         }
         logits = session.eval(0, new int[] {tok}, 0);
+        unevaluated = -1;
       }
     } catch (SessionException e) {
       if (!e.cancelled()) {
@@ -249,8 +305,23 @@ public final class Generation {
     }
     out.accept(utf8.finish());
     double decode = (System.nanoTime() - t1) / 1e9;
+    if (options.saveSession() != null && stop != Stop.CANCELLED) {
+      // the conversation as the model said it: the last token sampled (an end of turn too) in it
+      if (unevaluated >= 0 && session.nPast(0) < nCtx) {
+        session.eval(0, new int[] {unevaluated}, 1);
+      }
+      snapshot(() -> session.save(0, options.saveSession()));
+    }
     return new Result(
         all.toString(), ids.length, generated, prefill, decode, stop, session.stats());
+  }
+
+  private static void snapshot(Runnable call) {
+    try {
+      call.run();
+    } catch (SessionException e) {
+      throw new SnapshotRefused(e);
+    }
   }
 
   /**

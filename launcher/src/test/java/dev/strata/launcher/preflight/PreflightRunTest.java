@@ -19,7 +19,7 @@ import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvRules;
-import dev.strata.engine.model.DemoModel;
+import dev.strata.engine.model.TinyModel;
 import dev.strata.launcher.preflight.PreflightFixture.Cfg;
 import dev.strata.testsupport.OpenFiles;
 import java.io.IOException;
@@ -48,7 +48,9 @@ class PreflightRunTest {
 
   @BeforeAll
   static void demoModel() throws IOException {
-    shards = DemoModel.write(dir.resolve("model"), 4);
+    // a model strata-ref computes, with the seed's attention (its check refuses the seed,
+    // qwen3next)
+    shards = TinyModel.seedAttention().write(dir.resolve("model"), "seed", 4, 11);
     base = Cfg.of(shards);
     cfgPath = dir.resolve("conf/engine.yaml");
   }
@@ -97,7 +99,7 @@ class PreflightRunTest {
       assertEquals("kv OK int8 pools (default: no --kv)", l.get(1));
       assertTrue(
           l.get(2).startsWith("library OK " + real + " (sha256 not pinned); loads "), l.get(2));
-      assertEquals("model OK qwen3next, 4 shard(s), 12 QSA layers, 2 KV heads × 256", l.get(3));
+      assertEquals("model OK qwen3moe, 4 shard(s), 12 QSA layers, 2 KV heads × 256", l.get(3));
       assertEquals("host OK this machine is the config's host (AMD EPYC 7B13)", l.get(4));
       assertEquals("plan OK fits this machine", l.get(5));
       assertTrue(r.engine().name().startsWith("strata-ref "), r.engine().name());

@@ -7,7 +7,7 @@ import dev.strata.engine.Folders;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.model.DemoModel;
+import dev.strata.engine.model.TinyModel;
 import dev.strata.launcher.LaunchCli;
 import dev.strata.metal.HostProbe;
 import dev.strata.tests.dist.Cli;
@@ -54,9 +54,14 @@ final class E2e {
     return HostProbe.probe().facts();
   }
 
-  /** The demo model (4 shards, the seed's geometry) in {@code dir}/model. */
+  /**
+   * The model the end-to-end launches run, in {@code dir}/model: 4 shards of a qwen3moe strata-ref
+   * computes with the seed's attention ({@link TinyModel#seedAttention}: 12 layers of 2 KV heads ×
+   * 256, so the seed's KV pools to the byte). The seed geometry itself (the demo model, qwen3next)
+   * is planned, never computed: strata-ref refuses it (MemoryAccountingE2eTest).
+   */
   static List<Path> demoModel(Path dir) throws IOException {
-    return DemoModel.write(dir.resolve("model"), 4);
+    return TinyModel.seedAttention().write(dir.resolve("model"), "seed", 4, 42);
   }
 
   /**
