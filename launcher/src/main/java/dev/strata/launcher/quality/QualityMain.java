@@ -50,7 +50,8 @@ public final class QualityMain {
         --save-base FILE  write the fp16 reference as such a file (llama-perplexity --kl-divergence reads it)
         --json            the summary as JSON on stdout; the table always goes to stderr
         --out DIR         DIR/chunks.tsv (per chunk and format) and DIR/summary.json
-      Exit: 0 done, 2 bad usage or input, 3 engine or model refused, 130 interrupted (completed chunks kept).
+      Exit: 0 done, 2 bad usage or input, 3 engine or model refused, 4 out of memory, 130 interrupted (the
+      completed chunks kept and reported).
       """;
 
   private QualityMain() {}
@@ -100,20 +101,34 @@ public final class QualityMain {
       stderr.println("strata-quality: " + TerminalText.escape(e.getMessage()));
       return ExitCodes.USAGE;
     }
+    QualityRun q = new QualityRun(o, stdout, stderr);
     try {
-      return new QualityRun(o, stdout, stderr).run();
+      return q.run();
     } catch (Usage | LogitsFile.BadInput e) {
       stderr.println("strata-quality: " + TerminalText.escape(e.getMessage()));
       return ExitCodes.USAGE;
     } catch (SessionException e) {
-      stderr.println("strata-quality: the engine refused the session (code " + e.exitCode() + ")");
+      if (!q.engineSaid) { // else the engine's own error line said why
+        stderr.println(
+            "strata-quality: the engine refused the session (code " + e.exitCode() + ")");
+      }
       return e.exitCode() == 0 ? ExitCodes.PREFLIGHT : e.exitCode();
     } catch (StrataException e) {
       stderr.println("strata-quality: " + TerminalText.escape(e.getMessage()));
       return e.exitCode();
+    } catch (java.nio.file.NoSuchFileException e) {
+      stderr.println("strata-quality: " + TerminalText.escape(e.getFile()) + ": no such file");
+      return ExitCodes.USAGE;
+    } catch (java.nio.file.AccessDeniedException e) {
+      stderr.println("strata-quality: " + TerminalText.escape(e.getFile()) + ": permission denied");
+      return ExitCodes.USAGE;
     } catch (IOException e) {
       stderr.println("strata-quality: " + TerminalText.escape(String.valueOf(e.getMessage())));
       return ExitCodes.USAGE;
+    } catch (RuntimeException e) {
+      // never a stack trace: one line naming what failed
+      stderr.println("strata-quality: internal error: " + TerminalText.escape(String.valueOf(e)));
+      return 1;
     }
   }
 
@@ -198,6 +213,7 @@ public final class QualityMain {
     final PrintStream stdout;
     final PrintStream stderr;
     volatile boolean interrupted;
+    volatile boolean engineSaid;
     final List<Session> sessions = new ArrayList<>();
 
     QualityRun(Options o, PrintStream stdout, PrintStream stderr) {
@@ -208,12 +224,7 @@ public final class QualityMain {
 
     int run() throws IOException {
       resolveConfig();
-      ModelGeometry g;
-      try {
-        g = GgufReader.readModel(o.model).geometry();
-      } catch (StrataException e) {
-        throw e;
-      }
+      ModelGeometry g = GgufReader.readModel(o.model).geometry();
       LogitsFile.Reader base = o.base == null ? null : new LogitsFile.Reader(o.base);
       try (base) {
         int nCtx =
@@ -307,8 +318,9 @@ public final class QualityMain {
           engine.openSession(
               a,
               (level, line) -> {
-                if (level != LogLevel.INFO) {
-                  stderr.println("strata-ref: " + TerminalText.escape(line));
+                if (level == LogLevel.ERROR) {
+                  engineSaid = true;
+                  stderr.println("strata-quality: " + TerminalText.escape(line));
                 }
               });
       sessions.add(s);
