@@ -63,7 +63,6 @@ class ValueKindTest {
                 new ValueKind.PathValue(),
                 null,
                 null,
-                null,
                 "help",
                 EnumSet.allOf(Backend.class),
                 true));
