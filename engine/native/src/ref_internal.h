@@ -139,6 +139,7 @@ typedef struct {
     int k4;                     /* an Apple10 (M5-class) GPU: never for strata-ref, which has none */
     const char *env_prompt;     /* getenv("STRATA_METAL_PROMPT") */
     const char *env_prompt_gemm; /* getenv("STRATA_METAL_PROMPT_GEMM") */
+    const char *env_arena_bare;  /* getenv("STRATA_ARENA_BARE"): measurement only, strata-ref only (memory.c) */
     uint64_t fwd_scratch_bytes;  /* the forward pass's activations and one row of logits (forward.c) */
 } strata_mem_inputs;
 
