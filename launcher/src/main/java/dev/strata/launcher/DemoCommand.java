@@ -152,7 +152,7 @@ public final class DemoCommand implements Callable<Integer> {
     if (edited) {
       configNote =
           "yours: edited by hand, so kept and launched as it is"
-              + (kv != null || ctx != DEMO_CONTEXT ? " (--ctx/--kv apply to a fresh one)" : "")
+              + (format != null || ctx != DEMO_CONTEXT ? " (--ctx/--kv apply to a fresh one)" : "")
               + "; delete it for a fresh one";
     } else {
       ConfigWriter.Result r =

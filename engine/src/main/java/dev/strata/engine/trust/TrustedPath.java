@@ -1,6 +1,6 @@
 package dev.strata.engine.trust;
 
-import dev.strata.engine.ffm.Posix;
+import dev.strata.engine.libc.Posix;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

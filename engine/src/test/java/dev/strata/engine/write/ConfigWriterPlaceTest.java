@@ -59,12 +59,12 @@ class ConfigWriterPlaceTest {
 
   /** How a message names this process's user (the owner of what the test made). */
   static String me() {
-    int uid = dev.strata.engine.ffm.Posix.geteuid();
+    int uid = dev.strata.engine.libc.Posix.geteuid();
     return (uid == 0 ? "root" : System.getProperty("user.name")) + " (uid " + uid + ")";
   }
 
   /** libc's {@code umask(mask)}: the previous mask. */
-  @SuppressWarnings("restricted") // a libc downcall, as dev.strata.engine.ffm.Posix makes them
+  @SuppressWarnings("restricted") // a libc downcall, as dev.strata.engine.libc.Posix makes them
   static int umask(int mask) {
     Linker linker = Linker.nativeLinker();
     MethodHandle h =
