@@ -83,7 +83,7 @@ final class ConfigReader {
     } catch (NoSuchFileException e) {
       throw new ConfigException(source, 0, 0, "no such file");
     } catch (IOException e) {
-      throw new ConfigException(source, 0, 0, "cannot read: " + e.getMessage());
+      throw new ConfigException(source, 0, 0, "cannot read: " + dev.strata.engine.IoReason.of(e));
     }
     return read(bytes, source);
   }
