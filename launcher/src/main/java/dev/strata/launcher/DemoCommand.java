@@ -203,7 +203,7 @@ public final class DemoCommand implements Callable<Integer> {
                 + " GGUF shards with the seed's geometry, sparse zero data)");
     io.out().println("  engine  " + library + " (strata-ref, the reference CPU engine)");
     io.out().println("  config  " + configPath + " (" + configNote + ")");
-    String launchCommand = launchCommand();
+    String launchCommand = launchCommand(machine);
     io.out()
         .println(
             "  experts stream, --mem-budget-mb "
@@ -246,20 +246,9 @@ public final class DemoCommand implements Callable<Integer> {
    * (from its root; the script's absolute path elsewhere), the distribution's {@code
    * bin/strata-launch} otherwise. A checkout has no strata-launch on the PATH.
    */
-  String launchCommand() {
-    String root = System.getProperty("strata.root");
-    if (root != null && !root.isBlank()) {
-      Path script = Path.of(root).resolve("strata").toAbsolutePath().normalize();
-      Path cwd = Path.of("").toAbsolutePath().normalize();
-      return (script.getParent().equals(cwd) ? "./strata" : Reports.quote(script.toString()))
-          + " launch";
-    }
-    String home = System.getProperty("strata.home");
-    if (home != null && !home.isBlank()) {
-      return Reports.quote(
-          Path.of(home).resolve("bin").resolve("strata-launch").toAbsolutePath().toString());
-    }
-    return "strata-launch";
+  static String launchCommand(Machine machine) {
+    return dev.strata.engine.cli.LaunchHint.command(
+        machine.strataRoot(), machine.strataHome(), machine.workingDir());
   }
 
   /**

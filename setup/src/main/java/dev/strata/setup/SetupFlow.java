@@ -4,6 +4,7 @@ import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.LaunchHint;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.config.ConfigCodec;
@@ -283,6 +284,9 @@ final class SetupFlow {
                       + " already holds this config: unchanged");
     }
     io.out().flush();
+    // what to run next, as the demo says it: on stderr, so stdout stays the plan and the path
+    io.err().println(TerminalText.escape(LaunchHint.launchIt(machine, w.path())));
+    io.err().flush();
     return ExitCodes.OK;
   }
 
