@@ -103,8 +103,20 @@ final class SetupFlow {
       io.err().flush();
     }
     Answers a = new Answers(given.context(), given.experts(), given.kv());
-    Generator.Generated g =
-        generate(host.facts(), gguf, a, library(host.facts(), given), given.backend(), x -> {});
+    Path library = library(host.facts(), given);
+    if (given.context() != null && r.flags().context() == null && r.answersFile() != null) {
+      // the answers file's ctx, named as the file names it (not as a --ctx never given)
+      String problem =
+          Generator.contextProblem(
+              dev.strata.engine.gen.Templates.load(
+                  EngineLibraries.backend(host.facts(), library, given.backend())),
+              given.context(),
+              "ctx");
+      if (problem != null) {
+        throw new StrataException(ExitCodes.USAGE, r.answersFile() + ": " + problem);
+      }
+    }
+    Generator.Generated g = generate(host.facts(), gguf, a, library, given.backend(), x -> {});
     String yaml = ConfigCodec.write(g.config());
     if (r.print()) {
       io.out().print(yaml);
