@@ -4,6 +4,7 @@ import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.LaunchHint;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.config.ConfigCodec;
@@ -102,8 +103,20 @@ final class SetupFlow {
       io.err().flush();
     }
     Answers a = new Answers(given.context(), given.experts(), given.kv());
-    Generator.Generated g =
-        generate(host.facts(), gguf, a, library(host.facts(), given), given.backend(), x -> {});
+    Path library = library(host.facts(), given);
+    if (given.context() != null && r.flags().context() == null && r.answersFile() != null) {
+      // the answers file's ctx, named as the file names it (not as a --ctx never given)
+      String problem =
+          Generator.contextProblem(
+              dev.strata.engine.gen.Templates.load(
+                  EngineLibraries.backend(host.facts(), library, given.backend())),
+              given.context(),
+              "ctx");
+      if (problem != null) {
+        throw new StrataException(ExitCodes.USAGE, r.answersFile() + ": " + problem);
+      }
+    }
+    Generator.Generated g = generate(host.facts(), gguf, a, library, given.backend(), x -> {});
     String yaml = ConfigCodec.write(g.config());
     if (r.print()) {
       io.out().print(yaml);
@@ -283,6 +296,9 @@ final class SetupFlow {
                       + " already holds this config: unchanged");
     }
     io.out().flush();
+    // what to run next, as the demo says it: on stderr, so stdout stays the plan and the path
+    io.err().println(TerminalText.escape(LaunchHint.launchIt(machine, w.path())));
+    io.err().flush();
     return ExitCodes.OK;
   }
 
