@@ -30,7 +30,7 @@ final class GpuFamilies {
     if (generation < 1) {
       return OptionalInt.empty();
     }
-    return OptionalInt.of(GpuFamily.ofGeneration(generation).id());
+    return OptionalInt.of(GpuFamily.ofGeneration(generation).id);
   }
 
   /**
@@ -38,7 +38,7 @@ final class GpuFamilies {
    * later on macOS 26 or later. False when the version does not start with a number.
    */
   static boolean metal4(int family, String osVersion) {
-    if (family < GpuFamily.APPLE7.id()) {
+    if (family < GpuFamily.APPLE7.id) {
       return false;
     }
     Matcher m = Pattern.compile("^(\\d{1,4})(?:\\.|$)").matcher(osVersion);

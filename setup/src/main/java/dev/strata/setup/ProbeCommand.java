@@ -215,7 +215,7 @@ public final class ProbeCommand implements Callable<Integer> {
       return "no Apple GPU family: the Metal engine cannot run here";
     }
     return GpuFamily.of(family)
-        .map(GpuFamily::meaning)
+        .map(f -> f.meaning)
         .orElse("older than M1: below what the Metal engine targets");
   }
 

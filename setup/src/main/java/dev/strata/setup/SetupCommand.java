@@ -222,9 +222,9 @@ public final class SetupCommand implements Callable<Integer> {
       }
       for (GpuFamily f : GpuFamily.values()) {
         String n = f.keyword().substring("apple".length());
-        String id = Integer.toString(f.id());
+        String id = Integer.toString(f.id);
         if (v.equals(f.keyword()) || v.equals(n) || v.equals(id) || v.equals("apple" + id)) {
-          return f.id();
+          return f.id;
         }
       }
       throw new CommandLine.TypeConversionException(

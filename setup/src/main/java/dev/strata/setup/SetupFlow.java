@@ -382,7 +382,7 @@ final class SetupFlow {
     HostFacts f = host.facts();
     List<Question.Option<Integer>> options = new ArrayList<>();
     for (GpuFamily g : GpuFamily.values()) {
-      options.add(new Question.Option<>(g.keyword(), g.wizardText(), g.id()));
+      options.add(new Question.Option<>(g.keyword(), g.wizardText, g.id));
     }
     options.add(new Question.Option<>("none", "no Apple GPU (an Intel Mac): Metal cannot run", 0));
     int guess = HostProbe.gpuFamilyOfChip(f.chip());

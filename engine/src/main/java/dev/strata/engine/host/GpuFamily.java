@@ -23,10 +23,18 @@ public enum GpuFamily {
   /** The lowest Apple family number a host JSON may hold (Apple1). */
   public static final int FIRST_APPLE = 1001;
 
-  private final int id;
-  private final String chips;
-  private final String wizardText;
-  private final String meaning;
+  /** The MTLGPUFamily number (1007 for Apple7). */
+  public final int id;
+
+  /** The chips, short: "M3, M4". */
+  public final String chips;
+
+  /** The chips as the wizard's option lists them. */
+  public final String wizardText;
+
+  /** What {@code strata-setup probe} says the family means: "M3/M4 class". */
+  public final String meaning;
+
   private final int firstGeneration;
 
   GpuFamily(int id, String chips, String wizardText, String meaning, int firstGeneration) {
@@ -37,29 +45,9 @@ public enum GpuFamily {
     this.firstGeneration = firstGeneration;
   }
 
-  /** The MTLGPUFamily number (1007 for Apple7). */
-  public int id() {
-    return id;
-  }
-
   /** The word setup takes and shows: {@code apple7}. */
   public String keyword() {
     return "apple" + (id - 1000);
-  }
-
-  /** The chips, short: "M3, M4". */
-  public String chips() {
-    return chips;
-  }
-
-  /** The chips as the wizard's option lists them. */
-  public String wizardText() {
-    return wizardText;
-  }
-
-  /** What {@code strata-setup probe} says the family means: "M3/M4 class". */
-  public String meaning() {
-    return meaning;
   }
 
   /** The family of the {@code n} in "Apple Mn" (n ≥ 1): a chip newer than the table is Apple10. */

@@ -22,13 +22,13 @@ class GpuFamilyTest {
   void numbersKeywordsAndTheListSetupShows() {
     assertEquals(
         List.of(1007, 1008, 1009, 1010),
-        List.of(GpuFamily.values()).stream().map(GpuFamily::id).toList());
-    assertEquals(HostFacts.FAMILY_APPLE10, GpuFamily.APPLE10.id());
+        List.of(GpuFamily.values()).stream().map(f -> f.id).toList());
+    assertEquals(HostFacts.FAMILY_APPLE10, GpuFamily.APPLE10.id);
     assertEquals(List.of("apple7", "apple8", "apple9", "apple10"), GpuFamily.keywords());
     assertEquals("apple7 (M1), apple8 (M2), apple9 (M3, M4), apple10 (M5)", GpuFamily.listed());
     assertEquals(Optional.of(GpuFamily.APPLE9), GpuFamily.of(1009));
     assertTrue(GpuFamily.of(1006).isEmpty());
     assertTrue(GpuFamily.of(0).isEmpty());
-    assertEquals("M3/M4 class", GpuFamily.APPLE9.meaning());
+    assertEquals("M3/M4 class", GpuFamily.APPLE9.meaning);
   }
 }
