@@ -45,6 +45,25 @@ uint64_t strata_memory_total(void) {
 #endif
 }
 
+uint64_t strata_rss_bytes(void) {
+#if !defined(__APPLE__)
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f != NULL) {
+        char line[256];
+        unsigned long long kib = 0;
+        int found = 0;
+        while (!found && fgets(line, sizeof line, f) != NULL) {
+            found = sscanf(line, "VmRSS: %llu kB", &kib) == 1;
+        }
+        fclose(f);
+        if (found) {
+            return (uint64_t)kib * 1024;
+        }
+    }
+#endif
+    return 0;
+}
+
 uint64_t strata_peak_rss_bytes(void) {
 #if !defined(__APPLE__)
     /* VmHWM: the peak of this process image's own memory. getrusage's ru_maxrss also keeps the peak of the image
@@ -139,9 +158,14 @@ int strata_arena_open(strata_arena *a, const strata_mem_plan *p, const strata_ge
         if (strata_gguf_shard_path(first, k, a->n_fds, path, sizeof path) != 0) {
             return errf(err, errlen, "model: %s: cannot name shard %llu of %llu%s", first, k + 1ull, a->n_fds, "");
         }
-        a->fds[k] = open(path, O_RDONLY | O_CLOEXEC);
+        char why[128];
+        a->fds[k] = strata_open_model_file(path, why, sizeof why);
         struct stat st;
-        if (a->fds[k] < 0 || fstat(a->fds[k], &st) != 0) {
+        if (a->fds[k] < 0) {
+            snprintf(err, errlen, "model: %s: %s", path, why);
+            return -1;
+        }
+        if (fstat(a->fds[k], &st) != 0) {
             snprintf(err, errlen, "model: %s: %s", path, strerror(errno));
             return -1;
         }

@@ -61,5 +61,7 @@ void strata_arena_close(strata_arena *a);
 /* Peak resident set of this process as the OS counts it, in bytes: VmHWM of /proc/self/status on Linux, else
  * getrusage ru_maxrss. */
 uint64_t strata_peak_rss_bytes(void);
+/* This process's resident set now (VmRSS on Linux; 0 where the OS does not say, e.g. macOS here). */
+uint64_t strata_rss_bytes(void);
 
 #endif

@@ -40,6 +40,9 @@ public final class EngineFlags {
   /** Largest context the engines take: 1 Mi tokens. */
   public static final int MAX_CTX = 1 << 20;
 
+  /** Most threads the engines take; the plan's default (the performance cores) stops there. */
+  public static final int MAX_THREADS = 1024;
+
   /** Largest memory budget: 16 TiB in MiB, far above any Mac, low enough to stay exact in C. */
   public static final long MAX_MEM_BUDGET_MB = 16L << 20;
 
@@ -80,7 +83,7 @@ public final class EngineFlags {
           new FlagSpec(
               THREADS,
               "N",
-              new ValueKind.IntRange(0, 1024),
+              new ValueKind.IntRange(0, MAX_THREADS),
               "0",
               "0 = the performance cores",
               "CPU threads the engine runs its host-side work on.",

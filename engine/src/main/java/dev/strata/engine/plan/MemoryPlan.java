@@ -73,6 +73,15 @@ public record MemoryPlan(
   }
 
   /**
+   * Whether the plan is refused for its KV format rather than for memory: the pools cannot hold
+   * this model's head vectors (say phi3's head_dim 96 in int8 pools). No amount of memory makes it
+   * fit, so strata-setup exits 2 for it (a KV format the backend refuses), not 3.
+   */
+  public boolean kvFormatRefused() {
+    return refusal != null && refusal.startsWith(KvPlanRules.PREFIX);
+  }
+
+  /**
    * Plans one configuration: a pure function of the request, O(1) in the context.
    *
    * @throws IllegalArgumentException for a context below 1, or pools a backend never allocates
