@@ -12,6 +12,7 @@ import dev.strata.engine.flags.EngineArgs;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
+import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.host.ProbeResult;
@@ -395,15 +396,13 @@ final class SetupFlow {
       return host;
     }
     HostFacts f = host.facts();
-    List<Question.Option<Integer>> options =
-        List.of(
-            new Question.Option<>("apple7", "M1, M1 Pro, M1 Max, M1 Ultra", 1007),
-            new Question.Option<>("apple8", "M2, M2 Pro, M2 Max, M2 Ultra", 1008),
-            new Question.Option<>("apple9", "M3 and M4 (all variants)", 1009),
-            new Question.Option<>("apple10", "M5 (k4: prompts take the flash chain)", 1010),
-            new Question.Option<>("none", "no Apple GPU (an Intel Mac): Metal cannot run", 0));
+    List<Question.Option<Integer>> options = new ArrayList<>();
+    for (GpuFamily g : GpuFamily.values()) {
+      options.add(new Question.Option<>(g.keyword(), g.wizardText, g.id));
+    }
+    options.add(new Question.Option<>("none", "no Apple GPU (an Intel Mac): Metal cannot run", 0));
     int guess = HostProbe.gpuFamilyOfChip(f.chip());
-    int def = 4;
+    int def = options.size() - 1; // none
     for (int i = 0; i < options.size(); i++) {
       if (options.get(i).value() == guess) {
         def = i;

@@ -2,9 +2,11 @@ package dev.strata.setup;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.host.ProbeResult;
@@ -135,5 +137,28 @@ class GpuFamilyQuestionTest {
     assertEquals(
         "strata-setup: --gpu-family is for a Mac: this machine is linux (drop --gpu-family)\n",
         onLinux.err());
+  }
+
+  /** The option's help is the one literal beside the table: it lists the table's families. */
+  @Test
+  void theOptionsHelpListsTheTablesFamilies() throws NoSuchFieldException {
+    picocli.CommandLine.Option o =
+        SetupCommand.class
+            .getDeclaredField("gpuFamily")
+            .getAnnotation(picocli.CommandLine.Option.class);
+    assertTrue(o.description()[0].contains(GpuFamily.listed() + " or none"), o.description()[0]);
+    assertEquals(
+        "'apple6' is not a GPU family: use " + GpuFamily.listed() + " or none",
+        assertThrows(
+                picocli.CommandLine.TypeConversionException.class,
+                () -> new SetupCommand.GpuFamilyConverter().convert("apple6"))
+            .getMessage());
+    for (GpuFamily f : GpuFamily.values()) {
+      for (String typed :
+          List.of(f.keyword(), Integer.toString(f.id), Integer.toString(f.id - 1000))) {
+        assertEquals(f.id, new SetupCommand.GpuFamilyConverter().convert(typed), typed);
+      }
+    }
+    assertEquals(0, new SetupCommand.GpuFamilyConverter().convert("none"));
   }
 }
