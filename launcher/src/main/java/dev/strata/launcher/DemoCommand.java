@@ -210,7 +210,16 @@ public final class DemoCommand implements Callable<Integer> {
                   false,
                   null,
                   new LaunchFlow.Generate(
-                      DEMO_PROMPT, null, Integer.toString(DEMO_TOKENS), "0", null, null, null)));
+                      DEMO_PROMPT,
+                      null,
+                      Integer.toString(DEMO_TOKENS),
+                      "0",
+                      null,
+                      null,
+                      null,
+                      null,
+                      null),
+                  null));
     } catch (StrataException e) {
       out.println();
       out.flush();

@@ -207,6 +207,57 @@ public final class LaunchCommand implements Callable<Integer> {
               + " a context that holds it); the prompt is appended to it.")
   String loadSession;
 
+  @Option(
+      names = LaunchArgs.SERVE,
+      description =
+          "Serve the config's model over HTTP with the OpenAI API (/v1/models, /v1/completions,"
+              + " /v1/chat/completions with stream, /health) until Ctrl-C; loopback only unless"
+              + " --api-key is set.")
+  boolean serve;
+
+  @Option(
+      names = LaunchArgs.CHAT,
+      description =
+          "Chat with the config's model in this terminal: the reply streamed, tokens/s after it,"
+              + " Ctrl-C stops the reply, /save FILE, /load FILE, /exit.")
+  boolean chat;
+
+  @Option(
+      names = LaunchArgs.HOST,
+      paramLabel = "HOST",
+      description = "With --serve: the address to listen on (default: 127.0.0.1).")
+  String host;
+
+  @Option(
+      names = LaunchArgs.PORT,
+      paramLabel = "N",
+      description = "With --serve: the port, 0..65535; 0 = any free one (default: 8080).")
+  String port;
+
+  @Option(
+      names = LaunchArgs.API_KEY,
+      paramLabel = "KEY",
+      description =
+          "With --serve: every request must send Authorization: Bearer KEY (default:"
+              + " $STRATA_API_KEY); required to listen on an address other than loopback.")
+  String apiKey;
+
+  @Option(
+      names = LaunchArgs.PARALLEL,
+      paramLabel = "N",
+      description =
+          "With --serve: sequences generating at once; only 1 today (strata-ref's sessions have"
+              + " one sequence).")
+  String parallel;
+
+  @Option(
+      names = LaunchArgs.QUEUE,
+      paramLabel = "N",
+      description =
+          "With --serve: the most requests waiting for the engine, 1..1024; more are answered 503"
+              + " with Retry-After (default: 16).")
+  String queue;
+
   public LaunchCommand(Io io, Machine machine) {
     this.io = io;
     this.machine = machine;
@@ -233,7 +284,8 @@ public final class LaunchCommand implements Callable<Integer> {
         isolate,
         hostFile.value(),
         new LaunchFlow.Generate(
-            prompt, promptFile, nPredict, temp, topK, topP, seed, saveSession, loadSession));
+            prompt, promptFile, nPredict, temp, topK, topP, seed, saveSession, loadSession),
+        new LaunchFlow.Serve(serve, chat, host, port, apiKey, parallel, queue));
   }
 
   @Override

@@ -324,6 +324,15 @@ public final class Session implements AutoCloseable {
   }
 
   /**
+   * Drops a cancel kept from a time no eval ran ({@link #cancel()}): for a caller that runs one job
+   * after another on the session (a server) and whose cancel was meant for the job that ended. The
+   * engine's own flag is cleared when the next eval starts.
+   */
+  public void clearCancel() {
+    cancelPending.set(false);
+  }
+
+  /**
    * {@code strata_session_stats}: the counters so far, in the engine's order ({@code
    * prefill_tokens, prefill_seconds, decode_tokens, decode_seconds, lookups, hits, misses, ...,
    * peak_rss_bytes}), values as the engine wrote them.

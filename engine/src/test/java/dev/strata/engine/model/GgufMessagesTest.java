@@ -30,7 +30,7 @@ class GgufMessagesTest {
 
   @Test
   void byteSplitPartsAreJoinedNotDownloadedAgain() throws IOException {
-    byte[] whole = TinyModel.bytes();
+    byte[] whole = TinyGguf.bytes();
     int half = whole.length / 2;
     Path p1 = dir.resolve("tiny.gguf.part1of2");
     Path p2 = dir.resolve("tiny.gguf.part2of2");
@@ -51,16 +51,16 @@ class GgufMessagesTest {
     // joined, it reads
     Files.write(dir.resolve("tiny.gguf"), whole);
     assertEquals(
-        TinyModel.ARCH, GgufReader.readModel(dir.resolve("tiny.gguf")).geometry().architecture());
+        TinyGguf.ARCH, GgufReader.readModel(dir.resolve("tiny.gguf")).geometry().architecture());
   }
 
   @Test
   void earlySplitKeysSayHowToResplit() throws IOException {
-    SequencedMap<String, GgufValue> m = TinyModel.metadata();
+    SequencedMap<String, GgufValue> m = TinyGguf.metadata();
     m.put("general.split.count", GgufValue.u16(2));
     m.put("general.split.no", GgufValue.u16(0));
     Path p = dir.resolve("old-split.gguf");
-    Files.write(p, GgufWriter.toBytes(m, TinyModel.tensors()));
+    Files.write(p, GgufWriter.toBytes(m, TinyGguf.tensors()));
     GgufException e = refused(p);
     assertTrue(e.getMessage().contains("old split key general.split."), e.getMessage());
     assertTrue(e.getMessage().contains("gguf-split"), e.getMessage());
@@ -68,10 +68,10 @@ class GgufMessagesTest {
 
   @Test
   void aChatTemplateOfOneAndAHalfMebibytesReads() throws IOException {
-    SequencedMap<String, GgufValue> m = TinyModel.metadata();
+    SequencedMap<String, GgufValue> m = TinyGguf.metadata();
     m.put("tokenizer.chat_template", GgufValue.string("x".repeat(1_572_864)));
     Path p = dir.resolve("long-template.gguf");
-    Files.write(p, GgufWriter.toBytes(m, TinyModel.tensors()));
+    Files.write(p, GgufWriter.toBytes(m, TinyGguf.tensors()));
     assertEquals(4, GgufReader.readModel(p).geometry().blocks());
   }
 }
