@@ -49,7 +49,11 @@ public final class ChatTemplate {
   private final Jinjava jinja;
 
   private ChatTemplate(String template, String bos, String eos, String why) {
-    this.template = template;
+    // Jinja2 drops one trailing newline of the source (keep_trailing_newline is off)
+    this.template =
+        template != null && template.endsWith("\n")
+            ? template.substring(0, template.length() - 1)
+            : template;
     this.bos = bos;
     this.eos = eos;
     this.why = why;
@@ -114,12 +118,15 @@ public final class ChatTemplate {
     context.put("add_generation_prompt", addGenerationPrompt);
     context.put("bos_token", bos);
     context.put("eos_token", eos);
+    RAISED.remove();
     try {
       var result = jinja.renderForResult(template, context);
-      if (!result.getErrors().isEmpty()) {
-        var first = result.getErrors().getFirst();
-        if (first.getSeverity() == com.hubspot.jinjava.interpret.TemplateError.ErrorType.FATAL) {
-          throw new TemplateException(first.getMessage());
+      if (RAISED.get() != null) {
+        throw new TemplateException(RAISED.get());
+      }
+      for (var e : result.getErrors()) {
+        if (e.getSeverity() == com.hubspot.jinjava.interpret.TemplateError.ErrorType.FATAL) {
+          throw new TemplateException(e.getMessage());
         }
       }
       return result.getOutput();
@@ -128,7 +135,9 @@ public final class ChatTemplate {
     } catch (TemplateException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new TemplateException(rootMessage(e));
+      throw new TemplateException(RAISED.get() != null ? RAISED.get() : rootMessage(e));
+    } finally {
+      RAISED.remove();
     }
   }
 
@@ -162,11 +171,21 @@ public final class ChatTemplate {
   private static Jinjava newJinja() {
     JinjavaConfig config =
         JinjavaConfig.newBuilder()
-            .withTrimBlocks(false)
-            .withLstripBlocks(false)
+            // as Hugging Face's transformers compiles chat templates (trim_blocks, lstrip_blocks)
+            .withTrimBlocks(true)
+            .withLstripBlocks(true)
             .withFailOnUnknownTokens(false)
             .withMaxRenderDepth(16)
             .withMaxOutputSize(4L << 20)
+            // Jinja2's rules, as Hugging Face's templates are written for them: {{- and -}} trim,
+            // filters bind tighter than + and ~, whitespace control parsed as Jinja2 parses it
+            .withLegacyOverrides(
+                com.hubspot.jinjava.LegacyOverrides.newBuilder()
+                    .withUseTrimmingForNotesAndExpressions(true)
+                    .withUseNaturalOperatorPrecedence(true)
+                    .withParseWhitespaceControlStrictly(true)
+                    .withKeepNullableLoopValues(true)
+                    .build())
             .build();
     Jinjava j = new Jinjava(config);
     // Hugging Face's template helpers: raise_exception(msg) and strftime_now(fmt)
@@ -181,8 +200,12 @@ public final class ChatTemplate {
     return j;
   }
 
+  /** What the template's {@code raise_exception} said during this thread's render. */
+  private static final ThreadLocal<String> RAISED = new ThreadLocal<>();
+
   /** {@code raise_exception(message)} of a template: the render fails with that message. */
   public static String raiseException(String message) {
+    RAISED.set("the template raised: " + message);
     throw new TemplateException("the template raised: " + message);
   }
 
