@@ -336,6 +336,28 @@ public final class Generation {
         all.toString(), ids.length, generated, prefill, decode, stop, session.stats());
   }
 
+  /**
+   * After a cancelled generation, on a session that goes on (the server's next request, the chat's
+   * next turn): the cancel may still be kept — by {@link Session} or by the engine, which keeps it
+   * until an eval consumes it — and would stop the next eval at once. One throwaway eval of one
+   * token consumes it; the sequence is then truncated back to what it held.
+   */
+  public static void settleCancel(Session session) {
+    int held = session.nPast(0);
+    session.clearCancel();
+    if (held >= session.nCtx()) {
+      return; // no room for the throwaway token; the caller truncates before its next eval
+    }
+    try {
+      session.eval(0, new int[] {0}, 1);
+    } catch (SessionException e) {
+      if (!e.cancelled()) {
+        throw e;
+      }
+    }
+    session.truncate(0, held);
+  }
+
   private void record(int tok) {
     if (nSampled == sampled.length) {
       sampled = java.util.Arrays.copyOf(sampled, sampled.length * 2);

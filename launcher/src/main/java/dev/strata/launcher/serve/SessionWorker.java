@@ -30,6 +30,7 @@ final class SessionWorker implements Runnable {
   private final BlockingQueue<Job> queue;
   private volatile boolean stopping;
   private volatile Job current;
+  private boolean settle; // the last job was cancelled: its cancel may still be kept
 
   SessionWorker(Session session, ChatTemplate template, int queueSize) {
     this.session = session;
@@ -89,7 +90,10 @@ final class SessionWorker implements Runnable {
       return;
     }
     try {
-      session.clearCancel(); // a cancel meant for the job before is not this one's
+      if (settle) {
+        Generation.settleCancel(session); // the job before's cancel is not this one's
+        settle = false;
+      }
       boolean chat = job.messages != null;
       String text;
       try {
@@ -134,6 +138,7 @@ final class SessionWorker implements Runnable {
         job.sink.started(ids.length);
       } catch (IOException e) {
         job.cancel();
+        settle = true;
         throw new Dropped("the client went away");
       }
       Generation.Result r =
@@ -150,6 +155,7 @@ final class SessionWorker implements Runnable {
                 }
               });
       job.running(null);
+      settle = r.stop() == Generation.Stop.CANCELLED;
       job.done.complete(r);
     } catch (ApiError | Dropped e) {
       job.done.completeExceptionally(e);

@@ -100,7 +100,11 @@ class ServeChatTemplateTest {
     assertEquals("fallback", t.kind());
     assertTrue(t.why().contains("Conversation roles must alternate"), t.why());
     // without the system message it renders; a conversation that breaks the rule is refused
-    ChatTemplate lenient = ChatTemplate.of(MISTRAL.replace("(loop.index0 % 2 == 0)", "(loop.index0 % 2 == 0) and false and true"), "<s>", "</s>");
+    ChatTemplate lenient =
+        ChatTemplate.of(
+            MISTRAL.replace("(loop.index0 % 2 == 0)", "(loop.index0 % 2 == 0) and false and true"),
+            "<s>",
+            "</s>");
     assertNotNull(lenient);
   }
 
@@ -120,8 +124,6 @@ class ServeChatTemplateTest {
     ChatTemplate t = ChatTemplate.of("{% for m in messages %}{{ m.content ", "", "");
     assertEquals("fallback", t.kind());
     assertTrue(t.why().startsWith("the model's tokenizer.chat_template does not render"), t.why());
-    assertThrows(
-        ChatTemplate.TemplateException.class,
-        () -> ChatTemplate.raiseException("no"));
+    assertThrows(ChatTemplate.TemplateException.class, () -> ChatTemplate.raiseException("no"));
   }
 }

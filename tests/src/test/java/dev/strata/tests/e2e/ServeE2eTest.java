@@ -333,6 +333,81 @@ class ServeE2eTest {
   }
 
   @Test
+  void aFullQueueAnswers503AndADisconnectedStreamIsCancelled() throws Exception {
+    try (Server s = Server.start(List.of("--port", "0", "--queue", "1"))) {
+      String body = "{\"model\":\"tiny-qwen3-q8_0\",\"prompt\":\"The Debian\",\"max_tokens\":48}";
+      List<Thread> threads = new ArrayList<>();
+      ConcurrentLinkedQueue<HttpResponse<String>> answers = new ConcurrentLinkedQueue<>();
+      for (int i = 0; i < 6; i++) {
+        Thread t =
+            new Thread(
+                () -> {
+                  try {
+                    answers.add(post(s.base(), "/v1/completions", body, null));
+                  } catch (Exception e) {
+                    throw new AssertionError(e);
+                  }
+                });
+        threads.add(t);
+        t.start();
+      }
+      for (Thread t : threads) {
+        t.join(120_000);
+      }
+      assertEquals(6, answers.size());
+      long busy = answers.stream().filter(a -> a.statusCode() == 503).count();
+      assertTrue(busy >= 1, "one running and one queued: the rest are told to come back");
+      for (HttpResponse<String> a : answers) {
+        assertTrue(a.statusCode() == 200 || a.statusCode() == 503, a.body());
+        if (a.statusCode() == 503) {
+          assertEquals("1", a.headers().firstValue("Retry-After").orElse(null));
+          assertEquals(
+              "queue_full", JSON.readTree(a.body()).get("error").get("code").asText(), a.body());
+        }
+      }
+      // a streamed request whose client goes away after the first tokens: cancelled
+      URI u = URI.create(s.base());
+      String stream =
+          "{\"model\":\"tiny-qwen3-q8_0\",\"prompt\":\"The Debian\",\"max_tokens\":200,"
+              + "\"stream\":true}";
+      try (java.net.Socket sock = new java.net.Socket(u.getHost(), u.getPort())) {
+        byte[] b = stream.getBytes(StandardCharsets.UTF_8);
+        sock.getOutputStream()
+            .write(
+                ("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: "
+                        + b.length
+                        + "\r\n\r\n")
+                    .getBytes(StandardCharsets.UTF_8));
+        sock.getOutputStream().write(b);
+        sock.getOutputStream().flush();
+        BufferedReader r =
+            new BufferedReader(
+                new InputStreamReader(sock.getInputStream(), StandardCharsets.UTF_8));
+        String line;
+        int events = 0;
+        while ((line = r.readLine()) != null && events < 3) {
+          if (line.startsWith("data: {")) {
+            events++;
+          }
+        }
+        assertEquals(3, events, "the stream started");
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      Pattern gone = Pattern.compile("client gone: cancelled after (\\d+) tokens");
+      Matcher m = gone.matcher("");
+      while (System.nanoTime() < deadline && !(m = gone.matcher(s.err())).find()) {
+        Thread.sleep(100);
+      }
+      assertTrue(m.find(0), "the server cancelled the stream:\n" + s.err());
+      assertTrue(Integer.parseInt(m.group(1)) < 200, m.group());
+      HttpResponse<String> after = post(s.base(), "/v1/completions", body, null);
+      assertEquals(200, after.statusCode(), "the next request is not the one cancelled");
+      assertEquals(48, JSON.readTree(after.body()).get("usage").get("completion_tokens").asInt());
+    }
+  }
+
+  @Test
   void loadEightClientsTwentyRequestsEachAllAnsweredOnce() throws Exception {
     int clients = 8;
     int each = 20;
