@@ -61,6 +61,10 @@ class ServeE2eTest {
   /** A server process and what it wrote on standard error. */
   record Server(Process process, String base, StringBuffer err) implements AutoCloseable {
     static Server start(List<String> more) throws Exception {
+      return start(config, more);
+    }
+
+    static Server start(Path config, List<String> more) throws Exception {
       List<String> args = new ArrayList<>(List.of("--config", config.toString(), "--serve"));
       args.addAll(more);
       Process p = E2e.launcherProcess(args).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
@@ -201,6 +205,66 @@ class ServeE2eTest {
     assertEquals(chatExpected, j.get("streamed").asText(), "streamed chat = the same text");
     assertTrue(j.get("chunks").asInt() >= 2, out);
     assertEquals(N, j.get("completion_usage").get("completion_tokens").asInt(), out);
+  }
+
+  @Test
+  void aModelWithAChatTemplateIsRenderedWithIt() throws Exception {
+    // a computable qwen3 (TinyModel) whose metadata carries a ChatML template
+    dev.strata.engine.model.TinyModel tiny = dev.strata.engine.model.TinyModel.dense("qwen3");
+    var meta = tiny.metadata();
+    meta.put(
+        "tokenizer.chat_template",
+        dev.strata.engine.model.GgufValue.string(
+            "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] +"
+                + " '<|im_end|>\\n' }}{% endfor %}{% if add_generation_prompt %}{{"
+                + " '<|im_start|>assistant\\n' }}{% endif %}\n"));
+    Path shard =
+        dev.strata.engine.model.GgufWriter.writeSplitSeeded(
+                dir, "templated", 1, meta, tiny.tensors(), 7)
+            .getFirst();
+    Path cfg =
+        E2e.config(
+            dir.resolve("templated.yaml"),
+            E2e.refLibrary(),
+            null,
+            List.of(shard),
+            256,
+            List.of("--prompt-tokens", "16", "--n-predict", "16"),
+            Map.of());
+    try (Server s = Server.start(cfg, List.of("--port", "0"))) {
+      HttpResponse<String> models =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create(s.base() + "/v1/models")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      JsonNode m = JSON.readTree(models.body()).get("data").get(0);
+      assertEquals("gguf", m.get("chat_template").asText(), models.body());
+      String id = m.get("id").asText();
+      HttpResponse<String> chat =
+          post(
+              s.base(),
+              "/v1/chat/completions",
+              "{\"model\":\""
+                  + id
+                  + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],"
+                  + "\"max_tokens\":4,\"temperature\":0}",
+              null);
+      assertEquals(200, chat.statusCode(), chat.body());
+      E2e.Result p =
+          E2e.launch(
+              "--config",
+              cfg.toString(),
+              "--prompt",
+              "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n",
+              "--temp",
+              "0",
+              "--n-predict",
+              "4");
+      assertEquals(0, p.code(), p.err());
+      assertEquals(
+          p.out(),
+          JSON.readTree(chat.body()).get("choices").get(0).get("message").get("content").asText(),
+          "the chat is --prompt of the template's rendering");
+    }
   }
 
   @Test
