@@ -86,6 +86,50 @@ class ChatTmuxE2eTest {
     }
   }
 
+  @Test
+  void aHistoryOverTheContextLosesItsOldestTurnAndSaysSo() throws Exception {
+    Path model = SharedData.resolve("models/tiny-qwen3-q8_0.gguf").orElse(null);
+    assumeTrue(model != null && Files.isRegularFile(model), SharedData.WHY_NOT);
+    assumeTrue(Files.isExecutable(Path.of("/usr/bin/tmux")), "tmux is not installed");
+    Path dir = E2e.privateDir(Files.createTempDirectory("strata-chat-"));
+    String socket = "strata-chat-drop-" + ProcessHandle.current().pid();
+    try {
+      Path config =
+          E2e.config(
+              dir.resolve("chat.yaml"),
+              E2e.refLibrary(),
+              null,
+              List.of(model),
+              256,
+              List.of("--prompt-tokens", "16", "--n-predict", "16"),
+              Map.of());
+      List<String> cmd =
+          E2e.launcherProcess(List.of("--config", config.toString(), "--chat")).command();
+      String line =
+          cmd.stream().map(ChatTmuxE2eTest::quote).collect(Collectors.joining(" ")) + "; sleep 30";
+      tmux(socket, "new-session", "-d", "-x", "160", "-y", "50", "-s", "chat", line);
+      awaitScreen(socket, s -> s.contains("> "), 60, "the chat's prompt");
+      // two messages of about 100 tokens each: with a reply between them they pass the 192 tokens
+      // a 256-token context leaves the history (64 kept for the reply)
+      send(socket, "Hello there, tell me about Debian. ".repeat(12));
+      awaitScreen(socket, s -> count(s, " tok/s") >= 1, 90, "the first reply");
+      send(socket, "And the Linux kernel, and its packages? ".repeat(12));
+      awaitScreen(
+          socket,
+          s -> s.contains("oldest turn was dropped: the conversation no longer fits the context"),
+          90,
+          "the note that the oldest turn was dropped");
+      awaitScreen(socket, s -> count(s, " tok/s") >= 2, 90, "the second reply");
+      send(socket, "/exit");
+    } finally {
+      new ProcessBuilder("tmux", "-L", socket, "kill-server")
+          .redirectErrorStream(true)
+          .start()
+          .waitFor(10, TimeUnit.SECONDS);
+      Folders.deleteQuietly(dir);
+    }
+  }
+
   static int count(String s, String what) {
     int n = 0;
     for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
