@@ -27,6 +27,9 @@ final class Job {
     void text(String piece) throws java.io.IOException;
   }
 
+  /** {@link #maxTokens} of a chat that set none: what the context has room for, up to the limit. */
+  static final int UP_TO_THE_CONTEXT = -1;
+
   final String prompt;
   final List<ChatTemplate.Message> messages;
   final int maxTokens;

@@ -530,7 +530,8 @@ public final class OpenAiServer implements AutoCloseable {
         chat && body.hasNonNull("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
     JsonNode v = body.get(field);
     if (v == null || v.isNull()) {
-      return chat ? Math.min(settings.maxTokens(), nCtx) : DEFAULT_MAX_TOKENS;
+      // a chat without a limit: up to the context's end (at most the server's limit)
+      return chat ? Job.UP_TO_THE_CONTEXT : DEFAULT_MAX_TOKENS;
     }
     if (!v.isIntegralNumber() || !v.canConvertToInt()) {
       throw ApiError.invalid(field, field + " must be a whole number");

@@ -110,20 +110,24 @@ final class SessionWorker implements Runnable {
         throw ApiError.invalid(field, "the " + field + " has no tokens: give some text");
       }
       int nCtx = session.nCtx();
-      if ((long) ids.length + job.maxTokens > nCtx) {
+      int maxTokens =
+          job.maxTokens == Job.UP_TO_THE_CONTEXT
+              ? Math.max(1, Math.min(ServeRunner.MAX_TOKENS, nCtx - ids.length))
+              : job.maxTokens;
+      if ((long) ids.length + maxTokens > nCtx) {
         throw ApiError.invalid(
             field,
             "context_length_exceeded",
             "this model's context holds "
                 + nCtx
                 + " tokens; the request needs "
-                + (ids.length + job.maxTokens)
+                + (ids.length + maxTokens)
                 + " ("
                 + ids.length
                 + " in the "
                 + field
                 + ", max_tokens "
-                + job.maxTokens
+                + maxTokens
                 + "): shorten the "
                 + field
                 + " or lower max_tokens");

@@ -359,6 +359,32 @@ class ServeE2eTest {
             "{\"model\":\"tiny-qwen3-q8_0\",\"prompt\":\"Debian\",\"max_tokens\":2}",
             null);
     assertEquals(200, ok.statusCode(), ok.body());
+    // a chat without max_tokens generates up to the context's end
+    HttpResponse<String> open =
+        post(
+            server.base(),
+            "/v1/chat/completions",
+            "{\"model\":\"tiny-qwen3-q8_0\",\"messages\":[{\"role\":\"user\",\"content\":"
+                + "\"Hi\"}],\"temperature\":0}",
+            null);
+    assertEquals(200, open.statusCode(), open.body());
+    // a streamed completion: the chunks' text joined is the whole answer's
+    String completion =
+        "{\"model\":\"tiny-qwen3-q8_0\",\"prompt\":\"Debian\",\"max_tokens\":6,\"temperature\":0";
+    HttpResponse<String> whole = post(server.base(), "/v1/completions", completion + "}", null);
+    HttpResponse<String> streamed =
+        post(server.base(), "/v1/completions", completion + ",\"stream\":true}", null);
+    assertEquals(200, streamed.statusCode());
+    assertTrue(
+        streamed.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"));
+    StringBuilder joined = new StringBuilder();
+    List<String> events = streamed.body().lines().filter(l -> l.startsWith("data: ")).toList();
+    assertEquals("data: [DONE]", events.getLast());
+    for (String e : events.subList(0, events.size() - 1)) {
+      joined.append(JSON.readTree(e.substring(6)).get("choices").get(0).get("text").asText());
+    }
+    assertEquals(
+        JSON.readTree(whole.body()).get("choices").get(0).get("text").asText(), joined.toString());
     HttpResponse<String> health =
         HTTP.send(
             HttpRequest.newBuilder(URI.create(server.base() + "/health")).build(),
