@@ -156,6 +156,13 @@ class ServeE2eTest {
     return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
+  static boolean onPath(String tool) {
+    String path = System.getenv("PATH");
+    return path != null
+        && Arrays.stream(path.split(java.io.File.pathSeparator))
+            .anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, tool)));
+  }
+
   static String promptText(String prompt) {
     E2e.Result r =
         E2e.launch(
@@ -173,6 +180,8 @@ class ServeE2eTest {
 
   @Test
   void theOfficialOpenAiClientGetsWhatPromptGives() throws Exception {
+    assumeTrue(
+        onPath("node") && onPath("npm"), "node and npm are needed for the openai npm client");
     Path client = RepoRoot.path().resolve("tests/openai-client");
     Process install =
         new ProcessBuilder(client.resolve("install.sh").toString())
