@@ -218,7 +218,8 @@ public final class DemoCommand implements Callable<Integer> {
                       null,
                       null,
                       null,
-                      null)));
+                      null),
+                  null));
     } catch (StrataException e) {
       out.println();
       out.flush();

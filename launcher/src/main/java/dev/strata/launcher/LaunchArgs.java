@@ -45,6 +45,13 @@ final class LaunchArgs {
   static final String SEED = "--seed";
   static final String SAVE_SESSION = "--save-session";
   static final String LOAD_SESSION = "--load-session";
+  static final String SERVE = "--serve";
+  static final String CHAT = "--chat";
+  static final String HOST = "--host";
+  static final String PORT = "--port";
+  static final String API_KEY = "--api-key";
+  static final String PARALLEL = "--parallel";
+  static final String QUEUE = "--queue";
 
   /**
    * The options that take a value (by every name), and the switches: every option of the command.
@@ -62,7 +69,12 @@ final class LaunchArgs {
           TOP_P,
           SEED,
           SAVE_SESSION,
-          LOAD_SESSION);
+          LOAD_SESSION,
+          HOST,
+          PORT,
+          API_KEY,
+          PARALLEL,
+          QUEUE);
 
   /**
    * Every path option of strata-launch and its subcommands, and what it takes ({@link
@@ -79,7 +91,7 @@ final class LaunchArgs {
           "--dir",
           "DIR (where the demo writes its model and config)");
 
-  static final Set<String> SWITCHES = Set.of(DRY_RUN, PLAN, EXPLAIN, JSON, ISOLATE);
+  static final Set<String> SWITCHES = Set.of(DRY_RUN, PLAN, EXPLAIN, JSON, ISOLATE, SERVE, CHAT);
 
   /**
    * The subcommands' names ({@code help} is picocli's {@code HelpCommand}): picocli takes none of
@@ -103,6 +115,8 @@ final class LaunchArgs {
     boolean explain = false;
     boolean json = false;
     boolean isolate = false;
+    boolean serve = false;
+    boolean chat = false;
     // generation: the values as typed (the flow parses them, for both paths alike)
     Map<String, String> generate = new java.util.HashMap<>();
     // -c and --config are one option: either twice is a repeat
@@ -118,6 +132,9 @@ final class LaunchArgs {
         case EXPLAIN -> explain = true;
         case JSON -> json = true;
         case ISOLATE -> isolate = true;
+        case SERVE -> serve = true;
+        case CHAT -> chat = true;
+        case HOST, PORT, API_KEY, PARALLEL, QUEUE -> generate.put(option.name(), option.value());
         case HOST_FILE -> hostFile = option.value();
         case PROMPT, PROMPT_FILE, N_PREDICT, TEMP, TOP_K, TOP_P, SEED, SAVE_SESSION, LOAD_SESSION ->
             generate.put(option.name(), option.value());
@@ -147,6 +164,14 @@ final class LaunchArgs {
             generate.get(TOP_P),
             generate.get(SEED),
             generate.get(SAVE_SESSION),
-            generate.get(LOAD_SESSION)));
+            generate.get(LOAD_SESSION)),
+        new LaunchFlow.Serve(
+            serve,
+            chat,
+            generate.get(HOST),
+            generate.get(PORT),
+            generate.get(API_KEY),
+            generate.get(PARALLEL),
+            generate.get(QUEUE)));
   }
 }

@@ -64,6 +64,12 @@ import picocli.CommandLine.Option;
       "error. Sampling as llama.cpp's defaults: --temp 0.8 --top-k 40 --top-p 0.95,",
       "--n-predict 128, a random --seed; --temp 0 is greedy and deterministic.",
       "",
+      "--serve: /v1/models, /v1/completions, /v1/chat/completions (stream: true as",
+      "server-sent events) and /health on one session, one generation at a time;",
+      "loopback unless --api-key (or STRATA_API_KEY) is set, and then every request",
+      "needs it. --chat: the reply streams, Ctrl-C stops it, /save FILE, /load FILE,",
+      "/exit. Both use the model's tokenizer.chat_template, or a plain fallback.",
+      "",
       "Ctrl-C (SIGINT) stops the engine and exits 130; a second Ctrl-C exits at once.",
       "SIGTERM stops it and exits 143; SIGHUP (the terminal went away) exits 129.",
       ""
@@ -77,6 +83,8 @@ import picocli.CommandLine.Option;
       "  strata-launch --plan --host-file m4-24   the plan on another Mac",
       "  strata-launch --isolate                a native crash: one line, exit 70",
       "  strata-launch --prompt 'The kernel' --temp 0 --n-predict 48   generate text",
+      "  strata-launch --serve --port 8080      an OpenAI-compatible server on loopback",
+      "  strata-launch --chat                   a chat in this terminal",
       "  strata-launch demo                     the demo model, a config, a launch",
       "  source <(strata-launch completion bash)",
       "",
@@ -207,6 +215,57 @@ public final class LaunchCommand implements Callable<Integer> {
               + " a context that holds it); the prompt is appended to it.")
   String loadSession;
 
+  @Option(
+      names = LaunchArgs.SERVE,
+      description =
+          "Serve the config's model over HTTP with the OpenAI API (/v1/models, /v1/completions,"
+              + " /v1/chat/completions with stream, /health) until Ctrl-C; loopback only unless"
+              + " --api-key is set.")
+  boolean serve;
+
+  @Option(
+      names = LaunchArgs.CHAT,
+      description =
+          "Chat with the config's model in this terminal: the reply streamed, tokens/s after it,"
+              + " Ctrl-C stops the reply, /save FILE, /load FILE, /exit.")
+  boolean chat;
+
+  @Option(
+      names = LaunchArgs.HOST,
+      paramLabel = "HOST",
+      description = "With --serve: the address to listen on (default: 127.0.0.1).")
+  String host;
+
+  @Option(
+      names = LaunchArgs.PORT,
+      paramLabel = "N",
+      description = "With --serve: the port, 0..65535; 0 = any free one (default: 8080).")
+  String port;
+
+  @Option(
+      names = LaunchArgs.API_KEY,
+      paramLabel = "KEY",
+      description =
+          "With --serve: every request must send Authorization: Bearer KEY (default:"
+              + " $STRATA_API_KEY); required to listen on an address other than loopback.")
+  String apiKey;
+
+  @Option(
+      names = LaunchArgs.PARALLEL,
+      paramLabel = "N",
+      description =
+          "With --serve: sequences generating at once; only 1 today (strata-ref's sessions have"
+              + " one sequence).")
+  String parallel;
+
+  @Option(
+      names = LaunchArgs.QUEUE,
+      paramLabel = "N",
+      description =
+          "With --serve: the most requests waiting for the engine, 1..1024; more are answered 503"
+              + " with Retry-After (default: 16).")
+  String queue;
+
   public LaunchCommand(Io io, Machine machine) {
     this.io = io;
     this.machine = machine;
@@ -233,7 +292,8 @@ public final class LaunchCommand implements Callable<Integer> {
         isolate,
         hostFile.value(),
         new LaunchFlow.Generate(
-            prompt, promptFile, nPredict, temp, topK, topP, seed, saveSession, loadSession));
+            prompt, promptFile, nPredict, temp, topK, topP, seed, saveSession, loadSession),
+        new LaunchFlow.Serve(serve, chat, host, port, apiKey, parallel, queue));
   }
 
   @Override

@@ -49,6 +49,7 @@ final class LaunchFlow {
    * @param isolate {@code --isolate}
    * @param hostFile {@code --host-file FILE|NAME} as typed, or null
    * @param generate the generation options as typed ({@link Generate#NONE}: a plain launch)
+   * @param serve {@code --serve} / {@code --chat} and their options as typed ({@link Serve#NONE})
    */
   record Request(
       Path config,
@@ -58,10 +59,47 @@ final class LaunchFlow {
       boolean json,
       boolean isolate,
       String hostFile,
-      Generate generate) {
+      Generate generate,
+      Serve serve) {
 
     Request {
       generate = generate != null ? generate : Generate.NONE;
+      serve = serve != null ? serve : Serve.NONE;
+    }
+  }
+
+  /**
+   * {@code --serve} and {@code --chat} with their options as typed, each null when not given
+   * ({@link ServeArgs} judges them for both ways into the flow).
+   */
+  record Serve(
+      boolean serve,
+      boolean chat,
+      String host,
+      String port,
+      String apiKey,
+      String parallel,
+      String queue) {
+    static final Serve NONE = new Serve(false, false, null, null, null, null, null);
+
+    @Override
+    public String toString() {
+      // the key is never printed
+      return "Serve[serve="
+          + serve
+          + ", chat="
+          + chat
+          + ", host="
+          + host
+          + ", port="
+          + port
+          + ", apiKey="
+          + (apiKey == null ? "null" : "(set)")
+          + ", parallel="
+          + parallel
+          + ", queue="
+          + queue
+          + "]";
     }
   }
 
@@ -112,7 +150,8 @@ final class LaunchFlow {
       throw usage("--isolate has no effect with --plan: nothing runs");
     }
     // generation's options are judged (and the prompt read) before anything is loaded
-    Generation.Options generate = GenerateArgs.options(r, io, machine);
+    ServeArgs.Judged serve = ServeArgs.judge(r, io);
+    Generation.Options generate = serve != null ? null : GenerateArgs.options(r, io, machine);
     Path config = r.config();
     if (config != null && config.toString().isBlank()) {
       // an empty --config resolves to the working folder: name the argument, not the folder
@@ -176,6 +215,9 @@ final class LaunchFlow {
         throw report.refusal();
       }
       Reports.printWarnings(report, io.err());
+      if (serve != null) {
+        return ServeArgs.run(serve, report, io, cfg);
+      }
       if (generate != null) {
         return generate(r, report, generate);
       }

@@ -72,7 +72,12 @@ class LaunchArgsTest {
         List.of("--config", c, "--prompt", "Hello world", "--temp", "0", "--n-predict", "8"),
         List.of(
             "--prompt-file", "p.txt", "--seed", "7", "--top-k", "0", "--top-p", "0.9", "--json"),
+        List.of("--config", c, "--serve", "--port", "0", "--queue", "4"),
+        List.of("--serve", "--host", "0.0.0.0", "--api-key", "sk-1", "--parallel", "1"),
+        List.of("--chat", "--config", c),
         // simple, refused by the flow for both paths alike
+        List.of("--serve", "--chat"),
+        List.of("--port", "80"),
         List.of("--plan", "--dry-run"),
         List.of("--explain"),
         List.of("--explain", "--json", "--plan"),
@@ -145,7 +150,7 @@ class LaunchArgsTest {
       }
     }
     // the corpus's simple part: every list above the "not simple" line takes the fast path
-    assertEquals(25, fastCount, "argument lists the fast path answers");
+    assertEquals(30, fastCount, "argument lists the fast path answers");
   }
 
   /** Checks one list; returns whether the fast path answered it. */
@@ -159,7 +164,9 @@ class LaunchArgsTest {
     LaunchFlow.Request r = LaunchArgs.simple(new String[] {"--dry-run", "--config", "c.yaml"});
     assertNotNull(r);
     assertEquals(
-        new LaunchFlow.Request(Path.of("c.yaml"), true, false, false, false, false, null, null), r);
+        new LaunchFlow.Request(
+            Path.of("c.yaml"), true, false, false, false, false, null, null, null),
+        r);
   }
 
   @Test
@@ -173,7 +180,8 @@ class LaunchArgsTest {
     CommandLine cl = picocli();
     cl.parseArgs(argv);
     assertEquals(
-        new LaunchFlow.Request(Path.of("c.yaml"), true, false, false, false, false, null, null),
+        new LaunchFlow.Request(
+            Path.of("c.yaml"), true, false, false, false, false, null, null, null),
         ((LaunchCommand) cl.getCommand()).request(),
         "picocli expanded the file");
   }

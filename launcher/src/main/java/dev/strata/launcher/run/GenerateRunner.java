@@ -39,15 +39,27 @@ public final class GenerateRunner implements EngineRunner {
    */
   public static GenerateRunner load(
       VerifiedLibrary library, PrintWriter out, Generation.Options options, Consumer<String> text) {
+    return new GenerateRunner(withSessions(library, out, "--prompt", "generation"), options, text);
+  }
+
+  /**
+   * Loads the checked library for a use that needs sessions ({@code --prompt}, {@code --serve},
+   * {@code --chat}) and says which engine it is on {@code out}.
+   *
+   * @throws EngineLoadException (exit 3) when it cannot be loaded, or has no sessions (one line
+   *     naming {@code what} and that {@code needs} needs ABI 3)
+   */
+  public static NativeEngine withSessions(
+      VerifiedLibrary library, PrintWriter out, String what, String needs) {
     NativeEngine engine = library.load();
     if (!engine.hasSessions()) {
-      String why = engine.needsSessions("--prompt", "generation");
+      String why = engine.needsSessions(what, needs);
       engine.close();
       throw new EngineLoadException(why);
     }
     out.println("strata-launch: engine " + engine.name() + " (ABI " + engine.abiVersion() + ")");
     out.flush();
-    return new GenerateRunner(engine, options, text);
+    return engine;
   }
 
   @Override

@@ -190,6 +190,9 @@ public final class Generation {
   private final Session session;
   private final Options options;
   private volatile boolean cancelled;
+  private int unevaluated = -1;
+  private int[] sampled = new int[0];
+  private int nSampled;
 
   public Generation(Session session, Options options) {
     this.session = session;
@@ -245,6 +248,29 @@ public final class Generation {
               + nCtx
               + " (--ctx of the config): shorten the prompt or raise --ctx");
     }
+    Result r = generate(ids, text);
+    if (options.saveSession() != null && r.stop() != Stop.CANCELLED) {
+      // the conversation as the model said it: the last token sampled (an end of turn too) in it
+      if (unevaluated >= 0 && session.nPast(0) < nCtx) {
+        session.eval(0, new int[] {unevaluated}, 1);
+      }
+      snapshot(() -> session.save(0, options.saveSession()));
+    }
+    return r;
+  }
+
+  /**
+   * Appends {@code ids} to sequence 0 as it stands (one eval), then generates from their logits:
+   * the loop of {@link #run}, for callers that tokenized and placed the prompt themselves (the
+   * server, the chat). The caller checks that the ids fit the context.
+   *
+   * @param ids at least one token
+   * @param text receives the text as it is made, whole UTF-8 characters only
+   */
+  public Result generate(int[] ids, Consumer<String> text) {
+    int nCtx = session.nCtx();
+    sampled = new int[Math.min(Math.max(options.nPredict(), 0) + 1, 1 << 16)];
+    nSampled = 0;
     Utf8Assembler utf8 = new Utf8Assembler();
     StringBuilder all = new StringBuilder();
     Consumer<String> out =
@@ -256,7 +282,7 @@ public final class Generation {
         };
     long[] rng = {options.seed()};
     int generated = 0;
-    int unevaluated = -1; // the last token sampled, when its K and V are not in the pools yet
+    unevaluated = -1; // the last token sampled, when its K and V are not in the pools yet
     Stop stop;
     long t0 = System.nanoTime();
     double prefill = 0;
@@ -276,6 +302,7 @@ public final class Generation {
         }
         int tok = session.sample(logits, 0, options.temp(), options.topK(), options.topP(), rng);
         unevaluated = tok;
+        record(tok);
         if (session.isEog(tok)) {
           stop = Stop.EOG;
           break;
@@ -305,15 +332,49 @@ public final class Generation {
     }
     out.accept(utf8.finish());
     double decode = (System.nanoTime() - t1) / 1e9;
-    if (options.saveSession() != null && stop != Stop.CANCELLED) {
-      // the conversation as the model said it: the last token sampled (an end of turn too) in it
-      if (unevaluated >= 0 && session.nPast(0) < nCtx) {
-        session.eval(0, new int[] {unevaluated}, 1);
-      }
-      snapshot(() -> session.save(0, options.saveSession()));
-    }
     return new Result(
         all.toString(), ids.length, generated, prefill, decode, stop, session.stats());
+  }
+
+  /**
+   * After a cancelled generation, on a session that goes on (the server's next request, the chat's
+   * next turn): the cancel may still be kept by the engine, which keeps it until an eval consumes
+   * it, and would stop the next eval at once. One throwaway eval of one token consumes it; the
+   * sequence is then truncated back to what it held.
+   */
+  public static void settleCancel(Session session) {
+    int held = session.nPast(0);
+    if (held >= session.nCtx()) {
+      return; // no room for the throwaway token; the caller truncates before its next eval
+    }
+    try {
+      session.eval(0, new int[] {0}, 1);
+    } catch (SessionException e) {
+      if (!e.cancelled()) {
+        throw e;
+      }
+    }
+    session.truncate(0, held);
+  }
+
+  private void record(int tok) {
+    if (nSampled == sampled.length) {
+      sampled = java.util.Arrays.copyOf(sampled, sampled.length * 2);
+    }
+    sampled[nSampled++] = tok;
+  }
+
+  /**
+   * The tokens the last {@link #generate} sampled, in order (an end-of-generation token included);
+   * all but the last are in the pools, the last one too unless {@link #lastEvaluated()} is false.
+   */
+  public int[] sampled() {
+    return java.util.Arrays.copyOf(sampled, nSampled);
+  }
+
+  /** Whether the last sampled token's K and V are in the pools. */
+  public boolean lastEvaluated() {
+    return unevaluated < 0;
   }
 
   private static void snapshot(Runnable call) {

@@ -43,7 +43,7 @@ public final class InProcessRunner implements EngineRunner {
   }
 
   /** The C ABI's level number of a line (0 info, 1 warn, 2 error). */
-  static int code(LogLevel level) {
+  public static int code(LogLevel level) {
     return switch (level) {
       case INFO -> EngineLog.INFO;
       case WARN -> EngineLog.WARN;

@@ -1,0 +1,184 @@
+package dev.strata.launcher.serve;
+
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.ffm.NativeEngine;
+import dev.strata.engine.ffm.Session;
+import dev.strata.engine.ffm.SessionException;
+import dev.strata.engine.ffm.VerifiedLibrary;
+import dev.strata.launcher.run.EngineEnv;
+import dev.strata.launcher.run.EngineLog;
+import dev.strata.launcher.run.EngineRunner;
+import dev.strata.launcher.run.GenerateRunner;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code strata-launch --serve}: the engine in this process, one session (ABI 3) opened with the
+ * config's exact argv and env, the {@link OpenAiServer} on it until a signal ({@link
+ * dev.strata.launcher.run.Supervisor}: Ctrl-C, SIGTERM, SIGHUP) stops it.
+ */
+public final class ServeRunner implements EngineRunner {
+
+  /**
+   * What {@code --serve} was asked for.
+   *
+   * @param address where to listen ({@code --host}, {@code --port}; port 0: any free one)
+   * @param apiKey the key requests must bear, or null (loopback only)
+   * @param queue the most requests waiting for the engine (more: 503)
+   * @param modelId the model's id for {@code /v1/models}
+   */
+  public record Options(InetSocketAddress address, String apiKey, int queue, String modelId) {
+    @Override
+    public String toString() {
+      return "Options[" + address + ", apiKey=" + (apiKey == null ? "none" : "(set)") + "]";
+    }
+  }
+
+  /** The largest request body (bytes). */
+  public static final int MAX_BODY_BYTES = 1 << 20;
+
+  /** The largest {@code max_tokens} a request may ask for. */
+  public static final int MAX_TOKENS = 4096;
+
+  private final NativeEngine engine;
+  private final Options options;
+  private final PrintWriter out;
+  private final CountDownLatch stop = new CountDownLatch(1);
+  private volatile SessionWorker worker;
+
+  private ServeRunner(NativeEngine engine, Options options, PrintWriter out) {
+    this.engine = engine;
+    this.options = options;
+    this.out = out;
+  }
+
+  /**
+   * Loads the checked library (as {@code --prompt} does).
+   *
+   * @throws EngineLoadException (exit 3) when it cannot be loaded or has no sessions
+   */
+  public static ServeRunner load(VerifiedLibrary library, PrintWriter out, Options options) {
+    NativeEngine engine = GenerateRunner.withSessions(library, out, "--serve", "serving");
+    return new ServeRunner(engine, options, out);
+  }
+
+  @Override
+  public int run(List<String> args, Map<String, String> env, EngineLog log) {
+    try {
+      return EngineEnv.with(engine, env, () -> serve(args, log));
+    } finally {
+      engine.close();
+    }
+  }
+
+  private int serve(List<String> args, EngineLog log) {
+    Session session;
+    try {
+      session =
+          engine.openSession(
+              args,
+              (level, line) -> log.line(dev.strata.launcher.run.InProcessRunner.code(level), line));
+    } catch (SessionException e) {
+      return e.exitCode();
+    }
+    try (session) {
+      if (session.nSeq() > 1) {
+        out.println(
+            "strata-launch: --serve: the session has "
+                + session.nSeq()
+                + " sequences; this server uses one (one generation at a time)");
+      }
+      ChatTemplate template = templateOf(session);
+      SessionWorker w = new SessionWorker(session, template, options.queue());
+      worker = w;
+      Thread t = new Thread(w, "strata-serve-engine");
+      OpenAiServer server;
+      try {
+        server =
+            new OpenAiServer(
+                options.address(),
+                w,
+                template,
+                session.nCtx(),
+                new OpenAiServer.Settings(
+                    options.modelId(),
+                    options.apiKey(),
+                    MAX_BODY_BYTES,
+                    MAX_TOKENS,
+                    options.queue() + 4),
+                out);
+      } catch (IOException e) {
+        out.println(
+            "strata-launch: --serve: cannot listen on "
+                + options.address().getHostString()
+                + ":"
+                + options.address().getPort()
+                + ": "
+                + e.getMessage());
+        out.flush();
+        return ExitCodes.USAGE;
+      }
+      try (server) {
+        t.start();
+        server.start();
+        String host = options.address().getAddress().getHostAddress();
+        out.println(
+            "strata-launch: serving "
+                + options.modelId()
+                + " on http://"
+                + (host.contains(":") ? "[" + host + "]" : host)
+                + ":"
+                + server.port()
+                + "/v1 (context "
+                + session.nCtx()
+                + ", one generation at a time, queue "
+                + options.queue()
+                + ", chat template: "
+                + template.kind()
+                + (template.why() != null ? " — " + template.why() : "")
+                + ", API key: "
+                + (options.apiKey() != null ? "required" : "none (loopback only)")
+                + "); Ctrl-C stops");
+        out.flush();
+        stop.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        w.stop();
+        try {
+          t.join(5000);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return ExitCodes.OK;
+    }
+  }
+
+  /** The model's template ({@code tokenizer.chat_template}) with its BOS/EOS text, or fallback. */
+  public static ChatTemplate templateOf(Session session) {
+    return ChatTemplate.of(
+        session.meta("tokenizer.chat_template").orElse(null),
+        piece(session, Session.BOS),
+        piece(session, Session.EOS));
+  }
+
+  private static String piece(Session s, int which) {
+    int id = s.token(which);
+    return id < 0 ? "" : new String(s.tokenPiece(id), StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void cancel() {
+    SessionWorker w = worker;
+    if (w != null) {
+      w.stop();
+    }
+    stop.countDown();
+  }
+}
