@@ -50,8 +50,8 @@ public final class QualityMain {
         --save-base FILE  write the fp16 reference as such a file (llama-perplexity --kl-divergence reads it)
         --json            the summary as JSON on stdout; the table always goes to stderr
         --out DIR         DIR/chunks.tsv (per chunk and format) and DIR/summary.json
-      Exit: 0 done, 2 bad usage or input, 3 engine or model refused, 4 out of memory, 130 interrupted (the
-      completed chunks kept and reported).
+      Exit: 0 done, 2 bad usage or input, 3 engine or model refused, 4 out of memory, 130 interrupted (143 on
+      SIGTERM; the completed chunks are kept and reported).
       """;
 
   private QualityMain() {}
@@ -214,6 +214,7 @@ public final class QualityMain {
     final PrintStream stderr;
     volatile boolean interrupted;
     volatile boolean engineSaid;
+    volatile int stopCode = ExitCodes.INTERRUPTED;
     final List<Session> sessions = new ArrayList<>();
 
     QualityRun(Options o, PrintStream stdout, PrintStream stderr) {
@@ -416,14 +417,26 @@ public final class QualityMain {
           scored,
           names(formats),
           base != null ? ", base " + TerminalText.escape(o.base.toString()) : ", reference fp16");
+      Runnable stop =
+          () -> {
+            interrupted = true;
+            for (Session s : sessions) {
+              s.cancel();
+            }
+          };
       SignalTrap.Installed trap =
           SignalTrap.install(
               SignalTrap.Sig.INT,
               n -> {
-                interrupted = true;
-                for (Session s : sessions) {
-                  s.cancel();
-                }
+                stopCode = 128 + n;
+                stop.run();
+              });
+      SignalTrap.Installed term =
+          SignalTrap.install(
+              SignalTrap.Sig.TERM,
+              n -> {
+                stopCode = 128 + n;
+                stop.run();
               });
       try {
         for (int c = 0; c < chunks && !interrupted; c++) {
@@ -520,6 +533,7 @@ public final class QualityMain {
         }
       } finally {
         trap.close();
+        term.close();
       }
       if (save != null) {
         if (done > 0) {
@@ -561,7 +575,7 @@ public final class QualityMain {
         Files.writeString(o.out.resolve("summary.json"), json + "\n", StandardCharsets.UTF_8);
         Files.writeString(o.out.resolve("summary.txt"), r.table(), StandardCharsets.UTF_8);
       }
-      return interrupted ? ExitCodes.INTERRUPTED : ExitCodes.OK;
+      return interrupted ? stopCode : ExitCodes.OK;
     }
   }
 
