@@ -424,20 +424,16 @@ public final class QualityMain {
               s.cancel();
             }
           };
-      SignalTrap.Installed trap =
-          SignalTrap.install(
-              SignalTrap.Sig.INT,
-              n -> {
-                stopCode = 128 + n;
-                stop.run();
-              });
-      SignalTrap.Installed term =
-          SignalTrap.install(
-              SignalTrap.Sig.TERM,
-              n -> {
-                stopCode = 128 + n;
-                stop.run();
-              });
+      List<SignalTrap.Installed> traps = new ArrayList<>();
+      for (SignalTrap.Sig sig : List.of(SignalTrap.Sig.INT, SignalTrap.Sig.TERM)) {
+        traps.add(
+            SignalTrap.install(
+                sig,
+                n -> {
+                  stopCode = 128 + n;
+                  stop.run();
+                }));
+      }
       try {
         for (int c = 0; c < chunks && !interrupted; c++) {
           int[] chunk = java.util.Arrays.copyOfRange(toks, c * nCtx, (c + 1) * nCtx);
@@ -532,8 +528,9 @@ public final class QualityMain {
           throw e;
         }
       } finally {
-        trap.close();
-        term.close();
+        for (SignalTrap.Installed t : traps) {
+          t.close();
+        }
       }
       if (save != null) {
         if (done > 0) {
