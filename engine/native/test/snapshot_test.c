@@ -54,10 +54,13 @@ static void on_line(void *user, int level, const char *line) {
     }
 }
 
+/* main's workload flags (--prompt-tokens, --n-predict) must fit the pool, defaults (512 + 64) included: the sessions
+ * here run contexts as small as 8, so they ask for the smallest workload */
 static strata_session *open_model(const char *model, const char *kv, const char *ctx) {
-    const char *argv[] = {"strata-ref", "--model", model, "--ctx", ctx, "--threads", THREADS, "--kv", kv};
+    const char *argv[] = {"strata-ref", "--model", model, "--ctx", ctx, "--threads", THREADS, "--kv", kv,
+                          "--prompt-tokens", "1", "--n-predict", "0"};
     int rc = -1;
-    strata_session *s = strata_session_open(9, argv, on_line, NULL, &rc);
+    strata_session *s = strata_session_open((int)(sizeof argv / sizeof *argv), argv, on_line, NULL, &rc);
     if (s == NULL) {
         fprintf(stderr, "snapshot_test: open %s --kv %s failed with code %d: %s\n", model, kv, rc, last_err);
     }

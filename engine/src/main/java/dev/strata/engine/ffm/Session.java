@@ -1,6 +1,7 @@
 package dev.strata.engine.ffm;
 
 import dev.strata.engine.ExitCodes;
+import dev.strata.engine.libc.NativeCalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -52,7 +53,6 @@ public final class Session implements AutoCloseable {
   private final int nVocab;
   private final Object lifecycle = new Object();
   private final AtomicBoolean inCall = new AtomicBoolean();
-  private final AtomicBoolean cancelPending = new AtomicBoolean();
   private boolean closed; // guarded by lifecycle
   private MemorySegment logits;
   private MemorySegment tokens;
@@ -207,9 +207,6 @@ public final class Session implements AutoCloseable {
     }
     try {
       MemorySegment s = live();
-      if (cancelPending.getAndSet(false)) {
-        throw cancelledException();
-      }
       long need = (long) rows * nVocab * Float.BYTES;
       if (need > logits.byteSize()) {
         logits = grow(logits, need);
@@ -224,7 +221,6 @@ public final class Session implements AutoCloseable {
                   .eval()
                   .invokeExact(s, seq, tokens, (long) ids.length, (long) logitsFrom, logits);
       if (rc == ExitCodes.INTERRUPTED) {
-        cancelPending.set(false);
         throw cancelledException();
       }
       if (rc != 0) {
@@ -310,7 +306,6 @@ public final class Session implements AutoCloseable {
    * progress, the next one does. Any thread, any number of times; a no-op once closed.
    */
   public void cancel() {
-    cancelPending.set(true);
     synchronized (lifecycle) {
       if (closed) {
         return;

@@ -68,11 +68,13 @@ public final class Generator {
      * the demo.
      *
      * @throws StrataException exit 3 ({@link ExitCodes#PREFLIGHT}) with the plan's refusal when the
-     *     plan does not fit the host
+     *     plan does not fit the host; exit 2 ({@link ExitCodes#USAGE}) when the KV format cannot
+     *     hold the model at all (docs/SETUP.md: a KV format the backend refuses)
      */
     public Generated requireFits() {
       if (!plan.fits()) {
-        throw new StrataException(ExitCodes.PREFLIGHT, plan.refusal());
+        throw new StrataException(
+            plan.kvFormatRefused() ? ExitCodes.USAGE : ExitCodes.PREFLIGHT, plan.refusal());
       }
       return this;
     }
@@ -84,11 +86,16 @@ public final class Generator {
    * written args.
    */
   public static String contextProblem(Template template, long context) {
+    return contextProblem(template, context, EngineFlags.CTX);
+  }
+
+  /** {@link #contextProblem(Template, long)}, the context named {@code given} ({@code ctx}). */
+  public static String contextProblem(Template template, long context, String given) {
     if (!PoolRule.applies(template.backend())) {
       return null;
     }
     long[] w = PoolRule.workload(template.values());
-    return PoolRule.contextProblem(context, w[0], w[1]);
+    return PoolRule.contextProblem(context, w[0], w[1], given);
   }
 
   /** The smallest context the template's workload fits in; 1 for a template without one. */

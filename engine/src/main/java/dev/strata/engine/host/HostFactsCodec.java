@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -69,8 +68,10 @@ public final class HostFactsCodec {
     if (!Files.exists(file)) {
       throw new HostFileException(source + ": no such file", null);
     }
-    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file)) {
-      throw new HostFileException(source + ": not a regular file", null);
+    String kind = dev.strata.engine.FileKind.isNotRegular(file);
+    if (kind != null) {
+      // named for what it is, and never opened (a FIFO would block the read)
+      throw new HostFileException(source + ": " + kind, null);
     }
     byte[] bytes;
     try (InputStream in = Files.newInputStream(file)) {
@@ -126,9 +127,9 @@ public final class HostFactsCodec {
 
   /**
    * Checks that {@code facts} could describe a real machine (the value rules of the host JSON):
-   * {@code os} macos or linux; CPU counts from 1, performance + efficiency ≤ CPUs; memory above 0;
-   * {@code gpu_family} 0 or 1001–1010; {@code k4} exactly when the family is Apple10; Metal 4 only
-   * from Apple7 (M1) on; nothing GPU-related on Linux.
+   * {@code os} macos or linux; CPU counts from 1, performance + efficiency ≤ CPUs; memory above 0
+   * and at most 16 TiB; {@code gpu_family} 0 or 1001–1010; {@code k4} exactly when the family is
+   * Apple10; Metal 4 only from Apple7 (M1) on; nothing GPU-related on Linux.
    *
    * @throws HostFileException naming {@code source} and the field at fault
    */

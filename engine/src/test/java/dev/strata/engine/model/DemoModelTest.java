@@ -93,7 +93,7 @@ class DemoModelTest {
   @Test
   void refusesAnotherModelUnderTheDemoName() throws IOException {
     Path other = dir.resolve("strata-demo-00001-of-00001.gguf");
-    GgufWriter.write(other, TinyModel.metadata(), TinyModel.tensors());
+    GgufWriter.write(other, TinyHybridModel.metadata(), TinyHybridModel.tensors());
     assertFalse(DemoModel.isDemoShard(other));
     assertThrows(StrataException.class, () -> DemoModel.write(dir, 1));
     assertEquals("tiny", GgufReader.readFile(other).string("general.architecture"));

@@ -461,7 +461,7 @@ class GeometryEdgesTest {
   @Test
   void theSummaryNamesEachPartTheModelHas() throws IOException {
     Path tiny = dir.resolve("tiny.gguf");
-    GgufWriter.write(tiny, TinyModel.metadata(), TinyModel.tensors());
+    GgufWriter.write(tiny, TinyHybridModel.metadata(), TinyHybridModel.tensors());
     GgufModel t = GgufReader.readModel(tiny);
     assertEquals(tiny, t.firstShard());
     // key_length 64, no value_length: V is embedding_length / head_count = 64 / 4

@@ -76,7 +76,7 @@ class GgufErrorsTest {
 
   @Test
   void badMagic() throws IOException {
-    byte[] b = TinyModel.bytes();
+    byte[] b = TinyHybridModel.bytes();
     b[0] = 0x7f;
     GgufException e = expect(Kind.BAD_MAGIC, file("elf.gguf", b));
     assertTrue(e.getMessage().contains("not a GGUF file"), e.getMessage());
@@ -85,7 +85,7 @@ class GgufErrorsTest {
 
   @Test
   void truncated() throws IOException {
-    byte[] b = TinyModel.bytes();
+    byte[] b = TinyHybridModel.bytes();
     expect(Kind.TRUNCATED, file("cut-in-data.gguf", Arrays.copyOf(b, b.length - 100)));
     expect(Kind.TRUNCATED, file("cut-in-header.gguf", Arrays.copyOf(b, 200)));
     expect(Kind.TRUNCATED, file("cut-in-count.gguf", Arrays.copyOf(b, 12)));
@@ -97,7 +97,7 @@ class GgufErrorsTest {
 
   @Test
   void absurdCountsAndLengths() throws IOException {
-    byte[] tiny = TinyModel.bytes();
+    byte[] tiny = TinyHybridModel.bytes();
     expect(Kind.ABSURD_COUNT, file("tensors.gguf", patch(tiny, 8, 8, 1L << 40)));
     expect(Kind.ABSURD_COUNT, file("tensors-neg.gguf", patch(tiny, 8, 8, -1)));
     expect(Kind.ABSURD_COUNT, file("kvs.gguf", patch(tiny, 16, 8, Long.MAX_VALUE)));
@@ -116,7 +116,7 @@ class GgufErrorsTest {
 
   @Test
   void unsupportedVersions() throws IOException {
-    byte[] tiny = TinyModel.bytes();
+    byte[] tiny = TinyHybridModel.bytes();
     GgufException v1 = expect(Kind.UNSUPPORTED_VERSION, file("v1.gguf", patch(tiny, 4, 4, 1)));
     assertTrue(v1.getMessage().contains("v1"), v1.getMessage());
     expect(Kind.UNSUPPORTED_VERSION, file("v4.gguf", patch(tiny, 4, 4, 4)));
@@ -156,7 +156,7 @@ class GgufErrorsTest {
   @Test
   void missingShard() throws IOException {
     List<Path> shards =
-        GgufWriter.writeSplit(dir, "m", 4, TinyModel.metadata(), TinyModel.tensors());
+        GgufWriter.writeSplit(dir, "m", 4, TinyHybridModel.metadata(), TinyHybridModel.tensors());
     Files.delete(shards.get(2));
     GgufException e = expect(Kind.MISSING_SHARD, shards.get(0), shards.get(2));
     assertTrue(e.getMessage().contains("shard 3 of 4"), e.getMessage());
@@ -171,9 +171,11 @@ class GgufErrorsTest {
   void shardOfAnotherModel() throws IOException {
     Path a = Files.createDirectory(dir.resolve("a"));
     Path b = Files.createDirectory(dir.resolve("b"));
-    List<Path> mine = GgufWriter.writeSplit(a, "m", 4, TinyModel.metadata(), TinyModel.tensors());
-    List<GgufWriter.Tensor> fewer = TinyModel.tensors().subList(0, TinyModel.tensors().size() - 1);
-    List<Path> theirs = GgufWriter.writeSplit(b, "m", 4, TinyModel.metadata(), fewer);
+    List<Path> mine =
+        GgufWriter.writeSplit(a, "m", 4, TinyHybridModel.metadata(), TinyHybridModel.tensors());
+    List<GgufWriter.Tensor> fewer =
+        TinyHybridModel.tensors().subList(0, TinyHybridModel.tensors().size() - 1);
+    List<Path> theirs = GgufWriter.writeSplit(b, "m", 4, TinyHybridModel.metadata(), fewer);
 
     Files.copy(theirs.get(2), mine.get(2), StandardCopyOption.REPLACE_EXISTING);
     expect(Kind.FOREIGN_SHARD, mine.get(0), mine.get(2));
@@ -185,17 +187,18 @@ class GgufErrorsTest {
 
     // a shard of a 5-way split renamed into the set
     restore(a, mine);
-    List<Path> five = GgufWriter.writeSplit(b, "m", 5, TinyModel.metadata(), TinyModel.tensors());
+    List<Path> five =
+        GgufWriter.writeSplit(b, "m", 5, TinyHybridModel.metadata(), TinyHybridModel.tensors());
     Files.copy(five.get(1), mine.get(1), StandardCopyOption.REPLACE_EXISTING);
     GgufException e = expect(Kind.FOREIGN_SHARD, mine.get(0), mine.get(1));
     assertTrue(e.getMessage().contains("one of 5 shards"), e.getMessage());
 
     // a first shard of another architecture
     restore(a, mine);
-    SequencedMap<String, GgufValue> other = TinyModel.metadata();
+    SequencedMap<String, GgufValue> other = TinyHybridModel.metadata();
     other.put("general.architecture", GgufValue.string("llama"));
     other.put("general.name", GgufValue.string("someone else's"));
-    List<Path> llama = GgufWriter.writeSplit(b, "x", 4, other, TinyModel.tensors());
+    List<Path> llama = GgufWriter.writeSplit(b, "x", 4, other, TinyHybridModel.tensors());
     Files.copy(llama.get(3), mine.get(3), StandardCopyOption.REPLACE_EXISTING);
     GgufModel ok = GgufReader.readModel(mine.get(0)); // split keys only: indistinguishable, fine
     assertEquals(4, ok.geometry().shardCount());
@@ -205,12 +208,13 @@ class GgufErrorsTest {
     for (Path p : mine) {
       Files.delete(p);
     }
-    GgufWriter.writeSplit(dir, "m", 4, TinyModel.metadata(), TinyModel.tensors());
+    GgufWriter.writeSplit(dir, "m", 4, TinyHybridModel.metadata(), TinyHybridModel.tensors());
   }
 
   @Test
   void shardsOutOfOrderOrRenamed() throws IOException {
-    List<Path> s = GgufWriter.writeSplit(dir, "m", 3, TinyModel.metadata(), TinyModel.tensors());
+    List<Path> s =
+        GgufWriter.writeSplit(dir, "m", 3, TinyHybridModel.metadata(), TinyHybridModel.tensors());
     Path tmp = dir.resolve("tmp");
     Files.move(s.get(1), tmp);
     Files.move(s.get(2), s.get(1));
@@ -228,19 +232,19 @@ class GgufErrorsTest {
     Path empty = Files.createDirectory(dir.resolve("empty"));
     expect(Kind.NOT_A_MODEL, empty);
     Path two = Files.createDirectory(dir.resolve("two"));
-    GgufWriter.write(two.resolve("a.gguf"), TinyModel.metadata(), TinyModel.tensors());
-    GgufWriter.writeSplit(two, "b", 2, TinyModel.metadata(), TinyModel.tensors());
+    GgufWriter.write(two.resolve("a.gguf"), TinyHybridModel.metadata(), TinyHybridModel.tensors());
+    GgufWriter.writeSplit(two, "b", 2, TinyHybridModel.metadata(), TinyHybridModel.tensors());
     GgufException e = expect(Kind.NOT_A_MODEL, two);
     assertTrue(e.getMessage().contains("2 models (a.gguf, b-00001-of-00002.gguf)"), e.getMessage());
     expect(Kind.NOT_FOUND, dir.resolve("nope.gguf"));
-    expect(Kind.ABSURD_COUNT, file("m-00001-of-09999.gguf", TinyModel.bytes()));
-    expect(Kind.INCONSISTENT, file("m-00003-of-00002.gguf", TinyModel.bytes()));
+    expect(Kind.ABSURD_COUNT, file("m-00001-of-09999.gguf", TinyHybridModel.bytes()));
+    expect(Kind.INCONSISTENT, file("m-00003-of-00002.gguf", TinyHybridModel.bytes()));
   }
 
   private Path variant(
       String name, Consumer<SequencedMap<String, GgufValue>> edit, List<GgufWriter.Tensor> tensors)
       throws IOException {
-    SequencedMap<String, GgufValue> m = TinyModel.metadata();
+    SequencedMap<String, GgufValue> m = TinyHybridModel.metadata();
     edit.accept(m);
     Path p = dir.resolve(name);
     GgufWriter.write(p, m, tensors);
@@ -249,8 +253,8 @@ class GgufErrorsTest {
 
   @Test
   void geometryRules() throws IOException {
-    List<GgufWriter.Tensor> t = TinyModel.tensors();
-    String a = TinyModel.ARCH + ".";
+    List<GgufWriter.Tensor> t = TinyHybridModel.tensors();
+    String a = TinyHybridModel.ARCH + ".";
     expect(
         Kind.INCONSISTENT,
         variant("interval.gguf", m -> m.put(a + "full_attention_interval", GgufValue.u32(3)), t));
@@ -281,8 +285,8 @@ class GgufErrorsTest {
 
   @Test
   void perLayerKvHeadsAndDefaults() throws IOException {
-    String a = TinyModel.ARCH + ".";
-    List<GgufWriter.Tensor> t = TinyModel.tensors();
+    String a = TinyHybridModel.ARCH + ".";
+    List<GgufWriter.Tensor> t = TinyHybridModel.tensors();
     // hybrid models give 0 KV heads to their non-attention layers
     List<GgufValue> perLayer =
         List.of(GgufValue.u32(0), GgufValue.u32(2), GgufValue.u32(0), GgufValue.u32(2));

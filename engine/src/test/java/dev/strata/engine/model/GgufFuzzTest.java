@@ -42,7 +42,7 @@ class GgufFuzzTest {
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void mutatedFilesReadOrFailWithATypedError() {
-    byte[] base = TinyModel.bytes();
+    byte[] base = TinyHybridModel.bytes();
     GgufFile original = GgufReader.read(new ByteArrayChannel(base, base.length), "base");
     int header = (int) original.dataOffset();
     ByteBuffer le = ByteBuffer.wrap(base).order(ByteOrder.LITTLE_ENDIAN);

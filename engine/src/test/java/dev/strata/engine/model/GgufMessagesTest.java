@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SequencedMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +31,7 @@ class GgufMessagesTest {
 
   @Test
   void byteSplitPartsAreJoinedNotDownloadedAgain() throws IOException {
-    byte[] whole = TinyModel.bytes();
+    byte[] whole = TinyHybridModel.bytes();
     int half = whole.length / 2;
     Path p1 = dir.resolve("tiny.gguf.part1of2");
     Path p2 = dir.resolve("tiny.gguf.part2of2");
@@ -51,27 +52,51 @@ class GgufMessagesTest {
     // joined, it reads
     Files.write(dir.resolve("tiny.gguf"), whole);
     assertEquals(
-        TinyModel.ARCH, GgufReader.readModel(dir.resolve("tiny.gguf")).geometry().architecture());
+        TinyHybridModel.ARCH,
+        GgufReader.readModel(dir.resolve("tiny.gguf")).geometry().architecture());
   }
 
   @Test
   void earlySplitKeysSayHowToResplit() throws IOException {
-    SequencedMap<String, GgufValue> m = TinyModel.metadata();
+    SequencedMap<String, GgufValue> m = TinyHybridModel.metadata();
     m.put("general.split.count", GgufValue.u16(2));
     m.put("general.split.no", GgufValue.u16(0));
     Path p = dir.resolve("old-split.gguf");
-    Files.write(p, GgufWriter.toBytes(m, TinyModel.tensors()));
+    Files.write(p, GgufWriter.toBytes(m, TinyHybridModel.tensors()));
     GgufException e = refused(p);
     assertTrue(e.getMessage().contains("old split key general.split."), e.getMessage());
     assertTrue(e.getMessage().contains("gguf-split"), e.getMessage());
   }
 
+  /**
+   * Issue 28: the first gguf-split's keys ({@code general.split}, {@code general.split_count}) in a
+   * set named as gguf-split names shards: re-split, not "download shard 1 again" (the same file).
+   */
+  @Test
+  void theFirstGgufSplitsKeysSayReSplitNotDownloadAgain() throws IOException {
+    List<GgufWriter.Tensor> tensors = TinyHybridModel.tensors();
+    for (int k = 0; k < 2; k++) {
+      SequencedMap<String, GgufValue> m =
+          k == 0 ? TinyHybridModel.metadata() : new java.util.LinkedHashMap<>();
+      m.put("general.split", GgufValue.u16(k));
+      m.put("general.split_count", GgufValue.u16(2));
+      Files.write(
+          dir.resolve(ShardName.format("first", k + 1, 2)),
+          GgufWriter.toBytes(m, k == 0 ? tensors.subList(0, 1) : tensors.subList(1, 2)));
+    }
+    GgufException e = refused(dir.resolve(ShardName.format("first", 1, 2)));
+    assertTrue(
+        e.getMessage().contains("carries the old split key general.split ("), e.getMessage());
+    assertTrue(e.getMessage().contains("re-split the merged file"), e.getMessage());
+    assertTrue(!e.getMessage().contains("download shard"), e.getMessage());
+  }
+
   @Test
   void aChatTemplateOfOneAndAHalfMebibytesReads() throws IOException {
-    SequencedMap<String, GgufValue> m = TinyModel.metadata();
+    SequencedMap<String, GgufValue> m = TinyHybridModel.metadata();
     m.put("tokenizer.chat_template", GgufValue.string("x".repeat(1_572_864)));
     Path p = dir.resolve("long-template.gguf");
-    Files.write(p, GgufWriter.toBytes(m, TinyModel.tensors()));
+    Files.write(p, GgufWriter.toBytes(m, TinyHybridModel.tensors()));
     assertEquals(4, GgufReader.readModel(p).geometry().blocks());
   }
 }

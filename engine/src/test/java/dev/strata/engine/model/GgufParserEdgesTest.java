@@ -375,7 +375,7 @@ class GgufParserEdgesTest {
 
   @Test
   void aChannelThatReturnsSevenBytesPerReadGivesTheSameHeader() {
-    for (byte[] b : List.of(TinyModel.bytes(), longTemplate(template()))) {
+    for (byte[] b : List.of(TinyHybridModel.bytes(), longTemplate(template()))) {
       GgufFile whole = read(b);
       GgufFile trickled = GgufReader.read(new Trickle(b, b.length, 7, b.length), "m.gguf");
       assertEquals(whole.metadata(), trickled.metadata());
@@ -395,7 +395,7 @@ class GgufParserEdgesTest {
 
   @Test
   void aFileThatShrinksWhileBeingReadSaysTryAgainAndWhere() {
-    byte[] tiny = TinyModel.bytes();
+    byte[] tiny = TinyHybridModel.bytes();
     assertEquals(
         "m.gguf: became shorter while being read (at the magic); try again",
         shrunk(tiny, 2).getMessage());

@@ -94,7 +94,7 @@ class GgufReaderTest {
   @Test
   void tinyModelGeometry() throws IOException {
     Path f = dir.resolve("tiny.gguf");
-    GgufWriter.write(f, TinyModel.metadata(), TinyModel.tensors());
+    GgufWriter.write(f, TinyHybridModel.metadata(), TinyHybridModel.tensors());
     GgufModel model = GgufReader.readModel(f);
     ModelGeometry g = model.geometry();
     assertEquals("tiny", g.architecture());
@@ -105,10 +105,10 @@ class GgufReaderTest {
     assertEquals(2, g.experts());
     assertEquals(1, g.expertsUsed());
     assertEquals(4, g.moeLayers());
-    assertEquals(TinyModel.slotBytes(), g.expertBytes());
+    assertEquals(TinyHybridModel.slotBytes(), g.expertBytes());
     assertEquals(4096, g.trainedContext());
     assertEquals(1, g.shardCount());
-    long all = TinyModel.tensors().stream().mapToLong(GgufWriter.Tensor::bytes).sum();
+    long all = TinyHybridModel.tensors().stream().mapToLong(GgufWriter.Tensor::bytes).sum();
     assertEquals(all, model.tensorBytes());
     assertEquals(all - g.denseBytes(), g.allExpertBytes(), "every expert tensor is in the slots");
     assertEquals(List.of(f), model.shards().stream().map(GgufModel.Shard::path).toList());
@@ -117,7 +117,7 @@ class GgufReaderTest {
 
   @Test
   void versionTwoIsReadLikeThree() throws IOException {
-    byte[] b = TinyModel.bytes();
+    byte[] b = TinyHybridModel.bytes();
     b[4] = 2;
     Path f = dir.resolve("v2.gguf");
     Files.write(f, b);
@@ -148,7 +148,7 @@ class GgufReaderTest {
   @Test
   void splitWritesMetadataOnlyIntoTheFirstShard() throws IOException {
     List<Path> paths =
-        GgufWriter.writeSplit(dir, "m", 3, TinyModel.metadata(), TinyModel.tensors());
+        GgufWriter.writeSplit(dir, "m", 3, TinyHybridModel.metadata(), TinyHybridModel.tensors());
     GgufFile first = GgufReader.readFile(paths.get(0));
     GgufFile second = GgufReader.readFile(paths.get(1));
     assertEquals("tiny", first.string("general.architecture"));
@@ -158,10 +158,10 @@ class GgufReaderTest {
     assertEquals(1, second.unsigned("split.no"));
     assertEquals(GgufValueType.UINT16, second.get("split.count").type());
     assertEquals(GgufValueType.INT32, second.get("split.tensors.count").type());
-    assertEquals(TinyModel.tensors().size(), second.unsigned("split.tensors.count"));
+    assertEquals(TinyHybridModel.tensors().size(), second.unsigned("split.tensors.count"));
     GgufModel model = GgufReader.readModel(paths.get(0));
     assertEquals(List.of(1, 3), model.geometry().qsaLayers());
-    assertEquals(TinyModel.slotBytes(), model.geometry().expertBytes());
+    assertEquals(TinyHybridModel.slotBytes(), model.geometry().expertBytes());
   }
 
   @Test

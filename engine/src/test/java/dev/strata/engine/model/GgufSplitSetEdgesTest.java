@@ -25,21 +25,24 @@ import org.junit.jupiter.api.io.TempDir;
 class GgufSplitSetEdgesTest {
   @TempDir Path dir;
 
-  /** TinyModel as gguf-split writes it in 3 shards; its headers, with {@code change} applied. */
+  /**
+   * TinyHybridModel as gguf-split writes it in 3 shards; its headers, with {@code change} applied.
+   */
   private List<GgufFile> three(List<Consumer<SequencedMap<String, GgufValue>>> changes)
       throws IOException {
     return split("m", changes);
   }
 
   /**
-   * TinyModel as gguf-split writes it in one shard per change; the headers named "shard1"…, each
-   * with its change applied.
+   * TinyHybridModel as gguf-split writes it in one shard per change; the headers named "shard1"…,
+   * each with its change applied.
    */
   private List<GgufFile> split(
       String prefix, List<Consumer<SequencedMap<String, GgufValue>>> changes) throws IOException {
     int n = changes.size();
     List<Path> paths =
-        GgufWriter.writeSplit(dir, prefix, n, TinyModel.metadata(), TinyModel.tensors());
+        GgufWriter.writeSplit(
+            dir, prefix, n, TinyHybridModel.metadata(), TinyHybridModel.tensors());
     List<GgufFile> files = new ArrayList<>();
     for (int k = 0; k < n; k++) {
       GgufFile f = GgufReader.readFile(paths.get(k));
@@ -82,7 +85,7 @@ class GgufSplitSetEdgesTest {
   }
 
   private static final String COUNT = "split.tensors.count";
-  private static final int TENSORS = TinyModel.tensors().size();
+  private static final int TENSORS = TinyHybridModel.tensors().size();
 
   @Test
   void theTensorCountMostShardsGiveIsTheSetsAndTheOddShardIsNamed() throws IOException {
@@ -175,21 +178,21 @@ class GgufSplitSetEdgesTest {
   @Test
   void aShardNamedOneOfOneNeedsNoSplitKeys() throws IOException {
     Path single = dir.resolve("m-00001-of-00001.gguf");
-    GgufWriter.write(single, TinyModel.metadata(), TinyModel.tensors());
+    GgufWriter.write(single, TinyHybridModel.metadata(), TinyHybridModel.tensors());
     assertEquals(1, GgufReader.readModel(single).geometry().shardCount());
   }
 
   @Test
   void aFileNamedAsNoShardMaySayItIsTheOnlyShardButNotOneOfTwo() throws IOException {
-    SequencedMap<String, GgufValue> m = TinyModel.metadata();
+    SequencedMap<String, GgufValue> m = TinyHybridModel.metadata();
     m.put("split.no", GgufValue.u16(0));
     m.put("split.count", GgufValue.u16(1));
     Path one = dir.resolve("one.gguf");
-    GgufWriter.write(one, m, TinyModel.tensors());
+    GgufWriter.write(one, m, TinyHybridModel.tensors());
     assertEquals(4, GgufReader.readModel(one).geometry().blocks());
     m.put("split.count", GgufValue.u16(2));
     Path two = dir.resolve("two.gguf");
-    GgufWriter.write(two, m, TinyModel.tensors());
+    GgufWriter.write(two, m, TinyHybridModel.tensors());
     GgufException e = assertThrows(GgufException.class, () -> GgufReader.readModel(two));
     assertEquals(Kind.INCONSISTENT, e.kind());
     assertEquals(

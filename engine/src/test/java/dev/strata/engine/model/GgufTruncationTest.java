@@ -17,7 +17,7 @@ class GgufTruncationTest {
 
   @Test
   void everyCutOfAModelSaysDownloadItAgain() {
-    byte[] whole = TinyModel.bytes();
+    byte[] whole = TinyHybridModel.bytes();
     assertNotNull(GgufReader.read(new ByteArrayChannel(whole, whole.length), "whole.gguf"));
     for (int cut = 0; cut < whole.length; cut += cut < 8192 ? 1 : 4099) {
       int at = cut;

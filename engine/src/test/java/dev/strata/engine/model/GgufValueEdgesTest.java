@@ -55,9 +55,9 @@ class GgufValueEdgesTest {
 
   @Test
   void aPerLayerKeyOfStringsIsRefusedAsNotOneIntegerPerBlock() {
-    SequencedMap<String, GgufValue> m = TinyModel.metadata();
+    SequencedMap<String, GgufValue> m = TinyHybridModel.metadata();
     m.put("tiny.attention.head_count_kv", GgufValue.strings(List.of("2", "2", "2", "2")));
-    GgufFile f = read(m, TinyModel.tensors());
+    GgufFile f = read(m, TinyHybridModel.tensors());
     GgufException e = assertThrows(GgufException.class, () -> GeometryRules.derive(List.of(f)));
     assertEquals(Kind.INCONSISTENT, e.kind());
     assertEquals(

@@ -28,10 +28,11 @@ class GgufWriterEdgesTest {
     byte[] junk = new byte[1 << 20];
     Arrays.fill(junk, (byte) 0xFF);
     Files.write(dir.resolve("m.gguf.partial"), junk);
-    GgufWriter.write(model, TinyModel.metadata(), TinyModel.tensors());
+    GgufWriter.write(model, TinyHybridModel.metadata(), TinyHybridModel.tensors());
     byte[] written = Files.readAllBytes(model);
-    assertEquals(TinyModel.bytes().length, written.length);
-    assertArrayEquals(TinyModel.bytes(), written, "header, then zeros: nothing of the stale file");
+    assertEquals(TinyHybridModel.bytes().length, written.length);
+    assertArrayEquals(
+        TinyHybridModel.bytes(), written, "header, then zeros: nothing of the stale file");
     assertEquals(List.of("m.gguf"), names());
   }
 

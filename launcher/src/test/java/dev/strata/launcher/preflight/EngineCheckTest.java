@@ -92,7 +92,7 @@ class EngineCheckTest {
       assertTrue(m.startsWith("engine library "), m);
       assertTrue(
           m.contains(
-              " has ABI version 999, this launcher speaks ABI versions 1..2 (use an engine and a"
+              " has ABI version 999, this launcher speaks ABI versions 1..3 (use an engine and a"
                   + " launcher from the same release)"),
           m);
       assertEquals("engine", r.checks().getLast().name());

@@ -26,20 +26,21 @@ import org.junit.jupiter.api.TestFactory;
  * engines teacher-forced over 2,044 positions of val.u16 (llama-perplexity's layout; f16 KV in
  * llama.cpp, fp16 pools in strata-ref) and greedy over 5 prompts × 32 tokens, for the five shared
  * models and two synthetic ones of the llama and qwen2 families (synth_model). The thresholds are
- * issue 27's where they are met, and just under the measured level where they are not (docs/MODELS.md,
- * "Agreement with llama.cpp", says which and why): F16 weights top-1 ≥ 99.9 %, mean KL ≤ 1e-4;
- * quantized weights mean KL ≤ 1e-3 (met everywhere) and top-1 ≥ 99 % where met (the MoE Q8_0),
- * else the figure in {@link #MIN_TOP}.
- * Greedy: every prompt's 32 tokens equal llama.cpp's, or they part at a near-tie (llama.cpp's top-2
- * log-prob gap below 0.02 there), which the row then shows.
+ * issue 27's where they are met, and just under the measured level where they are not
+ * (docs/MODELS.md, "Agreement with llama.cpp", says which and why): F16 weights top-1 ≥ 99.9 %,
+ * mean KL ≤ 1e-4; quantized weights mean KL ≤ 1e-3 (met everywhere) and top-1 ≥ 99 % where met (the
+ * MoE Q8_0), else the figure in {@link #MIN_TOP}. Greedy: every prompt's 32 tokens equal
+ * llama.cpp's, or they part at a near-tie (llama.cpp's top-2 log-prob gap below {@link #NEAR_TIE}),
+ * which gen.tsv then shows.
  */
 class LlamaCppAgreementTest {
   /**
    * Least same-top-1 share (%) per model. Measured 2026-12-01 (bench/results/2026-12-01-agreement):
-   * dense F16 100.0, synthetic F16 files 100.0, MoE Q8_0 99.27 — issue 27's ≥ 99.9 / ≥ 99 met; dense
-   * Q8_0 98.68 and Q4_K_M 97.75 — under issue 27's 99 %: the two engines quantize the activations
-   * (Q8_0 / Q8_K) of inputs that differ in the last float bits, and each is as far from llama.cpp's
-   * own F16 run as the other (docs/MODELS.md), so the gap is rounding noise, not a wrong formula.
+   * dense F16 100.0, synthetic F16 files 100.0, MoE Q8_0 99.27 — issue 27's ≥ 99.9 / ≥ 99 met;
+   * dense Q8_0 98.68 and Q4_K_M 97.75, MoE Q4_K_M 98.92 — under issue 27's 99 %: the two engines
+   * quantize the activations (Q8_0 / Q8_K) of inputs that differ in the last float bits, and each
+   * is as far from llama.cpp's own F16 run as the other (docs/MODELS.md), so the gap is rounding
+   * noise, not a wrong formula.
    */
   private static final Map<String, Double> MIN_TOP =
       Map.of(
@@ -49,7 +50,15 @@ class LlamaCppAgreementTest {
           "tiny-qwen3-q8_0", 98.0,
           "tiny-qwen3-q4_k_m", 97.0,
           "tiny-qwen3moe-q8_0", 99.0,
-          "tiny-qwen3moe-q4_k_m", 97.0);
+          "tiny-qwen3moe-q4_k_m", 98.0);
+
+  /**
+   * A near-tie, in nats between llama.cpp's top two log-probs at the step where the tokens part:
+   * llama.cpp's one-token decode path converts Q to f16 and sums the weighted V in f16 (ggml-cpu
+   * ops.cpp, flash_attn_ext_f16_one_chunk), which moves logits by a few hundredths; a gap below
+   * that is decided by rounding, not by the model.
+   */
+  private static final double NEAR_TIE = 0.05;
 
   private static Path out;
   private static final Map<String, Map<String, String>> ROWS = new HashMap<>();
@@ -58,12 +67,14 @@ class LlamaCppAgreementTest {
   @BeforeAll
   static void run() throws IOException, InterruptedException {
     assumeTrue(SharedData.dir().isPresent(), SharedData.WHY_NOT);
-    assumeTrue(onPath("node") && onPath("npm"), "node and npm are needed for llama.cpp (node-llama-cpp)");
+    assumeTrue(
+        onPath("node") && onPath("npm"), "node and npm are needed for llama.cpp (node-llama-cpp)");
     Path root = RepoRoot.path();
     out = root.resolve("tests/target/llamacpp-agree");
     Files.createDirectories(out);
     ProcessBuilder pb =
-        new ProcessBuilder("bash", root.resolve("bench/llamacpp/agree.sh").toString(), out.toString())
+        new ProcessBuilder(
+                "bash", root.resolve("bench/llamacpp/agree.sh").toString(), out.toString())
             .redirectErrorStream(true)
             .redirectOutput(out.resolve("agree.log").toFile());
     pb.environment().put(SharedData.ENV, SharedData.dir().orElseThrow().toString());
@@ -119,8 +130,16 @@ class LlamaCppAgreementTest {
                           name + ": " + positions + " positions");
                       assertTrue(
                           top >= minTop && kl <= maxKl,
-                          name + ": same top-1 " + top + " % (need >= " + minTop + "), mean KL " + kl
-                              + " (need <= " + maxKl + ")");
+                          name
+                              + ": same top-1 "
+                              + top
+                              + " % (need >= "
+                              + minTop
+                              + "), mean KL "
+                              + kl
+                              + " (need <= "
+                              + maxKl
+                              + ")");
                     }));
   }
 
@@ -138,9 +157,15 @@ class LlamaCppAgreementTest {
                         if (first >= 0) {
                           double gap = g[2].isEmpty() ? Double.NaN : Double.parseDouble(g[2]);
                           assertTrue(
-                              gap < 0.02,
-                              name + ", prompt " + g[0] + ": the tokens part at " + first
-                                  + " where llama.cpp's top-2 gap is " + gap + " (not a near-tie)");
+                              gap < NEAR_TIE,
+                              name
+                                  + ", prompt "
+                                  + g[0]
+                                  + ": the tokens part at "
+                                  + first
+                                  + " where llama.cpp's top-2 gap is "
+                                  + gap
+                                  + " (not a near-tie)");
                         }
                       }
                       assertEquals(5, GEN.get(name).size(), name + ": five prompts");

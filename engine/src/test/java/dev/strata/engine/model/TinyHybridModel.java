@@ -9,14 +9,14 @@ import java.util.SequencedMap;
  * A small hybrid MoE for tests: 4 blocks, attention in blocks 1 and 3 (interval 2), 2 KV heads of
  * 64, 2 experts (1 used) of FFN 32 in Q8_0. Small enough to live in memory.
  */
-final class TinyModel {
+final class TinyHybridModel {
   static final String ARCH = "tiny";
   static final int BLOCKS = 4;
   static final int WIDTH = 64;
   static final int EXPERTS = 2;
   static final int FFN = 32;
 
-  private TinyModel() {}
+  private TinyHybridModel() {}
 
   static SequencedMap<String, GgufValue> metadata() {
     SequencedMap<String, GgufValue> m = new LinkedHashMap<>();
