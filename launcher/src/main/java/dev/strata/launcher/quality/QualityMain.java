@@ -132,6 +132,22 @@ public final class QualityMain {
     }
   }
 
+  static final java.util.Set<String> VALUED =
+      java.util.Set.of(
+          "--model",
+          "--config",
+          "--engine-lib",
+          "--text",
+          "--tokens",
+          "--base",
+          "--save-base",
+          "--out",
+          "--ctx",
+          "--chunks",
+          "--threads",
+          "--decode-check",
+          "--kv");
+
   static Options parse(String[] args) {
     Options o = new Options();
     for (int i = 0; i < args.length; i++) {
@@ -145,6 +161,9 @@ public final class QualityMain {
       }
       if (!a.startsWith("--")) {
         throw new Usage("unexpected argument '" + a + "' (see --help)");
+      }
+      if (!VALUED.contains(a)) {
+        throw new Usage("unknown option " + a + " (see --help)");
       }
       if (i + 1 >= args.length) {
         throw new Usage(a + " needs a value");

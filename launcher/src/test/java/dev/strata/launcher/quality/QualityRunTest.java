@@ -191,6 +191,7 @@ class QualityRunTest {
       {"--model", "MODEL"},
       {"--model", "MODEL", "--base", bin.toString()},
       {"--model", "MODEL", "--text", tmp.resolve("missing.txt").toString()},
+      {"--model", "MODEL", "--tokens", "TOKENS", "--bogus"},
     };
     for (String[] c : cases) {
       String[] a = c.clone();
