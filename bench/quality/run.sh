@@ -20,8 +20,8 @@ mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/strata-kv-quality.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 tokens=$data/models/val.u16
-{ echo "date: $(date -u +%FT%TZ)"; echo "uptime: $(uptime)"; echo "chunks: $chunks threads: $threads"
-  echo "commit: $(git -C "$root" rev-parse HEAD)"; } >"$out/run-info.txt"
+{ echo "date: $(date -u +%FT%TZ) models: $models"; echo "uptime: $(uptime)"; echo "chunks: $chunks threads: $threads"
+  echo "commit: $(git -C "$root" rev-parse HEAD)"; echo; } >>"$out/run-info.txt"
 for m in $models; do
   gguf=$data/models/$m.gguf
   [ -f "$gguf" ] || { echo "run.sh: no $gguf, skipped" >&2; continue; }

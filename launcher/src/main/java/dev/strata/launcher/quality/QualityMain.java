@@ -50,8 +50,8 @@ public final class QualityMain {
         --save-base FILE  write the fp16 reference as such a file (llama-perplexity --kl-divergence reads it)
         --json            the summary as JSON on stdout; the table always goes to stderr
         --out DIR         DIR/chunks.tsv (per chunk and format) and DIR/summary.json
-      Exit: 0 done, 2 bad usage or input, 3 engine or model refused, 4 out of memory, 130 interrupted (the
-      completed chunks kept and reported).
+      Exit: 0 done, 2 bad usage or input, 3 engine or model refused, 4 out of memory, 130 interrupted (143 on
+      SIGTERM; the completed chunks are kept and reported).
       """;
 
   private QualityMain() {}
@@ -132,6 +132,22 @@ public final class QualityMain {
     }
   }
 
+  static final java.util.Set<String> VALUED =
+      java.util.Set.of(
+          "--model",
+          "--config",
+          "--engine-lib",
+          "--text",
+          "--tokens",
+          "--base",
+          "--save-base",
+          "--out",
+          "--ctx",
+          "--chunks",
+          "--threads",
+          "--decode-check",
+          "--kv");
+
   static Options parse(String[] args) {
     Options o = new Options();
     for (int i = 0; i < args.length; i++) {
@@ -145,6 +161,9 @@ public final class QualityMain {
       }
       if (!a.startsWith("--")) {
         throw new Usage("unexpected argument '" + a + "' (see --help)");
+      }
+      if (!VALUED.contains(a)) {
+        throw new Usage("unknown option " + a + " (see --help)");
       }
       if (i + 1 >= args.length) {
         throw new Usage(a + " needs a value");
@@ -214,6 +233,7 @@ public final class QualityMain {
     final PrintStream stderr;
     volatile boolean interrupted;
     volatile boolean engineSaid;
+    volatile int stopCode = ExitCodes.INTERRUPTED;
     final List<Session> sessions = new ArrayList<>();
 
     QualityRun(Options o, PrintStream stdout, PrintStream stderr) {
@@ -416,15 +436,23 @@ public final class QualityMain {
           scored,
           names(formats),
           base != null ? ", base " + TerminalText.escape(o.base.toString()) : ", reference fp16");
-      SignalTrap.Installed trap =
-          SignalTrap.install(
-              SignalTrap.Sig.INT,
-              n -> {
-                interrupted = true;
-                for (Session s : sessions) {
-                  s.cancel();
-                }
-              });
+      Runnable stop =
+          () -> {
+            interrupted = true;
+            for (Session s : sessions) {
+              s.cancel();
+            }
+          };
+      List<SignalTrap.Installed> traps = new ArrayList<>();
+      for (SignalTrap.Sig sig : List.of(SignalTrap.Sig.INT, SignalTrap.Sig.TERM)) {
+        traps.add(
+            SignalTrap.install(
+                sig,
+                n -> {
+                  stopCode = 128 + n;
+                  stop.run();
+                }));
+      }
       try {
         for (int c = 0; c < chunks && !interrupted; c++) {
           int[] chunk = java.util.Arrays.copyOfRange(toks, c * nCtx, (c + 1) * nCtx);
@@ -519,7 +547,9 @@ public final class QualityMain {
           throw e;
         }
       } finally {
-        trap.close();
+        for (SignalTrap.Installed t : traps) {
+          t.close();
+        }
       }
       if (save != null) {
         if (done > 0) {
@@ -561,7 +591,7 @@ public final class QualityMain {
         Files.writeString(o.out.resolve("summary.json"), json + "\n", StandardCharsets.UTF_8);
         Files.writeString(o.out.resolve("summary.txt"), r.table(), StandardCharsets.UTF_8);
       }
-      return interrupted ? ExitCodes.INTERRUPTED : ExitCodes.OK;
+      return interrupted ? stopCode : ExitCodes.OK;
     }
   }
 

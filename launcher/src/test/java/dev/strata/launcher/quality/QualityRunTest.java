@@ -102,9 +102,8 @@ class QualityRunTest {
     assertTrue(Files.readString(dir.resolve("summary.json")).contains("\"complete\":true"));
   }
 
-  @Test
-  void savedBaseReadsBackAsTheReference() throws Exception {
-    Path base = tmp.resolve("ref.logits");
+  /** Our fp16 reference of 2 chunks of 128 tokens as a _logits_ file. */
+  static Path saveBase(Path file) {
     Run w =
         quality(
             "--model",
@@ -120,8 +119,14 @@ class QualityRunTest {
             "--decode-check",
             "0",
             "--save-base",
-            base.toString());
+            file.toString());
     assertEquals(0, w.rc(), w.err());
+    return file;
+  }
+
+  @Test
+  void savedBaseReadsBackAsTheReference() throws Exception {
+    Path base = saveBase(tmp.resolve("ref.logits"));
     // 20-byte header, 2·128 tokens, 2·63 records of 2·(8192 + 4) bytes
     assertEquals(20 + 4 * 256 + 126L * 2 * (8192 + 4), Files.size(base));
     Run r =
@@ -163,24 +168,7 @@ class QualityRunTest {
             .start();
     String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assumeTrue(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, "logits.mjs failed: " + log);
-    Path ours = tmp.resolve("ours.logits");
-    Run w =
-        quality(
-            "--model",
-            model.toString(),
-            "--tokens",
-            tokens.toString(),
-            "--ctx",
-            "128",
-            "--chunks",
-            "2",
-            "--kv",
-            "fp16",
-            "--decode-check",
-            "0",
-            "--save-base",
-            ours.toString());
-    assertEquals(0, w.rc(), w.err());
+    Path ours = saveBase(tmp.resolve("ours.logits"));
     byte[] a = Files.readAllBytes(base);
     byte[] b = Files.readAllBytes(ours);
     assertEquals(a.length, b.length, "the same layout byte for byte in size");
@@ -203,6 +191,7 @@ class QualityRunTest {
       {"--model", "MODEL"},
       {"--model", "MODEL", "--base", bin.toString()},
       {"--model", "MODEL", "--text", tmp.resolve("missing.txt").toString()},
+      {"--model", "MODEL", "--tokens", "TOKENS", "--bogus"},
     };
     for (String[] c : cases) {
       String[] a = c.clone();
