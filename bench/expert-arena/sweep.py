@@ -1,157 +1,141 @@
 #!/usr/bin/env python3
-"""Expert-arena budget sweep (issue 15): int8 vs q4_0 KV pools at the same --mem-budget-mb.
+"""Expert-arena sweep on a real router (issue 30): decode tok/s, miss rate and bytes read per token against the
+arena's slots, int8 and q4_0 pools at the same --mem-budget-mb, LRU and LFU (STRATA_ARENA_POLICY).
 
-For each context and budget point, strata-ref (the strata-ref-run driver) runs the demo model's seed geometry
-(512 experts x 48 MoE layers, 811,008-byte slots, TQ2_0, sparse zeros) once per format per repetition, formats
-alternating; it reports the arena's slots, hits, misses, bytes read and the decode speed. The router is
-deterministic (seeded by layer and position), so slots, misses and bytes read are exact; only the speed varies
-between repetitions, and its median is reported.
+Each point runs drive (bench/expert-arena/drive.c: the session API, real text from val.u16, PREFILL tokens as one
+prompt, then DECODE tokens one at a time, teacher-forced) with STRATA_ARENA_BARE=1 (no stand-by, no page-cache
+headroom: the tiny model's experts, 20 MB, weigh less than the 2 GiB headroom, so without it any streaming budget
+holds every expert) and STRATA_ARENA_CACHE=drop on a private copy of the model (the shared file is mapped by other
+processes, whose pages the kernel will not drop). Budgets: the int8 arena at 16 (one token's experts, the minimum
+the engine accepts) .. 64 slots (every expert); q4_0 at the same budgets gets the slots its smaller pools free.
+Plus --experts resident (every expert mapped). Counts are exact (the router is deterministic); speeds vary with the
+machine's load: the median of REPS runs is reported, with uptime in machine.txt.
 
-Budget points, by the int8 arena they give: the tightest that fits (one token's experts, 480 slots), 2,000,
-6,000 slots, this machine's whole budget (no --mem-budget-mb), and --experts resident (every expert mapped).
-
-usage: sweep.py RUN MODEL OUT_DIR [--reps N] [--tokens N] [--threads N] [--ctx 32768,65536]
-       sweep.py --render OUT_DIR     (table.md again from OUT_DIR/raw.txt)
+usage: sweep.py DRIVE MODEL TOKENS OUT_DIR [--reps N] [--prefill N] [--decode N] [--ctx N] [--threads N]
+       sweep.py --render OUT_DIR
 """
+import json
+import math
+import os
 import statistics
 import subprocess
 import sys
 import time
 
 MIB = 1 << 20
+INT8_SLOTS = [16, 20, 24, 28, 32, 36, 40, 44, 48, 56, 64]
 
 
-def parse(out):
+def kv(line):
     d = {}
-    for line in out.splitlines():
-        head, _, rest = line.partition(": ")
-        if head in ("arena", "memory", "decode", "decode-cpu", "kv"):
-            for kv in rest.split():
-                k, _, v = kv.partition("=")
-                d[head + "." + k] = v
-        if line.startswith("alloc: "):
-            item = line.split("item=")[1].split()[0]
-            d["alloc." + item] = int(line.split("bytes=")[1])
+    for part in line.split():
+        k, _, v = part.partition("=")
+        if v:
+            d[k] = v
     return d
 
 
-def run(cmd, raw):
+def run(cmd, env, raw):
     t = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    raw.write("### " + " ".join(cmd) + f"  (exit {p.returncode}, {time.time() - t:.1f} s wall)\n")
+    e = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_")}
+    e.update(env)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=e)
+    raw.write("### " + " ".join(f"{k}={v}" for k, v in env.items()) + " " + " ".join(cmd)
+              + f"  (exit {p.returncode}, {time.time() - t:.1f} s wall, {open('/proc/loadavg').read().split()[0]} load)\n")
     raw.write(p.stdout + p.stderr + "\n")
     raw.flush()
     if p.returncode != 0:
         sys.exit(f"sweep: {' '.join(cmd)} exited {p.returncode}:\n{p.stdout}{p.stderr}")
-    return parse(p.stdout + p.stderr)
+    d = {"alloc": {}}
+    for line in (p.stdout + p.stderr).splitlines():
+        head, _, rest = line.partition(": ")
+        if head in ("memory", "decode", "after_prefill", "after_decode"):
+            if head == "memory" and "total=" not in rest:
+                continue
+            d[head] = kv(rest)
+        elif head == "alloc":
+            x = kv(rest)
+            d["alloc"][x["item"]] = int(x["bytes"])
+    return d
 
 
 def main():
-    args = sys.argv[1:]
-    if args and args[0] == "--render":
-        render(args[1])  # table.md again from an existing raw.txt
+    a = sys.argv[1:]
+    if a and a[0] == "--render":
+        render(a[1])
         return
-    run_bin, model, out = args[0], args[1], args[2]
-    opts = dict(reps=3, tokens=6, threads=2, ctx="32768,65536")
-    i = 3
-    while i < len(args):
-        opts[args[i][2:]] = args[i + 1]
-        i += 2
-    reps, tokens, threads = int(opts["reps"]), int(opts["tokens"]), int(opts["threads"])
-    ctxs = [int(c) for c in str(opts["ctx"]).split(",")]
-    raw = open(out + "/raw.txt", "w")
+    drive, model, tokens, out = a[:4]
+    opt = {"--reps": "2", "--prefill": "128", "--decode": "256", "--ctx": "2048", "--threads": "1"}
+    rest = a[4:]
+    for i in range(0, len(rest), 2):
+        opt[rest[i]] = rest[i + 1]
+    reps = int(opt["--reps"])
+    base = ["--model", model, "--ctx", opt["--ctx"], "--threads", opt["--threads"]]
+    work = [tokens, "0", opt["--prefill"], opt["--decode"]]
+    raw = open(os.path.join(out, "raw.txt"), "w")
+    bare = {"STRATA_ARENA_BARE": "1", "STRATA_ARENA_CACHE": "drop"}
+    # every expert in the arena: the fixed items per format and the slot size
+    fixed, slot = {}, 0
+    for f in ("int8", "q4_0"):
+        d = run([drive] + work + base + ["--kv", f], bare, raw)
+        fixed[f] = sum(v for k, v in d["alloc"].items() if k != "arena")
+        slot = int(d["memory"]["slot_bytes"])
+    budgets = sorted({math.ceil((fixed["int8"] + n * slot) / MIB) for n in INT8_SLOTS})
     rows = []
-    for ctx in ctxs:
-        base = ["--model", model, "--ctx", str(ctx), "--prompt-tokens", "64", "--threads", str(threads)]
-        # the int8 plan's fixed part, from the engine's own accounting (no decode)
-        probe = run([run_bin, "run"] + base + ["--kv", "int8", "--n-predict", "0"], raw)
-        slot = int(probe["memory.slot_bytes"])
-        token = int(probe["memory.token_slots"])
-        fixed = (int(probe["memory.dense"]) + int(probe["memory.headroom"]) + probe["alloc.kv"]
-                 + probe.get("alloc.standby", 0) + probe["alloc.scratch"])
-        points = []
-        for label, slots in (("tightest (1 token)", token), ("2,000 slots", 2000), ("6,000 slots", 6000)):
-            points.append((label, ["--mem-budget-mb", str(-(-(fixed + slots * slot) // MIB))]))
-        points.append(("whole machine", []))
-        points.append(("resident", ["--experts", "resident"]))
-        for label, extra in points:
-            res = {"int8": [], "q4_0": []}
-            for r in range(reps):
-                order = ("int8", "q4_0") if r % 2 == 0 else ("q4_0", "int8")
-                for f in order:
-                    res[f].append(run([run_bin, "run"] + base + extra + ["--kv", f, "--n-predict", str(tokens)], raw))
-            rows.append((ctx, label, extra, res))
-    raw.close()
+    for rep in range(reps):
+        for mb in budgets:
+            for f in ("int8", "q4_0") if rep % 2 == 0 else ("q4_0", "int8"):
+                for pol in ("lru", "lfu"):
+                    d = run([drive] + work + base + ["--kv", f, "--mem-budget-mb", str(mb)],
+                            dict(bare, STRATA_ARENA_POLICY=pol), raw)
+                    rows.append(row(d, f, pol, mb, "stream", slot))
+        for f in ("int8", "q4_0"):
+            d = run([drive] + work + base + ["--kv", f, "--experts", "resident"], {}, raw)
+            rows.append(row(d, f, "-", 0, "resident", slot))
+    json.dump({"slot_bytes": slot, "fixed": fixed, "budgets_mb": budgets, "rows": rows, "options": opt},
+              open(os.path.join(out, "results.json"), "w"), indent=1)
     render(out)
 
 
-def load_raw(path):
-    """The runs of raw.txt: [(argv, parsed engine output)], in order."""
-    runs, cmd, buf = [], None, []
-    for line in open(path):
-        if line.startswith("### "):
-            if cmd is not None:
-                runs.append((cmd, parse("".join(buf))))
-            cmd, buf = line[4:].split("  (exit")[0].split(), []
-        else:
-            buf.append(line)
-    if cmd is not None:
-        runs.append((cmd, parse("".join(buf))))
-    return runs
+def row(d, f, pol, mb, mode, slot):
+    dec = d["decode"]
+    n = int(dec["tokens"])
+    return {"format": f, "policy": pol, "budget_mb": mb, "mode": mode,
+            "slots": int(d["memory"]["arena_slots"]), "model_slots": int(d["memory"]["model_slots"]),
+            "token_slots": int(d["memory"]["token_slots"]),
+            "tok_s": float(dec["tok_s"]), "lookups": int(dec["lookups"]), "misses": int(dec["misses"]),
+            "bytes_read": int(dec["bytes_read"]), "read_seconds": float(dec["read_seconds"]), "tokens": n,
+            "prefill_misses": int(d["after_prefill"]["misses"])}
 
 
 def render(out):
-    """table.md from raw.txt: exact arena figures, medians of the decode times, q4_0 vs int8."""
-    rows = {}  # (ctx, point) -> {fmt: [parsed]}
-    order = []
-    seen_mb = {}
-    for cmd, d in load_raw(out + "/raw.txt"):
-        arg = lambda k: cmd[cmd.index(k) + 1] if k in cmd else None
-        if arg("--n-predict") == "0":
-            continue
-        ctx = int(arg("--ctx"))
-        mb = arg("--mem-budget-mb")
-        if mb is not None:
-            labels = seen_mb.setdefault(ctx, [])
-            if mb not in labels:
-                labels.append(mb)
-            point = ("tightest (1 token's experts)", "int8 arena 2,000 slots", "int8 arena 6,000 slots")[labels.index(mb)]
-        elif arg("--experts") == "resident":
-            point = "--experts resident"
-        else:
-            point = "whole machine (no --mem-budget-mb)"
-        key = (ctx, point, mb or "")
-        if key not in rows:
-            rows[key] = {"int8": [], "q4_0": []}
-            order.append(key)
-        rows[key][arg("--kv")].append(d)
-    med = lambda xs: statistics.median(xs)
-    with open(out + "/table.md", "w") as t:
-        t.write("| ctx | budget point | --mem-budget-mb | format | arena slots | q4_0 − int8 | misses | miss rate |"
-                " MB read / token | decode s (median, wall) | CPU s (median) | int8 ÷ q4_0 wall | int8 ÷ q4_0 CPU |\n")
-        t.write("|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-        for key in order:
-            ctx, point, mb = key
-            res = rows[key]
-            wall = {f: med([float(d["decode.seconds"]) for d in res[f]]) for f in res}
-            cpu = {f: med([float(d["decode-cpu.seconds"]) for d in res[f]]) for f in res}
-            for f in ("int8", "q4_0"):
-                d = res[f][0]
-                exact = all(x["arena.misses"] == d["arena.misses"] and x["arena.slots"] == d["arena.slots"]
-                            for x in res[f])
-                diff = int(res["q4_0"][0]["arena.slots"]) - int(res["int8"][0]["arena.slots"])
-                t.write(f"| {ctx} | {point} | {mb or '-'} | {f} | {int(d['arena.slots']):,} | "
-                        f"{('+' + format(diff, ',')) if f == 'q4_0' else ''} | {int(d['arena.misses']):,}"
-                        f"{'' if exact else ' (varied)'} | {float(d['arena.miss_rate']):.4f} | "
-                        f"{int(d['arena.bytes_read_per_token']) / 1e6:.1f} | {wall[f]:.3f} | {cpu[f]:.3f} | "
-                        + (f"{wall['int8'] / wall['q4_0']:.2f} | {cpu['int8'] / cpu['q4_0']:.2f} |"
-                           if f == "q4_0" else " | |") + "\n")
-        t.write("\nPer repetition (decode wall s / CPU s, in run order):\n\n")
-        for key in order:
-            ctx, point, mb = key
-            t.write(f"- {ctx}, {point}: " + "; ".join(
-                f"{f} " + ", ".join(f"{d['decode.seconds']}/{d['decode-cpu.seconds']}" for d in rows[key][f])
-                for f in ("int8", "q4_0")) + "\n")
+    res = json.load(open(os.path.join(out, "results.json")))
+    groups = {}
+    for r in res["rows"]:
+        groups.setdefault((r["mode"], r["budget_mb"], r["format"], r["policy"]), []).append(r)
+    lines = ["| budget MiB | KV | policy | slots | decode misses / token | miss rate | bytes read / token | "
+             "read ms / token | decode tok/s (median, runs) |", "|---|---|---|---|---|---|---|---|---|"]
+    dat = {}
+    for (mode, mb, f, pol), rs in sorted(groups.items(), key=lambda kv: (kv[0][0] != "stream", kv[0][1], kv[0][2], kv[0][3])):
+        r = rs[0]
+        assert all(x["misses"] == r["misses"] and x["slots"] == r["slots"] for x in rs), "counts are exact"
+        n = r["tokens"]
+        tps = statistics.median(x["tok_s"] for x in rs)
+        runs = ", ".join("%.1f" % x["tok_s"] for x in rs)
+        rms = statistics.median(x["read_seconds"] for x in rs) / n * 1000
+        lines.append(f"| {mb if mode == 'stream' else 'resident'} | {f} | {pol} | {r['slots']} | {r['misses'] / n:.2f} | "
+                     f"{r['misses'] / r['lookups']:.3f} | {r['bytes_read'] / n / 1e6:.3f} MB | {rms:.2f} | "
+                     f"{tps:.1f} ({runs}) |")
+        if mode == "stream":
+            dat.setdefault((f, pol), []).append((r["slots"], r["misses"] / r["lookups"], r["bytes_read"] / n / 1e6, tps))
+    open(os.path.join(out, "table.md"), "w").write("\n".join(lines) + "\n")
+    for (f, pol), pts in dat.items():
+        with open(os.path.join(out, f"curve-{f}-{pol}.dat"), "w") as w:
+            w.write("# slots miss_rate MB_read_per_token decode_tok_s\n")
+            for p in sorted(set(pts)):
+                w.write(" ".join(str(x) for x in p) + "\n")
+    print("\n".join(lines))
+
 
 if __name__ == "__main__":
     main()

@@ -9,6 +9,7 @@
 # in stubs/ through package.json "overrides"; everything else is the registry's.
 #   usage: bench/llamacpp/install.sh [--force]
 set -euo pipefail
+case "${1:-}" in -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
 command -v node >/dev/null || { echo "install.sh: node (>= 20) not found" >&2; exit 2; }

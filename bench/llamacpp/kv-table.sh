@@ -4,7 +4,8 @@
 # *.compare.txt, commands.txt, uptime.txt}; the log-prob files (25-70 MB each) go to a temporary folder.
 #   usage: bench/llamacpp/kv-table.sh [--no-rot-too] [MODELS_DIR] [OUTDIR]
 #   MODELS_DIR default: $STRATA_MODELS or ../shared/data/models beside the repository; OUTDIR default
-#   bench/results/<today>-llamacpp-ref. About 4 min of 2 cores (f16 20 s, q8_0 60 s, q4_0 80 s), x2 with --no-rot-too.
+#   bench/results/<today>-llamacpp-ref. About 2.5 min of 2 idle cores (f16 16 s, q8_0 54 s, q4_0 73 s); --no-rot-too adds q8_0 and q4_0 with LLAMA_ATTN_ROT_DISABLE=1.
+case "${1:-}" in -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 . "$(dirname "$0")/../lib.sh"
 no_rot_too=0
 if [ "${1:-}" = "--no-rot-too" ]; then no_rot_too=1; shift; fi

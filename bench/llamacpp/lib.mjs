@@ -73,6 +73,9 @@ export async function loadLlama({ threads, verbose = false, onLog = null }) {
     logLevel: verbose || onLog ? LlamaLogLevel.info : LlamaLogLevel.warn,
     logger: (level, message) => {
       if (onLog) onLog(level, message);
+      // logits.mjs's contextSize ctx+1 rounds up past the training context; harmless (no context shift,
+      // no RoPE scaling involved), so not shown
+      if (/n_ctx_seq \(\d+\) > n_ctx_train/.test(message) && !verbose) return;
       if (show(level)) process.stderr.write(`[llama.cpp ${level}] ${message.endsWith("\n") ? message : message + "\n"}`);
     },
   });

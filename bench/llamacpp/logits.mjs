@@ -73,7 +73,10 @@ if (model.tokens.shouldPrependBosToken) {
   process.stderr.write("logits.mjs: this model has add_bos=true; llama-perplexity replaces each chunk's first token with BOS — doing the same\n");
 }
 const bos = model.tokens.bos;
-const context = await model.createContext(contextOptions({ ctx: nCtx, batch: a.batch, threads: a.threads, kv: a.kv }));
+// contextSize ctx+1: node-llama-cpp keeps at most contextSize-1 tokens in a sequence (one more and it shifts
+// the context), and the chunk must go in whole, see below. llama.cpp rounds the KV cache up to 256 cells;
+// its size does not change any result (checked against the C API with n_ctx 1024 and 2048).
+const context = await model.createContext(contextOptions({ ctx: nCtx + 1, batch: a.batch, threads: a.threads, kv: a.kv }));
 if (context.flashAttention !== true) throw new Error(`flash attention not on (${context.flashAttention})`);
 const seq = context.getSequence();
 const tLoad = performance.now();
@@ -147,8 +150,14 @@ for (let c = 0; c < nChunk; c++) {
   const chunk = Array.from(tokens.subarray(c * nCtx, (c + 1) * nCtx));
   if (model.tokens.shouldPrependBosToken && bos != null) chunk[0] = bos;
   await seq.clearHistory();
+  if (seq.nextTokenIndex !== 0) throw new Error("the sequence did not clear");
   const tc = performance.now();
-  const input = chunk.map((t, p) => (p >= first && p <= nCtx - 2
+  // The whole chunk, outputs at first..ctx-1, exactly llama-perplexity's batch (batch.logits = pos >= first;
+  // position ctx-1 is computed and not scored). Shapes matter: with repacked quantized weights (Q4_K → q4_K_8x8
+  // here) llama.cpp's matmuls take another kernel for the rows left over from a tile, so a last ubatch of 511
+  // rows instead of 512 changes the last positions' rounding (and with MoE routing, sometimes an expert);
+  // native/check.sh found exactly that.
+  const input = chunk.map((t, p) => (p >= first
     ? [t, { generateNext: { probabilities: true, options: { temperature: 0 } } }]
     : t));
   const filled = new Uint8Array(nScored);
@@ -170,6 +179,11 @@ for (let c = 0; c < nChunk; c++) {
     },
   });
   chunkSeconds.push((performance.now() - tc) / 1000);
+  // no context shift may have happened: the sequence must hold exactly the fed tokens, in order
+  const held = seq.contextTokens;
+  if (held.length !== nCtx || held[0] !== chunk[0] || held[nCtx - 1] !== chunk[nCtx - 1]) {
+    throw new Error(`chunk ${c}: node-llama-cpp shifted the context (holds ${held.length} tokens)`);
+  }
   for (let k = 0; k < nScored; k++) {
     if (!filled[k]) throw new Error(`chunk ${c}: no distribution for position ${first + k}`);
     const lp = lpChunk[k];

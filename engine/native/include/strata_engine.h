@@ -44,7 +44,7 @@ strata_session *strata_session_open(int argc, const char *const *argv, strata_lo
 void        strata_session_close(strata_session *s);
 
 int32_t     strata_session_n_vocab(const strata_session *s);
-int32_t     strata_session_n_ctx(const strata_session *s);    /* positions one sequence may hold (--ctx) */
+int32_t     strata_session_n_ctx(const strata_session *s);    /* --ctx; a sequence may hold --ctx + 128 positions (the pools' cells) */
 int32_t     strata_session_n_seq(const strata_session *s);    /* sequences (--parallel) */
 /* Special token ids, -1 when the model has none: 0 BOS, 1 EOS, 2 EOT. */
 int32_t     strata_session_token(const strata_session *s, int which);
@@ -64,7 +64,7 @@ int64_t     strata_session_token_piece(const strata_session *s, int32_t tok, int
  * numbers as one at a time, up to float rounding), storing their K and V in the pools. Logits of positions
  * [logits_from, n) of this call go to logits (row-major, (n - logits_from) × n_vocab floats); logits_from >= n:
  * none. Returns 0; 2 (one line logged) for a bad argument: a token id out of range, seq out of range, or a
- * sequence that would exceed n_ctx; 130 when cancelled (the tokens of the call are then not kept). */
+ * sequence that would exceed the pools' cells (n_ctx + 128); 130 when cancelled (the tokens of the call are then not kept). */
 int         strata_session_eval(strata_session *s, int32_t seq, const int32_t *tokens, size_t n, size_t logits_from,
                                 float *logits);
 int32_t     strata_session_n_past(const strata_session *s, int32_t seq);   /* positions held by seq */

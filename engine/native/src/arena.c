@@ -45,6 +45,25 @@ uint64_t strata_memory_total(void) {
 #endif
 }
 
+uint64_t strata_rss_bytes(void) {
+#if !defined(__APPLE__)
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f != NULL) {
+        char line[256];
+        unsigned long long kib = 0;
+        int found = 0;
+        while (!found && fgets(line, sizeof line, f) != NULL) {
+            found = sscanf(line, "VmRSS: %llu kB", &kib) == 1;
+        }
+        fclose(f);
+        if (found) {
+            return (uint64_t)kib * 1024;
+        }
+    }
+#endif
+    return 0;
+}
+
 uint64_t strata_peak_rss_bytes(void) {
 #if !defined(__APPLE__)
     /* VmHWM: the peak of this process image's own memory. getrusage's ru_maxrss also keeps the peak of the image
@@ -102,6 +121,28 @@ int strata_arena_open(strata_arena *a, const strata_mem_plan *p, const strata_ge
     a->plan_slots = p->arena_slots;
     a->ix = ix;
     a->n_fds = g->shards;
+    const char *pol = getenv("STRATA_ARENA_POLICY"), *cache = getenv("STRATA_ARENA_CACHE");
+    if (pol != NULL && *pol != 0 && strcmp(pol, "lru") != 0 && strcmp(pol, "lfu") != 0) {
+        snprintf(err, errlen, "experts: STRATA_ARENA_POLICY=%.32s is not a policy (lru, lfu)", pol);
+        return -1;
+    }
+    a->policy = pol != NULL && strcmp(pol, "lfu") == 0 ? STRATA_ARENA_LFU : STRATA_ARENA_LRU;
+    if (cache != NULL && *cache != 0 && strcmp(cache, "keep") != 0 && strcmp(cache, "drop") != 0) {
+        snprintf(err, errlen, "experts: STRATA_ARENA_CACHE=%.32s is not a page-cache mode (keep, drop)", cache);
+        return -1;
+    }
+    a->drop_cache = cache != NULL && strcmp(cache, "drop") == 0;
+    const char *trace = getenv("STRATA_ARENA_TRACE");
+    if (trace != NULL && *trace != 0) {
+        a->trace = fopen(trace, "w");
+        if (a->trace == NULL) {
+            snprintf(err, errlen, "experts: STRATA_ARENA_TRACE: cannot write %.3000s (%s)", trace, strerror(errno));
+            return -1;
+        }
+        fprintf(a->trace, "# strata-ref router trace 1: experts=%u used=%u moe_layers=%u slots=%llu policy=%s mode=%s\n",
+                g->experts, g->experts_used, ix->n_layers, (unsigned long long)(resident ? 0 : p->arena_slots),
+                a->policy == STRATA_ARENA_LFU ? "lfu" : "lru", resident ? "resident" : "stream");
+    }
     if (a->layers == 0 || a->experts == 0 || a->slot_bytes == 0) {
         return 0; /* a dense model: nothing to stream */
     }
@@ -117,13 +158,26 @@ int strata_arena_open(strata_arena *a, const strata_mem_plan *p, const strata_ge
         if (strata_gguf_shard_path(first, k, a->n_fds, path, sizeof path) != 0) {
             return errf(err, errlen, "model: %s: cannot name shard %llu of %llu%s", first, k + 1ull, a->n_fds, "");
         }
-        a->fds[k] = open(path, O_RDONLY | O_CLOEXEC);
+        char why[128];
+        a->fds[k] = strata_open_model_file(path, why, sizeof why);
         struct stat st;
-        if (a->fds[k] < 0 || fstat(a->fds[k], &st) != 0) {
+        if (a->fds[k] < 0) {
+            snprintf(err, errlen, "model: %s: %s", path, why);
+            return -1;
+        }
+        if (fstat(a->fds[k], &st) != 0) {
             snprintf(err, errlen, "model: %s: %s", path, strerror(errno));
             return -1;
         }
         uint64_t size = (uint64_t)st.st_size;
+        if (a->drop_cache && !resident) {
+#if defined(__APPLE__)
+            fcntl(a->fds[k], F_NOCACHE, 1);
+#else
+            posix_fadvise(a->fds[k], 0, 0, POSIX_FADV_RANDOM);
+            posix_fadvise(a->fds[k], 0, 0, POSIX_FADV_DONTNEED);
+#endif
+        }
         /* every expert tensor's data lies inside its shard (the Java reader's rule for every tensor) */
         for (uint32_t l = 0; l < a->layers; l++) {
             for (int t = 0; t < 3; t++) {
@@ -182,6 +236,7 @@ int strata_arena_open(strata_arena *a, const strata_mem_plan *p, const strata_ge
     }
     for (uint64_t i = 0; i < model_slots; i++) {
         a->slot_of[i] = -1;
+        a->prev[i] = a->next[i] = 0; /* lfu: no lookups yet */
     }
     a->head = a->tail = -1;
     if (!resident) {
@@ -238,6 +293,21 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* lfu: the slot to evict — fewest lookups of its expert, then the oldest last use (lookup numbers are uint32: after
+ * 2^32 lookups the tie-break, not the counts' order, may pick a newer slot) */
+static int32_t lfu_victim(const strata_arena *a) {
+    const uint32_t *count = (const uint32_t *)a->prev, *last = (const uint32_t *)a->next;
+    uint32_t now = (uint32_t)a->lookups;
+    int32_t best = 0;
+    for (int32_t s = 1; s < (int32_t)a->n_slots; s++) {
+        uint32_t cs = count[a->key[s]], cb = count[a->key[best]];
+        if (cs < cb || (cs == cb && now - last[s] > now - last[best])) {
+            best = s;
+        }
+    }
+    return best;
+}
+
 int strata_arena_fetch(strata_arena *a, uint32_t l, uint32_t e, const uint8_t *w[3]) {
     const strata_expert_tensor *t = a->ix->layers[l].t;
     a->lookups++;
@@ -249,29 +319,45 @@ int strata_arena_fetch(strata_arena *a, uint32_t l, uint32_t e, const uint8_t *w
         return 0;
     }
     uint64_t id = (uint64_t)l * a->experts + e;
+    int lfu = a->policy == STRATA_ARENA_LFU;
+    if (lfu) {
+        ((uint32_t *)a->prev)[id]++;
+    }
     int32_t s = a->slot_of[id];
     if (s >= 0) {
         a->hits++;
-        lru_unlink(a, s);
+        if (!lfu) {
+            lru_unlink(a, s);
+        }
     } else {
         a->misses++;
         if (a->slots_used < a->n_slots) {
             s = (int32_t)a->slots_used++;
         } else {
-            s = a->tail; /* the least recently used slot; never one of this layer's picks (slots >= 1 token) */
-            lru_unlink(a, s);
+            /* never one of this layer's picks still to be computed: each expert is computed right after its fetch */
+            if (lfu) {
+                s = lfu_victim(a);
+            } else {
+                s = a->tail; /* the least recently used slot */
+                lru_unlink(a, s);
+            }
             a->slot_of[a->key[s]] = -1;
             a->evictions++;
         }
         uint8_t *dst = a->mem + (uint64_t)s * a->slot_bytes;
         double t0 = now_s();
         for (int i = 0; i < 3; i++) {
-            if (read_full(a->fds[t[i].shard], dst, t[i].bytes_per_expert,
-                          t[i].offset + (uint64_t)e * t[i].bytes_per_expert) != 0) {
+            uint64_t off = t[i].offset + (uint64_t)e * t[i].bytes_per_expert;
+            if (read_full(a->fds[t[i].shard], dst, t[i].bytes_per_expert, off) != 0) {
                 a->io_error = errno != 0 ? errno : EIO;
                 a->err_layer = a->ix->layers[l].block;
                 return -1;
             }
+#if !defined(__APPLE__)
+            if (a->drop_cache) {
+                posix_fadvise(a->fds[t[i].shard], (off_t)off, (off_t)t[i].bytes_per_expert, POSIX_FADV_DONTNEED);
+            }
+#endif
             dst += t[i].bytes_per_expert;
             a->bytes_read += t[i].bytes_per_expert;
         }
@@ -279,7 +365,11 @@ int strata_arena_fetch(strata_arena *a, uint32_t l, uint32_t e, const uint8_t *w
         a->key[s] = (int32_t)id;
         a->slot_of[id] = s;
     }
-    lru_push_front(a, s);
+    if (lfu) {
+        ((uint32_t *)a->next)[s] = (uint32_t)a->lookups;
+    } else {
+        lru_push_front(a, s);
+    }
     const uint8_t *p = a->mem + (uint64_t)s * a->slot_bytes;
     for (int i = 0; i < 3; i++) {
         w[i] = p;
@@ -288,7 +378,23 @@ int strata_arena_fetch(strata_arena *a, uint32_t l, uint32_t e, const uint8_t *w
     return 0;
 }
 
+void strata_arena_trace(strata_arena *a, uint32_t l, int B, const int32_t *sel, int K) {
+    if (a->trace == NULL) {
+        return;
+    }
+    fprintf(a->trace, "l %u %d", l, B);
+    for (int t = 0; t < B; t++) {
+        for (int k = 0; k < K; k++) {
+            fprintf(a->trace, "%c%d", k == 0 ? ' ' : ',', sel[(size_t)t * K + k]);
+        }
+    }
+    fputc('\n', a->trace);
+}
+
 void strata_arena_close(strata_arena *a) {
+    if (a->trace != NULL) {
+        fclose(a->trace);
+    }
     if (a->mem != NULL) {
         munmap(a->mem, (size_t)(a->n_slots * a->slot_bytes));
     }

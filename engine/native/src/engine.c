@@ -144,6 +144,7 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
     logger lg = {log, user};
     atomic_store(&g_cancel, 0);
     logf_(&lg, 0, "%s: starting", STRATA_REF_NAME);
+    const uint64_t start_rss = strata_rss_bytes(); /* before the engine holds anything: what the plan does not count */
     int rc = RC_OK;
     strata_session *s = strata_session_open_internal(argc, argv, log, user, &rc, &g_cancel);
     if (s == NULL) {
@@ -195,16 +196,17 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
         uint64_t tokens = np + steps;
         logf_(&lg, 0,
               "arena: mode=%s slots=%llu slots_used=%llu lookups=%llu hits=%llu misses=%llu miss_rate=%.4f "
-              "bytes_read=%llu bytes_read_per_token=%llu evictions=%llu read_seconds=%.3f",
+              "bytes_read=%llu bytes_read_per_token=%llu evictions=%llu read_seconds=%.3f policy=%s cache=%s",
               a->resident ? "resident" : "stream", (unsigned long long)s->st.plan.arena_slots,
               (unsigned long long)(a->resident ? s->st.plan.arena_slots : a->slots_used),
               (unsigned long long)a->lookups, (unsigned long long)a->hits, (unsigned long long)a->misses,
               a->lookups > 0 ? (double)a->misses / (double)a->lookups : 0.0, (unsigned long long)a->bytes_read,
               tokens > 0 ? (unsigned long long)(a->bytes_read / tokens) : 0ull, (unsigned long long)a->evictions,
-              a->read_seconds);
+              a->read_seconds, a->policy == STRATA_ARENA_LFU ? "lfu" : "lru", a->drop_cache ? "drop" : "keep");
     }
-    logf_(&lg, 0, "memory: peak_rss_bytes=%llu allocated_bytes=%llu", (unsigned long long)strata_peak_rss_bytes(),
-          (unsigned long long)s->st.plan.allocated);
+    logf_(&lg, 0, "memory: peak_rss_bytes=%llu allocated_bytes=%llu start_rss_bytes=%llu",
+          (unsigned long long)strata_peak_rss_bytes(), (unsigned long long)s->st.plan.allocated,
+          (unsigned long long)start_rss);
 done:
     if (rc == RC_CANCELLED) {
         logf_(&lg, 1, "cancelled: stopping (exit 130)");

@@ -18,6 +18,9 @@
  * streamed one into the arena slot the expert was read into. 0, or -1 on a read error. */
 typedef int (*strata_expert_fn)(void *user, int layer, int expert, const uint8_t *w[3]);
 
+/* The router's choices at a MoE layer for the B tokens of a forward call (K per token, token-major): a trace hook. */
+typedef void (*strata_route_fn)(void *user, int layer, int B, const int32_t *sel, int K);
+
 /* Tokens per batch of prompt processing. */
 #define STRATA_BATCH 32
 
@@ -28,6 +31,7 @@ typedef struct {
     const strata_fused_ops *ops;
     strata_expert_fn expert;  /* NULL: resident (the mapping) */
     void *expert_user;
+    strata_route_fn route;    /* NULL: no trace; called with expert_user */
     atomic_int *cancel;       /* checked between layers; 1 = stop */
     /* scratch, sized for STRATA_BATCH tokens */
     float *x, *xb, *q, *k, *v, *att, *hb, *hb2, *router, *eo, *xe;

@@ -7,12 +7,14 @@
 #define _POSIX_C_SOURCE 200809L
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ref_internal.h"
 
@@ -457,7 +459,8 @@ static int read_header_and_meta(rd *r, meta *m, uint64_t *n_tensors) {
             }
             continue;
         }
-        if (fits && strncmp(key, "general.split.", 14) == 0) {
+        /* the early split formats: general.split + general.split_count, then general.split.* */
+        if (fits && strncmp(key, "general.split", 13) == 0 && (key[13] == '\0' || key[13] == '.' || key[13] == '_')) {
             m->old_split = 1;
         }
         if (fits && (strcmp(key, "split.no") == 0 || strcmp(key, "split.count") == 0)) {
@@ -730,21 +733,63 @@ static int place_data(rd *r, const meta *m, layers_seen *ls, uint32_t shard) {
     return 0;
 }
 
+static const char *file_kind(mode_t mode) {
+    switch (mode & S_IFMT) {
+    case S_IFDIR:
+        return "a folder";
+    case S_IFIFO:
+        return "a FIFO (named pipe)";
+    case S_IFSOCK:
+        return "a socket";
+    case S_IFCHR:
+        return "a character device";
+    case S_IFBLK:
+        return "a block device";
+    default:
+        return "not a plain file";
+    }
+}
+
+int strata_open_model_file(const char *path, char *why, size_t cap) {
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer; a regular file ignores it */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(why, cap, "%s", strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        struct stat ls;
+        int link = lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode);
+        snprintf(why, cap, "is %s%s, not a regular file", link ? "a symlink to " : "", file_kind(st.st_mode));
+        close(fd);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) {
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    }
+    return fd;
+}
+
 static int open_rd(rd *r, const char *path, char *err, size_t errlen) {
     memset(r, 0, sizeof *r);
     r->path = path;
     r->err = err;
     r->errlen = errlen;
+    char why[128];
+    int fd = strata_open_model_file(path, why, sizeof why);
+    if (fd < 0) {
+        return fail(r, "%s (--model names the model's first .gguf shard)", why);
+    }
     struct stat st;
-    if (stat(path, &st) != 0) {
-        return fail(r, "%s (check --model: it names the first shard)", strerror(errno));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        return fail(r, "not a regular file (--model names the first .gguf shard, not a folder)");
-    }
-    r->f = fopen(path, "rb");
-    if (r->f == NULL) {
-        return fail(r, "%s", strerror(errno));
+    if (fstat(fd, &st) != 0 || (r->f = fdopen(fd, "rb")) == NULL) {
+        int e = errno;
+        close(fd);
+        return fail(r, "%s", strerror(e));
     }
     r->size = (uint64_t)st.st_size;
     return 0;
@@ -1220,9 +1265,10 @@ int strata_gguf_read(const char *path, strata_geometry *g, strata_expert_index *
         goto out;
     }
     if (m.old_split && !m.have_split_count) {
-        fail(&r, "carries the old split keys general.split.* (an early gguf-split format that llama.cpp no longer "
-                 "reads); merge the shards with the gguf-split that wrote them and pass the merged file, or re-split "
-                 "it with a current llama.cpp's gguf-split");
+        fail(&r, "carries the old split keys general.split* (an early gguf-split format that llama.cpp no longer "
+                 "reads; the file is whole, its format is old): merge the shards with the gguf-split that wrote "
+                 "them (gguf-split --merge) and re-split the merged file with a current llama.cpp's gguf-split (or "
+                 "pass it whole)");
         goto out;
     }
     uint64_t count = m.have_split_count ? m.split_count : 1;

@@ -176,14 +176,16 @@ static uint64_t fnv(const char *s) {
 }
 
 static int map_file(const char *path, int *fd_out, const uint8_t **map, uint64_t *size, char *err, size_t errlen) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char why[128];
+    int fd = strata_open_model_file(path, why, sizeof why);
     if (fd < 0) {
-        return failf(err, errlen, path, "cannot open: %s", strerror(errno));
+        return failf(err, errlen, path, "%s", why);
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
         close(fd);
-        return failf(err, errlen, path, "is not a regular file");
+        return failf(err, errlen, path, "cannot read: %s", strerror(e));
     }
     if (st.st_size < 24) {
         close(fd);

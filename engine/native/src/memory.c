@@ -108,6 +108,14 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
     uint64_t spare = p->model_slots > p->token_slots ? p->model_slots - p->token_slots : 0;
     cap = cap < spare ? cap : spare;
     uint32_t standby_slots = p->standby_rule_slots < cap ? p->standby_rule_slots : (uint32_t)cap;
+    /* STRATA_ARENA_BARE=1 (a measurement switch, bench/expert-arena; the Java plan does not read it): the stream
+     * arena with no stand-by slots and no page-cache headroom, so a small model's arena can be sized by
+     * --mem-budget-mb anywhere from one token's experts to every expert (with the headroom, a budget that streams
+     * holds every expert of a model whose experts weigh less than 2 GiB) */
+    int bare = switch_on(in->env_arena_bare);
+    if (bare) {
+        standby_slots = 0;
+    }
 
     if (!in->experts_resident && p->model_slots > 0 && p->budget >= base && p->budget - base >= all_experts) {
         /* the arena holds every expert: nothing streams, no stand-by, no page-cache headroom */
@@ -120,7 +128,7 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
     } else if (!in->experts_resident) {
         p->standby_rule_slots = standby_slots;
         p->standby = (uint64_t)standby_slots * p->slot_bytes;
-        p->headroom = in->total_memory / 8 > 2 * GIB ? in->total_memory / 8 : 2 * GIB;
+        p->headroom = bare ? 0 : in->total_memory / 8 > 2 * GIB ? in->total_memory / 8 : 2 * GIB;
         p->fixed = base + p->standby + p->headroom;
         int64_t available = (int64_t)p->budget - (int64_t)p->fixed;
         uint64_t slots = 0;

@@ -51,6 +51,9 @@ int strata_moe_ffn(strata_fwd *f, int layer, int B) {
             }
         }
     }
+    if (f->route != NULL) {
+        f->route(f->expert_user, layer, B, f->route_e, (int)K);
+    }
     memset(f->eo, 0, sizeof(float) * (size_t)B * E);
     int idx[STRATA_BATCH];
     float wt[STRATA_BATCH];

@@ -113,6 +113,11 @@ int strata_gguf_read(const char *path, strata_geometry *g, strata_expert_index *
 void strata_expert_index_free(strata_expert_index *ix);
 /* The path of shard k (0-based) of a set of count shards whose first is `first` (NAME-00001-of-0000n.gguf). */
 int strata_gguf_shard_path(const char *first, uint32_t k, uint32_t count, char *buf, size_t cap);
+/* Opens a model file for reading without blocking on a FIFO (O_NONBLOCK until fstat says it is a regular
+ * file). Returns the descriptor, or -1 with a message in why: strerror, or what the path is when it is not a
+ * regular file ("is a FIFO (named pipe), not a regular file"). Issue 28: a shard that is there is never
+ * "missing". */
+int strata_open_model_file(const char *path, char *why, size_t cap);
 
 /* ---- memory accounting (memory.c): the one function that sizes every buffer strata-ref allocates ---- */
 
@@ -139,6 +144,7 @@ typedef struct {
     int k4;                     /* an Apple10 (M5-class) GPU: never for strata-ref, which has none */
     const char *env_prompt;     /* getenv("STRATA_METAL_PROMPT") */
     const char *env_prompt_gemm; /* getenv("STRATA_METAL_PROMPT_GEMM") */
+    const char *env_arena_bare;  /* getenv("STRATA_ARENA_BARE"): measurement only, strata-ref only (memory.c) */
     uint64_t fwd_scratch_bytes;  /* the forward pass's activations and one row of logits (forward.c) */
 } strata_mem_inputs;
 

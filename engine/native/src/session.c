@@ -27,6 +27,14 @@ static int expert_fetch(void *user, int layer, int expert, const uint8_t *w[3]) 
     return ml < 0 ? -1 : strata_arena_fetch(&s->arena, (uint32_t)ml, (uint32_t)expert, w);
 }
 
+static void route_trace(void *user, int layer, int B, const int32_t *sel, int K) {
+    strata_session *s = user;
+    int32_t ml = s->moe_layer_of[layer];
+    if (ml >= 0) {
+        strata_arena_trace(&s->arena, (uint32_t)ml, B, sel, K);
+    }
+}
+
 strata_session *strata_session_open_internal(int argc, const char *const *argv, strata_log_fn log, void *user,
                                              int *rc, atomic_int *cancel) {
     int code = RC_OK;
@@ -121,6 +129,7 @@ strata_session *strata_session_open_internal(int argc, const char *const *argv, 
         }
         s->fwd.expert = expert_fetch;
         s->fwd.expert_user = s;
+        s->fwd.route = s->arena.trace != NULL ? route_trace : NULL;
     }
     logf_(&s->lg, 0, "engine: threads=%d kernels=%s weights=%s experts=%s spec=%ld suffix_draft=%ld mem_budget_mb=%ld",
           strata_pool_size(&s->pool), s->ops->isa, strata_quant_isa(), st->o.experts_resident ? "resident" : "stream",
@@ -217,8 +226,9 @@ API int strata_session_eval(strata_session *s, int32_t seq, const int32_t *token
         return RC_USAGE;
     }
     size_t past = (size_t)s->kv.n_past[seq];
-    if (past + n > (size_t)s->st.o.ctx) {
-        logf_(&s->lg, 2, "eval: %zu positions held + %zu new exceed the context of %ld (--ctx)", past, n, s->st.o.ctx);
+    if (past + n > s->st.cells) {
+        logf_(&s->lg, 2, "eval: %zu positions held + %zu new exceed the pool's %zu cells (--ctx %ld + 128)", past, n,
+              s->st.cells, s->st.o.ctx);
         return RC_USAGE;
     }
     for (size_t i = 0; i < n; i++) {
@@ -296,13 +306,13 @@ API int64_t strata_session_stats(const strata_session *s, char *buf, size_t cap)
     int n = snprintf(line, sizeof line,
                      "prefill_tokens=%llu prefill_seconds=%.3f decode_tokens=%llu decode_seconds=%.3f lookups=%llu "
                      "hits=%llu misses=%llu evictions=%llu bytes_read=%llu read_seconds=%.3f slots=%llu slots_used=%llu "
-                     "peak_rss_bytes=%llu",
+                     "peak_rss_bytes=%llu policy=%s",
                      (unsigned long long)s->prefill_tokens, s->prefill_seconds, (unsigned long long)s->decode_tokens,
                      s->decode_seconds, (unsigned long long)a->lookups, (unsigned long long)a->hits,
                      (unsigned long long)a->misses, (unsigned long long)a->evictions, (unsigned long long)a->bytes_read,
                      a->read_seconds, (unsigned long long)s->st.plan.arena_slots,
                      (unsigned long long)(a->resident ? s->st.plan.arena_slots : a->slots_used),
-                     (unsigned long long)strata_peak_rss_bytes());
+                     (unsigned long long)strata_peak_rss_bytes(), a->policy == STRATA_ARENA_LFU ? "lfu" : "lru");
     if (n < 0) {
         return -1;
     }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gguf_write.h"
@@ -304,6 +305,19 @@ static void test_gguf(int quick) {
     CHECK(strata_gguf_geometry(path, &g, err, sizeof err) != 0 && strstr(err, "limit"), "huge key length: %s", err);
     CHECK(strata_gguf_geometry(tmpdir, &g, err, sizeof err) != 0 && strstr(err, "not a regular file"), "folder: %s",
           err);
+    /* issue 28: a FIFO or a link to /dev/zero is named for what it is, and the FIFO is not opened blocking */
+    char fifo[4096];
+    snprintf(fifo, sizeof fifo, "%s/fifo.gguf", tmpdir);
+    unlink(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s", fifo);
+    CHECK(strata_gguf_geometry(fifo, &g, err, sizeof err) != 0 && strstr(err, "is a FIFO (named pipe), not a regular file"),
+          "fifo: %s", err);
+    unlink(fifo);
+    CHECK(symlink("/dev/zero", fifo) == 0, "symlink %s", fifo);
+    CHECK(strata_gguf_geometry(fifo, &g, err, sizeof err) != 0 &&
+              strstr(err, "is a symlink to a character device, not a regular file"),
+          "link to /dev/zero: %s", err);
+    unlink(fifo);
     free(mut);
     free(buf);
 }

@@ -147,8 +147,8 @@ static int cmd_check(const char *model) {
         CHECK(strata_session_eval(s, 0, &bad, 1, 0, one) == 2, "token id %d accepted", V);
         CHECK(strata_session_eval(s, 1, toks, 1, 0, one) == 2, "sequence 1 accepted");
         strata_session_truncate(s, 0, 0);
-        int32_t *many = calloc(600, sizeof *many);
-        CHECK(strata_session_eval(s, 0, many, 600, 600, NULL) == 2, "600 tokens accepted in a context of 512");
+        int32_t *many = calloc(641, sizeof *many);
+        CHECK(strata_session_eval(s, 0, many, 641, 641, NULL) == 2, "641 tokens accepted in 640 cells (ctx 512 + 128)");
         CHECK(strata_session_truncate(s, 0, 5) == 2, "truncate past n_past accepted");
         quiet_errors = 0;
         free(many);

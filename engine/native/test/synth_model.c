@@ -148,12 +148,14 @@ int main(int argc, char **argv) {
         return 2;
     }
     uint64_t V = toks->n;
-    /* weights: std 1/sqrt(fan-in) for projections, embeddings of std 1 so the logits have a real spread */
+    /* weights: std 1/sqrt(fan-in) for projections; the output rows (token_embd when tied) of std 0.25, so the logits
+     * spread with a std of about 4: peaked enough that greedy decoding has few near-ties, not so peaked that the
+     * distribution is one token */
     float s_e = 1.0f / sqrtf((float)E), s_f = 1.0f / sqrtf((float)FF), s_q = 1.0f / sqrtf((float)(H * HD));
-    add("token_embd.weight", wt, E, V, 1.0f, 0.0f);
+    add("token_embd.weight", wt, E, V, llama ? 1.0f : 0.25f, 0.0f);
     add("output_norm.weight", wt, E, 1, 0.1f, 1.0f);
     if (llama) {
-        add("output.weight", wt, E, V, s_e, 0.0f);
+        add("output.weight", wt, E, V, 0.25f, 0.0f);
     }
     for (int l = 0; l < L; l++) {
         char n[96];

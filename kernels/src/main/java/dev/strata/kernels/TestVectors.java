@@ -183,12 +183,6 @@ public final class TestVectors {
     return b.array();
   }
 
-  public static float[] floatsFromLe(byte[] bytes) {
-    float[] v = new float[bytes.length / 4];
-    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(v);
-    return v;
-  }
-
   /** Rewrites the vectors folder: {@code TestVectors <dir>}. */
   public static void main(String[] args) throws IOException {
     if (args.length != 1) {

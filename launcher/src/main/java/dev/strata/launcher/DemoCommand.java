@@ -152,7 +152,7 @@ public final class DemoCommand implements Callable<Integer> {
     if (edited) {
       configNote =
           "yours: edited by hand, so kept and launched as it is"
-              + (kv != null || ctx != DEMO_CONTEXT ? " (--ctx/--kv apply to a fresh one)" : "")
+              + (format != null || ctx != DEMO_CONTEXT ? " (--ctx/--kv apply to a fresh one)" : "")
               + "; delete it for a fresh one";
     } else {
       ConfigWriter.Result r =
@@ -210,7 +210,15 @@ public final class DemoCommand implements Callable<Integer> {
                   false,
                   null,
                   new LaunchFlow.Generate(
-                      DEMO_PROMPT, null, Integer.toString(DEMO_TOKENS), "0", null, null, null)));
+                      DEMO_PROMPT,
+                      null,
+                      Integer.toString(DEMO_TOKENS),
+                      "0",
+                      null,
+                      null,
+                      null,
+                      null,
+                      null)));
     } catch (StrataException e) {
       out.println();
       out.flush();

@@ -64,6 +64,21 @@ final class LaunchArgs {
           SAVE_SESSION,
           LOAD_SESSION);
 
+  /**
+   * Every path option of strata-launch and its subcommands, and what it takes ({@link
+   * dev.strata.engine.cli.PathArgs}: {@code ~/} expanded, an empty path refused).
+   */
+  static final Map<String, String> PATHS =
+      Map.of(
+          CONFIG,
+          "FILE (an engine config, engine.yaml)",
+          CONFIG_SHORT,
+          "FILE (an engine config, engine.yaml)",
+          HOST_FILE,
+          "FILE (a host JSON, or a profile: strata-setup probe --list-hosts)",
+          "--dir",
+          "DIR (where the demo writes its model and config)");
+
   static final Set<String> SWITCHES = Set.of(DRY_RUN, PLAN, EXPLAIN, JSON, ISOLATE);
 
   /**

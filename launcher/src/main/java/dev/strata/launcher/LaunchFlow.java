@@ -7,9 +7,9 @@ import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
-import dev.strata.engine.ffm.Posix;
-import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
+import dev.strata.engine.host.ProbeResult;
+import dev.strata.engine.libc.Posix;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.text.TerminalText;
 import dev.strata.engine.trust.TrustedPath;
@@ -142,10 +142,16 @@ final class LaunchFlow {
                     ? "STRATA_CONFIG"
                     : "the default config path");
     // --host-file: the one path rule (HostProfiles.open), as strata-setup's
-    HostFacts here =
+    // the memory available now is this machine's: a host file's machine has none to check
+    ProbeResult probed =
         r.hostFile() != null
-            ? HostProfiles.open(r.hostFile(), machine.workingDir()).facts()
-            : machine.probeAndSay(io, CommandNames.LAUNCH, io.env(), note -> true).facts();
+            ? null
+            : machine.probeAndSay(io, CommandNames.LAUNCH, io.env(), note -> true);
+    Preflight.Here here =
+        probed == null
+            ? new Preflight.Here(
+                HostProfiles.open(r.hostFile(), machine.workingDir()).facts(), null)
+            : new Preflight.Here(probed.facts(), probed.available());
 
     if (r.plan()) {
       Preflight.Report report = Preflight.forPlan(cfg, configPath, here, io.env());

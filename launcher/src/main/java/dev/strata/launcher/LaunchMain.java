@@ -5,6 +5,7 @@ import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.MainExit;
+import dev.strata.engine.cli.PathArgs;
 import dev.strata.metal.HostProbe;
 
 /**
@@ -34,7 +35,13 @@ public final class LaunchMain {
     return io.finish(CommandNames.LAUNCH, execute(io, machine, args));
   }
 
-  private static int execute(Io io, Machine machine, String[] args) {
+  private static int execute(Io io, Machine machine, String[] given) {
+    String[] args;
+    try {
+      args = PathArgs.expand(given, LaunchArgs.PATHS, io.env().get("HOME"));
+    } catch (StrataException e) {
+      return io.report(CommandNames.LAUNCH, e);
+    }
     LaunchFlow.Request simple = LaunchArgs.simple(args);
     if (simple == null) {
       return LaunchCli.create(io, machine).execute(args);

@@ -3,6 +3,7 @@ package dev.strata.metal;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.Os;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.host.AvailableMemory;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.LinuxProbe;
 import dev.strata.engine.host.ProbeResult;
@@ -43,17 +44,20 @@ public final class HostProbe {
               throw new StrataException(ExitCodes.USAGE, m);
             });
     String os = System.getProperty("os.name", "");
-    return switch (family(os)) {
-      case "macos" -> MacProbe.probe(env);
-      case "linux" -> LinuxProbe.probe();
-      default ->
-          throw new StrataException(
-              ExitCodes.USAGE,
-              "cannot probe '"
-                  + os
-                  + "': only macOS and Linux are probed; pass --host-file FILE or a profile name"
-                  + " (strata-setup probe --list-hosts)");
-    };
+    ProbeResult r =
+        switch (family(os)) {
+          case "macos" -> MacProbe.probe(env);
+          case "linux" -> LinuxProbe.probe();
+          default ->
+              throw new StrataException(
+                  ExitCodes.USAGE,
+                  "cannot probe '"
+                      + os
+                      + "': only macOS and Linux are probed; pass --host-file FILE or a profile name"
+                      + " (strata-setup probe --list-hosts)");
+        };
+    // STRATA_MEMINFO: a meminfo file instead of what the machine has free now (AvailableMemory)
+    return r.withAvailable(AvailableMemory.overridden(r.available(), env));
   }
 
   /**

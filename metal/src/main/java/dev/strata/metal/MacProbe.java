@@ -1,5 +1,6 @@
 package dev.strata.metal;
 
+import dev.strata.engine.host.AvailableMemory;
 import dev.strata.engine.host.ChipName;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsRules;
@@ -36,6 +37,19 @@ public final class MacProbe {
           "machdep.cpu.brand_string",
           "kern.osproductversion",
           "iogpu.wired_limit_mb");
+
+  /**
+   * The sysctls of the memory available now (not a host fact; the launch's memory check), read
+   * after {@link #NAMES}: pages free, speculative, purgeable and file-backed (the page cache), and
+   * the page size. Never run on a Mac (docs/PROBE.md).
+   */
+  static final List<String> MEMORY_NOW_NAMES =
+      List.of(
+          "hw.pagesize",
+          "vm.page_free_count",
+          "vm.page_speculative_count",
+          "vm.page_purgeable_count",
+          "vm.page_pageable_external_count");
 
   /** The raw reader: a sysctl name to its buffer, empty when the name does not exist. */
   @FunctionalInterface
@@ -254,7 +268,30 @@ public final class MacProbe {
         new HostFacts(
             "macos", chip, cpus, perf, efficiency, memory, family, metal4, k4, osVersion, wired);
     HostFactsRules.check(facts, "probe"); // the repairs above make this hold; a slip shows in tests
-    return new ProbeResult(facts, notes, gpu.recommendedMaxWorkingSet(), gpu.fromMetal());
+    return new ProbeResult(
+        facts, notes, gpu.recommendedMaxWorkingSet(), gpu.fromMetal(), availableNow(r, memory));
+  }
+
+  /**
+   * What is available now: (free + speculative + purgeable + file-backed pages) × page size, the
+   * pages macOS hands out without compressing or swapping; null when a sysctl is missing.
+   */
+  private static AvailableMemory availableNow(Reader r, long memory) {
+    long page = r.integerIfPresent(MEMORY_NOW_NAMES.getFirst()).orElse(-1);
+    if (page <= 0 || page > 1 << 30) {
+      return null;
+    }
+    long pages = 0;
+    for (String name : MEMORY_NOW_NAMES.subList(1, MEMORY_NOW_NAMES.size())) {
+      long n = r.integerIfPresent(name).orElse(-1);
+      if (n < 0) {
+        return null;
+      }
+      pages += n;
+    }
+    return pages > memory / page
+        ? new AvailableMemory(memory, memory, "sysctl vm.page_*_count")
+        : new AvailableMemory(memory, pages * page, "sysctl vm.page_*_count");
   }
 
   /** Reads and decodes sysctls, turning every failure into a note. */

@@ -191,6 +191,23 @@ class MacProbeTest {
   }
 
   @Test
+  void memoryAvailableNowIsFreeSpeculativePurgeableAndFileBackedPages() {
+    Map<String, byte[]> m = m4Pro();
+    assertEquals(null, run(m, apple(1009)).available(), "no vm.page_* sysctls: unknown");
+    m.put("hw.pagesize", i64(16_384));
+    m.put("vm.page_free_count", i32(100_000));
+    m.put("vm.page_speculative_count", i32(20_000));
+    m.put("vm.page_purgeable_count", i32(5_000));
+    m.put("vm.page_pageable_external_count", i32(75_000));
+    assertEquals(
+        new dev.strata.engine.host.AvailableMemory(
+            48L << 30, 200_000L * 16_384, "sysctl vm.page_*_count"),
+        run(m, apple(1009)).available());
+    m.remove("vm.page_purgeable_count");
+    assertEquals(null, run(m, apple(1009)).available(), "one count missing: unknown");
+  }
+
+  @Test
   void readsOnlyTheDocumentedNames() {
     java.util.Set<String> asked = new java.util.TreeSet<>();
     MacProbe.assemble(
@@ -200,6 +217,8 @@ class MacProbeTest {
         },
         () -> apple(1009),
         NEVER);
-    assertTrue(new java.util.TreeSet<>(MacProbe.NAMES).containsAll(asked), asked.toString());
+    java.util.Set<String> documented = new java.util.TreeSet<>(MacProbe.NAMES);
+    documented.addAll(MacProbe.MEMORY_NOW_NAMES);
+    assertTrue(documented.containsAll(asked), asked.toString());
   }
 }

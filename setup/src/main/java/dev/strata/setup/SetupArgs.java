@@ -53,6 +53,19 @@ final class SetupArgs {
   static final Set<String> SWITCHES = Set.of(PRINT, YES, FORCE);
 
   /**
+   * Every path option of strata-setup and its subcommands ({@code demo-model --out}, {@code probe
+   * --host-file}), and what it takes ({@link dev.strata.engine.cli.PathArgs}: {@code ~/} expanded,
+   * an empty path refused).
+   */
+  static final Map<String, String> PATHS =
+      Map.of(
+          MODEL, "PATH (the model's first shard, or its folder)",
+          ENGINE_LIB, "PATH (the engine library)",
+          HOST_FILE, "FILE (a host JSON, or a profile: strata-setup probe --list-hosts)",
+          OUT, "with a path (the config to write; a folder for demo-model)",
+          ANSWERS, "FILE (the answers as YAML)");
+
+  /**
    * The subcommands' names ({@code help} is picocli's {@code HelpCommand}): picocli takes none of
    * them for an option's value ("Expected parameter for option '--out' but found 'probe'").
    */

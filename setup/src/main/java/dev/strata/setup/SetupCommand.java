@@ -70,8 +70,11 @@ import picocli.CommandLine.Option;
     exitCodeList = {
       "0:config written (or printed)",
       "2:usage or input error: a bad flag, a missing answer without a terminal, a bad model,"
-          + " host or answers file, a hand-edited config kept without --force",
-      "3:the memory plan does not fit this host (the message says by how much and what to do)",
+          + " host or answers file, a KV format the backend refuses for this model, a"
+          + " hand-edited config kept without --force",
+      "3:the memory plan does not fit this host (the message says by how much and what to do);"
+          + " an engine library a launch would not load; a library or folder that fails a"
+          + " launch's ownership rule",
       "130:cancelled (Ctrl-C, Ctrl-D or no at the confirmation): nothing written"
     })
 public final class SetupCommand implements Callable<Integer> {

@@ -5,6 +5,7 @@ import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.MainExit;
+import dev.strata.engine.cli.PathArgs;
 import dev.strata.metal.HostProbe;
 
 /**
@@ -38,7 +39,13 @@ public final class SetupMain {
   }
 
   private static int execute(
-      Io io, Machine machine, SetupCli.PrompterFactory prompter, String[] args) {
+      Io io, Machine machine, SetupCli.PrompterFactory prompter, String[] given) {
+    String[] args;
+    try {
+      args = PathArgs.expand(given, SetupArgs.PATHS, io.env().get("HOME"));
+    } catch (StrataException e) {
+      return io.report(CommandNames.SETUP, e);
+    }
     SetupFlow.Request simple = SetupArgs.simple(args);
     if (simple == null) {
       return SetupCli.create(io, machine, prompter).execute(args);

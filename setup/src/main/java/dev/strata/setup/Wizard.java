@@ -1,8 +1,6 @@
 package dev.strata.setup;
 
 import dev.strata.engine.Backend;
-import dev.strata.engine.ExitCodes;
-import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.Answers;
@@ -164,7 +162,8 @@ final class Wizard {
    *
    * @param previous the config at the target, whose answers are the defaults
    * @throws WizardCancelled on Ctrl-C, Ctrl-D or "no" at the summary
-   * @throws StrataException exit 3 when every answer was given and the plan does not fit
+   * @throws dev.strata.engine.StrataException exit 3 when every answer was given and the plan does
+   *     not fit (2 when the KV format cannot hold the model)
    */
   Result run(HostFacts host, String hostSource, Given given, Previous previous, Target target) {
     this.host = host;
@@ -231,7 +230,7 @@ final class Wizard {
             && !asked.contains(Step.EXPERTS)
             && !asked.contains(Step.KV)
             && fitting == null) {
-          throw new StrataException(ExitCodes.PREFLIGHT, r.generated().plan().refusal());
+          r.generated().requireFits(); // throws: exit 3, or 2 for a KV format that cannot hold it
         }
         advice = advice(d, given, r.generated().plan().refusal());
         showDoesNotFit(advice);

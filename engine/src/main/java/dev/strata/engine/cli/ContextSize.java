@@ -1,8 +1,8 @@
 package dev.strata.engine.cli;
 
-import dev.strata.engine.flags.AsciiDigits;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.flags.ValueKind;
+import dev.strata.engine.text.AsciiDigits;
 import dev.strata.engine.text.Clip;
 
 /**

@@ -43,11 +43,6 @@ public record Machine(
         Clock.systemUTC());
   }
 
-  /** The same machine with another probe (a test's host, a host profile). */
-  public Machine withProbe(Function<Map<String, String>, ProbeResult> other) {
-    return new Machine(osName, workingDir, strataHome, strataRoot, other, clock);
-  }
-
   /**
    * Probes this machine ({@link #probe()} with {@code env}) and says on stderr what the probe could
    * not read or had to take from elsewhere: each of its notes that {@code shown} keeps, as one line

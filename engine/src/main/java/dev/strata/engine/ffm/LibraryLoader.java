@@ -1,6 +1,8 @@
 package dev.strata.engine.ffm;
 
 import dev.strata.engine.Os;
+import dev.strata.engine.libc.NativeCalls;
+import dev.strata.engine.libc.Posix;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;

@@ -3,6 +3,7 @@ package dev.strata.engine.ffm;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.Os;
 import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.libc.NativeCalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;

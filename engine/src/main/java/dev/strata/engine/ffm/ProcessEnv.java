@@ -1,5 +1,6 @@
 package dev.strata.engine.ffm;
 
+import dev.strata.engine.libc.NativeCalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;

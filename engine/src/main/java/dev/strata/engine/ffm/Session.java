@@ -1,6 +1,7 @@
 package dev.strata.engine.ffm;
 
 import dev.strata.engine.ExitCodes;
+import dev.strata.engine.libc.NativeCalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

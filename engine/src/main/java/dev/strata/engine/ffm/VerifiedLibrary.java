@@ -2,6 +2,7 @@ package dev.strata.engine.ffm;
 
 import dev.strata.engine.Folders;
 import dev.strata.engine.Sha256;
+import dev.strata.engine.libc.Posix;
 import dev.strata.engine.trust.TrustRefused;
 import dev.strata.engine.trust.TrustedPath;
 import java.io.IOException;

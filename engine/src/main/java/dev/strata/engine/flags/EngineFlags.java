@@ -40,6 +40,9 @@ public final class EngineFlags {
   /** Largest context the engines take: 1 Mi tokens. */
   public static final int MAX_CTX = 1 << 20;
 
+  /** Most threads the engines take; the plan's default (the performance cores) stops there. */
+  public static final int MAX_THREADS = 1024;
+
   /** Largest memory budget: 16 TiB in MiB, far above any Mac, low enough to stay exact in C. */
   public static final long MAX_MEM_BUDGET_MB = 16L << 20;
 
@@ -55,7 +58,6 @@ public final class EngineFlags {
               new ValueKind.PathValue(),
               null,
               "required",
-              null,
               "The model: its first shard (NAME-00001-of-0000N.gguf) or its only file.",
               ALL,
               true),
@@ -65,7 +67,6 @@ public final class EngineFlags {
               new ValueKind.IntRange(1, MAX_CTX),
               "4096",
               "",
-              null,
               "Context length in tokens; every KV pool holds N + 128 cells.",
               ALL,
               false),
@@ -75,7 +76,6 @@ public final class EngineFlags {
               choices(ExpertsMode.values(), ExpertsMode::id),
               ExpertsMode.STREAM.id(),
               "",
-              null,
               "Where the MoE experts live: stream them from the SSD through an arena of resident"
                   + " slots, or keep every expert resident in memory.",
               ALL,
@@ -83,10 +83,9 @@ public final class EngineFlags {
           new FlagSpec(
               THREADS,
               "N",
-              new ValueKind.IntRange(0, 1024),
+              new ValueKind.IntRange(0, MAX_THREADS),
               "0",
               "0 = the performance cores",
-              null,
               "CPU threads the engine runs its host-side work on.",
               ALL,
               false),
@@ -96,7 +95,6 @@ public final class EngineFlags {
               new ValueKind.IntRange(0, MAX_MEM_BUDGET_MB),
               "0",
               "0 = the memory plan's",
-              null,
               "Memory the engine may use, in MiB.",
               ALL,
               false),
@@ -106,7 +104,6 @@ public final class EngineFlags {
               new ValueKind.IntRange(0, 16),
               "0",
               "0 = off",
-              null,
               "MTP draft tokens per step (speculative decoding).",
               ALL,
               false),
@@ -116,7 +113,6 @@ public final class EngineFlags {
               new ValueKind.IntRange(0, 64),
               "0",
               "0 = off",
-              null,
               "Suffix-match draft tokens per step.",
               ALL,
               false),
@@ -126,7 +122,6 @@ public final class EngineFlags {
               new ValueKind.Switch(),
               null,
               "off",
-              null,
               "Keep the KV cache resident while the experts stream (PC engine only).",
               PC_ONLY,
               false),
@@ -136,7 +131,6 @@ public final class EngineFlags {
               new ValueKind.IntRange(1, MAX_CTX),
               "512",
               "",
-              null,
               "Tokens of the synthetic prompt strata-ref prefills.",
               REF_ONLY,
               false),
@@ -146,7 +140,6 @@ public final class EngineFlags {
               new ValueKind.IntRange(0, MAX_CTX),
               "64",
               "",
-              null,
               "Synthetic decode steps strata-ref runs after the prompt.",
               REF_ONLY,
               false),
@@ -156,7 +149,6 @@ public final class EngineFlags {
               choices(EngineArgs.Fault.values(), EngineArgs.Fault::id),
               null,
               "none",
-              null,
               "Make strata-ref crash on purpose (SIGSEGV or SIGABRT), to test strata-launch"
                   + " --isolate.",
               REF_ONLY,
@@ -167,7 +159,6 @@ public final class EngineFlags {
               choices(KvFormat.values(), KvFormat::flagName),
               null,
               "none: the int8 path on Metal",
-              null,
               "KV-cache format. On Metal fp16 runs on the int8 pools, q4_0 is the opt-in smaller"
                   + " format (576 B per cell per QSA layer against 1,056), and k8v4 is refused at"
                   + " startup.",

@@ -34,9 +34,6 @@ public final class FlagDocs {
     md.append("\n");
     for (FlagSpec f : EngineFlags.flags()) {
       md.append("- `").append(f.usage()).append("`: ").append(f.help());
-      if (f.envVar() != null) {
-        md.append(" Env: `").append(f.envVar()).append("`.");
-      }
       md.append("\n");
     }
     md.append("\nBackends: ");

@@ -14,7 +14,6 @@ import java.util.Set;
  * @param defaultValue the engine's value when the flag is absent, as text; null when it has none
  *     (the flag is required, or absence means "not set")
  * @param defaultNote what the default means, for docs ("0 = performance cores"); may be empty
- * @param envVar an environment variable the engine reads in place of the flag, or null
  * @param help one sentence for docs and {@code --help}
  * @param backends the backends that accept the flag; any other backend refuses it
  * @param required true when argv must contain the flag
@@ -25,7 +24,6 @@ public record FlagSpec(
     ValueKind kind,
     String defaultValue,
     String defaultNote,
-    String envVar,
     String help,
     Set<Backend> backends,
     boolean required) {

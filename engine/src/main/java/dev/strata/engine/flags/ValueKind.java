@@ -1,5 +1,6 @@
 package dev.strata.engine.flags;
 
+import dev.strata.engine.text.AsciiDigits;
 import java.util.List;
 
 /** What a flag's value may be. Each kind checks a value and says in words what it allows. */

@@ -68,11 +68,13 @@ public final class Generator {
      * the demo.
      *
      * @throws StrataException exit 3 ({@link ExitCodes#PREFLIGHT}) with the plan's refusal when the
-     *     plan does not fit the host
+     *     plan does not fit the host; exit 2 ({@link ExitCodes#USAGE}) when the KV format cannot
+     *     hold the model at all (docs/SETUP.md: a KV format the backend refuses)
      */
     public Generated requireFits() {
       if (!plan.fits()) {
-        throw new StrataException(ExitCodes.PREFLIGHT, plan.refusal());
+        throw new StrataException(
+            plan.kvFormatRefused() ? ExitCodes.USAGE : ExitCodes.PREFLIGHT, plan.refusal());
       }
       return this;
     }

@@ -8,7 +8,7 @@ import dev.strata.engine.config.YamlReader.MapNode;
 import dev.strata.engine.config.YamlReader.Node;
 import dev.strata.engine.config.YamlReader.Scalar;
 import dev.strata.engine.config.YamlReader.SeqNode;
-import dev.strata.engine.flags.AsciiDigits;
+import dev.strata.engine.text.AsciiDigits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

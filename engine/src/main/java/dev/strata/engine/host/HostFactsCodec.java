@@ -126,9 +126,9 @@ public final class HostFactsCodec {
 
   /**
    * Checks that {@code facts} could describe a real machine (the value rules of the host JSON):
-   * {@code os} macos or linux; CPU counts from 1, performance + efficiency ≤ CPUs; memory above 0;
-   * {@code gpu_family} 0 or 1001–1010; {@code k4} exactly when the family is Apple10; Metal 4 only
-   * from Apple7 (M1) on; nothing GPU-related on Linux.
+   * {@code os} macos or linux; CPU counts from 1, performance + efficiency ≤ CPUs; memory above 0
+   * and at most 16 TiB; {@code gpu_family} 0 or 1001–1010; {@code k4} exactly when the family is
+   * Apple10; Metal 4 only from Apple7 (M1) on; nothing GPU-related on Linux.
    *
    * @throws HostFileException naming {@code source} and the field at fault
    */

@@ -1,5 +1,6 @@
 package dev.strata.engine.host;
 
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.text.Clip;
 import dev.strata.engine.text.TerminalText;
 import java.util.Map;
@@ -12,6 +13,12 @@ public final class HostFactsRules {
   /** Sanity bound for CPU counts (Linux's usual kernel_max is 8192). */
   static final int MAX_CPUS = 8192;
 
+  /**
+   * Sanity bound for {@code memory_bytes}: 16 TiB, the largest memory budget the engines take
+   * ({@link EngineFlags#MAX_MEM_BUDGET_MB}), far above any Mac.
+   */
+  static final long MAX_MEMORY = EngineFlags.MAX_MEM_BUDGET_MB << 20;
+
   /** Sanity bound for the two free-text fields. */
   static final int MAX_TEXT = 256;
 
@@ -19,9 +26,10 @@ public final class HostFactsRules {
 
   /**
    * Checks that {@code facts} could describe a real machine: {@code os} macos or linux; CPU counts
-   * from 1, performance + efficiency ≤ CPUs; memory above 0; {@code gpu_family} 0 or 1001–1010;
-   * {@code k4} exactly when the family is Apple10; Metal 4 only from Apple7 (M1) on; nothing
-   * GPU-related on Linux; the two texts non-blank, short and free of control characters.
+   * from 1, performance + efficiency ≤ CPUs; memory above 0 and at most 16 TiB; {@code gpu_family}
+   * 0 or 1001–1010; {@code k4} exactly when the family is Apple10; Metal 4 only from Apple7 (M1)
+   * on; nothing GPU-related on Linux; the two texts non-blank, short and free of control
+   * characters.
    *
    * @throws HostFileException naming {@code source} and the field at fault
    */
@@ -93,6 +101,10 @@ public final class HostFactsRules {
     }
     if (f.memoryBytes() <= 0) {
       throw field(fault, "memory_bytes", "above 0", f.memoryBytes());
+    }
+    if (f.memoryBytes() > MAX_MEMORY) {
+      // said here, at the field, not later as the engine flag the plan derives from it
+      throw field(fault, "memory_bytes", "at most " + MAX_MEMORY + " (16 TiB)", f.memoryBytes());
     }
     int family = f.gpuFamily();
     if (family != 0 && (family < 1001 || family > HostFacts.FAMILY_APPLE10)) {

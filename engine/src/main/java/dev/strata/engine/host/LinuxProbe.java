@@ -26,7 +26,9 @@ import java.util.TreeMap;
  *       performance cores;
  *   <li>{@code memory_bytes}: MemTotal of /proc/meminfo; {@code chip}: {@code model name} of
  *       /proc/cpuinfo (or {@code Hardware}, or the arm {@code CPU part}); {@code os_version}:
- *       PRETTY_NAME of /etc/os-release.
+ *       PRETTY_NAME of /etc/os-release;
+ *   <li>what is available now (not a host JSON fact; the launch's memory check, docs/LAUNCH.md):
+ *       MemAvailable and MemTotal of /proc/meminfo ({@link AvailableMemory}).
  * </ul>
  *
  * The parsers are pure and public to this package so tests feed them recorded file texts; {@link
@@ -106,7 +108,12 @@ public final class LinuxProbe {
     HostFacts facts =
         new HostFacts("linux", chip, cpuCores, split[0], split[1], memory, 0, false, false, os, 0);
     HostFactsRules.check(facts, "probe");
-    return new ProbeResult(facts, notes, OptionalLong.empty());
+    return new ProbeResult(
+        facts,
+        notes,
+        OptionalLong.empty(),
+        true,
+        meminfo == null ? null : AvailableMemory.fromMeminfo(meminfo, "/proc/meminfo"));
   }
 
   /** {performance, efficiency} among {@code cpus}. */
@@ -188,7 +195,16 @@ public final class LinuxProbe {
 
   /** MemTotal of /proc/meminfo in bytes (the file says kB, meaning KiB). */
   static OptionalLong memTotalBytes(String meminfo) {
-    Optional<String> v = field(meminfo, "MemTotal");
+    OptionalLong total = meminfoBytes(meminfo, "MemTotal");
+    return total.isPresent() && total.getAsLong() == 0 ? OptionalLong.empty() : total;
+  }
+
+  /**
+   * A size field of /proc/meminfo ({@code MemTotal}, {@code MemAvailable}) in bytes: {@code N kB}
+   * as the kernel writes it; empty when absent, not a number or negative.
+   */
+  static OptionalLong meminfoBytes(String meminfo, String name) {
+    Optional<String> v = field(meminfo, name);
     if (v.isEmpty()) {
       return OptionalLong.empty();
     }
@@ -199,7 +215,7 @@ public final class LinuxProbe {
     try {
       long kib = Long.parseLong(number);
       long unit = suffix.equalsIgnoreCase("kB") ? 1024 : 1;
-      return kib > 0 && kib <= Long.MAX_VALUE / unit
+      return kib >= 0 && kib <= Long.MAX_VALUE / unit
           ? OptionalLong.of(kib * unit)
           : OptionalLong.empty();
     } catch (NumberFormatException e) {

@@ -15,18 +15,35 @@ import java.util.OptionalLong;
  *     answered (true off the Mac, where there is nothing to ask). False when the GPU probe was
  *     skipped ({@code STRATA_PROBE=sysctl-only}, an earlier run crashed in it, it timed out): the
  *     facts are then taken from the chip name, and strata-setup asks or takes {@code --gpu-family}.
+ * @param available the memory available now (the launch's memory check); null when the probe could
+ *     not read it, or the result is not this machine's (a host file, a profile)
  */
 public record ProbeResult(
     HostFacts facts,
     List<String> notes,
     OptionalLong recommendedMaxWorkingSet,
-    boolean gpuFromMetal) {
+    boolean gpuFromMetal,
+    AvailableMemory available) {
   public ProbeResult {
     notes = List.copyOf(notes);
   }
 
+  /** A result without the memory available now. */
+  public ProbeResult(
+      HostFacts facts,
+      List<String> notes,
+      OptionalLong recommendedMaxWorkingSet,
+      boolean gpuFromMetal) {
+    this(facts, notes, recommendedMaxWorkingSet, gpuFromMetal, null);
+  }
+
   /** A result whose GPU facts need no asking (Linux, a host file, a test). */
   public ProbeResult(HostFacts facts, List<String> notes, OptionalLong recommendedMaxWorkingSet) {
-    this(facts, notes, recommendedMaxWorkingSet, true);
+    this(facts, notes, recommendedMaxWorkingSet, true, null);
+  }
+
+  /** The same result with {@code now} as the memory available now. */
+  public ProbeResult withAvailable(AvailableMemory now) {
+    return new ProbeResult(facts, notes, recommendedMaxWorkingSet, gpuFromMetal, now);
   }
 }

@@ -1,7 +1,7 @@
 package dev.strata.engine.kv;
 
 import dev.strata.engine.Backend;
-import dev.strata.engine.flags.AsciiDigits;
+import dev.strata.engine.text.AsciiDigits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package dev.strata.engine.model;
 
+import dev.strata.engine.FileKind;
 import dev.strata.engine.model.GgufException.Kind;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -91,6 +92,11 @@ public final class GgufReader {
   /** Reads the header of one file. */
   public static GgufFile readFile(Path file) {
     String shown = file.toString();
+    String kind = FileKind.isNotRegular(file);
+    if (kind != null) {
+      // never opened: opening a FIFO for reading blocks until someone writes to it
+      throw new GgufException(Kind.NOT_A_MODEL, shown, kind + "; pass the model's .gguf file");
+    }
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       return read(ch, shown);
     } catch (NoSuchFileException e) {

@@ -1,5 +1,6 @@
 package dev.strata.engine.model;
 
+import dev.strata.engine.FileKind;
 import dev.strata.engine.model.GgufException.Kind;
 import dev.strata.engine.text.Clip;
 import java.io.IOException;
@@ -22,8 +23,18 @@ import java.util.regex.Pattern;
  * (docs/ENGINE-CONTRACT.md, "Reading"). The headers themselves are read by {@link GgufParser}.
  */
 final class GgufSplitSet {
-  /** Keys of the early split format ({@code general.split.count} …), which llama.cpp dropped. */
-  static final String OLD_SPLIT_PREFIX = "general.split.";
+  /**
+   * Keys of the early split formats, which llama.cpp dropped: the first gguf-split's {@code
+   * general.split} (the index) and {@code general.split_count}, and {@code general.split.count} …
+   */
+  static final String OLD_SPLIT_PREFIX = "general.split";
+
+  /** Whether {@code key} is one of the early split keys ({@link #OLD_SPLIT_PREFIX}). */
+  static boolean isOldSplitKey(String key) {
+    return key.equals(OLD_SPLIT_PREFIX)
+        || key.startsWith(OLD_SPLIT_PREFIX + ".")
+        || key.startsWith(OLD_SPLIT_PREFIX + "_");
+  }
 
   private GgufSplitSet() {}
 
@@ -64,8 +75,10 @@ final class GgufSplitSet {
           "no such file; pass the model's .gguf file (the first shard of a split model) or its"
               + " folder");
     }
-    if (!Files.isRegularFile(input)) {
-      throw new GgufException(Kind.NOT_A_MODEL, shown, "not a regular file; pass a .gguf file");
+    String kind = FileKind.isNotRegular(input);
+    if (kind != null) {
+      throw new GgufException(
+          Kind.NOT_A_MODEL, shown, kind + "; pass the model's .gguf file (or its folder)");
     }
     Path name = input.getFileName();
     ShardName sn = name == null ? null : ShardName.parse(name.toString());
@@ -122,6 +135,7 @@ final class GgufSplitSet {
     String shown = dir.toString();
     // key → first file seen: a split set is one model whatever shards are present
     TreeMap<String, Path> models = new TreeMap<>();
+    Path notRegular = null; // a FIFO, a device, a folder named *.gguf: not a model, not missing
     int seen = 0;
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.gguf")) {
       for (Path p : ds) {
@@ -134,6 +148,9 @@ final class GgufSplitSet {
                   + " .gguf files; pass the model's first shard");
         }
         if (!Files.isRegularFile(p)) {
+          if (notRegular == null) {
+            notRegular = p;
+          }
           continue;
         }
         String fn = p.getFileName().toString();
@@ -155,6 +172,13 @@ final class GgufSplitSet {
         }
       } catch (IOException e) {
         // no listing: the plain refusal below
+      }
+      String kind = notRegular == null ? null : FileKind.isNotRegular(notRegular);
+      if (kind != null) {
+        throw new GgufException(
+            Kind.NOT_A_MODEL,
+            notRegular.toString(),
+            kind + "; the model's .gguf files must be regular files");
       }
       throw new GgufException(
           Kind.NOT_A_MODEL, shown, "holds no .gguf file; pass the folder that holds the model");
@@ -203,6 +227,20 @@ final class GgufSplitSet {
     for (int k = 1; k <= sn.count(); k++) {
       Path p = dir.resolve(sn.fileName(k));
       paths.add(p);
+      String kind = FileKind.isNotRegular(p);
+      if (kind != null) {
+        // it is there, so "download it" would not help: say what it is
+        throw new GgufException(
+            Kind.NOT_A_MODEL,
+            p.toString(),
+            "shard "
+                + k
+                + " of "
+                + sn.count()
+                + " "
+                + kind
+                + "; put the shard's .gguf file itself at this name");
+      }
       if (!Files.isRegularFile(p)) {
         missing.add(p);
       }
@@ -233,15 +271,16 @@ final class GgufSplitSet {
     for (GgufFile f : files) {
       if (f.get("split.count") == null) {
         for (String key : f.metadata().keySet()) {
-          if (key.startsWith(OLD_SPLIT_PREFIX)) {
+          if (isOldSplitKey(key)) {
             throw new GgufException(
                 Kind.NOT_A_MODEL,
                 f.file(),
                 "carries the old split key "
                     + Clip.clip(key)
-                    + " (an early gguf-split format that llama.cpp no longer reads); merge the"
-                    + " shards with the gguf-split that wrote them (gguf-split --merge) and pass the"
-                    + " merged file, or re-split it with a current llama.cpp's gguf-split");
+                    + " (an early gguf-split format that llama.cpp no longer reads; the file is whole,"
+                    + " its format is old): merge the shards with the gguf-split that"
+                    + " wrote them (gguf-split --merge) and re-split the merged file with a current"
+                    + " llama.cpp's gguf-split (or pass it whole)");
           }
         }
       }

@@ -13,6 +13,9 @@ import java.util.List;
  * ("drop --kv q4_0" into "int8 cannot hold it").
  */
 final class KvPlanRules {
+  /** How every refusal of {@link #cannotHold} starts, and no other plan refusal does. */
+  static final String PREFIX = "kv: ";
+
   private KvPlanRules() {}
 
   /** One line: why the pools cannot hold the model, and what it can use instead. */
@@ -48,7 +51,7 @@ final class KvPlanRules {
     } else {
       can = "no KV format of any Strata engine holds it";
     }
-    return "kv: "
+    return PREFIX
         + pools.flagName()
         + " pools cannot hold this "
         + model.architecture()

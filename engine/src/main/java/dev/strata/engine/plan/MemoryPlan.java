@@ -1,11 +1,8 @@
 package dev.strata.engine.plan;
 
 import dev.strata.engine.Backend;
-import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.model.ExpertsMode;
-import dev.strata.engine.model.ModelGeometry;
 import java.util.List;
-import java.util.Map;
 
 /**
  * What the engine will hold in memory for one configuration, and whether it fits (docs/PLAN.md).
@@ -76,6 +73,15 @@ public record MemoryPlan(
   }
 
   /**
+   * Whether the plan is refused for its KV format rather than for memory: the pools cannot hold
+   * this model's head vectors (say phi3's head_dim 96 in int8 pools). No amount of memory makes it
+   * fit, so strata-setup exits 2 for it (a KV format the backend refuses), not 3.
+   */
+  public boolean kvFormatRefused() {
+    return refusal != null && refusal.startsWith(KvPlanRules.PREFIX);
+  }
+
+  /**
    * Plans one configuration: a pure function of the request, O(1) in the context.
    *
    * @throws IllegalArgumentException for a context below 1, or pools a backend never allocates
@@ -98,26 +104,5 @@ public record MemoryPlan(
       return memBudgetMb * UsableMemory.MIB;
     }
     return plan;
-  }
-
-  /**
-   * What a stream plan that actually streams holds besides the arena: dense + recurrent state +
-   * drafter + KV + the model-bounded stand-by slots + page-cache headroom + scratch. A plan whose
-   * arena holds every expert shows 0 stand-by and 0 headroom; a budget sized for "one token's
-   * experts and a few more" must count them all the same, since under it the experts stream.
-   */
-  public static long streamingFixedBytes(
-      MemoryPlan open, ModelGeometry model, Map<String, String> env, HostFacts host) {
-    ExpertArena a = open.arena();
-    StandbySlots standby =
-        StandbySlots.decide(host, open.backend(), env)
-            .boundedBy(model.experts(), a.modelSlots(), a.tokenSlots());
-    return open.denseBytes()
-        + open.stateBytes()
-        + open.drafterBytes()
-        + open.kv().bytes()
-        + (long) standby.slots() * a.slotBytes()
-        + StreamSizing.pageCacheHeadroom(open.memory().totalBytes())
-        + open.scratchBytes();
   }
 }

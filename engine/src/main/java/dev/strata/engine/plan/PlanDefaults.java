@@ -1,6 +1,7 @@
 package dev.strata.engine.plan;
 
 import dev.strata.engine.Backend;
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
@@ -18,7 +19,7 @@ import java.util.Map;
  *     (stream first; when resident is chosen, the largest the resident plan allows), capped by the
  *     model's trained context
  * @param experts resident when the resident plan fits with margin at that context, else stream
- * @param threads performance cores (at least 1)
+ * @param threads performance cores (at least 1, at most {@link EngineFlags#MAX_THREADS})
  * @param memBudgetMb floor((usable − margin) / MiB): the engine's {@code --mem-budget-mb}
  * @param pools the KV pools the defaults were planned with: the backend's default path
  * @param contextFits whether some standard context fits with margin; when false {@code context} is
@@ -86,7 +87,10 @@ public record PlanDefaults(
         resident = larger;
       }
     }
-    int threads = host.perfCores() > 0 ? host.perfCores() : Math.max(1, host.cpuCores());
+    int threads =
+        Math.min(
+            EngineFlags.MAX_THREADS,
+            host.perfCores() > 0 ? host.perfCores() : Math.max(1, host.cpuCores()));
     long budgetMb = resident.budgetBytes() / UsableMemory.MIB;
     return new PlanDefaults(context, experts, threads, budgetMb, pools, contextFits);
   }

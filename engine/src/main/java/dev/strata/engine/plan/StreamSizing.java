@@ -120,10 +120,19 @@ final class StreamSizing {
           + flag;
     }
     String limit =
-        memory.rule() == UsableMemory.Rule.TWO_THIRDS
-                || memory.rule() == UsableMemory.Rule.THREE_QUARTERS
-            ? "raise iogpu.wired_limit_mb or use a Mac with more memory"
-            : "use a machine with more memory";
+        switch (memory.rule()) {
+          case TWO_THIRDS, THREE_QUARTERS ->
+              "raise iogpu.wired_limit_mb or use a Mac with more memory";
+          // the sysctl, not the machine, is the bound (issue 28): name it and its value
+          case WIRED_LIMIT ->
+              "the host's iogpu.wired_limit_mb is "
+                  + Units.count(memory.usableBytes() / UsableMemory.MIB)
+                  + " MiB of its "
+                  + ByteSize.gib(memory.totalBytes())
+                  + " GiB, all the GPU may wire: raise it (sudo sysctl iogpu.wired_limit_mb=N),"
+                  + " or set it to 0 for the OS default";
+          default -> "use a machine with more memory";
+        };
     return "the model does not fit even streamed at the smallest context; " + limit;
   }
 }

@@ -1,6 +1,6 @@
 package dev.strata.engine.trust;
 
-import dev.strata.engine.ffm.Posix;
+import dev.strata.engine.libc.Posix;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -52,7 +52,31 @@ public final class TrustedPath {
     }
 
     String suffix() {
-      return context == null ? "" : "; " + context;
+      return suffix(", or ");
+    }
+
+    /**
+     * How the message ends: where the name came from. For a file this run writes, named by a flag
+     * ({@code --out X}, {@code --dir X}), that is said as the alternative it is, "pass another
+     * --out than X", never as a bare "--out X" a reader takes for the advice to rerun with it
+     * (issue 28: never suggest what was just refused).
+     *
+     * @param join what leads into the alternative: ", or " after a remedy, ": " after "write it in
+     *     another folder"
+     */
+    String suffix(String join) {
+      if (context == null) {
+        return "";
+      }
+      int sp = context.indexOf(' ');
+      if (output && context.startsWith("--") && sp > 0) {
+        return join
+            + "pass another "
+            + context.substring(0, sp)
+            + " than "
+            + context.substring(sp + 1);
+      }
+      return "; " + context;
     }
   }
 
@@ -328,12 +352,11 @@ public final class TrustedPath {
     // The remedy is one the user can take and that makes the path safe: chmod only a path that is
     // the user's own and not a shared sticky folder (never "chmod go-w /tmp"); never chown another
     // user's file or folder over (that adopts what they control); otherwise move what runs.
+    String only = " a folder only " + (me == 0 ? "root" : "you or root") + " can write";
     String move =
-        "move the "
-            + subject.what()
-            + " to a folder only "
-            + (me == 0 ? "root" : "you or root")
-            + " can write";
+        subject.output()
+            ? "write the " + subject.what() + " in" + only
+            : "move the " + subject.what() + " to" + only;
     String fix =
         switch (problem) {
           case OWNER ->
@@ -355,7 +378,7 @@ public final class TrustedPath {
                       ? ": its owner could redirect or replace what is written ("
                       : ": its owner could change what runs (")
                   + fix
-                  + subject.suffix()
+                  + subject.suffix(fix.equals(move) ? ": " : ", or ")
                   + ")";
           case WRITABLE ->
               role
@@ -369,7 +392,7 @@ public final class TrustedPath {
                       ? ": they could redirect or replace what is written ("
                       : ": they could replace what runs (")
                   + fix
-                  + subject.suffix()
+                  + subject.suffix(fix.equals(move) ? ": " : ", or ")
                   + ")";
         };
     throw new TrustRefused(line);

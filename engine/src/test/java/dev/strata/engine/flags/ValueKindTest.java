@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
+import dev.strata.engine.text.AsciiDigits;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
@@ -61,7 +62,6 @@ class ValueKindTest {
                 "model",
                 "PATH",
                 new ValueKind.PathValue(),
-                null,
                 null,
                 null,
                 "help",

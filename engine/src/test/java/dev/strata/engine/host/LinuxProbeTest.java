@@ -162,6 +162,28 @@ class LinuxProbeTest {
         r.facts());
     assertEquals(List.of(), r.notes());
     assertEquals(OptionalLong.empty(), r.recommendedMaxWorkingSet());
+    // the memory available now: MemAvailable, beside MemTotal (not a host fact)
+    assertEquals(
+        new AvailableMemory(24_683_656L * 1024, 24_178_396L * 1024, "/proc/meminfo"),
+        r.available());
+  }
+
+  @Test
+  void noMemAvailableIsUnknownAndAMeminfoFileStandsIn(@TempDir Path root) throws IOException {
+    write(root, "proc/meminfo", "MemTotal:       32596412 kB\n");
+    assertEquals(null, LinuxProbe.probe(root).available(), "a kernel before 3.14");
+    Path fake = root.resolve("fake-meminfo");
+    Files.writeString(fake, "MemTotal: 1048576 kB\nMemAvailable: 262144 kB\n");
+    AvailableMemory probed = new AvailableMemory(1L << 40, 1L << 39, "probe");
+    AvailableMemory a =
+        AvailableMemory.overridden(probed, Map.of(AvailableMemory.SOURCE_ENV, fake.toString()));
+    assertEquals(new AvailableMemory(1L << 30, 1L << 28, fake.toString()), a);
+    assertEquals(
+        null, AvailableMemory.overridden(probed, Map.of(AvailableMemory.SOURCE_ENV, "/dev/null")));
+    assertEquals(
+        null,
+        AvailableMemory.overridden(
+            probed, Map.of(AvailableMemory.SOURCE_ENV, root.resolve("none").toString())));
   }
 
   @Test

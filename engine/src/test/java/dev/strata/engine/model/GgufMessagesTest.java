@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SequencedMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,6 +66,29 @@ class GgufMessagesTest {
     GgufException e = refused(p);
     assertTrue(e.getMessage().contains("old split key general.split."), e.getMessage());
     assertTrue(e.getMessage().contains("gguf-split"), e.getMessage());
+  }
+
+  /**
+   * Issue 28: the first gguf-split's keys ({@code general.split}, {@code general.split_count}) in a
+   * set named as gguf-split names shards: re-split, not "download shard 1 again" (the same file).
+   */
+  @Test
+  void theFirstGgufSplitsKeysSayReSplitNotDownloadAgain() throws IOException {
+    List<GgufWriter.Tensor> tensors = TinyModel.tensors();
+    for (int k = 0; k < 2; k++) {
+      SequencedMap<String, GgufValue> m =
+          k == 0 ? TinyModel.metadata() : new java.util.LinkedHashMap<>();
+      m.put("general.split", GgufValue.u16(k));
+      m.put("general.split_count", GgufValue.u16(2));
+      Files.write(
+          dir.resolve(ShardName.format("first", k + 1, 2)),
+          GgufWriter.toBytes(m, k == 0 ? tensors.subList(0, 1) : tensors.subList(1, 2)));
+    }
+    GgufException e = refused(dir.resolve(ShardName.format("first", 1, 2)));
+    assertTrue(
+        e.getMessage().contains("carries the old split key general.split ("), e.getMessage());
+    assertTrue(e.getMessage().contains("re-split the merged file"), e.getMessage());
+    assertTrue(!e.getMessage().contains("download shard"), e.getMessage());
   }
 
   @Test

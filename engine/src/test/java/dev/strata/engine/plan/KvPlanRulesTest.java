@@ -52,6 +52,29 @@ class KvPlanRulesTest {
     assertEquals(null, refusal(linux(48), Fixtures.withHeadDim(128), Backend.PC, KvFormat.FP16));
   }
 
+  /**
+   * Issue 28: pools that cannot hold the heads are the KV format's refusal, not memory's (setup
+   * exits 2 for it, docs/SETUP.md); a plan short of memory is not, and a plan that fits neither.
+   */
+  @Test
+  void onlyTheFormatsRefusalIsAKvFormatRefusal() {
+    MemoryPlan cannotHold =
+        MemoryPlan.compute(
+            PlanRequest.of(mac(48), Fixtures.withHeadDim(96), Backend.METAL)
+                .withContext(32_768)
+                .withPools(KvFormat.INT8));
+    assertTrue(cannotHold.kvFormatRefused(), cannotHold.refusal());
+    MemoryPlan shortOfMemory =
+        MemoryPlan.compute(
+            PlanRequest.of(mac(8), seed(), Backend.METAL)
+                .withContext(262_144)
+                .withExperts(dev.strata.engine.model.ExpertsMode.RESIDENT));
+    assertTrue(!shortOfMemory.fits() && !shortOfMemory.kvFormatRefused(), shortOfMemory.refusal());
+    MemoryPlan fits =
+        MemoryPlan.compute(PlanRequest.of(mac(48), seed(), Backend.METAL).withContext(8_192));
+    assertTrue(fits.fits() && !fits.kvFormatRefused());
+  }
+
   /** A head of no values (which the GGUF reader refuses first) fits no format at all. */
   @Test
   void noHeadAtAllFitsNoEngine() {

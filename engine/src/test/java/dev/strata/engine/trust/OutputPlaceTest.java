@@ -103,7 +103,7 @@ class OutputPlaceTest {
             + " (uid "
             + att.uid()
             + "), mode 0755) is not owned by root: its owner could redirect or replace what is"
-            + " written (move the demo model to a folder only root can write; --out "
+            + " written (write the demo model in a folder only root can write: pass another --out than "
             + dm
             + ")",
         r.getMessage());
@@ -143,8 +143,8 @@ class OutputPlaceTest {
                     + " of the demo model "
                     + shard
                     + " (owner root (uid 0), mode 1777) is writable by group and others: they could"
-                    + " redirect or replace what is written (move the demo model to a folder only"
-                    + " root can write; --out "),
+                    + " redirect or replace what is written (write the demo model in a folder only"
+                    + " root can write: pass another --out than "),
         r.getMessage());
     assertFalse(r.getMessage().contains("chmod"), r.getMessage());
     assertEquals(List.of(), listing(shared));
@@ -166,7 +166,7 @@ class OutputPlaceTest {
             + canary
             + ") owned by root (uid 0), mode 0777, in the way of the demo model: it is not a"
             + " leftover of this command, so it is neither followed nor replaced (look at what"
-            + " it is, then remove it yourself; --out "
+            + " it is, then remove it yourself, or pass another --out than "
             + dm
             + ")",
         r.getMessage());

@@ -59,12 +59,12 @@ class ConfigWriterPlaceTest {
 
   /** How a message names this process's user (the owner of what the test made). */
   static String me() {
-    int uid = dev.strata.engine.ffm.Posix.geteuid();
+    int uid = dev.strata.engine.libc.Posix.geteuid();
     return (uid == 0 ? "root" : System.getProperty("user.name")) + " (uid " + uid + ")";
   }
 
   /** libc's {@code umask(mask)}: the previous mask. */
-  @SuppressWarnings("restricted") // a libc downcall, as dev.strata.engine.ffm.Posix makes them
+  @SuppressWarnings("restricted") // a libc downcall, as dev.strata.engine.libc.Posix makes them
   static int umask(int mask) {
     Linker linker = Linker.nativeLinker();
     MethodHandle h =
@@ -96,7 +96,7 @@ class ConfigWriterPlaceTest {
             + " sticky root folder: they could redirect or replace what is written (chmod"
             + " go-w "
             + open
-            + "; --out "
+            + ", or pass another --out than "
             + cfg
             + ")",
         r.getMessage());
@@ -123,7 +123,7 @@ class ConfigWriterPlaceTest {
             + ", mode 0777) is writable by group and others: they could redirect or replace what is"
             + " written (chmod go-w "
             + open
-            + "; --out "
+            + ", or pass another --out than "
             + cfg
             + ")",
         r.getMessage());
@@ -207,7 +207,9 @@ class ConfigWriterPlaceTest {
     assertTrue(
         r.getMessage().startsWith("folder " + open + " of the config " + link + " (owner "),
         r.getMessage());
-    assertTrue(r.getMessage().endsWith("(chmod go-w " + open + "; --out " + link + ")"));
+    assertTrue(
+        r.getMessage()
+            .endsWith("(chmod go-w " + open + ", or pass another --out than " + link + ")"));
     assertEquals("mine\n", Files.readString(real));
     assertFalse(Files.exists(ConfigWriter.backupOf(real)));
     // the same link in a folder of the user's: written through, the link kept

@@ -100,7 +100,7 @@ class ConfigWriterTrustTest {
     Files.writeString(cfg, "schema: strata.engine/v1\n# by hand\n");
     Files.setPosixFilePermissions(cfg, PosixFilePermissions.fromString("r--r--r--"));
     List<String> asOwner =
-        dev.strata.engine.ffm.Posix.geteuid() == 0
+        dev.strata.engine.libc.Posix.geteuid() == 0
             ? List.of("/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search")
             : List.of();
     Process p = child(asOwner, "force", cfg.toString()).start();

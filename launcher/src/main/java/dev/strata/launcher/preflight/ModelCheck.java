@@ -1,5 +1,6 @@
 package dev.strata.launcher.preflight;
 
+import dev.strata.engine.FileKind;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
@@ -33,17 +34,22 @@ final class ModelCheck {
                     + r.where
                     + "): restore it, or rerun strata-setup --model for the shards you have"));
       }
-      if (!Files.isRegularFile(p)) {
+      String kind = FileKind.isNotRegular(p);
+      if (kind != null) {
+        // it is there, so not "missing"; and never opened (a FIFO would block the read)
         throw r.refuse(
             "model",
             new PreflightRefused(
                 "model shard "
                     + p
-                    + " is not a regular file (model.shards["
+                    + " "
+                    + kind
+                    + " (model.shards["
                     + i
                     + "] in "
                     + r.where
-                    + ")"));
+                    + "): put the shard's .gguf file itself there, or rerun strata-setup --model"
+                    + " for the shards you have"));
       }
       paths.add(p);
     }

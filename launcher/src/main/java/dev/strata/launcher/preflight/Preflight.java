@@ -5,6 +5,7 @@ import dev.strata.engine.StrataException;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.ffm.VerifiedLibrary;
 import dev.strata.engine.flags.EngineArgs;
+import dev.strata.engine.host.AvailableMemory;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.model.GgufModel;
@@ -15,9 +16,9 @@ import java.util.Map;
 
 /**
  * Everything {@code strata-launch} checks before the engine starts, in order: config, kv, library,
- * model, host, plan, engine. A config error is thrown at once (exit 2); a refusal (exit 3) ends the
- * checks and is kept in the {@link Report}, so {@code --dry-run} can show how far it got. The
- * launch itself throws {@link Report#refusal()}.
+ * model, host, plan, memory (the plan against the memory available now), engine. A config error is
+ * thrown at once (exit 2); a refusal (exit 3) ends the checks and is kept in the {@link Report}, so
+ * {@code --dry-run} can show how far it got. The launch itself throws {@link Report#refusal()}.
  *
  * <p>The last check asks the engine itself (docs/LAUNCH.md "One truth"): the library is loaded and
  * {@code strata_engine_check} (ABI 2) is called with exactly the argv ({@link Report#args()}) and
@@ -141,7 +142,19 @@ public final class Preflight {
    */
   public static Report full(
       EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
-    return new PreflightRun(config, configPath, here, inherited).run(true);
+    return full(config, configPath, new Here(here, null), inherited);
+  }
+
+  /**
+   * The machine a plan is for: its facts, and the memory available on it now (null: not known or
+   * not this machine, and not checked; docs/LAUNCH.md "Memory available now").
+   */
+  public record Here(HostFacts facts, AvailableMemory now) {}
+
+  /** {@link #full} on {@code here}, the plan checked against the memory available now. */
+  public static Report full(
+      EngineConfig config, Path configPath, Here here, Map<String, String> inherited) {
+    return new PreflightRun(config, configPath, here.facts(), inherited, here.now()).run(true);
   }
 
   /**
@@ -162,7 +175,13 @@ public final class Preflight {
    */
   public static Report forPlan(
       EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
-    Report r = new PreflightRun(config, configPath, here, inherited).run(false);
+    return forPlan(config, configPath, new Here(here, null), inherited);
+  }
+
+  /** {@link #forPlan} on {@code here}, the plan checked against the memory available now. */
+  public static Report forPlan(
+      EngineConfig config, Path configPath, Here here, Map<String, String> inherited) {
+    Report r = new PreflightRun(config, configPath, here.facts(), inherited, here.now()).run(false);
     if (r.refused()) {
       throw r.refusal();
     }

@@ -8,10 +8,12 @@ import dev.strata.engine.ffm.VerifiedLibrary;
 import dev.strata.engine.flags.EngineArgs;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.flags.EnvPolicy;
+import dev.strata.engine.host.AvailableMemory;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.GgufModel;
+import dev.strata.engine.plan.LaunchMemory;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanRequest;
 import java.nio.file.Path;
@@ -34,6 +36,7 @@ final class PreflightRun {
   final String where;
   final Map<String, String> engineEnv;
   final Map<String, String> inheritedSwitches;
+  final AvailableMemory availableNow;
   final List<Preflight.Check> checks = new ArrayList<>();
   Backend backend;
   EngineArgs engineArgs;
@@ -41,6 +44,7 @@ final class PreflightRun {
   Path library;
   VerifiedLibrary verified;
   GgufModel model;
+  PlanRequest planRequest;
   MemoryPlan plan;
   List<String> engineArgv;
   Preflight.EngineVerdict engine;
@@ -52,9 +56,18 @@ final class PreflightRun {
    */
   boolean loadUnpinned = true;
 
+  /**
+   * @param availableNow the memory available now on {@code here} (the probe's), or null: a host
+   *     file's machine, or a probe that could not read it
+   */
   PreflightRun(
-      EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
+      EngineConfig config,
+      Path configPath,
+      HostFacts here,
+      Map<String, String> inherited,
+      AvailableMemory availableNow) {
     this.config = config;
+    this.availableNow = availableNow;
     this.configPath = configPath;
     this.here = here;
     this.where = configPath.toString();
@@ -62,7 +75,9 @@ final class PreflightRun {
     this.inheritedSwitches = new TreeMap<>();
     inherited.forEach(
         (k, v) -> {
-          if (k.startsWith(Preflight.ENGINE_SWITCH_PREFIX) && !config.env().containsKey(k)) {
+          if (k.startsWith(Preflight.ENGINE_SWITCH_PREFIX)
+              && !k.equals(AvailableMemory.SOURCE_ENV)
+              && !config.env().containsKey(k)) {
             inheritedSwitches.put(k, v);
           }
         });
@@ -81,6 +96,7 @@ final class PreflightRun {
       ModelCheck.run(this);
       checkHost();
       checkPlan(full);
+      checkMemoryNow(full);
       if (full) {
         EngineCheck.run(this, verified, true);
       } else {
@@ -246,26 +262,76 @@ final class PreflightRun {
 
   void checkPlan(boolean refuseWhenShort) {
     try {
-      plan =
-          MemoryPlan.compute(
-              PlanRequest.of(here, model.geometry(), backend)
-                  .withContext(engineArgs.ctx())
-                  .withExperts(engineArgs.experts())
-                  .withKv(kv)
-                  .withEnv(engineEnv)
-                  .withMemBudgetMb(engineArgs.memBudgetMb())
-                  .withSpec(engineArgs.spec()));
+      planRequest =
+          PlanRequest.of(here, model.geometry(), backend)
+              .withContext(engineArgs.ctx())
+              .withExperts(engineArgs.experts())
+              .withKv(kv)
+              .withEnv(engineEnv)
+              .withMemBudgetMb(engineArgs.memBudgetMb())
+              .withSpec(engineArgs.spec());
+      plan = MemoryPlan.compute(planRequest);
     } catch (IllegalArgumentException e) {
       throw refuse("plan", new PreflightRefused("memory plan: " + e.getMessage(), e));
     }
     if (plan.fits()) {
       ok("plan", "fits this machine");
+    } else if (plan.kvFormatRefused()) {
+      // not memory: no machine holds this model in these pools, so --plan refuses it too (exit 3)
+      throw refuse("plan", new PreflightRefused(plan.refusal()));
     } else if (refuseWhenShort) {
       throw refuse(
           "plan", new PreflightRefused(plan.refusal() + " (on this machine: " + here.chip() + ")"));
     } else {
       warn("plan", plan.refusal());
     }
+  }
+
+  /**
+   * The plan against the memory available now ({@link LaunchMemory}): a row when it fits; a lower
+   * budget for this launch only (the engine's argv gets {@code --mem-budget-mb}, the plan is the
+   * lowered one, a warning says so); or a refusal (a warning for {@code --plan}, as a plan that
+   * does not fit). Nothing when the figure is unknown or the plan does not fit its own budget.
+   */
+  void checkMemoryNow(boolean refuseWhenShort) {
+    if (availableNow == null || !plan.fits()) {
+      return;
+    }
+    switch (LaunchMemory.decide(planRequest, plan, availableNow)) {
+      case LaunchMemory.Fits f -> ok("memory", f.line().substring(MEMORY.length()));
+      case LaunchMemory.Lowered l -> {
+        plan = l.plan();
+        engineArgv = withMemBudget(engineArgv, l.budgetMb());
+        warn("memory", l.line());
+      }
+      case LaunchMemory.Refused r -> {
+        if (refuseWhenShort) {
+          throw refuse("memory", new PreflightRefused(r.line()));
+        }
+        warn("memory", r.line());
+      }
+    }
+  }
+
+  private static final String MEMORY = "memory: ";
+
+  /** {@code args} with {@code --mem-budget-mb mb}: the value replaced, or the pair appended. */
+  static List<String> withMemBudget(List<String> args, long mb) {
+    List<String> out = new ArrayList<>(args);
+    String flag = EngineFlags.MEM_BUDGET_MB;
+    for (int i = 0; i < out.size(); i++) {
+      if (out.get(i).equals(flag) && i + 1 < out.size()) {
+        out.set(i + 1, Long.toString(mb));
+        return List.copyOf(out);
+      }
+      if (out.get(i).startsWith(flag + "=")) {
+        out.set(i, flag + "=" + mb);
+        return List.copyOf(out);
+      }
+    }
+    out.add(flag);
+    out.add(Long.toString(mb));
+    return List.copyOf(out);
   }
 
   /**

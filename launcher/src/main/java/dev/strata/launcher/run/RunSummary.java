@@ -48,11 +48,6 @@ public final class RunSummary {
     }
   }
 
-  /** The allocations the engine logged, in its order. */
-  public synchronized List<Map.Entry<String, Long>> alloc() {
-    return List.copyOf(alloc);
-  }
-
   /** The fields of one section ({@link #SECTIONS}), empty when the engine did not log it. */
   public synchronized Map<String, String> section(String name) {
     return Map.copyOf(sections.getOrDefault(name, Map.of()));

@@ -95,7 +95,12 @@ class ModelCheckTest {
     Path folder = Files.createDirectories(dir.resolve("model/not-a-shard.gguf"));
     listed.set(1, folder.toString());
     assertEquals(
-        "model shard " + folder + " is not a regular file (model.shards[1] in " + cfg + ")",
+        "model shard "
+            + folder
+            + " is a folder, not a regular file (model.shards[1] in "
+            + cfg
+            + "): put the shard's .gguf file itself there, or rerun strata-setup --model for the"
+            + " shards you have",
         refused(listed));
     // the last one too: every listed shard is checked, not only the first ones
     listed = new ArrayList<>(names(shards));

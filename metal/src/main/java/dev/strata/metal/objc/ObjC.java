@@ -2,7 +2,7 @@ package dev.strata.metal.objc;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
-import dev.strata.engine.ffm.NativeCalls;
+import dev.strata.engine.libc.NativeCalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;

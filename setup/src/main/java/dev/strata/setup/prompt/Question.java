@@ -1,6 +1,6 @@
 package dev.strata.setup.prompt;
 
-import dev.strata.engine.flags.AsciiDigits;
+import dev.strata.engine.text.AsciiDigits;
 import dev.strata.engine.text.Clip;
 import java.nio.file.Path;
 import java.util.ArrayList;

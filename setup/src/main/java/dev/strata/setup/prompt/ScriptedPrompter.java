@@ -15,7 +15,6 @@ public final class ScriptedPrompter implements Prompter {
 
   private final Deque<String> lines;
   private final StringBuilder transcript = new StringBuilder();
-  private boolean closed;
 
   public ScriptedPrompter(List<String> lines) {
     this.lines = new ArrayDeque<>(lines);
@@ -49,15 +48,11 @@ public final class ScriptedPrompter implements Prompter {
 
   @Override
   public void close() {
-    closed = true;
+    // nothing to release: the script is in memory
   }
 
   public String transcript() {
     return transcript.toString();
-  }
-
-  public boolean closed() {
-    return closed;
   }
 
   /** Lines not consumed. */

@@ -3,6 +3,11 @@ package dev.strata.tests.badinput;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.model.DemoModel;
+import dev.strata.engine.model.GgufFile;
+import dev.strata.engine.model.GgufReader;
+import dev.strata.engine.model.GgufValue;
+import dev.strata.engine.model.GgufWriter;
+import dev.strata.engine.model.ModelCorpus;
 import dev.strata.metal.HostProbe;
 import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
@@ -17,7 +22,10 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.SequencedMap;
 import java.util.stream.Stream;
 
 /**
@@ -27,6 +35,11 @@ import java.util.stream.Stream;
  *
  * <ul>
  *   <li>{@code demo DIR N}: the demo model as N shards in DIR
+ *   <li>{@code legacy-split DIR N}: the demo model as N shards in DIR, its split keys renamed as
+ *       the first gguf-split wrote them ({@code general.split}, {@code general.split_count}, {@code
+ *       general.split_tensors_count})
+ *   <li>{@code corpus DIR NAME}: the header of a published model's shape (engine's {@code
+ *       ModelCorpus}, NAME as it names it, spaces allowed) as one file in DIR
  *   <li>{@code rm PATH}, {@code mkdir PATH}, {@code mv SRC DST} (shards are sparse: moved, never
  *       copied)
  *   <li>{@code truncate PATH N}: keep the first N bytes
@@ -39,6 +52,8 @@ import java.util.stream.Stream;
  *       model/} (a {@code demo model N} before it)
  *   <li>{@code lib PATH}: a copy of strata-ref at PATH
  *   <li>{@code ln TARGET LINK}: a symbolic link
+ *   <li>{@code mkfifo PATH}: a FIFO (named pipe), which nothing may open for reading: it would
+ *       block
  *   <li>{@code edit FILE|OLD|NEW}: replace the first OLD by NEW ({@code \t}, {@code \n} escapes),
  *       which must be there
  * </ul>
@@ -91,6 +106,8 @@ final class Prepare {
       String[] w = op.trim().split(" +");
       switch (w[0]) {
         case "demo" -> DemoModel.write(tmp.resolve(w[1]), Integer.parseInt(w[2]));
+        case "legacy-split" -> legacySplit(tmp.resolve(w[1]), Integer.parseInt(w[2]));
+        case "corpus" -> corpus(tmp.resolve(w[1]), op.trim().split(" +", 3)[2]);
         case "rm" -> Files.delete(tmp.resolve(w[1]));
         case "mkdir" -> Files.createDirectories(tmp.resolve(w[1]));
         case "mv" ->
@@ -113,10 +130,53 @@ final class Prepare {
             Files.setPosixFilePermissions(tmp.resolve(w[1]), PosixFilePermissions.fromString(w[2]));
         case "config" -> config(tmp.resolve(w[1]), tmp);
         case "lib" -> Files.copy(refLibrary(), tmp.resolve(w[1]));
+        case "mkfifo" -> mkfifo(tmp.resolve(w[1]));
         case "ln" -> Files.createSymbolicLink(tmp.resolve(w[2]), Path.of(expand(w[1], tmp)));
         default -> throw new IllegalArgumentException("unknown prepare operation: " + op);
       }
     }
+  }
+
+  private static void legacySplit(Path dir, int shards) throws IOException {
+    DemoModel.write(dir, shards);
+    Map<String, String> renamed =
+        Map.of(
+            "split.no", "general.split",
+            "split.count", "general.split_count",
+            "split.tensors.count", "general.split_tensors_count");
+    try (Stream<Path> s = Files.list(dir)) {
+      for (Path p : s.filter(f -> f.toString().endsWith(".gguf")).sorted().toList()) {
+        GgufFile f = GgufReader.readFile(p);
+        SequencedMap<String, GgufValue> meta = new LinkedHashMap<>();
+        f.metadata().forEach((k, v) -> meta.put(renamed.getOrDefault(k, k), v));
+        List<GgufWriter.Tensor> tensors =
+            f.tensors().stream()
+                .map(t -> new GgufWriter.Tensor(t.name(), t.type(), t.dims()))
+                .toList();
+        GgufWriter.write(p, meta, tensors);
+      }
+    }
+  }
+
+  private static void mkfifo(Path p) throws IOException {
+    try {
+      int rc = new ProcessBuilder("mkfifo", p.toString()).inheritIO().start().waitFor();
+      if (rc != 0) {
+        throw new IOException("mkfifo " + p + " exited " + rc);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+  }
+
+  private static void corpus(Path dir, String name) throws IOException {
+    Files.createDirectories(dir);
+    ModelCorpus.all().stream()
+        .filter(s -> s.name.equals(name))
+        .findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no model " + name + " in ModelCorpus"))
+        .write(dir);
   }
 
   private static void edit(String spec, Path tmp) throws IOException {

@@ -65,7 +65,7 @@ class WritePlaceE2eTest {
     assertEquals(3, r.code(), r.out() + r.err());
     assertEquals(1, r.err().lines().count(), r.err());
     assertTrue(r.err().startsWith(command + ": folder " + folder + " "), r.err());
-    assertTrue(r.err().contains("to a folder only root can write"), r.err());
+    assertTrue(r.err().contains("in a folder only root can write"), r.err());
     assertFalse(r.err().contains("chown"), r.err());
   }
 
@@ -97,7 +97,7 @@ class WritePlaceE2eTest {
     Path dd = attFolder("dd", 0755);
     Cli.Result r = Cli.launch(env(), "demo", "--dir", dd.toString());
     oneRefusal(r, "strata-launch", dd.toString());
-    assertTrue(r.err().endsWith("; --dir " + dd + ")\n"), r.err());
+    assertTrue(r.err().endsWith(": pass another --dir than " + dd + ")\n"), r.err());
     assertEquals(List.of(""), tree(dd));
     Path shared = attFolder("shared", 01777);
     Cli.Result s = Cli.launch(env(), "demo", "--dir", shared.resolve("dd").toString());

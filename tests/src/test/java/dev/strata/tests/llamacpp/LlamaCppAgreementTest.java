@@ -30,17 +30,17 @@ import org.junit.jupiter.api.TestFactory;
  * (docs/MODELS.md, "Agreement with llama.cpp", says which and why): F16 weights top-1 ≥ 99.9 %,
  * mean KL ≤ 1e-4; quantized weights mean KL ≤ 1e-3 (met everywhere) and top-1 ≥ 99 % where met (the
  * MoE Q8_0), else the figure in {@link #MIN_TOP}. Greedy: every prompt's 32 tokens equal
- * llama.cpp's, or they part at a near-tie (llama.cpp's top-2 log-prob gap below 0.02 there), which
- * the row then shows.
+ * llama.cpp's, or they part at a near-tie (llama.cpp's top-2 log-prob gap below {@link #NEAR_TIE}), which
+ * gen.tsv then shows.
  */
 class LlamaCppAgreementTest {
   /**
    * Least same-top-1 share (%) per model. Measured 2026-12-01 (bench/results/2026-12-01-agreement):
    * dense F16 100.0, synthetic F16 files 100.0, MoE Q8_0 99.27 — issue 27's ≥ 99.9 / ≥ 99 met;
-   * dense Q8_0 98.68 and Q4_K_M 97.75 — under issue 27's 99 %: the two engines quantize the
-   * activations (Q8_0 / Q8_K) of inputs that differ in the last float bits, and each is as far from
-   * llama.cpp's own F16 run as the other (docs/MODELS.md), so the gap is rounding noise, not a
-   * wrong formula.
+   * dense Q8_0 98.68 and Q4_K_M 97.75, MoE Q4_K_M 98.92 — under issue 27's 99 %: the two engines
+   * quantize the activations (Q8_0 / Q8_K) of inputs that differ in the last float bits, and each
+   * is as far from llama.cpp's own F16 run as the other (docs/MODELS.md), so the gap is rounding
+   * noise, not a wrong formula.
    */
   private static final Map<String, Double> MIN_TOP =
       Map.of(
@@ -50,7 +50,15 @@ class LlamaCppAgreementTest {
           "tiny-qwen3-q8_0", 98.0,
           "tiny-qwen3-q4_k_m", 97.0,
           "tiny-qwen3moe-q8_0", 99.0,
-          "tiny-qwen3moe-q4_k_m", 97.0);
+          "tiny-qwen3moe-q4_k_m", 98.0);
+
+  /**
+   * A near-tie, in nats between llama.cpp's top two log-probs at the step where the tokens part:
+   * llama.cpp's one-token decode path converts Q to f16 and sums the weighted V in f16 (ggml-cpu
+   * ops.cpp, flash_attn_ext_f16_one_chunk), which moves logits by a few hundredths; a gap below
+   * that is decided by rounding, not by the model.
+   */
+  private static final double NEAR_TIE = 0.05;
 
   private static Path out;
   private static final Map<String, Map<String, String>> ROWS = new HashMap<>();
@@ -149,7 +157,7 @@ class LlamaCppAgreementTest {
                         if (first >= 0) {
                           double gap = g[2].isEmpty() ? Double.NaN : Double.parseDouble(g[2]);
                           assertTrue(
-                              gap < 0.02,
+                              gap < NEAR_TIE,
                               name
                                   + ", prompt "
                                   + g[0]

@@ -1,4 +1,4 @@
-package dev.strata.engine.flags;
+package dev.strata.engine.text;
 
 /**
  * The one rule for numbers typed by people (flag values, config args, the answers file, the

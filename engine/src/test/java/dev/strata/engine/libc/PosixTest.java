@@ -1,4 +1,4 @@
-package dev.strata.engine.ffm;
+package dev.strata.engine.libc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

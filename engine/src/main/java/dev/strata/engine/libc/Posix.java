@@ -1,4 +1,4 @@
-package dev.strata.engine.ffm;
+package dev.strata.engine.libc;
 
 import dev.strata.engine.Os;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.strata.engine.ffm;
+package dev.strata.engine.libc;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;

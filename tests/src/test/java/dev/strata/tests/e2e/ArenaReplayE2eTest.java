@@ -1,0 +1,261 @@
+package dev.strata.tests.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.strata.testsupport.SharedData;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The expert arena's counts against an independent replay of the router (issue 30): strata-ref runs
+ * a short workload with {@code STRATA_ARENA_TRACE} (the router's choices, per forward call and MoE
+ * layer, the experts each token chose) at an arena of one token's experts and 9 slots more ({@code
+ * STRATA_ARENA_BARE=1}: no stand-by, no page-cache headroom, so a small model streams), and this
+ * test replays the trace through its own LRU and LFU — the distinct experts of each line in
+ * ascending id order, as moe.c fetches them — and requires the engine's lookups, hits, misses,
+ * evictions, slots used and bytes read to equal the replay's exactly. On the shared tiny qwen3moe
+ * Q8_0 (trained routing; 313,344-byte slots, so a budget in MiB sets the arena to about 3 slots).
+ * The synthetic {@code TinyModel.moe()} cannot serve: its 26,112-byte slots are 40 to the MiB, more
+ * than its 32 model slots, so --mem-budget-mb cannot give it a partial arena.
+ */
+class ArenaReplayE2eTest {
+  private static final Pattern ARENA =
+      Pattern.compile(
+          "arena: mode=stream slots=(\\d+) slots_used=(\\d+) lookups=(\\d+) hits=(\\d+)"
+              + " misses=(\\d+) miss_rate=\\S+ bytes_read=(\\d+) bytes_read_per_token=\\d+"
+              + " evictions=(\\d+) read_seconds=\\S+ policy=(\\w+) cache=(\\w+)");
+
+  private static final Pattern ALLOC = Pattern.compile("alloc: item=(\\w+) bytes=(\\d+)");
+  private static final Pattern MEMORY =
+      Pattern.compile("memory: total=.* token_slots=(\\d+) slot_bytes=(\\d+) .*");
+
+  @TempDir Path dir;
+
+  record Counts(long slotsUsed, long lookups, long hits, long misses, long evictions) {}
+
+  @Test
+  void engineCountsEqualAReplayOfTheRoutersChoices() throws Exception {
+    Optional<Path> shared = SharedData.resolve("models");
+    assumeTrue(shared.isPresent() && Files.isDirectory(shared.get()), SharedData.WHY_NOT);
+    for (Path model : List.of(shared.get().resolve("tiny-qwen3moe-q8_0.gguf"))) {
+      // every expert in the arena first: the fixed items and the slot size from the engine's lines
+      List<String> open = run(model, Map.of("STRATA_ARENA_BARE", "1"), 0, "lru").lines;
+      long fixed = 0;
+      for (String l : open) {
+        Matcher m = ALLOC.matcher(l);
+        if (m.matches() && !m.group(1).equals("arena")) {
+          fixed += Long.parseLong(m.group(2));
+        }
+      }
+      Matcher mem = find(open, MEMORY);
+      long tokenSlots = Long.parseLong(mem.group(1)), slotBytes = Long.parseLong(mem.group(2));
+      long budgetMb = (fixed + (tokenSlots + 9) * slotBytes + (1 << 20) - 1) >> 20;
+      for (String policy : List.of("lru", "lfu")) {
+        Out r = run(model, Map.of("STRATA_ARENA_BARE", "1"), budgetMb, policy);
+        Matcher a = find(r.lines, ARENA);
+        long slots = Long.parseLong(a.group(1));
+        String what = model.getFileName() + " " + policy + " at " + slots + " slots";
+        assertTrue(slots >= tokenSlots + 9 && slots < tokenSlots + 13, what);
+        assertEquals(policy, a.group(8), what);
+        Counts engine =
+            new Counts(
+                Long.parseLong(a.group(2)),
+                Long.parseLong(a.group(3)),
+                Long.parseLong(a.group(4)),
+                Long.parseLong(a.group(5)),
+                Long.parseLong(a.group(7)));
+        Counts replay = replay(Files.readAllLines(r.trace), (int) slots, policy);
+        assertEquals(replay, engine, what);
+        assertEquals(
+            engine.misses() * slotBytes, Long.parseLong(a.group(6)), what + ": bytes read");
+        assertTrue(engine.evictions() > 0, what + ": the run evicts");
+      }
+    }
+  }
+
+  /**
+   * The trace through an arena of {@code slots} slots: per line ({@code l LAYER B e,e,e,e …}) the
+   * distinct experts in ascending id order, each one lookup of (layer, expert).
+   */
+  static Counts replay(List<String> trace, int slots, String policy) {
+    assertTrue(trace.getFirst().startsWith("# strata-ref router trace 1: "), trace.getFirst());
+    Policy p = policy.equals("lru") ? new Lru(slots) : new Lfu(slots);
+    long lookups = 0, misses = 0;
+    for (String line : trace.subList(1, trace.size())) {
+      String[] f = line.split(" ");
+      assertEquals("l", f[0], line);
+      int b = Integer.parseInt(f[2]);
+      assertEquals(3 + b, f.length, line);
+      TreeSet<Integer> distinct = new TreeSet<>();
+      for (int t = 0; t < b; t++) {
+        for (String e : f[3 + t].split(",")) {
+          distinct.add(Integer.parseInt(e));
+        }
+      }
+      for (int e : distinct) {
+        lookups++;
+        if (!p.lookup(f[1] + "/" + e)) {
+          misses++;
+        }
+      }
+    }
+    return new Counts(p.size(), lookups, lookups - misses, misses, p.evictions());
+  }
+
+  interface Policy {
+    /** True on a hit; a miss takes a free slot or evicts one. */
+    boolean lookup(String key);
+
+    int size();
+
+    long evictions();
+  }
+
+  /** Least recently used: an access-ordered map. */
+  static final class Lru implements Policy {
+    private final int slots;
+    private final LinkedHashMap<String, Boolean> cache = new LinkedHashMap<>(16, 0.75f, true);
+    private long evictions;
+
+    Lru(int slots) {
+      this.slots = slots;
+    }
+
+    @Override
+    public boolean lookup(String key) {
+      if (cache.get(key) != null) {
+        return true;
+      }
+      if (cache.size() == slots) {
+        Iterator<String> oldest = cache.keySet().iterator();
+        oldest.next();
+        oldest.remove();
+        evictions++;
+      }
+      cache.put(key, Boolean.TRUE);
+      return false;
+    }
+
+    @Override
+    public int size() {
+      return cache.size();
+    }
+
+    @Override
+    public long evictions() {
+      return evictions;
+    }
+  }
+
+  /**
+   * Least frequently used, with every expert's lookups counted from the start (cached or not): the
+   * victim has the fewest lookups, ties to the oldest last use.
+   */
+  static final class Lfu implements Policy {
+    private final int slots;
+    private final Map<String, Long> count = new HashMap<>();
+    private final Map<String, Long> lastUse = new HashMap<>();
+    private long clock, evictions;
+
+    Lfu(int slots) {
+      this.slots = slots;
+    }
+
+    @Override
+    public boolean lookup(String key) {
+      clock++;
+      count.merge(key, 1L, Long::sum);
+      boolean hit = lastUse.containsKey(key);
+      if (!hit && lastUse.size() == slots) {
+        String victim = null;
+        for (Map.Entry<String, Long> e : lastUse.entrySet()) {
+          if (victim == null || better(e.getKey(), victim)) {
+            victim = e.getKey();
+          }
+        }
+        lastUse.remove(victim);
+        evictions++;
+      }
+      lastUse.put(key, clock);
+      return hit;
+    }
+
+    private boolean better(String a, String b) {
+      long ca = count.get(a), cb = count.get(b);
+      return ca < cb || (ca == cb && lastUse.get(a) < lastUse.get(b));
+    }
+
+    @Override
+    public int size() {
+      return lastUse.size();
+    }
+
+    @Override
+    public long evictions() {
+      return evictions;
+    }
+  }
+
+  record Out(List<String> lines, Path trace) {}
+
+  private Out run(Path model, Map<String, String> env, long budgetMb, String policy)
+      throws Exception {
+    Path driver = E2e.refLibrary().resolveSibling("strata-ref-run");
+    Path trace = Files.createTempFile(dir, "trace-", ".txt");
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                driver.toString(),
+                "run",
+                "--model",
+                model.toString(),
+                "--ctx",
+                "512",
+                "--threads",
+                "1",
+                "--prompt-tokens",
+                "64",
+                "--n-predict",
+                "24"));
+    if (budgetMb > 0) {
+      args.addAll(List.of("--mem-budget-mb", Long.toString(budgetMb)));
+    }
+    ProcessBuilder pb = new ProcessBuilder(args).redirectErrorStream(true);
+    pb.environment().keySet().removeIf(k -> k.startsWith("STRATA_"));
+    pb.environment().putAll(env);
+    pb.environment().put("STRATA_ARENA_POLICY", policy);
+    pb.environment().put("STRATA_ARENA_TRACE", trace.toString());
+    Process proc = pb.start();
+    byte[] out = proc.getInputStream().readAllBytes();
+    assertTrue(proc.waitFor(300, TimeUnit.SECONDS), "strata-ref finished");
+    List<String> lines = new String(out, StandardCharsets.UTF_8).lines().toList();
+    assertEquals(0, proc.exitValue(), String.join("\n", lines));
+    return new Out(lines, trace);
+  }
+
+  private static Matcher find(List<String> lines, Pattern p) {
+    for (String l : lines) {
+      Matcher m = p.matcher(l);
+      if (m.matches()) {
+        return m;
+      }
+    }
+    throw new AssertionError("no line matches " + p + " in:\n" + String.join("\n", lines));
+  }
+}
