@@ -1,8 +1,11 @@
 package dev.strata.engine.plan;
 
 import dev.strata.engine.Backend;
+import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.model.ExpertsMode;
+import dev.strata.engine.model.ModelGeometry;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the engine will hold in memory for one configuration, and whether it fits (docs/PLAN.md).
@@ -104,5 +107,26 @@ public record MemoryPlan(
       return memBudgetMb * UsableMemory.MIB;
     }
     return plan;
+  }
+
+  /**
+   * What a stream plan that actually streams holds besides the arena: dense + recurrent state +
+   * drafter + KV + the model-bounded stand-by slots + page-cache headroom + scratch. A plan whose
+   * arena holds every expert shows 0 stand-by and 0 headroom; a budget sized for "one token's
+   * experts and a few more" must count them all the same, since under it the experts stream.
+   */
+  public static long streamingFixedBytes(
+      MemoryPlan open, ModelGeometry model, Map<String, String> env, HostFacts host) {
+    ExpertArena a = open.arena();
+    StandbySlots standby =
+        StandbySlots.decide(host, open.backend(), env)
+            .boundedBy(model.experts(), a.modelSlots(), a.tokenSlots());
+    return open.denseBytes()
+        + open.stateBytes()
+        + open.drafterBytes()
+        + open.kv().bytes()
+        + (long) standby.slots() * a.slotBytes()
+        + StreamSizing.pageCacheHeadroom(open.memory().totalBytes())
+        + open.scratchBytes();
   }
 }

@@ -14,6 +14,7 @@ import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -119,6 +120,48 @@ class PlanEdgesTest {
     MemoryPlan p =
         MemoryPlan.compute(at32k(mac(48), seed(), Backend.METAL).withMemBudgetMb(20_000));
     assertEquals(20_000 * MIB, p.budgetBytes());
+  }
+
+  /**
+   * What a plan that streams holds besides the arena, even when this plan's arena holds every
+   * expert (then it shows no stand-by and no headroom): dense + state + drafter + KV + 576 stand-by
+   * slots (512 experts + 64) + max(2 GiB, memory / 8) + strata-ref's scratch.
+   */
+  @Test
+  void streamingFixedBytesCountsStandbyAndHeadroomEvenWhenNothingStreams() {
+    PlanRequest metal = at32k(mac(128), seed(), Backend.METAL);
+    MemoryPlan open = MemoryPlan.compute(metal);
+    assertTrue(open.arena().holdsEveryExpert());
+    assertEquals(0, open.standbyBytes());
+    assertEquals(0, open.pageCacheHeadroomBytes());
+    assertEquals(
+        DENSE + KV_32K + 576 * SLOT + 16 * GIB,
+        MemoryPlan.streamingFixedBytes(open, seed(), Map.of(), mac(128)));
+    assertEquals(20_748_222_464L, DENSE + KV_32K + 576 * SLOT + 16 * GIB);
+
+    // with recurrent state (36 layers of 1 MiB) and a drafter of 100 MiB planned by --spec 1
+    ModelGeometry hybrid = Fixtures.hybrid(36, MIB);
+    MemoryPlan h = MemoryPlan.compute(at32k(mac(128), hybrid, Backend.METAL));
+    assertEquals(
+        DENSE + 36 * MIB + KV_32K + 576 * SLOT + 16 * GIB,
+        MemoryPlan.streamingFixedBytes(h, hybrid, Map.of(), mac(128)));
+    ModelGeometry drafter = Fixtures.withDrafter(100 * MIB);
+    MemoryPlan d = MemoryPlan.compute(at32k(mac(128), drafter, Backend.METAL).withSpec(1));
+    assertEquals(
+        DENSE + 100 * MIB + 32_896L * 1_056 * 13 + 576 * SLOT + 16 * GIB,
+        MemoryPlan.streamingFixedBytes(d, drafter, Map.of(), mac(128)));
+
+    // strata-ref on a 48 GiB Linux machine: headroom 48 GiB / 8 = 6 GiB, and its scratch
+    // (RefScratchTest: 4,018,176 B); the prompt switch off leaves 64 stand-by slots
+    MemoryPlan ref = MemoryPlan.compute(at32k(linux(48), seed(), Backend.CPU_REFERENCE));
+    assertEquals(4_018_176, ref.scratchBytes());
+    assertEquals(
+        DENSE + KV_32K + 576 * SLOT + 6 * GIB + 4_018_176,
+        MemoryPlan.streamingFixedBytes(ref, seed(), Map.of(), linux(48)));
+    assertEquals(
+        DENSE + KV_32K + 64 * SLOT + 6 * GIB + 4_018_176,
+        MemoryPlan.streamingFixedBytes(
+            ref, seed(), Map.of(StandbySlots.ENV_PROMPT_GEMM, "0"), linux(48)));
   }
 
   /**
