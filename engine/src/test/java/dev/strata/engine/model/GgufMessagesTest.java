@@ -74,10 +74,10 @@ class GgufMessagesTest {
    */
   @Test
   void theFirstGgufSplitsKeysSayReSplitNotDownloadAgain() throws IOException {
-    List<GgufWriter.Tensor> tensors = TinyModel.tensors();
+    List<GgufWriter.Tensor> tensors = TinyHybridModel.tensors();
     for (int k = 0; k < 2; k++) {
       SequencedMap<String, GgufValue> m =
-          k == 0 ? TinyModel.metadata() : new java.util.LinkedHashMap<>();
+          k == 0 ? TinyHybridModel.metadata() : new java.util.LinkedHashMap<>();
       m.put("general.split", GgufValue.u16(k));
       m.put("general.split_count", GgufValue.u16(2));
       Files.write(
