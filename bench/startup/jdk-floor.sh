@@ -10,7 +10,7 @@
 #
 # Why BigDecimal: JDK 25's BigDecimal.<clinit> builds big-integer tables (FIVE_TO_2_TO by repeated
 # squaring, BIG_TEN_POWERS_TABLE) in interpreted code. jackson-core's ParserMinimalBase has BigDecimal
-# constants, so every Jackson parse pays it once, and so does ByteSize (docs/PERFORMANCE.md §2b).
+# constants, so every Jackson parse pays it once, and so does ByteSize (docs/PERFORMANCE.md §2).
 . "$(dirname "$0")/../lib.sh"
 bench_begin jdk-floor 15 "$@"
 cat >"$work/Empty.java" <<'JAVA'

@@ -3,7 +3,9 @@
 #include "ops.h"
 
 #include <math.h>
+#include <string.h>
 
+#include "half.h"
 #include "quant.h"
 
 /* ---- matrix products, split over the pool by row ranges ---- */
@@ -27,6 +29,19 @@ static void mm_item(void *ctx, size_t item) {
     strata_gemm_rows(j->wtype, j->n_in, j->w, j->wrow, r0, r1, j->xq, j->xstride, j->ncols, j->y, j->ystride);
 }
 
+/* x rounded to bf16, nearest-even (ggml_compute_fp32_to_bf16) */
+static float bf16_round(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    if ((u & 0x7fffffff) > 0x7f800000) {
+        u |= 0x00400000; /* a NaN stays quiet */
+    } else {
+        u = (u + (0x7fff + ((u >> 16) & 1))) & 0xffff0000u;
+    }
+    memcpy(&x, &u, 4);
+    return x;
+}
+
 void strata_matmul(strata_pool *pool, uint8_t *xq, uint32_t wtype, const uint8_t *w, int64_t n_in, int64_t n_out,
                    const float *x, size_t xs, int ncols, float *y, size_t ys) {
     const strata_type_info *ti = strata_type(wtype);
@@ -34,6 +49,14 @@ void strata_matmul(strata_pool *pool, uint8_t *xq, uint32_t wtype, const uint8_t
     size_t xrow = strata_row_bytes(vt, n_in);
     for (int c = 0; c < ncols; c++) {
         strata_quantize_act(vt, x + (size_t)c * xs, xq + (size_t)c * xrow, n_in);
+        if (wtype == GGML_TYPE_F16 || wtype == GGML_TYPE_BF16) {
+            /* llama.cpp's CPU backend converts the activations of an f16 (bf16) matrix product to f16 (bf16), its
+             * vec_dot type: round them the same way, kept as floats (the f32 dot of the rounded values) */
+            float *r = (float *)(void *)(xq + (size_t)c * xrow);
+            for (int64_t i = 0; i < n_in; i++) {
+                r[i] = wtype == GGML_TYPE_F16 ? strata_half_to_float(strata_float_to_half(r[i])) : bf16_round(r[i]);
+            }
+        }
     }
     int threads = strata_pool_size(pool);
     int64_t per = n_out / (threads * 4);

@@ -245,6 +245,9 @@ static int cmd_logits(char **argv) {
         return 1;
     }
     const int V = strata_session_n_vocab(s), first = ctx / 2, scored = ctx - 1 - first;
+    /* llama-perplexity replaces each chunk's first token with BOS when the model adds one (add_bos): do the same */
+    int32_t bos[4];
+    int has_bos = strata_session_tokenize(s, "", 0, 1, bos, 4) >= 1 && bos[0] == strata_session_token(s, 0);
     FILE *o = fopen(out, "wb");
     int32_t hdr[5] = {1, ctx, V, chunks, first};
     fwrite("_lpf32__", 1, 8, o);
@@ -253,6 +256,9 @@ static int cmd_logits(char **argv) {
     float *logits = malloc((size_t)(ctx - first) * V * sizeof(float));
     for (int c = 0; c < chunks; c++) {
         strata_session_truncate(s, 0, 0);
+        if (has_bos) {
+            toks[(size_t)c * ctx] = bos[0]; /* the file's header keeps the text's token, as llama-perplexity's */
+        }
         if (strata_session_eval(s, 0, toks + (size_t)c * ctx, (size_t)ctx, (size_t)first, logits) != 0) {
             fprintf(stderr, "session_test: eval of chunk %d failed\n", c);
             return 1;

@@ -74,7 +74,7 @@ JDK_JAVA_OPTIONS="-XX:AOTCacheOutput=\"$setup_aot\"" run setup-print 0 \
 # machine that names it (its sha256 pinned) lets --dry-run walk every check a user's launch walks — the
 # config's trust walk, the library's (sha256 of the open file, the FFM load), the model, the host, the
 # plan, the engine's own strata_engine_check and the report — so the cache holds all of it
-# (docs/PERFORMANCE.md §2d). Where setup refuses that (the library's folder writable by others, a machine
+# (docs/PERFORMANCE.md §2). Where setup refuses that (the library's folder writable by others, a machine
 # too small for the plan) and on a Mac (no engine shipped), the config names the absent library above,
 # made for another Mac: the dry run then stops at the library check (exit 3), and the cache holds less.
 # Either way the dry run is a simple command line, strata-launch's fast path (LaunchArgs): the cache holds

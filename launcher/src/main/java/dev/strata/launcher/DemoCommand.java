@@ -172,7 +172,7 @@ public final class DemoCommand implements Callable<Integer> {
               + (format != null ? ", --kv " + format.flagName() : "");
     }
 
-    String launchCommand = launchCommand();
+    String launchCommand = launchCommand(machine);
     String again =
         launchCommand
             + " --config "
@@ -280,20 +280,9 @@ public final class DemoCommand implements Callable<Integer> {
    * (from its root; the script's absolute path elsewhere), the distribution's {@code
    * bin/strata-launch} otherwise. A checkout has no strata-launch on the PATH.
    */
-  String launchCommand() {
-    String root = System.getProperty("strata.root");
-    if (root != null && !root.isBlank()) {
-      Path script = Path.of(root).resolve("strata").toAbsolutePath().normalize();
-      Path cwd = Path.of("").toAbsolutePath().normalize();
-      return (script.getParent().equals(cwd) ? "./strata" : Reports.quote(script.toString()))
-          + " launch";
-    }
-    String home = System.getProperty("strata.home");
-    if (home != null && !home.isBlank()) {
-      return Reports.quote(
-          Path.of(home).resolve("bin").resolve("strata-launch").toAbsolutePath().toString());
-    }
-    return "strata-launch";
+  static String launchCommand(Machine machine) {
+    return dev.strata.engine.cli.LaunchHint.command(
+        machine.strataRoot(), machine.strataHome(), machine.workingDir());
   }
 
   /**

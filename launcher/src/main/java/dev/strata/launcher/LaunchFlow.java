@@ -276,7 +276,7 @@ final class LaunchFlow {
       return ConfigCodec.read(configPath);
     } catch (java.io.IOException e) {
       throw new StrataException(
-          ExitCodes.USAGE, configPath + ": cannot read: " + e.getMessage(), e);
+          ExitCodes.USAGE, configPath + ": cannot read: " + dev.strata.engine.IoReason.of(e), e);
     }
   }
 

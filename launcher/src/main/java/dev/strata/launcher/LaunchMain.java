@@ -13,7 +13,7 @@ import dev.strata.metal.HostProbe;
  * scripted {@code --dry-run --config FILE}, a plain launch, {@code --plan --json} and their kin)
  * goes straight to the {@link LaunchFlow}; any other goes through picocli ({@link LaunchCli}). The
  * fast path exists for start-up time: it loads no picocli class (Java 5 class files, outside the
- * AOT cache, verified one by one) and builds no reflective model (docs/PERFORMANCE.md §2c). Both
+ * AOT cache, verified one by one) and builds no reflective model (docs/PERFORMANCE.md §2). Both
  * ways end in the same flow and report a refusal with the same {@link Io#report}, end with {@link
  * Io#finish} (a lost standard output is exit 2); {@link MainExit} ends the process.
  */

@@ -16,11 +16,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /** What {@code strata-launch} prints: the plan, the dry run, warnings, the start line. */
 final class Reports {
-  private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9_./:=@%+,-]+");
 
   private Reports() {}
 
@@ -302,10 +300,7 @@ final class Reports {
   }
 
   static String quote(String a) {
-    if (!a.isEmpty() && SAFE.matcher(a).matches()) {
-      return a;
-    }
-    return "'" + a.replace("'", "'\\''") + "'";
+    return dev.strata.engine.text.ShellWords.quote(a);
   }
 
   private static String ensureNewline(String s) {

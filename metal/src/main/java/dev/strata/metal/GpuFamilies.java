@@ -1,7 +1,7 @@
 package dev.strata.metal;
 
 import dev.strata.engine.host.ChipName;
-import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.host.GpuFamily;
 import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -10,11 +10,7 @@ import java.util.regex.Pattern;
  * The Apple GPU family of an Apple-silicon Mac from its chip name, for when Metal is not asked (the
  * GPU probe skipped on purpose, crashed in an earlier run or timed out). Pure.
  *
- * <p>Source: Apple's MTLGPUFamily documentation and Metal feature set tables
- * (https://developer.apple.com/documentation/metal/mtlgpufamily,
- * https://developer.apple.com/metal/limits): Apple7 = M1 (all variants), Apple8 = M2, Apple9 = M3
- * and M4; Apple10 = M5 as this project's host profiles and the seed's k4 disclosure have it. A
- * later chip than M5 is reported as Apple10, the newest family the host JSON holds.
+ * <p>The families and their chips are {@link GpuFamily}'s table.
  */
 final class GpuFamilies {
   private static final Pattern APPLE_M = Pattern.compile("^Apple M(\\d+)(?: (?:Pro|Max|Ultra))?$");
@@ -34,13 +30,7 @@ final class GpuFamilies {
     if (generation < 1) {
       return OptionalInt.empty();
     }
-    return OptionalInt.of(
-        switch (generation) {
-          case 1 -> 1007;
-          case 2 -> 1008;
-          case 3, 4 -> 1009;
-          default -> HostFacts.FAMILY_APPLE10;
-        });
+    return OptionalInt.of(GpuFamily.ofGeneration(generation).id);
   }
 
   /**
@@ -48,7 +38,7 @@ final class GpuFamilies {
    * later on macOS 26 or later. False when the version does not start with a number.
    */
   static boolean metal4(int family, String osVersion) {
-    if (family < 1007) {
+    if (family < GpuFamily.APPLE7.id) {
       return false;
     }
     Matcher m = Pattern.compile("^(\\d{1,4})(?:\\.|$)").matcher(osVersion);

@@ -1,5 +1,6 @@
 package dev.strata.metal;
 
+import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.host.HostFacts;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +29,7 @@ record GpuReport(
     String deviceName,
     boolean fromMetal,
     List<String> notes) {
-  static final int APPLE_FIRST = 1001;
+  static final int APPLE_FIRST = GpuFamily.FIRST_APPLE;
 
   GpuReport {
     notes = List.copyOf(notes);

@@ -4,6 +4,7 @@ import dev.strata.engine.ExitCodes;
 import dev.strata.engine.Os;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.host.AvailableMemory;
+import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.LinuxProbe;
 import dev.strata.engine.host.ProbeResult;
@@ -69,7 +70,8 @@ public final class HostProbe {
    * @throws IllegalArgumentException for another family, or facts that are not a Mac's
    */
   public static HostFacts withGpuFamily(HostFacts mac, int family) {
-    if (!mac.isMac() || (family != 0 && (family < 1001 || family > HostFacts.FAMILY_APPLE10))) {
+    if (!mac.isMac()
+        || (family != 0 && (family < GpuFamily.FIRST_APPLE || family > HostFacts.FAMILY_APPLE10))) {
       throw new IllegalArgumentException("gpu family " + family + " for " + mac.os());
     }
     return new HostFacts(

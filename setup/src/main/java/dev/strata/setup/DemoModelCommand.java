@@ -55,7 +55,8 @@ public final class DemoModelCommand implements Callable<Integer> {
       paths = DemoModel.write(dir, shards, mtp, "--out " + out);
     } catch (IOException e) {
       throw new StrataException(
-          ExitCodes.USAGE, "cannot write the demo model into " + dir + ": " + e.getMessage());
+          ExitCodes.USAGE,
+          "cannot write the demo model into " + dir + ": " + dev.strata.engine.IoReason.of(e));
     }
     // read back what was written: the summary is what the toolkit will plan with
     GgufModel model = GgufReader.readModel(paths.getFirst());

@@ -7,6 +7,7 @@ import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.HostFileOption;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.JsonOption;
+import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.host.HostProfiles;
@@ -210,14 +211,12 @@ public final class ProbeCommand implements Callable<Integer> {
   }
 
   private static String familyMeaning(int family) {
-    return switch (family) {
-      case 0 -> "no Apple GPU family: the Metal engine cannot run here";
-      case 1007 -> "M1 class";
-      case 1008 -> "M2 class";
-      case 1009 -> "M3/M4 class";
-      case HostFacts.FAMILY_APPLE10 -> "M5 class";
-      default -> "older than M1: below what the Metal engine targets";
-    };
+    if (family == 0) {
+      return "no Apple GPU family: the Metal engine cannot run here";
+    }
+    return GpuFamily.of(family)
+        .map(f -> f.meaning)
+        .orElse("older than M1: below what the Metal engine targets");
   }
 
   private static String yesNo(boolean b) {

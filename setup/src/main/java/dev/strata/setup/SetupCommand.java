@@ -9,6 +9,7 @@ import dev.strata.engine.cli.KvOption;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.cli.VersionProvider;
+import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.setup.gen.Given;
 import java.nio.file.Path;
@@ -212,7 +213,9 @@ public final class SetupCommand implements Callable<Integer> {
     }
   }
 
-  /** {@code --gpu-family FAMILY}: apple7..apple10 (or 1007..1010, 7..10) or none (0). */
+  /**
+   * {@code --gpu-family FAMILY}: a {@link GpuFamily} keyword, number or Apple number, or none (0).
+   */
   static final class GpuFamilyConverter implements ITypeConverter<Integer> {
     @Override
     public Integer convert(String value) {
@@ -220,17 +223,15 @@ public final class SetupCommand implements Callable<Integer> {
       if (v.equals("none") || v.equals("0")) {
         return 0;
       }
-      java.util.regex.Matcher m =
-          java.util.regex.Pattern.compile("(?:apple)?(7|8|9|10|100[7-9]|1010)").matcher(v);
-      if (m.matches()) {
-        int n = Integer.parseInt(m.group(1));
-        return n < 1000 ? 1000 + n : n;
+      for (GpuFamily f : GpuFamily.values()) {
+        String n = f.keyword().substring("apple".length());
+        String id = Integer.toString(f.id);
+        if (v.equals(f.keyword()) || v.equals(n) || v.equals(id) || v.equals("apple" + id)) {
+          return f.id;
+        }
       }
       throw new CommandLine.TypeConversionException(
-          "'"
-              + value
-              + "' is not a GPU family: use apple7 (M1), apple8 (M2), apple9 (M3, M4), apple10"
-              + " (M5) or none");
+          "'" + value + "' is not a GPU family: use " + GpuFamily.listed() + " or none");
     }
   }
 
@@ -239,7 +240,8 @@ public final class SetupCommand implements Callable<Integer> {
     private static final long serialVersionUID = 1L;
 
     GpuFamilyCandidates() {
-      super(List.of("apple7", "apple8", "apple9", "apple10", "none"));
+      super(GpuFamily.keywords());
+      add("none");
     }
   }
 

@@ -4,6 +4,7 @@ import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.Io;
+import dev.strata.engine.cli.LaunchHint;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.config.ConfigCodec;
@@ -11,6 +12,7 @@ import dev.strata.engine.flags.EngineArgs;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
+import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.host.ProbeResult;
@@ -102,8 +104,20 @@ final class SetupFlow {
       io.err().flush();
     }
     Answers a = new Answers(given.context(), given.experts(), given.kv());
-    Generator.Generated g =
-        generate(host.facts(), gguf, a, library(host.facts(), given), given.backend(), x -> {});
+    Path library = library(host.facts(), given);
+    if (given.context() != null && r.flags().context() == null && r.answersFile() != null) {
+      // the answers file's ctx, named as the file names it (not as a --ctx never given)
+      String problem =
+          Generator.contextProblem(
+              dev.strata.engine.gen.Templates.load(
+                  EngineLibraries.backend(host.facts(), library, given.backend())),
+              given.context(),
+              "ctx");
+      if (problem != null) {
+        throw new StrataException(ExitCodes.USAGE, r.answersFile() + ": " + problem);
+      }
+    }
+    Generator.Generated g = generate(host.facts(), gguf, a, library, given.backend(), x -> {});
     String yaml = ConfigCodec.write(g.config());
     if (r.print()) {
       io.out().print(yaml);
@@ -283,6 +297,9 @@ final class SetupFlow {
                       + " already holds this config: unchanged");
     }
     io.out().flush();
+    // what to run next, as the demo says it: on stderr, so stdout stays the plan and the path
+    io.err().println(TerminalText.escape(LaunchHint.launchIt(machine, w.path())));
+    io.err().flush();
     return ExitCodes.OK;
   }
 
@@ -379,15 +396,13 @@ final class SetupFlow {
       return host;
     }
     HostFacts f = host.facts();
-    List<Question.Option<Integer>> options =
-        List.of(
-            new Question.Option<>("apple7", "M1, M1 Pro, M1 Max, M1 Ultra", 1007),
-            new Question.Option<>("apple8", "M2, M2 Pro, M2 Max, M2 Ultra", 1008),
-            new Question.Option<>("apple9", "M3 and M4 (all variants)", 1009),
-            new Question.Option<>("apple10", "M5 (k4: prompts take the flash chain)", 1010),
-            new Question.Option<>("none", "no Apple GPU (an Intel Mac): Metal cannot run", 0));
+    List<Question.Option<Integer>> options = new ArrayList<>();
+    for (GpuFamily g : GpuFamily.values()) {
+      options.add(new Question.Option<>(g.keyword(), g.wizardText, g.id));
+    }
+    options.add(new Question.Option<>("none", "no Apple GPU (an Intel Mac): Metal cannot run", 0));
     int guess = HostProbe.gpuFamilyOfChip(f.chip());
-    int def = 4;
+    int def = options.size() - 1; // none
     for (int i = 0; i < options.size(); i++) {
       if (options.get(i).value() == guess) {
         def = i;

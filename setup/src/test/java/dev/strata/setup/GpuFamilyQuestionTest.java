@@ -2,9 +2,11 @@ package dev.strata.setup;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.config.ConfigCodec;
+import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.host.ProbeResult;
@@ -54,7 +56,7 @@ class GpuFamilyQuestionTest {
     assertEquals(0, r.code(), r.err() + r.terminal());
     assertTrue(r.terminal().contains("GPU family"), r.terminal());
     assertTrue(r.terminal().contains("apple9"), r.terminal());
-    assertEquals("strata-setup: probe: " + NOTE + "\n", r.err());
+    assertTrue(r.err().startsWith("strata-setup: probe: " + NOTE + "\nlaunch it: "), r.err());
     HostFacts host = ConfigCodec.read(c.config).host();
     assertEquals(1010, host.gpuFamily());
     assertTrue(host.k4());
@@ -66,7 +68,7 @@ class GpuFamilyQuestionTest {
     CliHarness c = skipped(d, new ArrayList<>());
     CliHarness.Run r = c.run(c.modelAndLib("--yes"));
     assertEquals(0, r.code(), r.err());
-    assertEquals("strata-setup: probe: " + NOTE + "\n", r.err());
+    assertTrue(r.err().startsWith("strata-setup: probe: " + NOTE + "\nlaunch it: "), r.err());
     assertEquals(HostProfiles.load("m4-pro-48"), ConfigCodec.read(c.config).host());
   }
 
@@ -85,7 +87,10 @@ class GpuFamilyQuestionTest {
     CliHarness c = skipped(d, seen);
     CliHarness.Run r = c.run(c.modelAndLib("--gpu-family", "apple8", "--yes"));
     assertEquals(0, r.code(), r.err());
-    assertEquals("", r.err(), "no Metal note: the flag answered for Metal");
+    // no Metal note (the flag answered for Metal): only what to run next
+    assertTrue(
+        r.err().lines().allMatch(l -> l.startsWith("launch it: ")),
+        "no Metal note: the flag answered for Metal\n" + r.err());
     assertEquals("sysctl-only", seen.getFirst().get("STRATA_PROBE"));
     HostFacts host = ConfigCodec.read(c.config).host();
     assertEquals(1008, host.gpuFamily());
@@ -132,5 +137,28 @@ class GpuFamilyQuestionTest {
     assertEquals(
         "strata-setup: --gpu-family is for a Mac: this machine is linux (drop --gpu-family)\n",
         onLinux.err());
+  }
+
+  /** The option's help is the one literal beside the table: it lists the table's families. */
+  @Test
+  void theOptionsHelpListsTheTablesFamilies() throws NoSuchFieldException {
+    picocli.CommandLine.Option o =
+        SetupCommand.class
+            .getDeclaredField("gpuFamily")
+            .getAnnotation(picocli.CommandLine.Option.class);
+    assertTrue(o.description()[0].contains(GpuFamily.listed() + " or none"), o.description()[0]);
+    assertEquals(
+        "'apple6' is not a GPU family: use " + GpuFamily.listed() + " or none",
+        assertThrows(
+                picocli.CommandLine.TypeConversionException.class,
+                () -> new SetupCommand.GpuFamilyConverter().convert("apple6"))
+            .getMessage());
+    for (GpuFamily f : GpuFamily.values()) {
+      for (String typed :
+          List.of(f.keyword(), Integer.toString(f.id), Integer.toString(f.id - 1000))) {
+        assertEquals(f.id, new SetupCommand.GpuFamilyConverter().convert(typed), typed);
+      }
+    }
+    assertEquals(0, new SetupCommand.GpuFamilyConverter().convert("none"));
   }
 }

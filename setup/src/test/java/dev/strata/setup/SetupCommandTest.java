@@ -78,6 +78,11 @@ class SetupCommandTest {
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().startsWith("memory plan: cpu-reference"), r.out());
     assertTrue(r.out().endsWith("wrote " + out + "\n"), r.out());
+    // issue 28: and what launches it, on stderr (as the demo says it)
+    assertTrue(
+        r.err().startsWith("launch it: ") && r.err().endsWith(" launch --config " + out + "\n")
+            || r.err().equals("launch it: strata-launch --config " + out + "\n"),
+        r.err());
     EngineConfig c = ConfigCodec.read(out);
     assertEquals(h.model.resolve("strata-demo-00001-of-00004.gguf").toString(), c.args().get(1));
   }

@@ -4,7 +4,7 @@ package dev.strata.engine.cli;
  * How a command's {@code main} ends. {@link System#exit} logs the exit through {@code
  * System.getLogger("java.lang.Runtime")} (JDK 17+), and finding that logger's backend runs a {@code
  * ServiceLoader} over the whole class path: every jar of the distribution opened and searched, a
- * short command's largest single cost once its own work needs no jar (docs/PERFORMANCE.md §2d). A
+ * short command's largest single cost once its own work needs no jar (docs/PERFORMANCE.md §2). A
  * {@code main} that simply returns ends the JVM the same way — the same shutdown hooks, exit code 0
  * — without that lookup, but only when no other non-daemon thread is alive (the JVM would wait for
  * it). So: return for success when nothing else keeps the JVM up, {@link System#exit} otherwise.

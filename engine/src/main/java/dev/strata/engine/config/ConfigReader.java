@@ -73,8 +73,10 @@ final class ConfigReader {
     if (!Files.exists(file)) {
       throw new ConfigException(source, 0, 0, "no such file");
     }
-    if (!Files.isRegularFile(file)) {
-      throw new ConfigException(source, 0, 0, "is not a regular file");
+    String kind = dev.strata.engine.FileKind.isNotRegular(file);
+    if (kind != null) {
+      // named for what it is, and never opened (a FIFO would block the read)
+      throw new ConfigException(source, 0, 0, kind + "; give the config file itself");
     }
     byte[] bytes;
     try (InputStream in = Files.newInputStream(file)) {
@@ -83,7 +85,7 @@ final class ConfigReader {
     } catch (NoSuchFileException e) {
       throw new ConfigException(source, 0, 0, "no such file");
     } catch (IOException e) {
-      throw new ConfigException(source, 0, 0, "cannot read: " + e.getMessage());
+      throw new ConfigException(source, 0, 0, "cannot read: " + dev.strata.engine.IoReason.of(e));
     }
     return read(bytes, source);
   }

@@ -84,11 +84,21 @@ public final class PoolRule {
    * a pool of --ctx + 128 cells): use --ctx 448 or more}.
    */
   public static String contextProblem(long context, long promptTokens, long nPredict) {
+    return contextProblem(context, promptTokens, nPredict, EngineFlags.CTX);
+  }
+
+  /**
+   * {@link #contextProblem(long, long, long)}, the context named as the user gave it: {@code --ctx}
+   * on the command line, {@code ctx} in an answers file (a message names no flag the user did not
+   * give).
+   */
+  public static String contextProblem(
+      long context, long promptTokens, long nPredict, String given) {
     long min = minContext(promptTokens, nPredict);
     if (context >= min) {
       return null;
     }
-    return EngineFlags.CTX
+    return given
         + " "
         + context
         + " is too small for strata-ref's workload ("
@@ -102,11 +112,11 @@ public final class PoolRule {
         + " = "
         + (promptTokens + nPredict)
         + " tokens in a pool of "
-        + EngineFlags.CTX
+        + given
         + " + "
         + KvFormat.EXTRA_CELLS
         + " cells): use "
-        + EngineFlags.CTX
+        + given
         + " "
         + min
         + " or more";

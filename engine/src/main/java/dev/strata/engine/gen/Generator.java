@@ -86,11 +86,16 @@ public final class Generator {
    * written args.
    */
   public static String contextProblem(Template template, long context) {
+    return contextProblem(template, context, EngineFlags.CTX);
+  }
+
+  /** {@link #contextProblem(Template, long)}, the context named {@code given} ({@code ctx}). */
+  public static String contextProblem(Template template, long context, String given) {
     if (!PoolRule.applies(template.backend())) {
       return null;
     }
     long[] w = PoolRule.workload(template.values());
-    return PoolRule.contextProblem(context, w[0], w[1]);
+    return PoolRule.contextProblem(context, w[0], w[1], given);
   }
 
   /** The smallest context the template's workload fits in; 1 for a template without one. */

@@ -52,6 +52,13 @@ public final class StrictYaml {
     if (Files.isDirectory(file)) {
       throw error(src, 0, "is a folder, not a YAML file");
     }
+    if (!Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      throw error(src, 0, "no such file");
+    }
+    String kind = dev.strata.engine.FileKind.isNotRegular(file);
+    if (kind != null) {
+      throw error(src, 0, kind); // never opened: a FIFO would block the read
+    }
     byte[] bytes;
     try {
       if (Files.size(file) > MAX_CHARS) {
@@ -59,7 +66,7 @@ public final class StrictYaml {
       }
       bytes = Files.readAllBytes(file);
     } catch (IOException e) {
-      throw error(src, 0, "cannot read (" + e.getClass().getSimpleName() + ")");
+      throw error(src, 0, "cannot read: " + dev.strata.engine.IoReason.of(e));
     }
     String text = YamlReader.utf8(bytes, (line, column, detail) -> error(src, line, detail));
     return parse(text, src, knownKeys);
@@ -85,7 +92,13 @@ public final class StrictYaml {
         throw error(
             source,
             t.keyPos().line(),
-            "unknown key '" + key + "' (known: " + String.join(", ", knownKeys) + ")");
+            "unknown key '"
+                + key
+                + "'"
+                + dev.strata.engine.flags.Suggest.didYouMean(key, knownKeys)
+                + " (known: "
+                + String.join(", ", knownKeys)
+                + ")");
       }
       entries.put(key, new Entry(key, t.value(), t.keyPos().line()));
     }

@@ -12,7 +12,7 @@ import java.util.Set;
  * Engine templates. The packaged ones have one source, {@code templates/engine/<backend>.yaml}; the
  * build does not ship the YAML on the class path but compiles it into {@link PackagedTemplates}
  * (generated, committed), which {@link #load} returns, so {@code strata-setup} neither opens its
- * jar nor runs a YAML parser for them (docs/PERFORMANCE.md §2c). {@code PackagedTemplatesTest}
+ * jar nor runs a YAML parser for them (docs/PERFORMANCE.md §2). {@code PackagedTemplatesTest}
  * (engine tests) parses every YAML file with {@link #parse} and fails while the class differs;
  * after changing a template regenerate the class with {@code mvn -pl engine -am verify
  * -Dtest=PackagedTemplatesTest -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.update=true}

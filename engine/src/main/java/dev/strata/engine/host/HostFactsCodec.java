@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -69,8 +68,10 @@ public final class HostFactsCodec {
     if (!Files.exists(file)) {
       throw new HostFileException(source + ": no such file", null);
     }
-    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file)) {
-      throw new HostFileException(source + ": not a regular file", null);
+    String kind = dev.strata.engine.FileKind.isNotRegular(file);
+    if (kind != null) {
+      // named for what it is, and never opened (a FIFO would block the read)
+      throw new HostFileException(source + ": " + kind, null);
     }
     byte[] bytes;
     try (InputStream in = Files.newInputStream(file)) {

@@ -107,7 +107,7 @@ public final class HostFactsRules {
       throw field(fault, "memory_bytes", "at most " + MAX_MEMORY + " (16 TiB)", f.memoryBytes());
     }
     int family = f.gpuFamily();
-    if (family != 0 && (family < 1001 || family > HostFacts.FAMILY_APPLE10)) {
+    if (family != 0 && (family < GpuFamily.FIRST_APPLE || family > HostFacts.FAMILY_APPLE10)) {
       throw field(fault, "gpu_family", "0 (no Apple GPU) or an Apple family 1001..1010", family);
     }
     String k4 = fault.key("k4");

@@ -1,6 +1,7 @@
 package dev.strata.engine.model;
 
 import dev.strata.engine.FileKind;
+import dev.strata.engine.IoReason;
 import dev.strata.engine.model.GgufException.Kind;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -104,7 +105,7 @@ public final class GgufReader {
     } catch (AccessDeniedException e) {
       throw new GgufException(Kind.IO, shown, "permission denied; make the file readable");
     } catch (IOException e) {
-      throw new GgufException(Kind.IO, shown, "cannot read (" + e.getMessage() + ")", e);
+      throw new GgufException(Kind.IO, shown, "cannot read (" + IoReason.of(e) + ")", e);
     }
   }
 
@@ -117,7 +118,7 @@ public final class GgufReader {
     try {
       return new GgufParser(ch, name).parse();
     } catch (IOException e) {
-      throw new GgufException(Kind.IO, name, "cannot read (" + e.getMessage() + ")", e);
+      throw new GgufException(Kind.IO, name, "cannot read (" + IoReason.of(e) + ")", e);
     }
   }
 }

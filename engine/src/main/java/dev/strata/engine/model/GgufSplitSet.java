@@ -160,7 +160,8 @@ final class GgufSplitSet {
     } catch (AccessDeniedException e) {
       throw new GgufException(Kind.IO, shown, "permission denied; make the folder readable");
     } catch (IOException e) {
-      throw new GgufException(Kind.IO, shown, "cannot list (" + e.getMessage() + ")", e);
+      throw new GgufException(
+          Kind.IO, shown, "cannot list (" + dev.strata.engine.IoReason.of(e) + ")", e);
     }
     if (models.isEmpty()) {
       try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.gguf.part*")) {

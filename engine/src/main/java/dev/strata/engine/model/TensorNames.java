@@ -3,7 +3,7 @@ package dev.strata.engine.model;
 /**
  * The tensor-name forms the geometry reads (llama.cpp's names, src/llama-arch.cpp), parsed without
  * regular expressions: this runs for every tensor of every shard on each {@code strata-setup}, in a
- * fresh JVM where the regex engine is interpreted (docs/PERFORMANCE.md §2c). Each method accepts
+ * fresh JVM where the regex engine is interpreted (docs/PERFORMANCE.md §2). Each method accepts
  * exactly the strings its documented pattern (Java regex, {@code matches()}) does; {@code
  * TensorNamesTest} checks that against the patterns themselves.
  */

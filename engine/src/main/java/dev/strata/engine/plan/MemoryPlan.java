@@ -113,7 +113,8 @@ public record MemoryPlan(
    * What a stream plan that actually streams holds besides the arena: dense + recurrent state +
    * drafter + KV + the model-bounded stand-by slots + page-cache headroom + scratch. A plan whose
    * arena holds every expert shows 0 stand-by and 0 headroom; a budget sized for "one token's
-   * experts and a few more" must count them all the same, since under it the experts stream.
+   * experts and a few more" must count them all the same, since under it the experts stream (the
+   * launch's available-memory rule, LaunchMemory, sizes the smallest streaming plan with it).
    */
   public static long streamingFixedBytes(
       MemoryPlan open, ModelGeometry model, Map<String, String> env, HostFacts host) {

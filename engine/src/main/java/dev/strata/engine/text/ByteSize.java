@@ -12,7 +12,7 @@ package dev.strata.engine.text;
  * {@code BigDecimal.divide(…).toPlainString()} on edge and random sizes. Not {@code BigDecimal}
  * itself: its static initializer (JDK 25 builds big-integer tables, interpreted) cost {@code
  * strata-launch --dry-run}, which uses no other {@code BigDecimal}, tens of milliseconds of
- * start-up (docs/PERFORMANCE.md §2b, §2d).
+ * start-up (docs/PERFORMANCE.md §2).
  */
 public final class ByteSize {
   private static final String[] UNITS = {"KiB", "MiB", "GiB", "TiB"};

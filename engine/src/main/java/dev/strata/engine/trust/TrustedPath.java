@@ -263,14 +263,14 @@ public final class TrustedPath {
                 + ")");
       }
       if (!Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS)) {
-        throw notRegular(subject, shown); // a socket: open says ENXIO
+        throw notRegular(subject, shown, real); // a socket: open says ENXIO
       }
       throw new IOException("cannot open " + real + ": " + e.getMessage(), e);
     }
     try {
       Posix.Stat st = Posix.fstat(fd);
       if (!st.regularFile()) {
-        throw notRegular(subject, shown);
+        throw notRegular(subject, shown, real);
       }
       check(real, st.uid(), st.permissions(), OwnerRule.Place.FILE, abs, subject, me);
       return new OpenFile(abs, real, fd, st);
@@ -280,9 +280,16 @@ public final class TrustedPath {
     }
   }
 
-  private static TrustRefused notRegular(Subject subject, String shown) {
+  private static TrustRefused notRegular(Subject subject, String shown, Path real) {
+    // what it is (a folder, a FIFO, a socket, a device: FileKind, from its metadata), not only not
+    String what = dev.strata.engine.FileKind.isNotRegular(real);
     return new TrustRefused(
-        subject.what() + " " + shown + " is not a regular file" + paren(subject.context()));
+        subject.what()
+            + " "
+            + shown
+            + " "
+            + (what != null ? what : "is not a regular file")
+            + paren(subject.context()));
   }
 
   /**

@@ -11,7 +11,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -440,19 +439,6 @@ public final class ConfigWriter {
   }
 
   static String reason(IOException e) {
-    if (e instanceof java.nio.file.AccessDeniedException) {
-      return "permission denied";
-    }
-    if (e instanceof java.nio.file.NoSuchFileException) {
-      return "no such file or folder";
-    }
-    if (e instanceof java.nio.file.FileAlreadyExistsException) {
-      return "a file is in the way of a folder";
-    }
-    if (e instanceof FileSystemException fse && fse.getReason() != null) {
-      return fse.getReason();
-    }
-    String m = e.getMessage();
-    return m == null ? e.getClass().getSimpleName() : m;
+    return dev.strata.engine.IoReason.of(e);
   }
 }

@@ -402,7 +402,7 @@ class NativeEngineTest {
     dev.strata.engine.StrataException d =
         assertThrows(dev.strata.engine.StrataException.class, () -> NativeEngine.load(dir));
     assertEquals(ExitCodes.PREFLIGHT, d.exitCode());
-    assertTrue(d.getMessage().contains("is not a regular file"), d.getMessage());
+    assertTrue(d.getMessage().contains("is a folder, not a regular file"), d.getMessage());
   }
 
   @Test

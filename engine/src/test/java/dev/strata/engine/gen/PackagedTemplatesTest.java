@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code templates/engine/*.yaml} are the source of the packaged templates; {@link
  * PackagedTemplates} is their compiled form, which {@link Templates#load} returns (no resource
- * read, no YAML parse at run time: docs/PERFORMANCE.md §2c). This test reads every YAML file with
+ * read, no YAML parse at run time: docs/PERFORMANCE.md §2). This test reads every YAML file with
  * the strict reader ({@link Templates#parse}, all its checks) and requires the compiled values to
  * equal them, backend for backend; with {@code -Dgolden.update=true} (docs/GOLDEN.md) it rewrites
  * {@value #SOURCE} from the YAML instead ({@link #render}, in google-java-format's layout).

@@ -215,7 +215,7 @@ class HostFactsCodecTest {
   void aDeviceIsNotAHostFile() {
     // refused before it is opened: a FIFO or a terminal would block the read
     assertEquals(
-        "/dev/null: not a regular file",
+        "/dev/null: is a character device, not a regular file",
         assertThrows(HostFileException.class, () -> HostFactsCodec.read(Path.of("/dev/null")))
             .getMessage());
   }

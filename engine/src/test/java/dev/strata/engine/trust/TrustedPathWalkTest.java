@@ -382,20 +382,23 @@ class TrustedPathWalkTest {
   void aFolderAFifoAndASocketAreNotFilesAndNothingWaitsOnThem() throws Exception {
     Path d = folder(base.resolve("d"), "0755");
     assertEquals(
-        "config " + d.resolve("sub") + " is not a regular file (--config c.yaml)",
+        "config " + d.resolve("sub") + " is a folder, not a regular file (--config c.yaml)",
         refused(folder(d.resolve("sub"), "0755")));
     Path fifo = d.resolve("fifo");
     Process mk = new ProcessBuilder("mkfifo", "-m", "0644", fifo.toString()).inheritIO().start();
     assertTrue(mk.waitFor(30, TimeUnit.SECONDS));
     assertEquals(0, mk.exitValue());
     // a read-only open of a FIFO would wait for a writer: the walk opens without blocking
-    assertEquals("config " + fifo + " is not a regular file (--config c.yaml)", refused(fifo));
+    assertEquals(
+        "config " + fifo + " is a FIFO (named pipe), not a regular file (--config c.yaml)",
+        refused(fifo));
     Path sock = d.resolve("sock");
     try (var server =
         java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
       server.bind(java.net.UnixDomainSocketAddress.of(sock));
       chmod("0644", sock);
-      assertEquals("config " + sock + " is not a regular file (--config c.yaml)", refused(sock));
+      assertEquals(
+          "config " + sock + " is a socket, not a regular file (--config c.yaml)", refused(sock));
     }
     // through a link: named as given, with what it resolved to; no context, no parentheses
     Path link = Files.createSymbolicLink(d.resolve("l"), Path.of("sub"));
@@ -404,7 +407,7 @@ class TrustedPathWalkTest {
             TrustRefused.class,
             () -> TrustedPath.open(link, new TrustedPath.Subject("config", null), ME).close());
     assertEquals(
-        "config " + link + " (resolved: " + d.resolve("sub") + ") is not a regular file",
+        "config " + link + " (resolved: " + d.resolve("sub") + ") is a folder, not a regular file",
         r.getMessage());
   }
 

@@ -56,7 +56,8 @@ public final class LibraryTrust {
     try (InputStream in = Files.newInputStream(file)) {
       return Sha256.hex(in);
     } catch (IOException e) {
-      throw new PreflightRefused("cannot read the engine library " + file + ": " + e.getMessage());
+      throw new PreflightRefused(
+          "cannot read the engine library " + file + ": " + dev.strata.engine.IoReason.of(e));
     }
   }
 }

@@ -163,8 +163,8 @@ public final class Preflight {
    * unpinned library is not loaded; the verdict is the launcher's own, and the report says so.
    */
   public static Report forDryRun(
-      EngineConfig config, Path configPath, HostFacts here, Map<String, String> inherited) {
-    PreflightRun run = new PreflightRun(config, configPath, here, inherited);
+      EngineConfig config, Path configPath, Here here, Map<String, String> inherited) {
+    PreflightRun run = new PreflightRun(config, configPath, here.facts(), inherited, here.now());
     run.loadUnpinned = false;
     return run.run(true);
   }

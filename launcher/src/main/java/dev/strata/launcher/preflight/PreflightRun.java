@@ -281,7 +281,9 @@ final class PreflightRun {
       throw refuse("plan", new PreflightRefused(plan.refusal()));
     } else if (refuseWhenShort) {
       throw refuse(
-          "plan", new PreflightRefused(plan.refusal() + " (on this machine: " + here.chip() + ")"));
+          "plan",
+          // the host planned for: this machine, or the --host-file's (never called "this machine")
+          new PreflightRefused(plan.refusal() + " (planned for the " + here.chip() + ")"));
     } else {
       warn("plan", plan.refusal());
     }

@@ -73,7 +73,7 @@ class LibraryTrustTest {
   void refusesAFolder() throws IOException {
     Path d = Files.createDirectories(tmp.resolve("lib/libdir.so"));
     Files.setPosixFilePermissions(tmp.resolve("lib"), PosixFilePermissions.fromString("rwxr-xr-x"));
-    assertTrue(refused(d, null).getMessage().contains("is not a regular file"));
+    assertTrue(refused(d, null).getMessage().contains("is a folder, not a regular file"));
   }
 
   @Test

@@ -65,7 +65,7 @@ class PreflightHostProfilesTest {
         try (Preflight.Report r = Preflight.forDryRun(c.host(mac).config(), CFG, mac, Map.of())) {
           if (name.equals("m1-8")) {
             String m = refusal(r);
-            assertEquals(r.plan().refusal() + " (on this machine: Apple M1)", m);
+            assertEquals(r.plan().refusal() + " (planned for the Apple M1)", m);
             assertTrue(
                 m.contains(
                     kv.equals("int8") ? "(--ctx 138240 fits) or --kv q4_0" : "(--ctx 254976 fits)"),

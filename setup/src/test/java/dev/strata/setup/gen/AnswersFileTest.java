@@ -54,7 +54,7 @@ class AnswersFileTest {
       quoteCharacter = '"',
       textBlock =
           """
-          "model: m\\nctz: 8192\\n" | "a.yaml:2: unknown key 'ctz' (known: model, ctx, experts, kv, engine-lib, backend, host-file)"
+          "model: m\\nctz: 8192\\n" | "a.yaml:2: unknown key 'ctz' (did you mean ctx?) (known: model, ctx, experts, kv, engine-lib, backend, host-file)"
           "experts: streaming\\n" | "a.yaml:1: experts: 'streaming' is not one of stream, resident"
           "ctx: 32kb\\n" | "a.yaml:1: ctx: '32kb' is not a context size: tokens as digits (32768), or with k for x 1,024 (32k)"
           "ctx: 0\\n" | "a.yaml:1: ctx: 0 is out of range (a whole number in 1..1048576)"

@@ -25,8 +25,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * pools, arena, scratch) — resident and streamed. Run through the C driver, not a JVM, so the
  * process's memory is the engine's. What the plan does not count is a fixed 1.5–1.8 MB measured
  * here (the engine's code pages, the tokenizer's tables, the C runtime): at ctx 2048 the plans are
- * 45–58 MB and the runs measured +2.8 % to +4.3 % (docs/PLAN.md); a smaller plan (q4_0 pools at
- * ctx 1024: +6.2 %) would be over 5 % for that fixed part alone.
+ * 45–58 MB and the runs measured +2.8 % to +4.3 % (docs/PLAN.md); a smaller plan (q4_0 pools at ctx
+ * 1024: +6.2 %) would be over 5 % for that fixed part alone.
  */
 @EnabledOnOs(OS.LINUX)
 class RssWithinPlanE2eTest {

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.TestFactory;
  * (docs/MODELS.md, "Agreement with llama.cpp", says which and why): F16 weights top-1 ≥ 99.9 %,
  * mean KL ≤ 1e-4; quantized weights mean KL ≤ 1e-3 (met everywhere) and top-1 ≥ 99 % where met (the
  * MoE Q8_0), else the figure in {@link #MIN_TOP}. Greedy: every prompt's 32 tokens equal
- * llama.cpp's, or they part at a near-tie (llama.cpp's top-2 log-prob gap below {@link #NEAR_TIE}), which
- * gen.tsv then shows.
+ * llama.cpp's, or they part at a near-tie (llama.cpp's top-2 log-prob gap below {@link #NEAR_TIE}),
+ * which gen.tsv then shows.
  */
 class LlamaCppAgreementTest {
   /**
