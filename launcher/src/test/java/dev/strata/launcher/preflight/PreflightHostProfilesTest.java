@@ -62,7 +62,8 @@ class PreflightHostProfilesTest {
       Cfg e = computed.args("--model", computed.shards().getFirst(), "--ctx", "262144", "--kv", kv);
       for (String name : names) {
         HostFacts mac = profile(name);
-        try (Preflight.Report r = Preflight.forDryRun(c.host(mac).config(), CFG, mac, Map.of())) {
+        try (Preflight.Report r =
+            Preflight.forDryRun(c.host(mac).config(), CFG, asHostFile(mac), Map.of())) {
           if (name.equals("m1-8")) {
             String m = refusal(r);
             assertEquals(r.plan().refusal() + " (planned for the Apple M1)", m);
@@ -107,7 +108,8 @@ class PreflightHostProfilesTest {
     for (HostProfiles.Profile p : HostProfiles.list()) {
       HostFacts mac = profile(p.name());
       try (Preflight.Report r =
-          Preflight.forDryRun(demo.plus("--kv", "q4_0").host(mac).config(), CFG, mac, Map.of())) {
+          Preflight.forDryRun(
+              demo.plus("--kv", "q4_0").host(mac).config(), CFG, asHostFile(mac), Map.of())) {
         assertFalse(r.refused(), () -> p.name() + ": " + lines(r));
       }
       try (Preflight.Report r =
@@ -116,6 +118,11 @@ class PreflightHostProfilesTest {
         assertEngineAgrees(r, p.name());
       }
     }
+  }
+
+  /** A profile as {@code --host-file} gives it: not this machine, so no memory available now. */
+  static Preflight.Here asHostFile(HostFacts mac) {
+    return new Preflight.Here(mac, null);
   }
 
   /**
