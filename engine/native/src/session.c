@@ -82,7 +82,8 @@ strata_session *strata_session_open_internal(int argc, const char *const *argv, 
         goto fail;
     }
     s->have_kv = 1;
-    s->tokens = malloc((size_t)s->n_seq * (size_t)st->o.ctx * sizeof *s->tokens);
+    /* a sequence holds up to the pools' cells (ctx + 128) tokens: the eval's bound */
+    s->tokens = malloc((size_t)s->n_seq * st->cells * sizeof *s->tokens);
     if (s->tokens == NULL) {
         code = RC_NOMEM;
         goto fail;
@@ -266,7 +267,7 @@ API int strata_session_eval(strata_session *s, int32_t seq, const int32_t *token
             last = t;
         }
     }
-    memcpy(s->tokens + (size_t)seq * (size_t)s->st.o.ctx + past, tokens, n * sizeof *tokens);
+    memcpy(s->tokens + (size_t)seq * s->st.cells + past, tokens, n * sizeof *tokens);
     s->kv.n_past[seq] = (int32_t)(past + n);
     double dt = now_s() - t0;
     if (n > 1) {

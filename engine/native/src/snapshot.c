@@ -336,7 +336,7 @@ API int strata_session_save(strata_session *s, int32_t seq, const char *path) {
     sha256_init(&sum);
     uint8_t digest[32];
     int bad = write_all(fd, h, SNAP_FIXED, &sum) != 0 ||
-              write_all(fd, s->tokens + (size_t)seq * (size_t)s->st.o.ctx, (size_t)used * 4, &sum) != 0;
+              write_all(fd, s->tokens + (size_t)seq * s->st.cells, (size_t)used * 4, &sum) != 0;
     for (int l = 0; l < kv->n_layer && !bad; l++) {
         bad = write_all(fd, strata_kv_cells(kv, seq, l), (size_t)used * kv->cell_bytes, &sum) != 0;
     }
@@ -504,7 +504,7 @@ static int load_file(strata_session *s, int32_t seq, const char *path, int fd, u
         return RC_USAGE;
     }
     /* Every check passed: copy in place, hashing again, so a file changed since the check is caught. */
-    int32_t *toks = s->tokens + (size_t)seq * (size_t)s->st.o.ctx;
+    int32_t *toks = s->tokens + (size_t)seq * s->st.cells;
     sha256_ctx sum;
     sha256_init(&sum);
     sha256_update(&sum, h, SNAP_FIXED);
@@ -574,7 +574,7 @@ API int64_t strata_session_tokens(const strata_session *s, int32_t seq, int32_t 
     }
     size_t n = (size_t)s->kv.n_past[seq];
     if (out != NULL) {
-        memcpy(out, s->tokens + (size_t)seq * (size_t)s->st.o.ctx, (n < cap ? n : cap) * sizeof *out);
+        memcpy(out, s->tokens + (size_t)seq * s->st.cells, (n < cap ? n : cap) * sizeof *out);
     }
     return (int64_t)n;
 }

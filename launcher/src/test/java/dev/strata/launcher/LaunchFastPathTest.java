@@ -89,12 +89,14 @@ class LaunchFastPathTest {
   }
 
   /**
-   * What differs between two runs of the engine: its timings and its process's peak memory
-   * (strata-ref's {@code prefill:}, {@code decode:}, {@code arena:} and {@code memory:} lines).
+   * What differs between two runs of the engine: its timings and its process's peak and start
+   * memory (strata-ref's {@code prefill:}, {@code decode:}, {@code arena:} and {@code memory:}
+   * lines).
    */
   static String untimed(String engineOutput) {
     return engineOutput.replaceAll(
-        "\\b(seconds|tok_s|ms_per_token|expert_seconds|peak_rss_bytes)=[0-9.]+", "$1=T");
+        "\\b(seconds|tok_s|ms_per_token|expert_seconds|peak_rss_bytes|start_rss_bytes)=[0-9.]+",
+        "$1=T");
   }
 
   /** Runs {@code args} both ways; they must agree. Returns the run. */

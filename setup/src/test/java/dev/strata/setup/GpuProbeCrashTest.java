@@ -114,8 +114,12 @@ class GpuProbeCrashTest {
 
     Run next = run(lib, "-", setup);
     assertEquals(0, next.code(), next.err());
+    // the probe's note, one line; then what every config write ends with (71bdb52): the
+    // command that launches it
     List<String> lines = next.err().lines().toList();
-    assertEquals(1, lines.size(), next.err());
+    assertEquals(2, lines.size(), next.err());
+    assertTrue(lines.getLast().startsWith("launch it: "), next.err());
+    assertTrue(lines.getLast().contains(" --config "), next.err());
     String line = lines.getFirst();
     assertTrue(
         line.startsWith(

@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * comes from the keys first (ArchTable.Layers), then each block's tensors are checked against its
  * kind, in the Java reader and in strata-ref's gguf.c alike: Qwen3-Next and Qwen3.5/3.6 as current
  * and older converters write them (linear-attention layers with attn_qkv or ssm_in) plan 12 and 10
- * KV layers with their recurrent state, and every layer rule's faults get the same one line.
+ * KV layers with their recurrent state, and every layer rule's faults get the same one line. The
+ * engine's side is its header reader's {@code model:} line: strata-ref does not compute these
+ * hybrids and refuses them after reading their layers (exit 3, one line).
  */
 class LayerRulesTest {
   @TempDir static Path dir;
@@ -44,7 +46,7 @@ class LayerRulesTest {
   /** The engine on a file: its log lines and exit code. */
   private static ModelCorpusTest.Lines check(Path file, int[] rc) {
     ModelCorpusTest.Lines out = new ModelCorpusTest.Lines();
-    // 1 MiB: the engine logs its kv:/state: accounting, then refuses on memory (exit 3)
+    // 1 MiB: were the model one strata-ref computes, it would refuse on memory (exit 3)
     rc[0] =
         engine.run(
             List.of(
@@ -62,6 +64,26 @@ class LayerRulesTest {
                 "1"),
             out);
     return out;
+  }
+
+  /**
+   * The KV layers of the engine's header reader (gguf.c applies the layer rules): its {@code model:
+   * arch=… qsa_layers=N} line. These hybrid architectures are planning models strata-ref does not
+   * compute: it refuses them after that line, before its kv:/state: accounting (Java's state
+   * figures are checked above).
+   */
+  private static int engineLayers(ModelCorpusTest.Lines out, String name) {
+    String model = out.first("model: arch=");
+    assertNotNull(model, name + ": " + out.lines);
+    return field(model, "qsa_layers");
+  }
+
+  /** The engine's one-line refusal of an architecture it does not compute: exit 3. */
+  private static void assertComputesNot(ModelCorpusTest.Lines out, Path file, int rc, String name) {
+    assertEquals(3, rc, name + ": " + out.lines);
+    String line = out.first("model: " + file + ": architecture ");
+    assertNotNull(line, name + ": " + out.lines);
+    assertTrue(line.contains(" is not one strata-ref computes"), line);
   }
 
   private static int field(String line, String name) {
@@ -93,10 +115,8 @@ class LayerRulesTest {
       assertEquals(4L * (3 * (4096 + 2 * 16 * 128) + 128 * 4096), g.stateBytesPerLayer(), s.name);
       int[] rc = new int[1];
       ModelCorpusTest.Lines out = check(file, rc);
-      String kv = out.first("kv: format=");
-      assertNotNull(kv, s.name + ": " + out.lines);
-      assertEquals(layers, field(kv, "layers"), s.name + ": the engine's KV layers");
-      assertNotNull(out.first("state: "), s.name + ": the engine's state line: " + out.lines);
+      assertEquals(layers, engineLayers(out, s.name), s.name + ": the engine's KV layers");
+      assertComputesNot(out, file, rc[0], s.name);
     }
     assertEquals(4, seen, "both converter generations of both models are in the corpus");
   }
@@ -113,9 +133,8 @@ class LayerRulesTest {
         assertEquals(List.of(3, 7), g.qsaLayers(), s.name);
         assertEquals(6, g.recurrentLayers(), s.name);
         ModelCorpusTest.Lines out = check(file, rc);
-        String kv = out.first("kv: format=");
-        assertNotNull(kv, s.name + ": " + out.lines);
-        assertEquals(2, field(kv, "layers"), s.name);
+        assertEquals(2, engineLayers(out, s.name), s.name);
+        assertComputesNot(out, file, rc[0], s.name);
         continue;
       }
       GgufException e = assertThrows(GgufException.class, () -> GgufReader.readModel(file), s.name);

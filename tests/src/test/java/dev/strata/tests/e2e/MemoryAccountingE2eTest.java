@@ -74,8 +74,10 @@ class MemoryAccountingE2eTest {
   private static final int PROMPT_TOKENS = 64;
 
   private static final Pattern EVICTIONS = Pattern.compile("arena: .* evictions=(\\d+) .*");
+  // strata-ref's last line; start_rss_bytes (its resident set before it held anything) since
+  // 572e9ed, read by RssWithinPlanE2eTest
   private static final Pattern PEAK =
-      Pattern.compile("memory: peak_rss_bytes=(\\d+) allocated_bytes=(\\d+)");
+      Pattern.compile("memory: peak_rss_bytes=(\\d+) allocated_bytes=(\\d+) start_rss_bytes=\\d+");
 
   @TempDir Path dir;
 

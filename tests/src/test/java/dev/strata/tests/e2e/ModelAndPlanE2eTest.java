@@ -11,6 +11,7 @@ import dev.strata.engine.cli.Machine;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.host.ProbeResult;
+import dev.strata.engine.model.DemoModel;
 import dev.strata.engine.text.TerminalText;
 import dev.strata.launcher.LaunchCli;
 import dev.strata.metal.HostProbe;
@@ -65,7 +66,10 @@ class ModelAndPlanE2eTest {
 
   @Test
   void aPlanThatCannotFitThisMachineIsRefusedAndAnotherHostIsAWarning() throws IOException {
-    // Resident experts of the demo model (every expert held in memory) on an 8 GiB machine.
+    // Resident experts of the seed model (DemoModel: 512 experts in each of 48 layers, every one
+    // held in memory) on an 8 GiB machine. strata-ref does not compute the seed geometry, and
+    // need not: the launcher's plan refuses before the engine is asked. (The class's computed
+    // model, TinyModel.seedAttention, holds all its experts in a few MB: it fits anywhere.)
     HostFacts here = E2e.here();
     HostFacts small =
         new HostFacts(
@@ -84,7 +88,16 @@ class ModelAndPlanE2eTest {
     Files.writeString(hostFile, HostFactsCodec.write(small), StandardCharsets.UTF_8);
     List<String> resident = new ArrayList<>(SHORT);
     resident.addAll(List.of("--experts", "resident"));
-    Path cfg = demo.config("resident.yaml", 32_768, resident, Map.of());
+    List<Path> seed = DemoModel.write(demo.dir().resolve("seed"), 4);
+    Path cfg =
+        E2e.config(
+            demo.dir().resolve("resident.yaml"),
+            demo.lib(),
+            E2e.pin(demo.lib()),
+            seed,
+            32_768,
+            resident,
+            Map.of());
 
     E2e.Result r =
         E2e.launch("--config", cfg.toString(), "--dry-run", "--host-file", hostFile.toString());
