@@ -31,7 +31,7 @@ class TemplatesTest {
   @Test
   void unknownKeyNamesFileAndLine() {
     assertEquals(
-        "t.yaml:3: unknown key 'argz' (known: template, backend, args, env)",
+        "t.yaml:3: unknown key 'argz' (did you mean args?) (known: template, backend, args, env)",
         refusal("template: strata.template/v1\nbackend: metal\nargz: []\n"));
   }
 
