@@ -106,6 +106,11 @@ final class Prepare {
       String[] w = op.trim().split(" +");
       switch (w[0]) {
         case "demo" -> DemoModel.write(tmp.resolve(w[1]), Integer.parseInt(w[2]));
+        // a model strata-ref computes (the seed's demo geometry it refuses): a tiny qwen3moe,
+        // seeded
+        case "tiny" ->
+            dev.strata.engine.model.TinyModel.moe()
+                .write(tmp.resolve(w[1]), "tiny", Integer.parseInt(w[2]), 1);
         case "legacy-split" -> legacySplit(tmp.resolve(w[1]), Integer.parseInt(w[2]));
         case "corpus" -> corpus(tmp.resolve(w[1]), op.trim().split(" +", 3)[2]);
         case "rm" -> Files.delete(tmp.resolve(w[1]));

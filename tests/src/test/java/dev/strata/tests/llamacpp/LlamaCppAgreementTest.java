@@ -24,10 +24,11 @@ import org.junit.jupiter.api.TestFactory;
  * strata-ref agrees with llama.cpp itself (node-llama-cpp 3.21.1's CPU build, pinned in
  * bench/llamacpp/package.json) on the same files and tokens: bench/llamacpp/agree.sh runs both
  * engines teacher-forced over 2,044 positions of val.u16 (llama-perplexity's layout; f16 KV in
- * llama.cpp, fp16 pools in strata-ref) and greedy over 5 prompts × 32 tokens, for the five shared
- * models and two synthetic ones of the llama and qwen2 families (synth_model). The thresholds are
- * issue 27's where they are met, and just under the measured level where they are not
- * (docs/MODELS.md, "Agreement with llama.cpp", says which and why): F16 weights top-1 ≥ 99.9 %,
+ * llama.cpp, fp16 pools in strata-ref) and greedy over 5 prompts × 32 tokens, for the dense F16 and
+ * the MoE Q8_0 shared models and two synthetic ones of the llama and qwen2 families (synth_model);
+ * the quantized dense files run in agree.sh's full run (bench/results/2026-12-01-agreement). The
+ * thresholds are issue 27's where they are met, and just under the measured level where they are
+ * not (docs/MODELS.md, "Agreement with llama.cpp", says which and why): F16 weights top-1 ≥ 99.9 %,
  * mean KL ≤ 1e-4; quantized weights mean KL ≤ 1e-3 (met everywhere) and top-1 ≥ 99 % where met (the
  * MoE Q8_0), else the figure in {@link #MIN_TOP}. Greedy: every prompt's 32 tokens equal
  * llama.cpp's, or they part at a near-tie (llama.cpp's top-2 log-prob gap below {@link #NEAR_TIE}),
@@ -74,7 +75,16 @@ class LlamaCppAgreementTest {
     Files.createDirectories(out);
     ProcessBuilder pb =
         new ProcessBuilder(
-                "bash", root.resolve("bench/llamacpp/agree.sh").toString(), out.toString())
+                "bash",
+                root.resolve("bench/llamacpp/agree.sh").toString(),
+                out.toString(),
+                // the suite's share (CI's 10 minutes): the strict F16 file, the MoE and the two
+                // families;
+                // the quantized dense files are bench/llamacpp/agree.sh's full run (bench/results)
+                "tiny-qwen3-f16",
+                "tiny-qwen3moe-q8_0",
+                "synth-llama-f16",
+                "synth-qwen2-f16")
             .redirectErrorStream(true)
             .redirectOutput(out.resolve("agree.log").toFile());
     pb.environment().put(SharedData.ENV, SharedData.dir().orElseThrow().toString());
@@ -104,14 +114,7 @@ class LlamaCppAgreementTest {
 
   @TestFactory
   Stream<DynamicTest> teacherForcedAgreement() {
-    return Stream.of(
-            "tiny-qwen3-f16",
-            "tiny-qwen3-q8_0",
-            "tiny-qwen3-q4_k_m",
-            "tiny-qwen3moe-q8_0",
-            "tiny-qwen3moe-q4_k_m",
-            "synth-llama-f16",
-            "synth-qwen2-f16")
+    return Stream.of("tiny-qwen3-f16", "tiny-qwen3moe-q8_0", "synth-llama-f16", "synth-qwen2-f16")
         .map(
             name ->
                 DynamicTest.dynamicTest(
