@@ -95,7 +95,7 @@ class LaunchFastPathTest {
    */
   static String untimed(String engineOutput) {
     return engineOutput.replaceAll(
-        "\\b(seconds|tok_s|ms_per_token|expert_seconds|peak_rss_bytes|start_rss_bytes)=[0-9.]+",
+        "\\b(seconds|tok_s|ms_per_token|expert_seconds|read_seconds|peak_rss_bytes|start_rss_bytes)=[0-9.]+",
         "$1=T");
   }
 
