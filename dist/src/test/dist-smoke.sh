@@ -303,15 +303,15 @@ if [ -n "$root" ]; then
     expect "docs/$page runs: $shown" $? "rc=$r
 $(head -n 8 "$tmp/doc/out.$i" 2>/dev/null)"
   done
-  # what the reader is told they get: a launch of strata-ref from another folder
-  last=$(grep -l -x 'strata-launch --config engine.yaml' "$tmp"/doc/cmd.* | head -n 1)
+  # what the reader is told they get: strata-ref generating text from another folder (the shipped real model)
+  last=$(grep -l "^strata-launch --config tiny.yaml --prompt" "$tmp"/doc/cmd.* | head -n 1)
   if [ -n "$last" ]; then
     o=${last/cmd./out.}
-    grep -q '^decode: tokens=' "$o"
-    expect "docs/INSTALL.md: the installed strata-launch ran strata-ref (a decode: line)" $? \
+    grep -q '^generate: prompt=' "$o"
+    expect "docs/INSTALL.md: the installed strata-launch generated with strata-ref (a generate: line)" $? \
       "$(head -n 12 "$o")"
   else
-    record fail "docs/INSTALL.md launches a config (strata-launch --config engine.yaml)" "not found in the page"
+    record fail "docs/INSTALL.md launches a config (strata-launch --config tiny.yaml --prompt …)" "not found in the page"
   fi
 fi
 
