@@ -146,13 +146,23 @@ class SignalsAndIsolateE2eTest {
   @Test
   void sigtermToTheIsolatedChildIsReportedAs143() throws Exception {
     Running r = started("long-iso-term.yaml", "--isolate");
-    ProcessHandle child =
-        r.process
-            .toHandle()
-            .descendants()
-            .filter(h -> h.info().commandLine().orElse("").contains("EngineChildMain"))
-            .findFirst()
-            .orElseThrow(() -> new AssertionError("no isolated child found"));
+    // the child's command line can be unreadable for a moment after it starts (/proc): look again
+    ProcessHandle child = null;
+    for (int i = 0; i < 100 && child == null; i++) {
+      child =
+          r.process
+              .toHandle()
+              .descendants()
+              .filter(h -> h.info().commandLine().orElse("").contains("EngineChildMain"))
+              .findFirst()
+              .orElse(null);
+      if (child == null) {
+        Thread.sleep(100);
+      }
+    }
+    if (child == null) {
+      throw new AssertionError("no isolated child found:\n" + r.err);
+    }
     kill("TERM", child.pid());
     assertEquals(143, r.waitFor(), r.err.toString());
   }
