@@ -44,7 +44,7 @@ mkdir -p "$out"
 python3 "$here/sweep.py" "$work/drive" "$work/model.gguf" "$data/models/val.u16" "$out" "${pass[@]}"
 echo "uptime at end: $(uptime | sed 's/^ *//')" >> "$out/machine.txt"
 if command -v gnuplot > /dev/null; then
-  (cd "$out" && gnuplot "$here/plot.gp")
+  (cd "$out" && gnuplot -e "model='$(basename "$model" .gguf)'" "$here/plot.gp")
 else
   echo "run.sh: no gnuplot (apt-get install -y gnuplot-nox): plot.png not drawn" >&2
 fi

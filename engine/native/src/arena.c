@@ -20,6 +20,7 @@
 #endif
 
 #include "arena.h"
+#include "fileio.h"
 
 static const char *const TENSOR_NAMES[3] = {"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"};
 
@@ -29,60 +30,20 @@ uint64_t strata_memory_total(void) {
     size_t len = sizeof mem;
     return sysctlbyname("hw.memsize", &mem, &len, NULL, 0) == 0 ? mem : 0;
 #else
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f == NULL) {
-        return 0;
-    }
-    char line[256];
-    unsigned long long kib = 0;
-    while (fgets(line, sizeof line, f) != NULL) {
-        if (sscanf(line, "MemTotal: %llu kB", &kib) == 1) {
-            break;
-        }
-    }
-    fclose(f);
-    return (uint64_t)kib * 1024; /* the file says kB and means KiB */
+    return strata_proc_kb_field("/proc/meminfo", "MemTotal");
 #endif
 }
 
-uint64_t strata_rss_bytes(void) {
-#if !defined(__APPLE__)
-    FILE *f = fopen("/proc/self/status", "r");
-    if (f != NULL) {
-        char line[256];
-        unsigned long long kib = 0;
-        int found = 0;
-        while (!found && fgets(line, sizeof line, f) != NULL) {
-            found = sscanf(line, "VmRSS: %llu kB", &kib) == 1;
-        }
-        fclose(f);
-        if (found) {
-            return (uint64_t)kib * 1024;
-        }
-    }
-#endif
-    return 0;
-}
+uint64_t strata_rss_bytes(void) { return strata_proc_kb_field("/proc/self/status", "VmRSS"); }
 
 uint64_t strata_peak_rss_bytes(void) {
-#if !defined(__APPLE__)
     /* VmHWM: the peak of this process image's own memory. getrusage's ru_maxrss also keeps the peak of the image
      * before execve — for a process spawned from a JVM (posix_spawn shares the parent's memory until exec) that
      * is the JVM's, not ours. */
-    FILE *f = fopen("/proc/self/status", "r");
-    if (f != NULL) {
-        char line[256];
-        unsigned long long kib = 0;
-        int found = 0;
-        while (!found && fgets(line, sizeof line, f) != NULL) {
-            found = sscanf(line, "VmHWM: %llu kB", &kib) == 1;
-        }
-        fclose(f);
-        if (found) {
-            return (uint64_t)kib * 1024;
-        }
+    uint64_t hwm = strata_proc_kb_field("/proc/self/status", "VmHWM");
+    if (hwm > 0) {
+        return hwm;
     }
-#endif
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0) {
         return 0;
@@ -271,22 +232,6 @@ static void lru_push_front(strata_arena *a, int32_t s) {
     if (a->tail < 0) a->tail = s;
 }
 
-static int read_full(int fd, uint8_t *dst, uint64_t n, uint64_t off) {
-    while (n > 0) {
-        ssize_t r = pread(fd, dst, (size_t)(n > (1u << 30) ? (1u << 30) : n), (off_t)off);
-        if (r < 0 && errno == EINTR) {
-            continue;
-        }
-        if (r <= 0) {
-            return -1;
-        }
-        dst += r;
-        n -= (uint64_t)r;
-        off += (uint64_t)r;
-    }
-    return 0;
-}
-
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -348,7 +293,7 @@ int strata_arena_fetch(strata_arena *a, uint32_t l, uint32_t e, const uint8_t *w
         double t0 = now_s();
         for (int i = 0; i < 3; i++) {
             uint64_t off = t[i].offset + (uint64_t)e * t[i].bytes_per_expert;
-            if (read_full(a->fds[t[i].shard], dst, t[i].bytes_per_expert, off) != 0) {
+            if (strata_pread_full(a->fds[t[i].shard], dst, t[i].bytes_per_expert, off) != 0) {
                 a->io_error = errno != 0 ? errno : EIO;
                 a->err_layer = a->ix->layers[l].block;
                 return -1;
@@ -411,13 +356,9 @@ void strata_arena_close(strata_arena *a) {
             close(a->fds[k]);
         }
     }
-    free(a->fds);
-    free(a->maps);
-    free(a->map_len);
-    free(a->map_skip);
-    free(a->slot_of);
-    free(a->key);
-    free(a->prev);
-    free(a->next);
+    void *owned[] = {a->fds, a->maps, a->map_len, a->map_skip, a->slot_of, a->key, a->prev, a->next};
+    for (size_t i = 0; i < sizeof owned / sizeof *owned; i++) {
+        free(owned[i]);
+    }
     memset(a, 0, sizeof *a);
 }

@@ -175,6 +175,8 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
     /* decode: greedy, each token fed back; the checksum is the FNV-1a of the ids made */
     uint64_t fnv = 0xcbf29ce484222325ULL;
     int32_t tok = np > 0 ? strata_session_sample(s, logits, 0.0f, 0, 1.0f, NULL) : 0;
+    /* the decode phase's own reads, for the plan's expectation per decoded token (PlanText "expected reads") */
+    const uint64_t misses0 = s->arena.misses, read0 = s->arena.bytes_read;
     t0 = now_s();
     double c0 = cpu_s();
     for (size_t step = 0; step < steps; step++) {
@@ -196,13 +198,15 @@ API int strata_engine_main(int argc, const char *const *argv, strata_log_fn log,
         uint64_t tokens = np + steps;
         logf_(&lg, 0,
               "arena: mode=%s slots=%llu slots_used=%llu lookups=%llu hits=%llu misses=%llu miss_rate=%.4f "
-              "bytes_read=%llu bytes_read_per_token=%llu evictions=%llu read_seconds=%.3f policy=%s cache=%s",
+              "bytes_read=%llu bytes_read_per_token=%llu evictions=%llu read_seconds=%.3f policy=%s cache=%s "
+              "decode_tokens=%zu decode_misses=%llu decode_read_bytes=%llu",
               a->resident ? "resident" : "stream", (unsigned long long)s->st.plan.arena_slots,
               (unsigned long long)(a->resident ? s->st.plan.arena_slots : a->slots_used),
               (unsigned long long)a->lookups, (unsigned long long)a->hits, (unsigned long long)a->misses,
               a->lookups > 0 ? (double)a->misses / (double)a->lookups : 0.0, (unsigned long long)a->bytes_read,
               tokens > 0 ? (unsigned long long)(a->bytes_read / tokens) : 0ull, (unsigned long long)a->evictions,
-              a->read_seconds, a->policy == STRATA_ARENA_LFU ? "lfu" : "lru", a->drop_cache ? "drop" : "keep");
+              a->read_seconds, a->policy == STRATA_ARENA_LFU ? "lfu" : "lru", a->drop_cache ? "drop" : "keep", steps,
+              (unsigned long long)(a->misses - misses0), (unsigned long long)(a->bytes_read - read0));
     }
     logf_(&lg, 0, "memory: peak_rss_bytes=%llu allocated_bytes=%llu start_rss_bytes=%llu",
           (unsigned long long)strata_peak_rss_bytes(), (unsigned long long)s->st.plan.allocated,

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "quant.h"
 #include "ref_internal.h"
 
@@ -47,22 +48,11 @@ static int need(cur *c, uint64_t n, const char *what) {
     return 0;
 }
 
-static uint32_t rd32(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-static uint64_t rd64(const uint8_t *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 static int get32(cur *c, uint32_t *v, const char *what) {
     if (need(c, 4, what) != 0) {
         return -1;
     }
-    *v = rd32(c->p);
+    *v = strata_rd32(c->p);
     c->p += 4;
     return 0;
 }
@@ -70,7 +60,7 @@ static int get64(cur *c, uint64_t *v, const char *what) {
     if (need(c, 8, what) != 0) {
         return -1;
     }
-    *v = rd64(c->p);
+    *v = strata_rd64(c->p);
     c->p += 8;
     return 0;
 }
@@ -241,7 +231,7 @@ static int index_shard(strata_gguf_map *m, uint32_t k, uint64_t *cap_t, char *er
             break;
         }
         if (strcmp(kv->key, "general.alignment") == 0 && kv->type == GGUF_T_U32) {
-            alignment = rd32(kv->data);
+            alignment = strata_rd32(kv->data);
             if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
                 rc = failf(err, errlen, c.path, "general.alignment %llu is not a power of two (the file is damaged)",
                            (unsigned long long)alignment);
@@ -479,10 +469,10 @@ static int scalar_int(uint32_t type, const uint8_t *p, int64_t *v, int *neg) {
     case GGUF_T_I8: *v = (int8_t)p[0]; break;
     case GGUF_T_U16: { uint16_t x; memcpy(&x, p, 2); *v = x; return 1; }
     case GGUF_T_I16: { int16_t x; memcpy(&x, p, 2); *v = x; break; }
-    case GGUF_T_U32: *v = rd32(p); return 1;
-    case GGUF_T_I32: *v = (int32_t)rd32(p); break;
-    case GGUF_T_U64: { uint64_t x = rd64(p); if (x > INT64_MAX) return 0; *v = (int64_t)x; return 1; }
-    case GGUF_T_I64: *v = (int64_t)rd64(p); break;
+    case GGUF_T_U32: *v = strata_rd32(p); return 1;
+    case GGUF_T_I32: *v = (int32_t)strata_rd32(p); break;
+    case GGUF_T_U64: { uint64_t x = strata_rd64(p); if (x > INT64_MAX) return 0; *v = (int64_t)x; return 1; }
+    case GGUF_T_I64: *v = (int64_t)strata_rd64(p); break;
     case GGUF_T_BOOL: *v = p[0] != 0; return 1;
     default: return 0;
     }
@@ -540,7 +530,7 @@ int strata_gguf_kv_str(const strata_gguf_map *m, const char *key, const char **s
 
 void strata_gguf_arr_str(const strata_gguf_kv *kv, uint64_t i, const char **s, size_t *len) {
     const uint8_t *p = kv->data + kv->str_off[i];
-    *len = (size_t)rd64(p);
+    *len = (size_t)strata_rd64(p);
     *s = (const char *)(p + 8);
 }
 

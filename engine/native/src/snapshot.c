@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "session.h"
 
 #define API __attribute__((visibility("default")))
@@ -155,19 +156,6 @@ void strata_snapshot_sha256(const void *data, size_t n, uint8_t out[32]) {
 }
 
 /* ---- helpers ---- */
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-static uint32_t get32(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-static uint64_t get64(const uint8_t *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 static void hex8(const uint8_t *id, char out[17]) {
     for (int i = 0; i < 8; i++) {
         snprintf(out + 2 * i, 3, "%02x", id[i]);
@@ -189,27 +177,6 @@ static int write_all(int fd, const void *data, size_t n, sha256_ctx *sum) {
         }
         p += w;
         n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Reads exactly n bytes at off; 0, or -1 (errno set; 0 when the file ended first). */
-static int read_at(int fd, void *data, size_t n, uint64_t off) {
-    uint8_t *p = data;
-    while (n > 0) {
-        ssize_t r = pread(fd, p, n, (off_t)off);
-        if (r < 0 && errno == EINTR) {
-            continue;
-        }
-        if (r <= 0) {
-            if (r == 0) {
-                errno = 0;
-            }
-            return -1;
-        }
-        p += r;
-        n -= (size_t)r;
-        off += (uint64_t)r;
     }
     return 0;
 }
@@ -251,7 +218,7 @@ static int model_identity(strata_session *s, uint8_t *buf) {
         sha256_init(&one);
         for (uint64_t off = 0; off < m->shards[k].size;) {
             size_t n = m->shards[k].size - off < SNAP_BUF ? (size_t)(m->shards[k].size - off) : SNAP_BUF;
-            if (read_at(m->shards[k].fd, buf, n, off) != 0) {
+            if (strata_pread_full(m->shards[k].fd, buf, n, off) != 0) {
                 logf_(&s->lg, 2, "snapshot: cannot read the model shard %s to identify it (%s)", m->shards[k].path,
                       errno != 0 ? strerror(errno) : "it is shorter than when it was opened");
                 return -1;
@@ -282,19 +249,26 @@ static uint8_t *io_buffer(strata_session *s) {
     return buf;
 }
 
-/* ---- save ---- */
-API int strata_session_save(strata_session *s, int32_t seq, const char *path) {
+/* What save and load check first: the sequence exists, a file is named, the I/O buffer and the model's identity
+ * (computed into it once per session). The buffer, or NULL after logging why (RC_USAGE). */
+static uint8_t *begin(strata_session *s, int32_t seq, const char *path) {
     if (seq < 0 || seq >= s->n_seq || path == NULL || path[0] == 0) {
         logf_(&s->lg, 2, "snapshot: sequence %d does not exist (the session has %d), or no file was named", seq,
               s->n_seq);
-        return RC_USAGE;
+        return NULL;
     }
     uint8_t *buf = io_buffer(s);
-    if (buf == NULL) {
-        return RC_USAGE;
-    }
-    if (model_identity(s, buf) != 0) {
+    if (buf != NULL && model_identity(s, buf) != 0) {
         free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* ---- save ---- */
+API int strata_session_save(strata_session *s, int32_t seq, const char *path) {
+    uint8_t *buf = begin(s, seq, path);
+    if (buf == NULL) {
         return RC_USAGE;
     }
     const strata_kv *kv = &s->kv;
@@ -303,18 +277,18 @@ API int strata_session_save(strata_session *s, int32_t seq, const char *path) {
     uint8_t *h = buf; /* the header is built in the buffer's first bytes, written before the buffer is reused */
     memset(h, 0, SNAP_FIXED);
     memcpy(h, SNAP_MAGIC, 8);
-    put32(h + 8, SNAP_VERSION);
-    put32(h + 12, session_tag(s));
+    strata_wr32(h + 8, SNAP_VERSION);
+    strata_wr32(h + 12, session_tag(s));
     memcpy(h + 16, s->model_id, 32);
     strncpy((char *)h + 48, STRATA_REF_NAME, 31);
-    put32(h + 80, (uint32_t)kv->n_layer);
-    put32(h + 84, (uint32_t)kv->kv_heads);
-    put32(h + 88, (uint32_t)kv->hd);
-    put32(h + 92, (uint32_t)kv->cell_bytes);
-    put32(h + 96, (uint32_t)s->st.o.ctx);
-    put32(h + 100, used);
-    put64(h + 104, 0);
-    put64(h + 112, payload);
+    strata_wr32(h + 80, (uint32_t)kv->n_layer);
+    strata_wr32(h + 84, (uint32_t)kv->kv_heads);
+    strata_wr32(h + 88, (uint32_t)kv->hd);
+    strata_wr32(h + 92, (uint32_t)kv->cell_bytes);
+    strata_wr32(h + 96, (uint32_t)s->st.o.ctx);
+    strata_wr32(h + 100, used);
+    strata_wr64(h + 104, 0);
+    strata_wr64(h + 112, payload);
 
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof tmp) {
@@ -392,7 +366,7 @@ static int checksum_ok(int fd, uint64_t size, uint8_t *buf) {
     uint64_t body = size - SNAP_SUM;
     for (uint64_t off = 0; off < body;) {
         size_t n = body - off < SNAP_BUF ? (size_t)(body - off) : SNAP_BUF;
-        if (read_at(fd, buf, n, off) != 0) {
+        if (strata_pread_full(fd, buf, n, off) != 0) {
             return -1;
         }
         sha256_update(&sum, buf, n);
@@ -400,7 +374,7 @@ static int checksum_ok(int fd, uint64_t size, uint8_t *buf) {
     }
     uint8_t want[32], got[32];
     sha256_final(&sum, want);
-    if (read_at(fd, got, sizeof got, body) != 0) {
+    if (strata_pread_full(fd, got, sizeof got, body) != 0) {
         return -1;
     }
     return memcmp(want, got, sizeof want) == 0;
@@ -415,7 +389,7 @@ static int load_file(strata_session *s, int32_t seq, const char *path, int fd, u
     uint64_t size = (uint64_t)sb.st_size;
     uint8_t h[SNAP_FIXED];
     size_t got = size < SNAP_FIXED ? (size_t)size : SNAP_FIXED;
-    if (read_at(fd, h, got, 0) != 0) {
+    if (strata_pread_full(fd, h, got, 0) != 0) {
         logf_(&s->lg, 2, "snapshot: cannot read %s (%s)", path, errno != 0 ? strerror(errno) : "it shrank");
         return RC_USAGE;
     }
@@ -428,7 +402,7 @@ static int load_file(strata_session *s, int32_t seq, const char *path, int fd, u
               (unsigned long long)size);
         return RC_USAGE;
     }
-    uint32_t version = get32(h + 8);
+    uint32_t version = strata_rd32(h + 8);
     if (version > SNAP_VERSION) {
         logf_(&s->lg, 2, "snapshot: %s is format version %u, newer than the version %u this engine reads", path,
               version, SNAP_VERSION);
@@ -440,8 +414,8 @@ static int load_file(strata_session *s, int32_t seq, const char *path, int fd, u
         return RC_USAGE;
     }
     /* the counts, only to say "truncated" rather than "corrupted" when the checksum fails */
-    uint32_t used = get32(h + 100);
-    uint64_t state = get64(h + 104), payload = get64(h + 112), need = 0;
+    uint32_t used = strata_rd32(h + 100);
+    uint64_t state = strata_rd64(h + 104), payload = strata_rd64(h + 112), need = 0;
     int need_ok = !__builtin_mul_overflow((uint64_t)used, 4u, &need) && !__builtin_add_overflow(need, payload, &need) &&
                   !__builtin_add_overflow(need, state, &need) &&
                   !__builtin_add_overflow(need, (uint64_t)(SNAP_FIXED + SNAP_SUM), &need);
@@ -473,17 +447,17 @@ static int load_file(strata_session *s, int32_t seq, const char *path, int fd, u
               hx_own);
         return RC_REFUSED;
     }
-    uint32_t tag = get32(h + 12);
+    uint32_t tag = strata_rd32(h + 12);
     if (tag != session_tag(s)) {
         logf_(&s->lg, 2, "snapshot: %s holds KV format %s (tag %u); this session's pools are %s (tag %u)", path,
               tag_name(tag), tag, tag_name(session_tag(s)), session_tag(s));
         return RC_REFUSED;
     }
-    if (get32(h + 80) != (uint32_t)kv->n_layer || get32(h + 84) != (uint32_t)kv->kv_heads ||
-        get32(h + 88) != (uint32_t)kv->hd || get32(h + 92) != (uint32_t)kv->cell_bytes) {
+    if (strata_rd32(h + 80) != (uint32_t)kv->n_layer || strata_rd32(h + 84) != (uint32_t)kv->kv_heads ||
+        strata_rd32(h + 88) != (uint32_t)kv->hd || strata_rd32(h + 92) != (uint32_t)kv->cell_bytes) {
         logf_(&s->lg, 2, "snapshot: %s describes pools of another shape (%u layers, %u KV heads, head_dim %u, %u-byte "
-              "cells; this session's: %d, %d, %d, %zu)", path, get32(h + 80), get32(h + 84), get32(h + 88),
-              get32(h + 92), kv->n_layer, kv->kv_heads, kv->hd, kv->cell_bytes);
+              "cells; this session's: %d, %d, %d, %zu)", path, strata_rd32(h + 80), strata_rd32(h + 84), strata_rd32(h + 88),
+              strata_rd32(h + 92), kv->n_layer, kv->kv_heads, kv->hd, kv->cell_bytes);
         return RC_REFUSED;
     }
     if (state != 0) {
@@ -508,7 +482,7 @@ static int load_file(strata_session *s, int32_t seq, const char *path, int fd, u
     sha256_ctx sum;
     sha256_init(&sum);
     sha256_update(&sum, h, SNAP_FIXED);
-    int bad = read_at(fd, toks, (size_t)used * 4, SNAP_FIXED) != 0;
+    int bad = strata_pread_full(fd, toks, (size_t)used * 4, SNAP_FIXED) != 0;
     if (!bad) {
         sha256_update(&sum, toks, (size_t)used * 4);
     }
@@ -516,7 +490,7 @@ static int load_file(strata_session *s, int32_t seq, const char *path, int fd, u
     for (int l = 0; l < kv->n_layer && !bad; l++) {
         size_t n = (size_t)used * kv->cell_bytes;
         uint8_t *cells = strata_kv_cells(kv, seq, l);
-        bad = read_at(fd, cells, n, off) != 0;
+        bad = strata_pread_full(fd, cells, n, off) != 0;
         if (!bad) {
             sha256_update(&sum, cells, n);
         }
@@ -525,7 +499,7 @@ static int load_file(strata_session *s, int32_t seq, const char *path, int fd, u
     uint8_t want[32], got_sum[32];
     if (!bad) {
         sha256_final(&sum, want);
-        bad = read_at(fd, got_sum, sizeof got_sum, off) != 0 || memcmp(want, got_sum, sizeof want) != 0;
+        bad = strata_pread_full(fd, got_sum, sizeof got_sum, off) != 0 || memcmp(want, got_sum, sizeof want) != 0;
     }
     for (uint32_t i = 0; i < used && !bad; i++) {
         bad = toks[i] < 0 || toks[i] >= (int32_t)s->st.md.n_vocab;
@@ -543,17 +517,8 @@ static int load_file(strata_session *s, int32_t seq, const char *path, int fd, u
 }
 
 API int strata_session_load(strata_session *s, int32_t seq, const char *path) {
-    if (seq < 0 || seq >= s->n_seq || path == NULL || path[0] == 0) {
-        logf_(&s->lg, 2, "snapshot: sequence %d does not exist (the session has %d), or no file was named", seq,
-              s->n_seq);
-        return RC_USAGE;
-    }
-    uint8_t *buf = io_buffer(s);
+    uint8_t *buf = begin(s, seq, path);
     if (buf == NULL) {
-        return RC_USAGE;
-    }
-    if (model_identity(s, buf) != 0) {
-        free(buf);
         return RC_USAGE;
     }
     int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -39,7 +39,8 @@ class ArenaReplayE2eTest {
       Pattern.compile(
           "arena: mode=stream slots=(\\d+) slots_used=(\\d+) lookups=(\\d+) hits=(\\d+)"
               + " misses=(\\d+) miss_rate=\\S+ bytes_read=(\\d+) bytes_read_per_token=\\d+"
-              + " evictions=(\\d+) read_seconds=\\S+ policy=(\\w+) cache=(\\w+)");
+              + " evictions=(\\d+) read_seconds=\\S+ policy=(\\w+) cache=(\\w+)"
+              + " decode_tokens=\\d+ decode_misses=\\d+ decode_read_bytes=\\d+");
 
   private static final Pattern ALLOC = Pattern.compile("alloc: item=(\\w+) bytes=(\\d+)");
   private static final Pattern MEMORY =
