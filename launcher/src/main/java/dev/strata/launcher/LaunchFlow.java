@@ -10,6 +10,7 @@ import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.host.ProbeResult;
 import dev.strata.engine.libc.Posix;
+import dev.strata.engine.plan.ExpectedReads;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.text.TerminalText;
 import dev.strata.engine.trust.TrustedPath;
@@ -224,7 +225,8 @@ final class LaunchFlow {
       // with --json, stdout is the one JSON document: everything else goes to standard error
       PrintWriter out = r.json() ? io.err() : io.out();
       Reports.printStart(report, r.isolate(), io.width(), out);
-      RunSummary summary = r.json() ? new RunSummary() : null;
+      // kept with or without --json: the reads line after the run compares its arena: figures
+      RunSummary summary = new RunSummary();
       // a person on a terminal reads sizes and an updating progress line; a pipe gets raw lines
       LogRouter log = new LogRouter(out, io.err(), summary, io.interactive());
       // the library preflight checked, held open: loaded (or handed to the child) as it was checked
@@ -233,11 +235,22 @@ final class LaunchFlow {
               ? new IsolatedRunner(report.verified(), log::raw)
               : InProcessRunner.load(report.verified(), out);
       int code = new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
-      if (summary != null) {
+      printReads(out, report, summary);
+      if (r.json()) {
         io.out().println(Reports.runJson(report, r.isolate(), code, summary));
         io.out().flush();
       }
       return code;
+    }
+  }
+
+  /** The decode's reads beside the plan's expectation, when both have a figure (ReadsReport). */
+  private static void printReads(PrintWriter out, Preflight.Report report, RunSummary summary) {
+    ReadsReport reads = ReadsReport.of(report.plan(), summary);
+    // an arena that holds every expert reads nothing after the first use: no line to compare
+    if (reads != null && reads.expected().basis() != ExpectedReads.Basis.EVERY_EXPERT) {
+      out.println(reads.line());
+      out.flush();
     }
   }
 
@@ -260,7 +273,7 @@ final class LaunchFlow {
     lastPlan = report.plan();
     PrintWriter out = io.err();
     Reports.printStart(report, false, io.width(), out);
-    RunSummary summary = r.json() ? new RunSummary() : null;
+    RunSummary summary = new RunSummary();
     LogRouter log = new LogRouter(out, io.err(), summary, io.interactive());
     boolean[] endsInNewline = {true};
     GenerateRunner runner =
@@ -285,7 +298,8 @@ final class LaunchFlow {
       io.err().println((endsInNewline[0] ? "" : "\n") + result.summaryLine(options));
       io.err().flush();
     }
-    if (summary != null) {
+    printReads(io.err(), report, summary);
+    if (r.json()) {
       io.out()
           .println(
               Reports.runJson(

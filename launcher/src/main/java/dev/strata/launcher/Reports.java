@@ -184,7 +184,8 @@ final class Reports {
   /**
    * A run as one JSON document, no newline: {@code config, backend, library, isolate, exit_code},
    * then what the engine logged ({@code alloc[{item, bytes}]}, {@code kv}, {@code decode}, {@code
-   * arena}, {@code memory}: {@link RunSummary}), then the launcher's {@code plan}.
+   * arena}, {@code memory}: {@link RunSummary}), the decode's reads beside the plan's expectation
+   * ({@code reads}: {@link ReadsReport}), then the launcher's {@code plan}.
    */
   static String runJson(Preflight.Report r, boolean isolate, int exitCode, RunSummary summary) {
     return runJson(r, isolate, exitCode, summary, null);
@@ -203,6 +204,10 @@ final class Reports {
           writeLaunchHead(g, r, isolate);
           g.writeNumberField("exit_code", exitCode);
           summary.writeFields(g);
+          ReadsReport reads = ReadsReport.of(r.plan(), summary);
+          if (reads != null) {
+            reads.writeJson(g);
+          }
           if (more != null) {
             more.write(g);
           }

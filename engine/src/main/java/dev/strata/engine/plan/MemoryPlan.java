@@ -38,6 +38,8 @@ import java.util.Map;
  * @param shortfallBytes how much is missing; 0 when the plan fits
  * @param refusal one line saying by how much it does not fit and what to do; null when it fits
  * @param notes lines for the log and the table (the KV decision's notes among them)
+ * @param reads the arena's expected read traffic per decoded token ({@link ExpectedReads}): for a
+ *     MoE model's stream plan that fits; null for a dense model, a resident plan or a refusal
  */
 public record MemoryPlan(
     Backend backend,
@@ -58,7 +60,8 @@ public record MemoryPlan(
     long freeBytes,
     long shortfallBytes,
     String refusal,
-    List<String> notes) {
+    List<String> notes,
+    ExpectedReads reads) {
 
   /**
    * The safety margin: llama.cpp's {@code --fit-target} default of 1024 MiB per device, the room

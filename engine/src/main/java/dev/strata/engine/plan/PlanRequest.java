@@ -40,6 +40,9 @@ import java.util.Objects;
  * @param spec the engine's {@code --spec}: above 0 the MTP drafter's weights and KV pools are
  *     planned when the model has a drafter; a model without one runs without drafting, and a note
  *     says so
+ * @param routing a recorded routing trace of this model ({@link RoutingProfile}), or null: the
+ *     plan's expected reads per token come from it when its geometry is the model's, else from
+ *     uniform routing ({@link ExpectedReads})
  */
 public record PlanRequest(
     HostFacts host,
@@ -51,7 +54,8 @@ public record PlanRequest(
     List<String> kvNotes,
     Map<String, String> env,
     long memBudgetMb,
-    long spec) {
+    long spec,
+    RoutingProfile routing) {
 
   public PlanRequest {
     Objects.requireNonNull(host, "host");
@@ -81,31 +85,42 @@ public record PlanRequest(
         List.of(),
         env,
         absent.memBudgetMb(),
-        absent.spec());
+        absent.spec(),
+        null);
   }
 
   /** This request at another context, in tokens. */
   public PlanRequest withContext(long tokens) {
     return new PlanRequest(
-        host, model, backend, tokens, experts, pools, kvNotes, env, memBudgetMb, spec);
+        host, model, backend, tokens, experts, pools, kvNotes, env, memBudgetMb, spec, routing);
   }
 
   /** This request with the experts in another place. */
   public PlanRequest withExperts(ExpertsMode mode) {
     return new PlanRequest(
-        host, model, backend, context, mode, pools, kvNotes, env, memBudgetMb, spec);
+        host, model, backend, context, mode, pools, kvNotes, env, memBudgetMb, spec, routing);
   }
 
   /** This request with the pools of a KV decision and its notes. */
   public PlanRequest withKv(KvDecision.Accepted kv) {
     return new PlanRequest(
-        host, model, backend, context, experts, kv.pools(), kv.notes(), env, memBudgetMb, spec);
+        host,
+        model,
+        backend,
+        context,
+        experts,
+        kv.pools(),
+        kv.notes(),
+        env,
+        memBudgetMb,
+        spec,
+        routing);
   }
 
   /** This request with pools of this format and no KV notes. */
   public PlanRequest withPools(KvFormat format) {
     return new PlanRequest(
-        host, model, backend, context, experts, format, List.of(), env, memBudgetMb, spec);
+        host, model, backend, context, experts, format, List.of(), env, memBudgetMb, spec, routing);
   }
 
   /**
@@ -114,17 +129,44 @@ public record PlanRequest(
    */
   public PlanRequest withEnv(Map<String, String> engineEnv) {
     return new PlanRequest(
-        host, model, backend, context, experts, pools, kvNotes, engineEnv, memBudgetMb, spec);
+        host,
+        model,
+        backend,
+        context,
+        experts,
+        pools,
+        kvNotes,
+        engineEnv,
+        memBudgetMb,
+        spec,
+        routing);
   }
 
   /** This request with the engine's {@code --mem-budget-mb} (0 = none). */
   public PlanRequest withMemBudgetMb(long mb) {
-    return new PlanRequest(host, model, backend, context, experts, pools, kvNotes, env, mb, spec);
+    return new PlanRequest(
+        host, model, backend, context, experts, pools, kvNotes, env, mb, spec, routing);
   }
 
   /** This request with the engine's {@code --spec} (0 = off). */
   public PlanRequest withSpec(long draftTokens) {
     return new PlanRequest(
-        host, model, backend, context, experts, pools, kvNotes, env, memBudgetMb, draftTokens);
+        host,
+        model,
+        backend,
+        context,
+        experts,
+        pools,
+        kvNotes,
+        env,
+        memBudgetMb,
+        draftTokens,
+        routing);
+  }
+
+  /** This request with a recorded routing trace of the model (null: none, uniform routing). */
+  public PlanRequest withRouting(RoutingProfile profile) {
+    return new PlanRequest(
+        host, model, backend, context, experts, pools, kvNotes, env, memBudgetMb, spec, profile);
   }
 }

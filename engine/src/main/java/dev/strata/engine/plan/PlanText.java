@@ -238,6 +238,9 @@ public final class PlanText {
     } else {
       out.append(hanging("result: does not fit: ", p.refusal(), width));
     }
+    if (p.reads() != null) {
+      out.append(hanging("expected reads: ", readsText(p.reads()), width));
+    }
     if (!p.notes().isEmpty()) {
       out.append("notes:\n");
       for (String n : p.notes()) {
@@ -245,6 +248,37 @@ public final class PlanText {
       }
     }
     return out.toString();
+  }
+
+  /**
+   * The expected reads as the table says them: bytes per decoded token (IEC and exact), misses of
+   * lookups, the policy and the basis.
+   */
+  public static String readsText(ExpectedReads r) {
+    if (r.basis() == ExpectedReads.Basis.EVERY_EXPERT) {
+      return "0 B per decoded token (the arena holds every expert)";
+    }
+    return ByteSize.iec(r.bytesPerToken())
+        + " ("
+        + Units.count(r.bytesPerToken())
+        + " B) per decoded token: "
+        + String.format(Locale.ROOT, "%.2f", r.missesPerToken())
+        + " of "
+        + r.lookupsPerToken()
+        + " expert lookups miss ("
+        + r.policy()
+        + ", "
+        + switch (r.basis()) {
+          case UNIFORM -> "uniform routing: every expert equally likely";
+          case PROFILE ->
+              (r.policy().equals("lfu")
+                      ? "the routing recorded in "
+                      : "Che's approximation over the routing recorded in ")
+                  + r.source()
+                  + (r.policy().equals("lfu") ? " replayed" : "");
+          case EVERY_EXPERT -> "";
+        }
+        + ")";
   }
 
   /**
@@ -333,6 +367,19 @@ public final class PlanText {
     g.writeBooleanField("fits", p.fits());
     g.writeNumberField("shortfall_bytes", p.shortfallBytes());
     g.writeStringField("refusal", p.refusal());
+    ExpectedReads r = p.reads();
+    if (r != null) {
+      g.writeObjectFieldStart("expected_reads");
+      g.writeStringField("policy", r.policy());
+      g.writeStringField("basis", r.basis().name().toLowerCase(Locale.ROOT));
+      g.writeStringField("source", r.source());
+      g.writeNumberField("slots", r.slots());
+      g.writeNumberField("lookups_per_token", r.lookupsPerToken());
+      g.writeFieldName("misses_per_token");
+      g.writeNumber(String.format(Locale.ROOT, "%.4f", r.missesPerToken()));
+      g.writeNumberField("bytes_per_token", r.bytesPerToken());
+      g.writeEndObject();
+    }
     Json.strings(g, "notes", p.notes());
     g.writeEndObject();
   }

@@ -40,6 +40,17 @@ final class Planner {
     /** The plan with the parts that differ by mode and outcome. */
     MemoryPlan plan(
         KvPools kv, Held held, long scratch, long free, long shortfall, String refusal) {
+      return plan(kv, held, scratch, free, shortfall, refusal, null);
+    }
+
+    MemoryPlan plan(
+        KvPools kv,
+        Held held,
+        long scratch,
+        long free,
+        long shortfall,
+        String refusal,
+        ExpectedReads reads) {
       return new MemoryPlan(
           backend,
           experts,
@@ -59,7 +70,8 @@ final class Planner {
           free,
           shortfall,
           refusal,
-          notes);
+          notes,
+          reads);
     }
   }
 
@@ -205,7 +217,9 @@ final class Planner {
                   + StreamSizing.advice(
                       "use", memory, budget, memBudgetMb, kv, stream, tokenBytes, model);
       Held held = new Held(stream.standby(), stream.standbyBytes(), stream.headroom(), arena);
-      return base.plan(kv, held, scratch, budget - stream.fixed() - arenaBytes, shortfall, refusal);
+      ExpectedReads reads = fits && modelSlots > 0 ? reads(request, arena, notes) : null;
+      return base.plan(
+          kv, held, scratch, budget - stream.fixed() - arenaBytes, shortfall, refusal, reads);
     }
 
     // Resident: every expert in memory, nothing streams, so no stand-by slots and no headroom.
@@ -251,6 +265,28 @@ final class Planner {
     }
     Held held = new Held(none, 0, 0, arena);
     return base.plan(kv, held, scratch, budget - need, fits ? 0 : need - budget, refusal);
+  }
+
+  /**
+   * The stream arena's expected reads: from the request's routing trace when it was recorded on a
+   * model of this geometry (else a note says why it is not used), else from uniform routing.
+   */
+  private static ExpectedReads reads(PlanRequest request, ExpertArena arena, List<String> notes) {
+    RoutingProfile profile = request.routing();
+    if (profile != null && !ExpectedReads.fitsModel(profile, arena)) {
+      notes.add(
+          "routing: "
+              + profile.source()
+              + " was recorded on a model of "
+              + profile.experts()
+              + " experts x "
+              + profile.moeLayers()
+              + " MoE layers, "
+              + profile.used()
+              + " used, not this one's: expected reads from uniform routing");
+      profile = null;
+    }
+    return ExpectedReads.of(arena, ExpectedReads.policy(request.env()), profile);
   }
 
   /** " + scratch X.XX" where the plan has the engine's scratch (strata-ref), else nothing. */

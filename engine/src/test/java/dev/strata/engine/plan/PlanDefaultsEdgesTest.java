@@ -41,7 +41,8 @@ class PlanDefaultsEdgesTest {
         free,
         0,
         refusal,
-        List.of());
+        List.of(),
+        null);
   }
 
   /** An arena of this many slots of a model of 1,000 slots, one token using 10. */

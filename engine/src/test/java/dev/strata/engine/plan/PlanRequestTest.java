@@ -60,7 +60,8 @@ class PlanRequestTest {
             List.of(),
             env,
             30_000,
-            2),
+            2,
+            null),
         r.withContext(65_536)
             .withExperts(ExpertsMode.RESIDENT)
             .withPools(KvFormat.Q4_0)

@@ -55,6 +55,7 @@ class PlanTextTest {
           expert arena           4.34   4,663,296,000  5,750 of 24,576 slots x 811,008 B; one token uses 480
           free                   0.00         371,370  less than one expert slot: the arena takes the rest of the budget on purpose
         result: fits
+        expected reads: 284.4 MiB (298,203,840 B) per decoded token: 367.70 of 480 expert lookups miss (lru, uniform routing: every expert equally likely)
         """,
         PlanText.table(streamOn16()));
   }

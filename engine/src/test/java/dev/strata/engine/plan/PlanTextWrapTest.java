@@ -114,7 +114,10 @@ class PlanTextWrapTest {
          "page_cache_headroom_bytes":2147483648,
          "arena":{"slot_bytes":811008,"slots":5750,"model_slots":24576,"token_slots":480,
                   "bytes":4663296000},
-         "free_bytes":371370,"fits":true,"shortfall_bytes":0,"refusal":null,"notes":[]}
+         "free_bytes":371370,"fits":true,"shortfall_bytes":0,"refusal":null,
+         "expected_reads":{"policy":"lru","basis":"uniform","source":null,"slots":5750,
+         "lookups_per_token":480,"misses_per_token":367.6953,"bytes_per_token":298203840},
+         "notes":[]}
         """;
     assertEquals(want.replaceAll("\\s+", ""), PlanText.json(p).replaceAll("\\s+", ""));
   }

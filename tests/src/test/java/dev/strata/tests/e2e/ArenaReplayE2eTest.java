@@ -237,20 +237,29 @@ class ArenaReplayE2eTest {
     if (budgetMb > 0) {
       args.addAll(List.of("--mem-budget-mb", Long.toString(budgetMb)));
     }
+    Map<String, String> all = new HashMap<>(env);
+    all.put("STRATA_ARENA_POLICY", policy);
+    all.put("STRATA_ARENA_TRACE", trace.toString());
+    return new Out(runRef(args, all), trace);
+  }
+
+  /**
+   * Runs strata-ref-run with {@code args} and no STRATA_ variable but {@code env}; its output lines
+   * (exit 0 required).
+   */
+  static List<String> runRef(List<String> args, Map<String, String> env) throws Exception {
     ProcessBuilder pb = new ProcessBuilder(args).redirectErrorStream(true);
     pb.environment().keySet().removeIf(k -> k.startsWith("STRATA_"));
     pb.environment().putAll(env);
-    pb.environment().put("STRATA_ARENA_POLICY", policy);
-    pb.environment().put("STRATA_ARENA_TRACE", trace.toString());
     Process proc = pb.start();
     byte[] out = proc.getInputStream().readAllBytes();
     assertTrue(proc.waitFor(300, TimeUnit.SECONDS), "strata-ref finished");
     List<String> lines = new String(out, StandardCharsets.UTF_8).lines().toList();
     assertEquals(0, proc.exitValue(), String.join("\n", lines));
-    return new Out(lines, trace);
+    return lines;
   }
 
-  private static Matcher find(List<String> lines, Pattern p) {
+  static Matcher find(List<String> lines, Pattern p) {
     for (String l : lines) {
       Matcher m = p.matcher(l);
       if (m.matches()) {
