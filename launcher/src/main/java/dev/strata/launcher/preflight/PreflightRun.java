@@ -36,6 +36,10 @@ final class PreflightRun {
   final String where;
   final Map<String, String> engineEnv;
   final Map<String, String> inheritedSwitches;
+
+  /** The launcher's own environment (the cache folder of the routing profile: RoutingCache). */
+  final Map<String, String> processEnv;
+
   final AvailableMemory availableNow;
   final List<Preflight.Check> checks = new ArrayList<>();
   Backend backend;
@@ -72,6 +76,7 @@ final class PreflightRun {
     this.here = here;
     this.where = configPath.toString();
     // What the engine will see: the inherited STRATA_* switches, then the config's env on top.
+    this.processEnv = inherited;
     this.inheritedSwitches = new TreeMap<>();
     inherited.forEach(
         (k, v) -> {
@@ -269,7 +274,8 @@ final class PreflightRun {
               .withKv(kv)
               .withEnv(engineEnv)
               .withMemBudgetMb(engineArgs.memBudgetMb())
-              .withSpec(engineArgs.spec());
+              .withSpec(engineArgs.spec())
+              .withRouting(routing());
       plan = MemoryPlan.compute(planRequest);
     } catch (IllegalArgumentException e) {
       throw refuse("plan", new PreflightRefused("memory plan: " + e.getMessage(), e));
@@ -287,6 +293,25 @@ final class PreflightRun {
     } else {
       warn("plan", plan.refusal());
     }
+  }
+
+  /**
+   * The model's recorded routing for the plan's expected reads (RoutingCache), or null; a check
+   * line says which trace is used, or warns why one that is there is not.
+   */
+  private dev.strata.engine.plan.RoutingProfile routing() {
+    if (model.geometry().expertSlots() == 0) {
+      return null;
+    }
+    var shard = model.shards().getFirst();
+    RoutingCache.Found f =
+        RoutingCache.find(processEnv, System.getProperty("os.name"), shard.path(), shard.bytes());
+    if (f.problem() != null) {
+      warn("routing", f.problem() + "; expected reads from uniform routing");
+    } else if (f.profile() != null) {
+      ok("routing", "expected reads from the routing recorded in " + f.path());
+    }
+    return f.profile();
   }
 
   /**
