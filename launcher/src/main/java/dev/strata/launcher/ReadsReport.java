@@ -25,7 +25,12 @@ record ReadsReport(long decodeTokens, long misses, long readBytes, ExpectedReads
 
   /** The report of a run, or null when the engine or the plan has no figure. */
   static ReadsReport of(MemoryPlan plan, RunSummary summary) {
-    if (plan == null || plan.reads() == null || summary == null) {
+    return plan == null ? null : of(plan.reads(), summary);
+  }
+
+  /** The report of a run against this expectation (null: none), or null. */
+  static ReadsReport of(ExpectedReads expected, RunSummary summary) {
+    if (expected == null || summary == null) {
       return null;
     }
     Map<String, String> a = summary.section("arena");
@@ -38,7 +43,7 @@ record ReadsReport(long decodeTokens, long misses, long readBytes, ExpectedReads
           tokens,
           Long.parseLong(a.get("decode_misses")),
           Long.parseLong(a.get("decode_read_bytes")),
-          plan.reads());
+          expected);
     } catch (NumberFormatException | NullPointerException e) {
       return null; // an engine without the decode figures (not strata-ref): nothing to compare
     }
