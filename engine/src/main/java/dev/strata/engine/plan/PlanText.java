@@ -270,12 +270,7 @@ public final class PlanText {
         + ", "
         + switch (r.basis()) {
           case UNIFORM -> "uniform routing: every expert equally likely";
-          case PROFILE ->
-              (r.policy().equals("lfu")
-                      ? "the routing recorded in "
-                      : "Che's approximation over the routing recorded in ")
-                  + r.source()
-                  + (r.policy().equals("lfu") ? " replayed" : "");
+          case PROFILE -> "the routing recorded in " + r.source() + " replayed";
           case EVERY_EXPERT -> "";
         }
         + ")";

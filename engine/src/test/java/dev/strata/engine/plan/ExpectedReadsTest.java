@@ -71,6 +71,49 @@ class ExpectedReadsTest {
   }
 
   @Test
+  void aPlanUsesATraceOfItsGeometryAndSaysWhyItDropsAnother() {
+    PlanRequest seed =
+        PlanRequest.of(Fixtures.mac(16), Fixtures.seed(), dev.strata.engine.Backend.METAL)
+            .withContext(32_768);
+    MemoryPlan other =
+        MemoryPlan.compute(
+            seed.withRouting(RoutingProfile.parse("t.trace", List.of(HEAD, "l 0 1 0"), "t")));
+    assertEquals(ExpectedReads.Basis.UNIFORM, other.reads().basis());
+    assertTrue(
+        other
+            .notes()
+            .contains(
+                "routing: t.trace was recorded on a model of 4 experts x 1 MoE layers, 1 used, not"
+                    + " this one's: expected reads from uniform routing"),
+        other.notes().toString());
+    // the seed's geometry: 512 experts x 48 MoE layers, 10 used; one batched prompt call per layer
+    // (experts 0-19), then two decoded tokens choosing experts 0-9 (hits) and 20-29 (misses)
+    List<String> t =
+        new ArrayList<>(
+            List.of(
+                "# strata-ref router trace 1: experts=512 used=10 moe_layers=48 slots=0"
+                    + " policy=lru mode=resident"));
+    String first = "0,1,2,3,4,5,6,7,8,9", second = "10,11,12,13,14,15,16,17,18,19";
+    for (int l = 0; l < 48; l++) {
+      t.add("l " + l + " 2 " + first + " " + second);
+    }
+    for (String token : List.of(first, "20,21,22,23,24,25,26,27,28,29")) {
+      for (int l = 0; l < 48; l++) {
+        t.add("l " + l + " 1 " + token);
+      }
+    }
+    MemoryPlan mine = MemoryPlan.compute(seed.withRouting(RoutingProfile.parse("s.trace", t, "s")));
+    assertEquals(ExpectedReads.Basis.PROFILE, mine.reads().basis());
+    assertEquals(240, mine.reads().missesPerToken(), 1e-12); // 480 cold misses over 2 tokens
+    assertTrue(
+        PlanText.table(mine)
+            .contains(
+                "expected reads: 185.6 MiB (194,641,920 B) per decoded token: 240.00 of 480 expert"
+                    + " lookups miss (lru, the routing recorded in s.trace replayed)"),
+        PlanText.table(mine));
+  }
+
+  @Test
   void thePolicyIsTheEnginesSwitch() {
     assertEquals("lfu", ExpectedReads.policy(Map.of("STRATA_ARENA_POLICY", "lfu")));
     assertEquals("lru", ExpectedReads.policy(Map.of()));
