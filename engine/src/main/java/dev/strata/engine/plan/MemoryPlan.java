@@ -125,12 +125,16 @@ public record MemoryPlan(
     StandbySlots standby =
         StandbySlots.decide(host, open.backend(), env)
             .boundedBy(model.experts(), a.modelSlots(), a.tokenSlots());
+    // strata-ref's measurement switch: no stand-by, no headroom (StreamSizing.ENV_BARE)
+    boolean bare =
+        open.backend() == Backend.CPU_REFERENCE
+            && dev.strata.engine.kv.KvRules.kvRotOn(env.get(StreamSizing.ENV_BARE));
     return open.denseBytes()
         + open.stateBytes()
         + open.drafterBytes()
         + open.kv().bytes()
-        + (long) standby.slots() * a.slotBytes()
-        + StreamSizing.pageCacheHeadroom(open.memory().totalBytes())
+        + (bare ? 0 : (long) standby.slots() * a.slotBytes())
+        + (bare ? 0 : StreamSizing.pageCacheHeadroom(open.memory().totalBytes()))
         + open.scratchBytes();
   }
 }

@@ -179,9 +179,11 @@ public final class PlanText {
             p.pageCacheHeadroomBytes(),
             p.experts() != dev.strata.engine.model.ExpertsMode.STREAM
                 ? "resident experts: nothing streams"
-                : p.pageCacheHeadroomBytes() == 0
-                    ? "the arena holds every expert: nothing streams"
-                    : "max(2 GiB, memory / 8)"));
+                : p.pageCacheHeadroomBytes() > 0
+                    ? "max(2 GiB, memory / 8)"
+                    : s.reason().startsWith(StreamSizing.ENV_BARE)
+                        ? s.reason()
+                        : "the arena holds every expert: nothing streams"));
     rows.add(
         new Row(
             "expert arena",

@@ -180,7 +180,16 @@ final class Planner {
     long scratch = backend == Backend.CPU_REFERENCE ? RefScratch.bytes(model) : 0;
     StreamSizing.Stream stream =
         StreamSizing.stream(
-            memory, budget, dense + scratch, kv, rule, model, slotBytes, modelSlots, tokenSlots);
+            memory,
+            budget,
+            dense + scratch,
+            kv,
+            rule,
+            model,
+            slotBytes,
+            modelSlots,
+            tokenSlots,
+            backend == Backend.CPU_REFERENCE && KvRules.kvRotOn(env.get(StreamSizing.ENV_BARE)));
     if (experts == ExpertsMode.STREAM) {
       long slots = stream.slots();
       if (slots >= modelSlots && modelSlots > 0) {

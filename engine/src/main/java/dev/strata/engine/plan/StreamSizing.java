@@ -43,6 +43,29 @@ final class StreamSizing {
       long slotBytes,
       long modelSlots,
       long tokenSlots) {
+    return stream(memory, budget, dense, kv, rule, model, slotBytes, modelSlots, tokenSlots, false);
+  }
+
+  /** strata-ref's {@code STRATA_ARENA_BARE=1}, read as the engine reads its switches (C atoi). */
+  static final String ENV_BARE = "STRATA_ARENA_BARE";
+
+  /**
+   * As {@link #stream(UsableMemory, long, long, KvPools, StandbySlots, ModelGeometry, long, long,
+   * long)}; {@code bare} (strata-ref's measurement switch {@value #ENV_BARE}, engine/native/src/
+   * memory.c) plans a streaming arena with no stand-by slots and no page-cache headroom, so that a
+   * small model's arena can be sized by the budget, as the engine then sizes it.
+   */
+  static Stream stream(
+      UsableMemory memory,
+      long budget,
+      long dense,
+      KvPools kv,
+      StandbySlots rule,
+      ModelGeometry model,
+      long slotBytes,
+      long modelSlots,
+      long tokenSlots,
+      boolean bare) {
     long base = Math.addExact(dense, kv.bytes());
     long allExperts = Math.multiplyExact(modelSlots, slotBytes);
     if (modelSlots > 0 && budget - base >= allExperts) {
@@ -50,9 +73,12 @@ final class StreamSizing {
           new StandbySlots(rule.promptGemm(), 0, "the arena holds every expert: nothing streams");
       return new Stream(none, 0, 0, base, budget - base, modelSlots);
     }
-    StandbySlots standby = rule.boundedBy(model.experts(), modelSlots, tokenSlots);
+    StandbySlots standby =
+        bare
+            ? new StandbySlots(rule.promptGemm(), 0, ENV_BARE + "=1: no stand-by, no headroom")
+            : rule.boundedBy(model.experts(), modelSlots, tokenSlots);
     long standbyBytes = Math.multiplyExact((long) standby.slots(), slotBytes);
-    long headroom = pageCacheHeadroom(memory.totalBytes());
+    long headroom = bare ? 0 : pageCacheHeadroom(memory.totalBytes());
     long fixed = Math.addExact(base, standbyBytes + headroom);
     long available = budget - fixed;
     long slots =
