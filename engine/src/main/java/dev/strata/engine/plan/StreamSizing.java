@@ -12,6 +12,9 @@ import dev.strata.engine.text.ByteSize;
 final class StreamSizing {
   private StreamSizing() {}
 
+  /** strata-ref's {@code STRATA_ARENA_BARE=1}, read as the engine reads its switches (C atoi). */
+  static final String ENV_BARE = "STRATA_ARENA_BARE";
+
   /** Stream mode's page-cache headroom is at least this much... */
   static final long HEADROOM_MIN = 2 * UsableMemory.GIB;
 
@@ -31,29 +34,10 @@ final class StreamSizing {
    * Stream mode. When the arena can hold every expert beside the rest, nothing streams: no stand-by
    * slots, no page-cache headroom (so a model that fits resident never fails streamed). Otherwise
    * the stand-by slots are bounded by the model ({@link StandbySlots#boundedBy}) and the arena by
-   * the slots the stand-by leaves: never more slots in all than the model has.
-   */
-  static Stream stream(
-      UsableMemory memory,
-      long budget,
-      long dense,
-      KvPools kv,
-      StandbySlots rule,
-      ModelGeometry model,
-      long slotBytes,
-      long modelSlots,
-      long tokenSlots) {
-    return stream(memory, budget, dense, kv, rule, model, slotBytes, modelSlots, tokenSlots, false);
-  }
-
-  /** strata-ref's {@code STRATA_ARENA_BARE=1}, read as the engine reads its switches (C atoi). */
-  static final String ENV_BARE = "STRATA_ARENA_BARE";
-
-  /**
-   * As {@link #stream(UsableMemory, long, long, KvPools, StandbySlots, ModelGeometry, long, long,
-   * long)}; {@code bare} (strata-ref's measurement switch {@value #ENV_BARE}, engine/native/src/
-   * memory.c) plans a streaming arena with no stand-by slots and no page-cache headroom, so that a
-   * small model's arena can be sized by the budget, as the engine then sizes it.
+   * the slots the stand-by leaves: never more slots in all than the model has. {@code bare}
+   * (strata-ref's measurement switch {@value #ENV_BARE}, engine/native/src/memory.c) plans a
+   * streaming arena with no stand-by slots and no page-cache headroom, so that a small model's
+   * arena can be sized by the budget, as the engine then sizes it.
    */
   static Stream stream(
       UsableMemory memory,

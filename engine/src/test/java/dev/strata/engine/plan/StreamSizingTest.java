@@ -51,10 +51,31 @@ class StreamSizingTest {
         new StreamSizing.Stream(rule, 6_400 * MIB, 2 * GIB, fixed, 1_552 * MIB - 1, 15), streams);
   }
 
+  /** STRATA_ARENA_BARE (strata-ref's measurement switch): no stand-by, no headroom. */
+  @Test
+  void bareStreamsWithoutStandbyOrHeadroom() {
+    StreamSizing.Stream s =
+        StreamSizing.stream(
+            WHOLE_16,
+            2_000 + 30 * 100 * MIB + 5,
+            1_000,
+            kv(KvFormat.INT8, 1_000),
+            new StandbySlots(true, 576, "chain on"),
+            seed(),
+            100 * MIB,
+            100,
+            10,
+            true);
+    assertEquals(0, s.standby().slots());
+    assertEquals(0, s.headroom());
+    assertEquals(2_000, s.fixed());
+    assertEquals(30, s.slots());
+  }
+
   /** 100 slots of 100 MiB, one token using 10, beside 1,000 B dense and 1,000 B of KV. */
   private static StreamSizing.Stream hundredSlots(long budget, StandbySlots rule) {
     return StreamSizing.stream(
-        WHOLE_16, budget, 1_000, kv(KvFormat.INT8, 1_000), rule, seed(), 100 * MIB, 100, 10);
+        WHOLE_16, budget, 1_000, kv(KvFormat.INT8, 1_000), rule, seed(), 100 * MIB, 100, 10, false);
   }
 
   /**
@@ -74,7 +95,8 @@ class StreamSizingTest {
             dense,
             0,
             0,
-            0);
+            0,
+            false);
     assertEquals(0, s.standby().slots());
     assertEquals(0, s.standbyBytes());
     assertEquals(2 * GIB, s.headroom());
