@@ -801,6 +801,26 @@ class OneTruthDifferentialTest {
         r.out().contains("engine items: what strata-ref 0.1.0 (cpu) itself would allocate"),
         r.out());
     assertTrue(r.out().lines().anyMatch(l -> l.matches("  kv +\\d+ +\\d+  same")), r.out());
+    // an architecture strata-ref does not compute: its check refuses, so it has no items, and the
+    // plan says that in one line (not a row per item "not allocated by this engine")
+    Model mistral = dense("plan-mistral", new Shape("mistral", 2, 8, 8, 128, true, false, 3));
+    Path refused =
+        config(
+            cfgPath("plan-refused"),
+            lib.toString(),
+            List.of(mistral.shards().getFirst().toString()),
+            args(mistral, 4096, null, SHORT),
+            Map.of());
+    E2e.Result x = E2e.launch("--config", refused.toString(), "--plan");
+    assertEquals(0, x.code(), x.err());
+    assertTrue(
+        x.out()
+            .contains(
+                "engine items: none: strata-ref 0.1.0 (cpu) refuses this config"
+                    + " (strata_engine_check returned 3; standard error says why)"),
+        x.out());
+    assertTrue(!x.out().contains("not allocated by this engine"), x.out());
+    assertTrue(x.err().contains("architecture mistral is not one strata-ref computes"), x.err());
     // a library that is not there: the plan still prints, and says why the items are missing
     Path gone =
         config(
