@@ -15,7 +15,7 @@
 /* Exit codes (docs/ENGINE-ABI.md). */
 enum { RC_OK = 0, RC_USAGE = 2, RC_REFUSED = 3, RC_NOMEM = 4, RC_CANCELLED = 130 };
 
-extern const char *const STRATA_FORMAT_NAMES[4];
+extern const char *const STRATA_FORMAT_NAMES[STRATA_KV_N_FORMATS];
 
 /* What the startup rules found: main and the session go on from here, the check reports it. */
 typedef struct {

@@ -22,20 +22,11 @@
 #include <unistd.h>
 
 #include "strata_engine.h"
+#include "testkit.h"
 
 void strata_snapshot_sha256(const void *data, size_t n, uint8_t out[32]);
 extern size_t strata_snapshot_last_alloc;
 
-static int failures;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            failures++;                                                                                                \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                \
-            printf(__VA_ARGS__);                                                                                       \
-            printf("\n");                                                                                              \
-        }                                                                                                              \
-    } while (0)
 
 static const char PROMPT[] = "The quick brown fox jumps over the lazy dog. Once upon a time";
 #define N1 6
@@ -265,7 +256,7 @@ static void refusals(const char *dense, const char *moe, const char *dir) {
     /* a session holding a conversation: every refused load must leave it as it was */
     strata_session *s = open_model(dense, "int8", "256");
     if (s == NULL) {
-        failures++;
+        fails++;
         free(b);
         return;
     }
@@ -400,23 +391,10 @@ static int check(const char *dense, const char *moe, const char *dir, int quick)
         }
     }
     refusals(dense, moe, dir);
-    printf("snapshot_test: %s\n", failures == 0 ? "ok" : "FAILED");
-    return failures == 0 ? 0 : 1;
+    printf("snapshot_test: %s\n", fails == 0 ? "ok" : "FAILED");
+    return fails == 0 ? 0 : 1;
 }
 
-static uint64_t rs;
-static uint64_t rnd(void) {
-    uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int fuzz(const char *model, const char *dir, double seconds, uint64_t seed) {
     if (access(model, R_OK) != 0) {
@@ -424,7 +402,7 @@ static int fuzz(const char *model, const char *dir, double seconds, uint64_t see
         return 0;
     }
     mkdir(dir, 0700);
-    rs = seed;
+    rnd_state = seed;
     char base[4096], p[4096];
     snprintf(base, sizeof base, "%s/base.snap", dir);
     snprintf(p, sizeof p, "%s/mutant.snap", dir);
@@ -492,41 +470,41 @@ static int fuzz(const char *model, const char *dir, double seconds, uint64_t see
         if (strata_snapshot_last_alloc != fixed_alloc) {
             printf("FAIL: a load allocated %zu bytes (the fixed buffer is %zu), mutation %ld kind %d\n",
                    strata_snapshot_last_alloc, fixed_alloc, it, kind);
-            failures++;
+            fails++;
         }
         if (rc != 0 && rc != 2 && rc != 3) {
             printf("FAIL: code %d for mutation %ld kind %d\n", rc, it, kind);
-            failures++;
+            fails++;
         }
         codes[rc == 0 ? 0 : rc == 2 ? 2 : rc == 3 ? 3 : 1]++;
         if (rc != 0 && (n_err != 1 || strlen(last_err) == 0)) {
             printf("FAIL: %d error lines for mutation %ld kind %d\n", n_err, it, kind);
-            failures++;
+            fails++;
         }
         if (rc != 0 && strata_session_n_past(s, 0) != held && strstr(last_err, "changed while") == NULL) {
             printf("FAIL: a refused load (%s) changed the sequence\n", last_err);
-            failures++;
+            fails++;
         }
         if (rc == 0 || strata_session_n_past(s, 0) != held) {
             loaded += rc == 0;
             if (strata_session_load(s, 0, base) != 0) {
                 printf("FAIL: the base snapshot does not load again: %s\n", last_err);
-                failures++;
+                fails++;
                 break;
             }
         }
-        if (failures > 20) {
+        if (fails > 20) {
             break;
         }
     }
     printf("snapshot_test fuzz: %ld mutants in %.1f s (codes: 0 x%ld, 2 x%ld, 3 x%ld, other x%ld), every load "
            "allocated %zu bytes: %s\n",
-           tries, now_s() - t0, codes[0], codes[2], codes[3], codes[1], fixed_alloc, failures == 0 ? "ok" : "FAILED");
+           tries, now_s() - t0, codes[0], codes[2], codes[3], codes[1], fixed_alloc, fails == 0 ? "ok" : "FAILED");
     CHECK(tries > (long)tok_end, "the time bound ended the fuzz before every header truncation ran (%ld tries)", tries);
     free(b);
     free(c);
     strata_session_close(s);
-    return failures == 0 ? 0 : 1;
+    return fails == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
