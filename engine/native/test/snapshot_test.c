@@ -238,6 +238,23 @@ static void expect_prefix(int rc, int code, const char *prefix) {
           prefix);
 }
 
+/* b (n bytes) with the u32 (width 4) or u64 (width 8) at byte `at` set to v and, when seal, its checksum redone, written
+ * to dir/name through the scratch c; the path goes to p. */
+static void patched(const unsigned char *b, size_t n, unsigned char *c, size_t at, int width, uint64_t v, int seal,
+                    const char *dir, const char *name, char *p, size_t cap) {
+    memcpy(c, b, n);
+    if (width == 4) {
+        put32(c + at, (uint32_t)v);
+    } else {
+        put64(c + at, v);
+    }
+    if (seal) {
+        reseal(c, n);
+    }
+    snprintf(p, cap, "%s/%s", dir, name);
+    spit(p, c, n);
+}
+
 static void refusals(const char *dense, const char *moe, const char *dir) {
     char f8[1024], f4[1024], p[1024];
     snprintf(f8, sizeof f8, "%s/dense-int8.snap", dir);
@@ -270,27 +287,16 @@ static void refusals(const char *dense, const char *moe, const char *dir) {
     snprintf(want, sizeof want, "snapshot: %s holds KV format q4_0 (tag 2); this session's pools are int8 (tag 1)", f4);
     expect(strata_session_load(s, 0, f4), 3, want);
     unsigned char *c = malloc(n);
-    memcpy(c, b, n);
-    put32(c + 12, 17);
-    reseal(c, n);
-    snprintf(p, sizeof p, "%s/rot.snap", dir);
-    spit(p, c, n);
+    patched(b, n, c, 12, 4, 17, 1, dir, "rot.snap", p, sizeof p);
     snprintf(want, sizeof want, "snapshot: %s holds KV format int8+rot (tag 17); this session's pools are int8 (tag 1)",
              p);
     expect(strata_session_load(s, 0, p), 3, want);
     /* a newer format version (refused before the checksum: a newer layout may seal differently) */
-    memcpy(c, b, n);
-    put32(c + 8, 2);
-    snprintf(p, sizeof p, "%s/v2.snap", dir);
-    spit(p, c, n);
+    patched(b, n, c, 8, 4, 2, 0, dir, "v2.snap", p, sizeof p);
     snprintf(want, sizeof want, "snapshot: %s is format version 2, newer than the version 1 this engine reads", p);
     expect(strata_session_load(s, 0, p), 3, want);
     /* recurrent state (a hybrid model's): strata-ref runs none */
-    memcpy(c, b, n);
-    put64(c + 104, 4096);
-    reseal(c, n);
-    snprintf(p, sizeof p, "%s/state.snap", dir);
-    spit(p, c, n);
+    patched(b, n, c, 104, 8, 4096, 1, dir, "state.snap", p, sizeof p);
     snprintf(want, sizeof want, "snapshot: %s holds 4096 bytes of recurrent state; strata-ref runs no recurrent layer",
              p);
     expect(strata_session_load(s, 0, p), 3, want);
