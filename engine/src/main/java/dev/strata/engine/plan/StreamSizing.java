@@ -7,7 +7,7 @@ import dev.strata.engine.text.ByteSize;
 /**
  * Stream mode's sizes (docs/PLAN.md): the expert arena, the model-bounded stand-by slots and the
  * page-cache headroom the SSD streaming reads through, and what to advise when the arena cannot
- * hold one token's experts. strata-ref's twin is engine/native/src/memory.c and engine.c.
+ * hold one token's experts. strata-ref's twin is engine/native/src/memory.c and startup.c.
  */
 final class StreamSizing {
   private StreamSizing() {}
