@@ -158,18 +158,14 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
 
     /* what the engine holds, in allocation order; items of 0 bytes are not allocated and not listed. `weights` is the
      * dense tensors mapped read-only from the shards (resident once touched); the resident experts are `arena` */
-    const struct {
-        const char *name;
-        uint64_t bytes;
-    } all[] = {
-        {"weights", p->dense}, {"kv", p->kv}, {"ssm_state", p->ssm_state}, {"standby", p->standby}, {"arena", p->arena},
-        {"scratch", p->scratch},
-    };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (all[i].bytes > 0 && p->n_items < STRATA_MEM_MAX_ITEMS) {
-            p->items[p->n_items].name = all[i].name;
-            p->items[p->n_items].bytes = all[i].bytes;
-            p->allocated += all[i].bytes;
+    static const char *const NAMES[STRATA_PLAN_N_ITEMS] = STRATA_PLAN_ITEM_NAMES; /* Java PlanText.ITEM_NAMES */
+    const uint64_t bytes[] = {p->dense, p->kv, p->ssm_state, p->standby, p->arena, p->scratch};
+    _Static_assert(sizeof bytes / sizeof bytes[0] == STRATA_PLAN_N_ITEMS, "one size per item of PlanText.ITEM_NAMES");
+    for (size_t i = 0; i < STRATA_PLAN_N_ITEMS; i++) {
+        if (bytes[i] > 0 && p->n_items < STRATA_MEM_MAX_ITEMS) {
+            p->items[p->n_items].name = NAMES[i];
+            p->items[p->n_items].bytes = bytes[i];
+            p->allocated += bytes[i];
             p->n_items++;
         }
     }

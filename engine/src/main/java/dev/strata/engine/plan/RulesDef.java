@@ -1,6 +1,7 @@
 package dev.strata.engine.plan;
 
 import dev.strata.engine.Backend;
+import dev.strata.engine.ExitCodes;
 import dev.strata.engine.flags.PoolRule;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
@@ -15,9 +16,10 @@ import java.util.Map;
  * cpu-reference ({@link KvRules#decide}), the switch reading ({@link KvRules#kvRotOn}), the pools'
  * extra cells ({@link KvFormat#EXTRA_CELLS}), the plan's constants ({@link MemoryPlan}, {@link
  * StandbySlots}, {@link StreamSizing}, {@link RefScratch}) and the words of its refusals ({@link
- * PlanWords}, {@link PoolRule#WORDS}). The build writes it into {@code engine/target/native/gen/}
- * before it compiles the engine ({@code dev.strata.engine.gen .NativeSources}); it is never
- * committed, so it cannot go stale.
+ * PlanWords}, {@link PoolRule#WORDS}), the plan's item names ({@link PlanText#ITEM_NAMES}) and the
+ * exit codes the engine returns ({@link ExitCodes}). The build writes it into {@code
+ * engine/target/native/gen/} before it compiles the engine ({@code
+ * dev.strata.engine.gen.NativeSources}); it is never committed, so it cannot go stale.
  */
 public final class RulesDef {
   private RulesDef() {}
@@ -91,6 +93,20 @@ public final class RulesDef {
     define(c, "STRATA_CONTEXT_ROUNDING", Long.toString(StreamSizing.CONTEXT_ROUNDING));
     define(c, "STRATA_BATCH", Long.toString(RefScratch.BATCH));
     define(c, "STRATA_BOOK_BYTES_PER_SLOT", Long.toString(RefScratch.BOOK_BYTES_PER_SLOT));
+
+    StringBuilder items = new StringBuilder();
+    for (String item : PlanText.ITEM_NAMES) {
+      items.append(items.isEmpty() ? "" : ", ").append(quote(item));
+    }
+    c.append("/* PlanText.items: what the engine holds, in allocation order */\n");
+    define(c, "STRATA_PLAN_ITEM_NAMES", "{" + items + "}");
+    define(c, "STRATA_PLAN_N_ITEMS", Integer.toString(PlanText.ITEM_NAMES.size()));
+
+    c.append("\n/* ExitCodes the engine returns (strata-ref's own: 4, out of memory) */\n");
+    define(c, "STRATA_EXIT_OK", Integer.toString(ExitCodes.OK));
+    define(c, "STRATA_EXIT_USAGE", Integer.toString(ExitCodes.USAGE));
+    define(c, "STRATA_EXIT_PREFLIGHT", Integer.toString(ExitCodes.PREFLIGHT));
+    define(c, "STRATA_EXIT_INTERRUPTED", Integer.toString(ExitCodes.INTERRUPTED));
 
     c.append(
         "\n/* the words of a refused plan: every placeholder is %s (PlanWords, PoolRule) */\n");

@@ -39,6 +39,17 @@ class RulesDefTest {
   }
 
   @Test
+  void theItemNamesAndExitCodesAreTheJavaOnes() {
+    assertEquals(
+        "{\"weights\", \"kv\", \"ssm_state\", \"standby\", \"arena\", \"scratch\"}",
+        define("STRATA_PLAN_ITEM_NAMES"));
+    assertEquals(Integer.toString(PlanText.ITEM_NAMES.size()), define("STRATA_PLAN_N_ITEMS"));
+    assertEquals(
+        Integer.toString(dev.strata.engine.ExitCodes.PREFLIGHT), define("STRATA_EXIT_PREFLIGHT"));
+    assertEquals(Integer.toString(dev.strata.engine.ExitCodes.USAGE), define("STRATA_EXIT_USAGE"));
+  }
+
+  @Test
   void theKvDecisionHasARowPerFormatAndSwitchState() {
     long rows = DEF.lines().filter(l -> l.startsWith("    {")).count();
     assertEquals(2L * (KvFormat.values().length + 1), rows);
