@@ -153,7 +153,7 @@ class PreflightRunTest {
 
   @Test
   void strataRefsPoolRuleAcceptsThePoolExactlyFullAndRefusesOneCellMore() {
-    // --ctx 4096: 4096 + 128 cells (engine/native/src/engine.c startup_rules)
+    // --ctx 4096: 4096 + 128 cells (engine/native/src/startup.c)
     assertEquals(
         "args: --prompt-tokens 4000 + --n-predict 225 exceed the pool's 4224 cells (--ctx 4096"
             + " + 128): lower them, or raise --ctx",
