@@ -13,11 +13,11 @@
 #                  PY is the interpreter itself (sys.executable), never a version manager's shim: a pyenv
 #                  shim is a shell script that costs more than the whole baseline
 #   setup          bin/strata-setup --ctx 32768 --host-file H --model M --experts stream --engine-lib L --print
-#                  (a simple argument list: the fast path, SetupArgs, without picocli's model)
+#                  (a simple argument list: the fast path, SetupOptions, without picocli's model)
 #   setup-picocli  the same with --ctx=32768: not simple, so picocli parses it (what the fast path saves)
 #   setup-noaot    `setup` from a copy without the AOT caches
 #   launch         bin/strata-launch --dry-run --config C
-#                  (a simple argument list: the fast path, LaunchArgs, without picocli's model)
+#                  (a simple argument list: the fast path, LaunchOptions, without picocli's model)
 #   launch-picocli the same with --config=C: not simple, so picocli parses it (what the fast path saves)
 # M is the demo model (first of 4 shards, written to a temporary folder), H templates/hosts/m4-pro-48.json
 # (a file, as a user passes it), L a path with no library (a config made for another machine: setup

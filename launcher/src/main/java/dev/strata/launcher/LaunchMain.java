@@ -9,7 +9,7 @@ import dev.strata.engine.cli.PathArgs;
 import dev.strata.metal.HostProbe;
 
 /**
- * Entry point of {@code strata-launch}. A simple argument list ({@link LaunchArgs#simple}: the
+ * Entry point of {@code strata-launch}. A simple argument list ({@link LaunchOptions#simple}: the
  * scripted {@code --dry-run --config FILE}, a plain launch, {@code --plan --json} and their kin)
  * goes straight to the {@link LaunchFlow}; any other goes through picocli ({@link LaunchCli}). The
  * fast path exists for start-up time: it loads no picocli class (Java 5 class files, outside the
@@ -38,11 +38,11 @@ public final class LaunchMain {
   private static int execute(Io io, Machine machine, String[] given) {
     String[] args;
     try {
-      args = PathArgs.expand(given, LaunchArgs.PATHS, io.env().get("HOME"));
+      args = PathArgs.expand(given, LaunchOptions.PATHS, io.env().get("HOME"));
     } catch (StrataException e) {
       return io.report(CommandNames.LAUNCH, e);
     }
-    LaunchFlow.Request simple = LaunchArgs.simple(args);
+    LaunchFlow.Request simple = LaunchOptions.simple(args);
     if (simple == null) {
       return LaunchCli.create(io, machine).execute(args);
     }

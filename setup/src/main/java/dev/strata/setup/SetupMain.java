@@ -9,7 +9,7 @@ import dev.strata.engine.cli.PathArgs;
 import dev.strata.metal.HostProbe;
 
 /**
- * Entry point of {@code strata-setup}. A simple argument list ({@link SetupArgs#simple}: the
+ * Entry point of {@code strata-setup}. A simple argument list ({@link SetupOptions#simple}: the
  * scripted {@code --model M --ctx N --experts X --print} and its kin) goes straight to the flow;
  * any other goes through picocli ({@link SetupCli}). Both end in the same {@link SetupFlow} and
  * report a refusal with the same {@link Io#report}, end with {@link Io#finish} (a lost standard
@@ -42,11 +42,11 @@ public final class SetupMain {
       Io io, Machine machine, SetupCli.PrompterFactory prompter, String[] given) {
     String[] args;
     try {
-      args = PathArgs.expand(given, SetupArgs.PATHS, io.env().get("HOME"));
+      args = PathArgs.expand(given, SetupOptions.PATHS, io.env().get("HOME"));
     } catch (StrataException e) {
       return io.report(CommandNames.SETUP, e);
     }
-    SetupFlow.Request simple = SetupArgs.simple(args);
+    SetupFlow.Request simple = SetupOptions.simple(args);
     if (simple == null) {
       return SetupCli.create(io, machine, prompter).execute(args);
     }

@@ -5,15 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * A command's start-up fast path (strata-setup's {@code SetupArgs}, strata-launch's {@code
- * LaunchArgs}: an argument list read without picocli) against picocli's parse of the same list: the
- * one comparison both commands' differential tests make.
+ * A command's start-up fast path (strata-setup's {@code SetupOptions}, strata-launch's {@code
+ * LaunchOptions}: an argument list read without picocli) against picocli's parse of the same list:
+ * the one comparison both commands' differential tests make.
  */
 public final class FastPathCheck {
   private FastPathCheck() {}
@@ -22,7 +23,17 @@ public final class FastPathCheck {
    * A command's own options by every name (help and version aside): those that take a value, and
    * the switches — what a fast path must know, no more and no fewer.
    */
-  public record Options(Set<String> valued, Set<String> switches) {}
+  public record Options(Set<String> valued, Set<String> switches) {
+    /** From a command's table: each option's names, and whether it is a switch. */
+    public static Options of(List<Map.Entry<List<String>, Boolean>> rows) {
+      Set<String> valued = new HashSet<>();
+      Set<String> switches = new HashSet<>();
+      for (Map.Entry<List<String>, Boolean> row : rows) {
+        (row.getValue() ? switches : valued).addAll(row.getKey());
+      }
+      return new Options(valued, switches);
+    }
+  }
 
   /** {@link Options} of {@code cl}'s command. */
   public static Options options(CommandLine cl) {
