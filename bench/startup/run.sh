@@ -26,6 +26,8 @@
 # BENCH_EXTRA="NAME=DIST ..." adds, for each other built distribution DIST (e.g. main's before a change),
 # rows setup-NAME, setup-picocli-NAME, launch-NAME and launch-picocli-NAME from a copy of it as it is (jars untouched), its
 # caches trained again: a before/after in one run.
+# BENCH_NO_LAUNCH=1 leaves out the launch rows (for a machine where the dry run is refused: it exits 3
+# when this machine's free memory does not hold the demo config's plan).
 # Writes raw.csv (every run: wall and CPU seconds), the commands' first stdout, and README.md.
 . "$(dirname "$0")/../lib.sh"
 rounds="${1:-11}"
@@ -67,6 +69,8 @@ cmds=(
   "setup=$(j "$dist/bin/strata-setup" --ctx 32768 "${common[@]}")"
   "setup-picocli=$(j "$dist/bin/strata-setup" --ctx=32768 "${common[@]}")"
   "setup-noaot=$(j "$work/noaot/bin/strata-setup" --ctx 32768 "${common[@]}")"
+)
+[ -n "${BENCH_NO_LAUNCH:-}" ] || cmds+=(
   "launch=$(j "$dist/bin/strata-launch" --dry-run --config "$work/config.yaml")"
   "launch-picocli=$(j "$dist/bin/strata-launch" --dry-run --config="$work/config.yaml")"
 )
@@ -79,6 +83,8 @@ for spec in ${BENCH_EXTRA:-}; do
   cmds+=(
     "setup-$name=$(j "$work/x-$name/bin/strata-setup" --ctx 32768 "${common[@]}")"
     "setup-picocli-$name=$(j "$work/x-$name/bin/strata-setup" --ctx=32768 "${common[@]}")"
+  )
+  [ -n "${BENCH_NO_LAUNCH:-}" ] || cmds+=(
     "launch-$name=$(j "$work/x-$name/bin/strata-launch" --dry-run --config "$work/config.yaml")"
     "launch-picocli-$name=$(j "$work/x-$name/bin/strata-launch" --dry-run --config="$work/config.yaml")"
   )

@@ -53,4 +53,12 @@ public final class Sha256 {
     int shown = Math.max(16, same + 1);
     return hex.length() > shown ? hex.substring(0, shown) + "…" : hex;
   }
+
+  /**
+   * Two hashes that differ, each shown against the other ({@link #abbreviate}): {@code "sha256
+   * 3f2a…, expected 9c01…"} for {@code compared("sha256", a, "expected", b)}.
+   */
+  public static String compared(String aName, String a, String bName, String b) {
+    return aName + " " + abbreviate(a, b) + ", " + bName + " " + abbreviate(b, a);
+  }
 }

@@ -1,11 +1,10 @@
 package dev.strata.launcher;
 
-import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.CommandNames;
+import dev.strata.engine.cli.FastPath;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.MainExit;
-import dev.strata.engine.cli.PathArgs;
 import dev.strata.metal.HostProbe;
 
 /**
@@ -36,20 +35,13 @@ public final class LaunchMain {
   }
 
   private static int execute(Io io, Machine machine, String[] given) {
-    String[] args;
-    try {
-      args = PathArgs.expand(given, LaunchOptions.PATHS, io.env().get("HOME"));
-    } catch (StrataException e) {
-      return io.report(CommandNames.LAUNCH, e);
-    }
-    LaunchFlow.Request simple = LaunchOptions.simple(args);
-    if (simple == null) {
-      return LaunchCli.create(io, machine).execute(args);
-    }
-    try {
-      return new LaunchFlow(io, machine).run(simple);
-    } catch (StrataException e) {
-      return io.report(CommandNames.LAUNCH, e);
-    }
+    return FastPath.execute(
+        io,
+        CommandNames.LAUNCH,
+        given,
+        LaunchOptions.PATHS,
+        LaunchOptions::simple,
+        args -> LaunchCli.create(io, machine).execute(args),
+        request -> new LaunchFlow(io, machine).run(request));
   }
 }

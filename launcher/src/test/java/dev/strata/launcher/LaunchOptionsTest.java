@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.strata.engine.cli.CliOption;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.testsupport.FastPathCheck;
@@ -42,11 +43,8 @@ class LaunchOptionsTest {
 
   @Test
   void theFastPathKnowsExactlyTheCommandsOwnOptions() {
-    FastPathCheck.Options options = FastPathCheck.options(picocli());
-    assertEquals(
-        FastPathCheck.Options.of(
-            LaunchOptions.TABLE.stream().map(o -> Map.entry(o.names(), o.isSwitch())).toList()),
-        options);
+    FastPathCheck.sameOptions(
+        picocli(), LaunchOptions.TABLE, CliOption::names, CliOption::isSwitch);
     assertEquals(picocli().getSubcommands().keySet(), LaunchOptions.SUBCOMMANDS);
   }
 

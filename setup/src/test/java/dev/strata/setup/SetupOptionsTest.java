@@ -62,11 +62,7 @@ class SetupOptionsTest {
 
   @Test
   void theFastPathKnowsExactlyTheCommandsOwnOptions() {
-    FastPathCheck.Options options = FastPathCheck.options(picocli());
-    assertEquals(
-        FastPathCheck.Options.of(
-            SetupOptions.TABLE.stream().map(o -> Map.entry(o.names(), o.isSwitch())).toList()),
-        options);
+    FastPathCheck.sameOptions(picocli(), SetupOptions.TABLE, CliOption::names, CliOption::isSwitch);
   }
 
   static List<List<String>> corpus() {

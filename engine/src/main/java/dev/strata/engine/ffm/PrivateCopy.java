@@ -49,10 +49,8 @@ final class PrivateCopy {
           throw new EngineLoadException(
               "the private copy "
                   + copy
-                  + " of the engine library reads back different (sha256 "
-                  + Sha256.abbreviate(again, sha256)
-                  + ", expected "
-                  + Sha256.abbreviate(sha256, again)
+                  + " of the engine library reads back different ("
+                  + Sha256.compared("sha256", again, "expected", sha256)
                   + "): check the disk");
         }
       }

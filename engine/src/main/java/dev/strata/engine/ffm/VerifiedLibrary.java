@@ -174,10 +174,8 @@ public final class VerifiedLibrary implements AutoCloseable {
                   + (context == null
                       ? ""
                       : " in " + context.replaceFirst("^engine\\.library in ", ""))
-                  + " (pinned "
-                  + Sha256.abbreviate(want, actual)
-                  + ", file "
-                  + Sha256.abbreviate(actual, want)
+                  + " ("
+                  + Sha256.compared("pinned", want, "file", actual)
                   + "): restore the library, or rerun strata-setup to pin the new one");
         }
       }
@@ -267,10 +265,8 @@ public final class VerifiedLibrary implements AutoCloseable {
       throw new EngineLoadException(
           "engine library "
               + abs
-              + " handed to the isolated engine is not the file the launcher checked (sha256 "
-              + Sha256.abbreviate(actual, sha256)
-              + ", checked "
-              + Sha256.abbreviate(sha256, actual)
+              + " handed to the isolated engine is not the file the launcher checked ("
+              + Sha256.compared("sha256", actual, "checked", sha256)
               + ")");
     }
     Path loadPath = strategy == Strategy.PRIVATE_COPY ? Path.of(handle) : null;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
@@ -23,16 +23,21 @@ public final class FastPathCheck {
    * A command's own options by every name (help and version aside): those that take a value, and
    * the switches — what a fast path must know, no more and no fewer.
    */
-  public record Options(Set<String> valued, Set<String> switches) {
-    /** From a command's table: each option's names, and whether it is a switch. */
-    public static Options of(List<Map.Entry<List<String>, Boolean>> rows) {
-      Set<String> valued = new HashSet<>();
-      Set<String> switches = new HashSet<>();
-      for (Map.Entry<List<String>, Boolean> row : rows) {
-        (row.getValue() ? switches : valued).addAll(row.getKey());
-      }
-      return new Options(valued, switches);
+  public record Options(Set<String> valued, Set<String> switches) {}
+
+  /**
+   * Asserts that {@code cl}'s command has exactly the options of {@code table}, the command's
+   * option table, by every name, switches and valued alike: what picocli's model was built from is
+   * what the fast path reads.
+   */
+  public static <T> void sameOptions(
+      CommandLine cl, List<T> table, Function<T, List<String>> names, Predicate<T> isSwitch) {
+    Set<String> valued = new HashSet<>();
+    Set<String> switches = new HashSet<>();
+    for (T row : table) {
+      (isSwitch.test(row) ? switches : valued).addAll(names.apply(row));
     }
+    assertEquals(new Options(valued, switches), options(cl));
   }
 
   /** {@link Options} of {@code cl}'s command. */
