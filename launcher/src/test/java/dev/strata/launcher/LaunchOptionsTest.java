@@ -48,6 +48,14 @@ class LaunchOptionsTest {
     assertEquals(picocli().getSubcommands().keySet(), LaunchOptions.SUBCOMMANDS);
   }
 
+  /** What help, the man page and completion read: short names first, files offered for a path. */
+  @Test
+  void theModelWritesShortNamesFirstAndTypesPathsAsPaths() {
+    CommandLine.Model.OptionSpec config = picocli().getCommandSpec().findOption("--config");
+    assertEquals(List.of("-c", "--config"), List.of(config.names()));
+    assertEquals(Path.class, config.type(), "bash completion offers files for a Path");
+  }
+
   /** Argument lists, simple and not; {@code {args}} is an argument file that exists. */
   static List<List<String>> corpus() {
     String c = "/etc/strata/engine.yaml";

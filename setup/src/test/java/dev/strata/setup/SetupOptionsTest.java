@@ -65,6 +65,14 @@ class SetupOptionsTest {
     FastPathCheck.sameOptions(picocli(), SetupOptions.TABLE, CliOption::names, CliOption::isSwitch);
   }
 
+  /** bash completion offers files for an option whose type is a Path, as it did when annotated. */
+  @Test
+  void pathOptionsAreTypedAsPathsInTheModel() {
+    for (String name : List.of("--model", "--engine-lib", "--out", "--answers")) {
+      assertEquals(Path.class, picocli().getCommandSpec().findOption(name).type(), name);
+    }
+  }
+
   static List<List<String>> corpus() {
     String m = "/m/a-00001-of-00004.gguf";
     return List.of(

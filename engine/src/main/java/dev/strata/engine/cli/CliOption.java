@@ -18,6 +18,8 @@ import java.util.List;
  * @param help the description picocli shows (picocli's format: {@code %%} for a percent sign,
  *     {@code ${bundle:…}} and {@code ${DEFAULT-VALUE}} are expanded)
  * @param reader what a typed value becomes; null for a switch (its value is {@link Boolean#TRUE})
+ * @param type the value's class as picocli's model shows it ({@code Path} for a path option, whose
+ *     shell completion then offers files); {@code Object} when nothing follows from it
  * @param pathTakes for a path option, what it takes, for {@link PathArgs}' "the path is empty"
  *     ({@code FILE (an engine config, engine.yaml)}); null for other options
  * @param candidates the words shell completion offers; empty for none
@@ -34,6 +36,7 @@ public record CliOption<T>(
     String label,
     String help,
     Reader<T> reader,
+    Class<?> type,
     String pathTakes,
     List<String> candidates,
     String group,
@@ -84,12 +87,14 @@ public record CliOption<T>(
 
   /** A switch: present or not. */
   public static CliOption<Boolean> flag(String name, String help) {
-    return new CliOption<>(name, List.of(), null, help, null, null, List.of(), null, true, null);
+    return new CliOption<>(
+        name, List.of(), null, help, null, boolean.class, null, List.of(), null, true, null);
   }
 
   /** An option whose value {@code reader} reads. */
   public static <T> CliOption<T> of(String name, String label, String help, Reader<T> reader) {
-    return new CliOption<>(name, List.of(), label, help, reader, null, List.of(), null, true, null);
+    return new CliOption<>(
+        name, List.of(), label, help, reader, Object.class, null, List.of(), null, true, null);
   }
 
   /** An option whose value is kept as typed (its command judges it). */
@@ -104,7 +109,10 @@ public record CliOption<T>(
    * @param takes what it takes, for the empty-path refusal
    */
   public static CliOption<Path> path(String name, String label, String help, String takes) {
-    return of(name, label, help, CliOption::toPath).takes(takes);
+    CliOption<Path> o = of(name, label, help, CliOption::toPath);
+    return new CliOption<>(
+            name, List.of(), label, help, o.reader, Path.class, null, List.of(), null, true, null)
+        .takes(takes);
   }
 
   /** A path option whose value is kept as text (a file or a profile name: {@code --host-file}). */
@@ -138,36 +146,56 @@ public record CliOption<T>(
     List<String> all = new ArrayList<>(aliases);
     all.addAll(List.of(more));
     return new CliOption<>(
-        name, all, label, help, reader, pathTakes, candidates, group, fast, defaultValue);
+        name, all, label, help, reader, type, pathTakes, candidates, group, fast, defaultValue);
   }
 
   /** This option as a path option taking {@code what}. */
   public CliOption<T> takes(String what) {
     return new CliOption<>(
-        name, aliases, label, help, reader, what, candidates, group, fast, defaultValue);
+        name, aliases, label, help, reader, type, what, candidates, group, fast, defaultValue);
   }
 
   /** This option with completion candidates. */
   public CliOption<T> completes(List<String> words) {
     return new CliOption<>(
-        name, aliases, label, help, reader, pathTakes, words, group, fast, defaultValue);
+        name, aliases, label, help, reader, type, pathTakes, words, group, fast, defaultValue);
   }
 
   /** This option in the exclusive group {@code name}. */
   public CliOption<T> inGroup(String groupName) {
     return new CliOption<>(
-        name, aliases, label, help, reader, pathTakes, candidates, groupName, fast, defaultValue);
+        name,
+        aliases,
+        label,
+        help,
+        reader,
+        type,
+        pathTakes,
+        candidates,
+        groupName,
+        fast,
+        defaultValue);
   }
 
   /** This option, left to picocli by the fast path. */
   public CliOption<T> picocliOnly() {
     return new CliOption<>(
-        name, aliases, label, help, reader, pathTakes, candidates, group, false, defaultValue);
+        name,
+        aliases,
+        label,
+        help,
+        reader,
+        type,
+        pathTakes,
+        candidates,
+        group,
+        false,
+        defaultValue);
   }
 
   /** This option, read as {@code text} when absent. */
   public CliOption<T> defaultsTo(String text) {
     return new CliOption<>(
-        name, aliases, label, help, reader, pathTakes, candidates, group, fast, text);
+        name, aliases, label, help, reader, type, pathTakes, candidates, group, fast, text);
   }
 }

@@ -72,13 +72,18 @@ public final class CliSpec {
   }
 
   private static OptionSpec option(CliOption<?> o) {
-    OptionSpec.Builder b =
-        OptionSpec.builder(o.names().toArray(String[]::new)).description(o.help());
+    // short names first, as picocli's annotations are written ("-c, --config" in help, man,
+    // completion)
+    String[] names =
+        o.names().stream()
+            .sorted(java.util.Comparator.comparing(n -> n.startsWith("--")))
+            .toArray(String[]::new);
+    OptionSpec.Builder b = OptionSpec.builder(names).description(o.help());
     if (o.isSwitch()) {
       return b.type(boolean.class).arity("0").build();
     }
     CliOption.Reader<?> reader = o.reader();
-    b.type(Object.class)
+    b.type(o.type())
         .arity("1")
         .paramLabel(o.label())
         .converters(
