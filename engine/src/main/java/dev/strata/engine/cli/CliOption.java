@@ -151,51 +151,33 @@ public record CliOption<T>(
 
   /** This option as a path option taking {@code what}. */
   public CliOption<T> takes(String what) {
-    return new CliOption<>(
-        name, aliases, label, help, reader, type, what, candidates, group, fast, defaultValue);
+    return with(what, candidates, group, fast, defaultValue);
   }
 
   /** This option with completion candidates. */
   public CliOption<T> completes(List<String> words) {
-    return new CliOption<>(
-        name, aliases, label, help, reader, type, pathTakes, words, group, fast, defaultValue);
+    return with(pathTakes, words, group, fast, defaultValue);
   }
 
   /** This option in the exclusive group {@code name}. */
   public CliOption<T> inGroup(String groupName) {
-    return new CliOption<>(
-        name,
-        aliases,
-        label,
-        help,
-        reader,
-        type,
-        pathTakes,
-        candidates,
-        groupName,
-        fast,
-        defaultValue);
+    return with(pathTakes, candidates, groupName, fast, defaultValue);
   }
 
   /** This option, left to picocli by the fast path. */
   public CliOption<T> picocliOnly() {
-    return new CliOption<>(
-        name,
-        aliases,
-        label,
-        help,
-        reader,
-        type,
-        pathTakes,
-        candidates,
-        group,
-        false,
-        defaultValue);
+    return with(pathTakes, candidates, group, false, defaultValue);
   }
 
   /** This option, read as {@code text} when absent. */
   public CliOption<T> defaultsTo(String text) {
+    return with(pathTakes, candidates, group, fast, text);
+  }
+
+  /** A copy with these parser attributes (the withers above: each changes one). */
+  private CliOption<T> with(
+      String takes, List<String> words, String groupName, boolean fastPath, String absent) {
     return new CliOption<>(
-        name, aliases, label, help, reader, type, pathTakes, candidates, group, fast, text);
+        name, aliases, label, help, reader, type, takes, words, groupName, fastPath, absent);
   }
 }
