@@ -46,21 +46,23 @@ final class GenerateArgs {
     LaunchFlow.Generate g = r.generate();
     if (!g.asked()) {
       String stray =
-          g.nPredict() != null
-              ? LaunchOptions.N_PREDICT.name()
-              : g.temp() != null
-                  ? LaunchOptions.TEMP.name()
-                  : g.topK() != null
-                      ? LaunchOptions.TOP_K.name()
-                      : g.topP() != null
-                          ? LaunchOptions.TOP_P.name()
-                          : g.seed() != null
-                              ? LaunchOptions.SEED.name()
-                              : g.saveSession() != null
-                                  ? LaunchOptions.SAVE_SESSION.name()
-                                  : g.loadSession() != null
-                                      ? LaunchOptions.LOAD_SESSION.name()
-                                      : null;
+          LaunchOptions.firstGiven(
+              new Object[] {
+                g.nPredict(),
+                g.temp(),
+                g.topK(),
+                g.topP(),
+                g.seed(),
+                g.saveSession(),
+                g.loadSession()
+              },
+              LaunchOptions.N_PREDICT,
+              LaunchOptions.TEMP,
+              LaunchOptions.TOP_K,
+              LaunchOptions.TOP_P,
+              LaunchOptions.SEED,
+              LaunchOptions.SAVE_SESSION,
+              LaunchOptions.LOAD_SESSION);
       if (stray != null) {
         throw usage(stray + " goes with --prompt or --prompt-file: it sets how text is generated");
       }

@@ -247,4 +247,17 @@ final class LaunchOptions {
             v.get(PARALLEL),
             v.get(QUEUE)));
   }
+
+  /**
+   * The name of the first of {@code options} whose value in {@code values} (the same order) was
+   * given, or null: "{@code --seed} goes with {@code --prompt}".
+   */
+  static String firstGiven(Object[] values, CliOption<?>... options) {
+    for (int i = 0; i < options.length; i++) {
+      if (values[i] != null) {
+        return options[i].name();
+      }
+    }
+    return null;
+  }
 }

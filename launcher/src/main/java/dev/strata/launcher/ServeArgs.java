@@ -165,15 +165,13 @@ final class ServeArgs {
 
   /** The first of the server's own options given, or null. */
   private static String stray(LaunchFlow.Serve s) {
-    return s.host() != null
-        ? LaunchOptions.HOST.name()
-        : s.port() != null
-            ? LaunchOptions.PORT.name()
-            : s.apiKey() != null
-                ? LaunchOptions.API_KEY.name()
-                : s.parallel() != null
-                    ? LaunchOptions.PARALLEL.name()
-                    : s.queue() != null ? LaunchOptions.QUEUE.name() : null;
+    return LaunchOptions.firstGiven(
+        new Object[] {s.host(), s.port(), s.apiKey(), s.parallel(), s.queue()},
+        LaunchOptions.HOST,
+        LaunchOptions.PORT,
+        LaunchOptions.API_KEY,
+        LaunchOptions.PARALLEL,
+        LaunchOptions.QUEUE);
   }
 
   private static int whole(String flag, String text, int min, int max) {
