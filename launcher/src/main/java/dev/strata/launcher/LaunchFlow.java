@@ -32,7 +32,7 @@ import java.util.function.Consumer;
  * The one flow of {@code strata-launch} (without {@code demo}): the options' rules, the config read
  * through one checked open, the host, preflight, then the plan, the dry run or the launch. Both
  * ways into it end here — picocli's parse ({@link LaunchCommand#call}) and the start-up fast path
- * ({@link LaunchArgs#simple}, from {@link LaunchMain}) — so they run the same code and refuse in
+ * ({@link LaunchOptions#simple}, from {@link LaunchMain}) — so they run the same code and refuse in
  * the same words; refusals are thrown as {@link StrataException} and reported by the caller with
  * {@link Io#report}.
  */

@@ -66,6 +66,14 @@ public final class FlagDocs {
             " page with the engine tests and `-Dgolden.update=true` (the build writes `flags.def`")
         .append(" itself), then teach the engines to act on the value (strata-ref: its options in")
         .append(" `engine/native/src/flags.c`, their use in `engine/native/src/startup.c`).\n\n")
+        .append(
+            "A flag a command also shows as its own option (`strata-setup --kv`, `strata-launch")
+        .append(" demo --ctx`) is one more row, in that command's option table (`SetupOptions`,")
+        .append(" `DemoCommand`): `EngineOptions.of(flag, help, parse)` takes its placeholder, its")
+        .append(" check and its completion words from this table's row, and both the command's")
+        .append(" picocli model and its start-up fast path are made from that table (`CliSpec`,")
+        .append(" `SimpleArgs`); its use is the command's request. `SetupOptionsTest` adds")
+        .append(" `--spec` to strata-setup that way.\n\n")
         .append("## Env switches\n\n")
         .append("| variable | values | what it changes |\n")
         .append("|---|---|---|\n");
