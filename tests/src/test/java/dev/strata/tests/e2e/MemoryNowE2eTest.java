@@ -148,6 +148,7 @@ class MemoryNowE2eTest {
       String all = io.outText() + io.errText();
       assertTrue(all.contains("memory: "), all);
       assertTrue(all.contains("less the 1.00 GiB margin, is short of the "), all);
+      assertTrue(all.contains("(its arena holds every expert: no smaller arena streams)"), all);
       assertFalse(all.contains("alloc: "), "the engine did not start: " + all);
       assertFalse(all.contains("\tat "), "no stack trace: " + all);
       if (args.size() == 2) {
