@@ -11,7 +11,11 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -24,8 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The wizard on a real pty (issue 28): {@code strata-setup} in a child JVM under util-linux {@code
  * script}, at the model question, gets SIGHUP, SIGINT, SIGTERM or a ^D; it must exit with 129, 130,
  * 143 or 130, and {@code stty -a} in the same pty afterwards shows the terminal restored (icanon,
- * echo). A few tries, one per way out; the only time bound is a generous hang limit. The looped
- * version (hundreds of tries, random moments) is bench/wizard-signals/run.sh.
+ * echo). Four tries, one per way out, run at once (each on its own pty); the only time bound is a
+ * generous hang limit. The looped version (hundreds of tries, random moments) is
+ * bench/wizard-signals/run.sh.
  */
 @EnabledOnOs(OS.LINUX)
 class WizardSignalsPtyTest {
@@ -39,8 +44,24 @@ class WizardSignalsPtyTest {
   @Test
   void everyWayOutRestoresTheTerminal() throws Exception {
     assumeTrue(Files.isExecutable(Path.of("/usr/bin/script")), "util-linux script(1)");
-    for (String how : List.of("HUP", "INT", "TERM", "EOF")) {
-      String seen = run(how);
+    List<String> ways = List.of("HUP", "INT", "TERM", "EOF");
+    // the four tries at once, each on its own pty: most of a try is its JVM starting
+    Map<String, CompletableFuture<String>> tries = new LinkedHashMap<>();
+    for (String how : ways) {
+      tries.put(
+          how,
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return run(how);
+                } catch (Exception e) {
+                  throw new CompletionException(e);
+                }
+              },
+              r -> Thread.ofPlatform().daemon().start(r)));
+    }
+    for (String how : ways) {
+      String seen = tries.get(how).get(2 * HANG_LIMIT_S + 30, TimeUnit.SECONDS);
       Matcher m = EXIT.matcher(seen);
       assertTrue(m.find(), how + ": the shell saw the JVM exit:\n" + seen);
       int expected =
@@ -54,10 +75,10 @@ class WizardSignalsPtyTest {
       assertTrue(stty.contains(" icanon") && !stty.contains("-icanon"), how + ": " + stty);
       assertTrue(stty.contains(" echo ") && !stty.contains("-echo "), how + ": " + stty);
       assertFalse(seen.contains("\tat "), how + ": no stack trace:\n" + seen);
-      try (var files = Files.list(home)) {
-        assertTrue(
-            files.noneMatch(f -> f.getFileName().toString().endsWith(".yaml")), "nothing written");
-      }
+    }
+    try (var files = Files.walk(home)) {
+      assertTrue(
+          files.noneMatch(f -> f.getFileName().toString().endsWith(".yaml")), "nothing written");
     }
   }
 
@@ -99,12 +120,12 @@ class WizardSignalsPtyTest {
         Process kill = new ProcessBuilder("kill", "-s", how, Long.toString(jvm.pid())).start();
         assertEquals(0, kill.waitFor());
       }
-      boolean ended = script.waitFor(HANG_LIMIT_S, TimeUnit.SECONDS);
-      if (!ended) {
-        script.descendants().forEach(ProcessHandle::destroyForcibly);
-        script.destroyForcibly();
-      }
-      assertTrue(ended, how + ": the wizard hung:\n" + seen);
+      assertTrue(
+          script.waitFor(HANG_LIMIT_S, TimeUnit.SECONDS), how + ": the wizard hung:\n" + seen);
+    } finally {
+      // a try that failed leaves no wizard behind
+      script.descendants().forEach(ProcessHandle::destroyForcibly);
+      script.destroyForcibly();
     }
     reader.join(10_000);
     return text(seen);

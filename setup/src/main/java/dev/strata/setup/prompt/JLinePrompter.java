@@ -59,6 +59,7 @@ public final class JLinePrompter implements Prompter {
   private volatile Completer current = NO_COMPLETION;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Size reportedSize;
+  private final IntConsumer exit;
   private final IntConsumer halt;
   private final List<SignalTrap.Installed> traps = new CopyOnWriteArrayList<>();
 
@@ -75,15 +76,22 @@ public final class JLinePrompter implements Prompter {
    * @param env the environment (NO_COLOR)
    */
   public JLinePrompter(Terminal terminal, Map<String, String> env) {
-    this(terminal, env, code -> Runtime.getRuntime().halt(code));
+    this(
+        terminal,
+        env,
+        code -> Runtime.getRuntime().exit(code),
+        code -> Runtime.getRuntime().halt(code));
   }
 
   /**
+   * @param exit ends the process with a code as the JVM would (its shutdown hooks run): a signal
+   *     after the wizard closed the terminal ({@link Runtime#exit}; tests record it)
    * @param halt ends the process with a code when the main thread does not unwind after a signal
-   *     ({@link Runtime#halt} on the system terminal; tests record it)
+   *     ({@link Runtime#halt}; tests record it)
    */
-  JLinePrompter(Terminal terminal, Map<String, String> env, IntConsumer halt) {
+  JLinePrompter(Terminal terminal, Map<String, String> env, IntConsumer exit, IntConsumer halt) {
     this.terminal = terminal;
+    this.exit = exit;
     this.halt = halt;
     // A terminal that reports 0 columns (a serial console, `stty cols 0`, some CI ptys) would have
     // the line reader draw every prompt as an ellipsis: give it the fallback width while the wizard
@@ -177,7 +185,7 @@ public final class JLinePrompter implements Prompter {
   void onSignal(int n) {
     if (closed.get()) {
       // the wizard is over (the config is being written, atomically): what the JVM would do
-      Runtime.getRuntime().exit(128 + n);
+      exit.accept(128 + n);
       return;
     }
     if (!signal.compareAndSet(0, n)) {
@@ -208,6 +216,11 @@ public final class JLinePrompter implements Prompter {
       close();
       halt.accept(128 + n);
     }
+  }
+
+  /** The number of the first signal that ended the wizard, or 0 (for tests). */
+  int signalled() {
+    return signal.get();
   }
 
   /** The signal that cancelled the wizard, as a {@link WizardCancelled}; null when none came. */

@@ -23,17 +23,30 @@ import org.junit.jupiter.api.Timeout;
  * {@link JLinePrompter#onSignal} on an in-memory terminal whose input never comes (a user who does
  * not type): the question in progress ends as a cancel with 128 + the signal, the prompter closes
  * once whoever gets there first, and a main thread that does not unwind, or a second signal, has
- * the prompter restore and halt. The same on a real pty, in a child JVM: WizardSignalsPtyTest.
+ * the prompter restore and halt; a signal after the wizard closed the terminal exits as the JVM
+ * would. The exit and the halt are recorded, never done (this is the Surefire JVM), and a test that
+ * sends two signals waits until the first was taken, whatever the load. The same on a real pty, in
+ * a child JVM: WizardSignalsPtyTest.
  */
 @Timeout(60)
 class JLinePrompterSignalTest {
   private final List<Integer> halted = new CopyOnWriteArrayList<>();
+  private final List<Integer> exited = new CopyOnWriteArrayList<>();
 
   private JLinePrompter open(PipedInputStream in) throws IOException {
     ExternalTerminal t =
         new ExternalTerminal(
             "test", "xterm", in, new ByteArrayOutputStream(), StandardCharsets.UTF_8);
-    return new JLinePrompter(t, Map.of("NO_COLOR", "1"), halted::add);
+    return new JLinePrompter(t, Map.of("NO_COLOR", "1"), exited::add, halted::add);
+  }
+
+  /** Waits until {@code p} has taken a signal (the signal's thread may start late under load). */
+  private static void awaitSignal(JLinePrompter p) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (p.signalled() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertTrue(p.signalled() != 0, "the signal was taken");
   }
 
   private static final Question.YesNo Q = new Question.YesNo("--yes", "Go?", List.of(), true);
@@ -67,6 +80,7 @@ class JLinePrompterSignalTest {
         String how = sig == 1 ? "SIGHUP" : sig == 15 ? "SIGTERM" : "Ctrl-C";
         assertEquals("cancelled (" + how + "): nothing written", c.getMessage());
         assertEquals(List.of(), halted, "the main thread unwound: no halt");
+        assertEquals(List.of(), exited);
       }
     }
     assertEquals(ExitCodes.HANGUP, 129);
@@ -77,7 +91,7 @@ class JLinePrompterSignalTest {
     try (PipedOutputStream keep = new PipedOutputStream()) {
       JLinePrompter p = open(new PipedInputStream(keep));
       CompletableFuture<Void> signalled = CompletableFuture.runAsync(() -> p.onSignal(1));
-      Thread.sleep(150);
+      awaitSignal(p);
       WizardCancelled c = assertInstanceOf(WizardCancelled.class, ask(p));
       assertEquals(129, c.exitCode());
       // several closers at once: the first restores, the others return
@@ -93,6 +107,10 @@ class JLinePrompterSignalTest {
       signalled.get(10, TimeUnit.SECONDS);
       assertEquals(List.of(), halted);
       assertInstanceOf(WizardCancelled.class, ask(p), "a closed prompter asks nothing");
+      // a signal once the wizard has closed the terminal: what the JVM would do (exit, hooks run)
+      p.onSignal(15);
+      assertEquals(List.of(143), exited);
+      assertEquals(List.of(), halted);
     }
   }
 
@@ -114,11 +132,12 @@ class JLinePrompterSignalTest {
     try (PipedOutputStream keep = new PipedOutputStream()) {
       JLinePrompter p = open(new PipedInputStream(keep));
       CompletableFuture<Void> first = CompletableFuture.runAsync(() -> p.onSignal(1));
-      Thread.sleep(150);
+      awaitSignal(p);
       p.onSignal(2);
       assertEquals(List.of(130), halted);
       first.get(10, TimeUnit.SECONDS); // closed by the second: the first stops waiting
       assertEquals(List.of(130), halted);
+      assertEquals(List.of(), exited);
     }
   }
 
