@@ -85,8 +85,16 @@ class WizardSignalsPtyTest {
   /** One try: the wizard on a pty, {@code how} at the model question; what the pty showed. */
   private String run(String how) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    // signals the test runner ignores (nohup: SIGHUP) are inherited across script and sh, and the
+    // JVM would keep them ignored: reset to the defaults (GNU env), as a terminal's shell has them
+    String env =
+        Files.isExecutable(Path.of("/usr/bin/env"))
+            ? "/usr/bin/env --default-signal=HUP,INT,TERM "
+            : "";
     String cmd =
-        "stty sane; '"
+        "stty sane; "
+            + env
+            + "'"
             + java
             + "' --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
             + " -cp \"$CP\" dev.strata.setup.SetupMain; echo \"EXIT=$?\";"

@@ -12,7 +12,9 @@ import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.AvailableMemory;
 import dev.strata.engine.host.HostFacts;
-import dev.strata.engine.model.DemoModel;
+import dev.strata.engine.model.GgmlType;
+import dev.strata.engine.model.GgufWriter;
+import dev.strata.engine.model.TinyModel;
 import dev.strata.engine.plan.LaunchMemory;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanText;
@@ -41,13 +43,12 @@ import org.junit.jupiter.api.io.TempDir;
  * in its own small process (the {@code strata-ref-run} driver, as in MemoryAccountingE2eTest) on
  * this machine's facts, so its own plan (from its total memory) is the launcher's.
  *
- * <p>The lowered branch runs on the demo model (the seed geometry: 19.9 GB of experts); it is
- * skipped, saying so, while strata-ref refuses to compute the demo's architecture (qwen3next), as
- * it does since it runs real models (2473c88). The real MoE model, tiny-qwen3moe, cannot be
- * lowered: its experts (a few MiB) weigh less than the page-cache headroom a streaming arena keeps
- * (2 GiB at least), so any budget that streams holds every expert (the plan's rule, memory.c) and
- * the only smaller plan there is does not exist; on it the check either fits or refuses, and both
- * are run here.
+ * <p>Only a model whose experts outweigh the page-cache headroom a streaming arena keeps (max(2
+ * GiB, memory / 8)) can be lowered: below that, every budget that streams holds every expert (the
+ * plan's rule, memory.c). The lowered branch runs on {@link #bigExperts}, a qwen3moe strata-ref
+ * computes with twice that weight of experts, written as zeros left as holes (a sparse file: no
+ * disk, no time to write); the real MoE model, tiny-qwen3moe, cannot be lowered, so on it the check
+ * either fits or refuses, and both are run here.
  */
 class MemoryNowE2eTest {
   private static final long GIB = 1L << 30;
@@ -59,16 +60,21 @@ class MemoryNowE2eTest {
   @Test
   void aLoweredLaunchsArgvIsWhatTheEngineAllocates() throws Exception {
     HostFacts here = E2e.here();
-    List<Path> demo = DemoModel.write(dir.resolve("demo"), 1);
-    Path cfg = config("demo.yaml", demo);
+    long headroom = Math.max(2 * GIB, here.memoryBytes() / 8); // StreamSizing.pageCacheHeadroom
+    TinyModel model = bigExperts(2 * headroom);
+    Files.createDirectories(dir.resolve("big"));
+    List<Path> shards =
+        GgufWriter.writeSplit(dir.resolve("big"), "big", 1, model.metadata(), model.tensors());
+    // 64 stand-by slots, not the prompt GEMM's experts + 64: less for the engine to hold
+    Map<String, String> env = Map.of("STRATA_METAL_PROMPT_GEMM", "0");
+    Path cfg = config("big.yaml", shards, env);
     EngineConfig c = ConfigCodec.read(cfg);
     Preflight.Report planned = Preflight.forPlan(c, cfg, new Preflight.Here(here, null), Map.of());
     MemoryPlan open = planned.plan();
     assertTrue(open.fits(), open.refusal());
     // room for one token's experts and 64 slots more beside what a streaming plan holds
-    long headroom = Math.max(2 * GIB, here.memoryBytes() / 8);
     long fixed =
-        MemoryPlan.streamingFixedBytes(open, planned.model().geometry(), Map.of(), here) - headroom;
+        MemoryPlan.streamingFixedBytes(open, planned.model().geometry(), env, here) - headroom;
     long room = fixed + (open.arena().tokenSlots() + 64) * open.arena().slotBytes();
     AvailableMemory now = new AvailableMemory(here.memoryBytes(), room + GIB, "test");
     Preflight.Report r = Preflight.forPlan(c, cfg, new Preflight.Here(here, now), Map.of());
@@ -76,14 +82,12 @@ class MemoryNowE2eTest {
     MemoryPlan lowered = r.plan();
     long slots = lowered.arena().slots();
     assertTrue(Math.abs(slots - (open.arena().tokenSlots() + 64)) <= 2, "slots " + slots);
+    assertTrue(slots < lowered.arena().modelSlots(), "the lowered arena streams");
+    assertTrue(r.args().contains("--mem-budget-mb"), r.args().toString());
     assertEquals(c.args(), r.config().args(), "the config is not rewritten");
     assertEquals(Files.readString(cfg), ConfigCodec.write(c), "nor is its file");
 
-    Run run = engine(r.args());
-    assumeTrue(
-        !run.all().contains("is not one strata-ref computes"),
-        "strata-ref does not compute the demo's architecture (qwen3next) at this commit: "
-            + run.all().lines().filter(l -> l.contains("computes")).findFirst().orElse(""));
+    Run run = engine(r.args(), env);
     assertEquals(0, run.code(), run.all());
     // the engine planned from the lowered --mem-budget-mb, and holds at most the room
     assertEquals(lowered.budgetBytes(), Long.parseLong(run.find(BUDGET).group(1)), run.all());
@@ -93,12 +97,26 @@ class MemoryNowE2eTest {
     assertEquals(slots, Long.parseLong(m.group(1)), run.all());
   }
 
+  /**
+   * A qwen3moe strata-ref computes with at least {@code expertBytes} of experts: 24 layers of 2 KV
+   * heads × 128, width 128, experts of FFN 1664 in Q8_0 (3 × 128 × 1664 × 34/32 = 678,912 B a
+   * slot), 2 used, as many per layer as it takes (at most strata-ref's 4,096).
+   */
+  static TinyModel bigExperts(long expertBytes) {
+    int layers = 24;
+    long slot = 3L * 128 * 1664 / 32 * 34;
+    int experts = (int) Math.min(4096, Math.ceilDiv(expertBytes, layers * slot));
+    assumeTrue(experts * layers * slot >= expertBytes, "a machine this large needs more layers");
+    return new TinyModel(
+        "qwen3moe", layers, 128, 4, 2, 128, 0, experts, 2, 1664, 256, GgmlType.Q8_0, GgmlType.Q8_0);
+  }
+
   @Test
   void theRealMoeModelFitsOrIsRefusedBeforeTheEngineStarts() throws Exception {
     Path model = SharedData.resolve("models/tiny-qwen3moe-q8_0.gguf").orElse(null);
     assumeTrue(model != null && Files.isRegularFile(model), SharedData.WHY_NOT);
     HostFacts here = E2e.here();
-    Path cfg = config("tiny.yaml", List.of(model));
+    Path cfg = config("tiny.yaml", List.of(model), Map.of());
     EngineConfig c = ConfigCodec.read(cfg);
 
     // it fits: the launch goes ahead with the config's argv, and the engine allocates the plan
@@ -108,7 +126,7 @@ class MemoryNowE2eTest {
     assertTrue(
         fits.checks().stream().anyMatch(k -> k.name().equals("memory")), fits.checks().toString());
     assertFalse(fits.args().contains("--mem-budget-mb"));
-    Run run = engine(fits.args());
+    Run run = engine(fits.args(), Map.of());
     assertEquals(0, run.code(), run.all());
     // the pools and the arena as planned (strata-ref's weights and scratch on a real model are
     // the strata-ref plan's own work in progress: not compared here)
@@ -160,15 +178,19 @@ class MemoryNowE2eTest {
     assertTrue(java.util.Arrays.equals(before, Files.readAllBytes(cfg)), "nothing written");
   }
 
-  private Path config(String name, List<Path> shards) throws Exception {
+  /**
+   * A config of strata-ref, pinned (a plan asks only a pinned library for its check), streaming the
+   * experts at ctx 2048 on one thread, with {@code env}.
+   */
+  private Path config(String name, List<Path> shards, Map<String, String> env) throws Exception {
     return E2e.config(
         dir.resolve(name),
         E2e.refLibrary(),
-        null,
+        E2e.pin(E2e.refLibrary()),
         shards,
         2048,
         List.of("--experts", "stream", "--threads", "1"),
-        Map.of());
+        env);
   }
 
   record Run(int code, List<String> lines) {
@@ -200,8 +222,11 @@ class MemoryNowE2eTest {
     }
   }
 
-  /** strata-ref's {@code main} on {@code args} (a short run), in the driver process. */
-  private static Run engine(List<String> args) throws Exception {
+  /**
+   * strata-ref's {@code main} on {@code args} (a short run), in the driver process, with the
+   * config's {@code env} and no other STRATA_* variable.
+   */
+  private static Run engine(List<String> args, Map<String, String> env) throws Exception {
     Path driver = E2e.refLibrary().resolveSibling("strata-ref-run");
     assertTrue(Files.isExecutable(driver), "the driver is built at " + driver);
     List<String> cmd = new ArrayList<>(List.of(driver.toString(), "run"));
@@ -209,6 +234,7 @@ class MemoryNowE2eTest {
     cmd.addAll(List.of("--prompt-tokens", "8", "--n-predict", "2"));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().keySet().removeIf(k -> k.startsWith("STRATA_"));
+    pb.environment().putAll(env);
     Process p = pb.start();
     byte[] out = p.getInputStream().readAllBytes();
     assertTrue(p.waitFor(300, TimeUnit.SECONDS), "strata-ref finished");
