@@ -247,6 +247,62 @@ static void expect_prefix(int rc, int code, const char *prefix) {
           prefix);
 }
 
+/* A sequence filled past --ctx (up to the pools' ctx + 128 cells) is saved and loads into a session of the same --ctx,
+ * every id as it was, and the next eval goes on from there; one of a smaller --ctx whose pools cannot hold it refuses
+ * it, naming the --ctx that would. */
+static void past_ctx(const char *dense, const char *dir) {
+    enum { HELD = 150 }; /* --ctx 64: 150 of the 192 cells, 86 past --ctx */
+    char f[4096], want[8192];
+    snprintf(f, sizeof f, "%s/past-ctx.snap", dir);
+    int32_t ids[HELD], back[HELD];
+    float *logits = NULL;
+    strata_session *s = open_model(dense, "int8", "64");
+    if (s == NULL) {
+        CHECK(0, "open --ctx 64 failed");
+        return;
+    }
+    logits = malloc((size_t)strata_session_n_vocab(s) * sizeof *logits);
+    for (int i = 0; i < HELD; i++) {
+        ids[i] = (int32_t)(1 + (i * 37) % (strata_session_n_vocab(s) - 1));
+    }
+    CHECK(logits != NULL && strata_session_eval(s, 0, ids, HELD, HELD - 1, logits) == 0 &&
+              strata_session_n_past(s, 0) == HELD,
+          "eval of %d tokens into --ctx 64: %s", HELD, last_err);
+    CHECK(strata_session_save(s, 0, f) == 0, "save past --ctx: %s", last_err);
+    strata_session_close(s);
+    /* its own --ctx, and the smallest the line names (22 + 128 = 150 cells) */
+    const char *fits[] = {"64", "22"};
+    for (int k = 0; k < 2; k++) {
+        s = open_model(dense, "int8", fits[k]);
+        if (s == NULL) {
+            continue;
+        }
+        int rc = strata_session_load(s, 0, f);
+        CHECK(rc == 0 && strata_session_n_past(s, 0) == HELD, "a %d-cell save does not load into --ctx %s (rc %d): %s",
+              HELD, fits[k], rc, last_err);
+        CHECK(strata_session_tokens(s, 0, back, HELD) == HELD && memcmp(ids, back, sizeof ids) == 0,
+              "the loaded ids differ from the saved ones (--ctx %s)", fits[k]);
+        if (k == 0) {
+            CHECK(logits != NULL && strata_session_eval(s, 0, ids, 1, 0, logits) == 0 &&
+                      strata_session_n_past(s, 0) == HELD + 1,
+                  "the eval after the load: %s", last_err);
+        }
+        strata_session_close(s);
+    }
+    /* --ctx 21: 149 cells do not hold 150 */
+    s = open_model(dense, "int8", "21");
+    if (s != NULL) {
+        snprintf(want, sizeof want, "snapshot: %s holds %d cells, more than this session's pools of 149 (--ctx 21 + "
+                 "128; --ctx 22 or more loads it)", f, HELD);
+        expect(strata_session_load(s, 0, f), 3, want);
+        CHECK(strata_session_n_past(s, 0) == 0, "a refused load changed the sequence");
+        strata_session_close(s);
+    }
+    free(logits);
+    printf("past --ctx: %d cells saved from --ctx 64 load into --ctx 64 (and go on) and 22; --ctx 21 refuses them\n",
+           HELD);
+}
+
 static void refusals(const char *dense, const char *moe, const char *dir) {
     char f8[1024], f4[1024], p[1024];
     snprintf(f8, sizeof f8, "%s/dense-int8.snap", dir);
@@ -352,15 +408,14 @@ static void refusals(const char *dense, const char *moe, const char *dir) {
         CHECK(strstr(last_err, " was saved from another model (identity ") != NULL, "line: %s", last_err);
         strata_session_close(s);
     }
-    /* a context smaller than the snapshot's cells */
+    /* a context smaller than the snapshot's cells loads it while its pools (ctx + 128) hold them */
     s = open_model(dense, "int8", "8");
     if (s != NULL) {
-        snprintf(want, sizeof want,
-                 "snapshot: %s holds %u cells, more than this session's context of 8 (--ctx %u or more loads it)", f8,
-                 cells, cells);
-        expect(strata_session_load(s, 0, f8), 3, want);
+        CHECK(cells <= 8 + 128 && strata_session_load(s, 0, f8) == 0 && strata_session_n_past(s, 0) == (int32_t)cells,
+              "the %u-cell snapshot does not load into --ctx 8 (136 cells): %s", cells, last_err);
         strata_session_close(s);
     }
+    past_ctx(dense, dir);
     /* fp16 pools refuse an int8 snapshot too */
     s = open_model(dense, "fp16", "256");
     if (s != NULL) {

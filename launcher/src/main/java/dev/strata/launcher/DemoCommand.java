@@ -193,10 +193,12 @@ public final class DemoCommand implements Callable<Integer> {
     out.println("  launch  " + again);
     out.println("  (the plan and the engine's lines on standard error; the text below)");
     out.println();
-    out.print(DEMO_PROMPT);
     out.flush();
 
     LaunchFlow flow = new LaunchFlow(io, machine);
+    // the prompt goes out with the first text, after the plan and the engine's lines (standard
+    // error): on a terminal it then reads whole with its continuation
+    flow.textPrefix(DEMO_PROMPT);
     int code;
     try {
       code =
