@@ -40,6 +40,16 @@ class JLinePrompterSignalTest {
     return new JLinePrompter(t, Map.of("NO_COLOR", "1"), exited::add, halted::add);
   }
 
+  /**
+   * A SIGHUP to {@code p} on a thread of its own (it waits there for the main thread to unwind),
+   * returned once {@code p} has taken it: that thread may start late under load.
+   */
+  private static CompletableFuture<Void> hangUp(JLinePrompter p) throws InterruptedException {
+    CompletableFuture<Void> signalled = CompletableFuture.runAsync(() -> p.onSignal(1));
+    awaitSignal(p);
+    return signalled;
+  }
+
   /** Waits until {@code p} has taken a signal (the signal's thread may start late under load). */
   private static void awaitSignal(JLinePrompter p) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -90,8 +100,7 @@ class JLinePrompterSignalTest {
   void aSignalBeforeTheNextQuestionCancelsItAndCloseIsIdempotent() throws Exception {
     try (PipedOutputStream keep = new PipedOutputStream()) {
       JLinePrompter p = open(new PipedInputStream(keep));
-      CompletableFuture<Void> signalled = CompletableFuture.runAsync(() -> p.onSignal(1));
-      awaitSignal(p);
+      CompletableFuture<Void> signalled = hangUp(p);
       WizardCancelled c = assertInstanceOf(WizardCancelled.class, ask(p));
       assertEquals(129, c.exitCode());
       // several closers at once: the first restores, the others return
@@ -131,8 +140,7 @@ class JLinePrompterSignalTest {
   void aSecondSignalHaltsAtOnce() throws Exception {
     try (PipedOutputStream keep = new PipedOutputStream()) {
       JLinePrompter p = open(new PipedInputStream(keep));
-      CompletableFuture<Void> first = CompletableFuture.runAsync(() -> p.onSignal(1));
-      awaitSignal(p);
+      CompletableFuture<Void> first = hangUp(p);
       p.onSignal(2);
       assertEquals(List.of(130), halted);
       first.get(10, TimeUnit.SECONDS); // closed by the second: the first stops waiting

@@ -23,13 +23,11 @@ import dev.strata.launcher.preflight.Preflight;
 import dev.strata.metal.HostProbe;
 import dev.strata.testsupport.Captured;
 import dev.strata.testsupport.SharedData;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -87,14 +85,14 @@ class MemoryNowE2eTest {
     assertEquals(c.args(), r.config().args(), "the config is not rewritten");
     assertEquals(Files.readString(cfg), ConfigCodec.write(c), "nor is its file");
 
-    Run run = engine(r.args(), env);
-    assertEquals(0, run.code(), run.all());
+    RefRun run = engine(r.args(), env);
+    assertEquals(0, run.code(), run.text());
     // the engine planned from the lowered --mem-budget-mb, and holds at most the room
-    assertEquals(lowered.budgetBytes(), Long.parseLong(run.find(BUDGET).group(1)), run.all());
-    assertTrue(run.allocated() <= room, run.allocated() + " > room " + room + ":\n" + run.all());
-    assertEquals(PlanText.items(lowered), run.alloc(), run.all());
-    Matcher m = run.find(ARENA);
-    assertEquals(slots, Long.parseLong(m.group(1)), run.all());
+    assertEquals(lowered.budgetBytes(), Long.parseLong(find(run, BUDGET).group(1)), run.text());
+    assertTrue(allocated(run) <= room, allocated(run) + " > room " + room + ":\n" + run.text());
+    assertEquals(PlanText.items(lowered), alloc(run), run.text());
+    Matcher m = find(run, ARENA);
+    assertEquals(slots, Long.parseLong(m.group(1)), run.text());
   }
 
   /**
@@ -126,13 +124,13 @@ class MemoryNowE2eTest {
     assertTrue(
         fits.checks().stream().anyMatch(k -> k.name().equals("memory")), fits.checks().toString());
     assertFalse(fits.args().contains("--mem-budget-mb"));
-    Run run = engine(fits.args(), Map.of());
-    assertEquals(0, run.code(), run.all());
+    RefRun run = engine(fits.args(), Map.of());
+    assertEquals(0, run.code(), run.text());
     // the pools and the arena as planned (strata-ref's weights and scratch on a real model are
     // the strata-ref plan's own work in progress: not compared here)
     for (String item : PlanText.items(fits.plan())) {
       if (item.startsWith("item=kv ") || item.startsWith("item=arena ")) {
-        assertTrue(run.alloc().contains(item), item + " in\n" + run.all());
+        assertTrue(alloc(run).contains(item), item + " in\n" + run.text());
       }
     }
 
@@ -193,51 +191,33 @@ class MemoryNowE2eTest {
         env);
   }
 
-  record Run(int code, List<String> lines) {
-    String all() {
-      return String.join("\n", lines);
-    }
+  /** The engine's {@code alloc:} items ({@code item=NAME bytes=N}), in the order it logged them. */
+  private static List<String> alloc(RefRun run) {
+    return run.lines().stream()
+        .filter(l -> l.startsWith("alloc: "))
+        .map(l -> l.substring("alloc: ".length()))
+        .toList();
+  }
 
-    long allocated() {
-      return alloc().stream()
-          .mapToLong(a -> Long.parseLong(a.substring(a.indexOf("bytes=") + "bytes=".length())))
-          .sum();
-    }
+  /** The sum of the engine's {@code alloc:} bytes. */
+  private static long allocated(RefRun run) {
+    return alloc(run).stream()
+        .mapToLong(a -> Long.parseLong(a.substring(a.indexOf("bytes=") + "bytes=".length())))
+        .sum();
+  }
 
-    List<String> alloc() {
-      return lines.stream()
-          .filter(l -> l.startsWith("alloc: "))
-          .map(l -> l.substring("alloc: ".length()))
-          .toList();
-    }
-
-    Matcher find(Pattern p) {
-      for (String l : lines) {
-        Matcher m = p.matcher(l);
-        if (m.matches()) {
-          return m;
-        }
-      }
-      throw new AssertionError("no line matching " + p + " in\n" + all());
-    }
+  private static Matcher find(RefRun run, Pattern p) {
+    return RefRun.find(run.lines(), p, "\n" + run.text());
   }
 
   /**
-   * strata-ref's {@code main} on {@code args} (a short run), in the driver process, with the
-   * config's {@code env} and no other STRATA_* variable.
+   * strata-ref's {@code main} on a launch's engine argv {@code args} ({@code --model FILE …}, as
+   * preflight gives it), a short run, with the config's {@code env} and no other STRATA_* variable.
    */
-  private static Run engine(List<String> args, Map<String, String> env) throws Exception {
-    Path driver = E2e.refLibrary().resolveSibling("strata-ref-run");
-    assertTrue(Files.isExecutable(driver), "the driver is built at " + driver);
-    List<String> cmd = new ArrayList<>(List.of(driver.toString(), "run"));
-    cmd.addAll(args);
-    cmd.addAll(List.of("--prompt-tokens", "8", "--n-predict", "2"));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().keySet().removeIf(k -> k.startsWith("STRATA_"));
-    pb.environment().putAll(env);
-    Process p = pb.start();
-    byte[] out = p.getInputStream().readAllBytes();
-    assertTrue(p.waitFor(300, TimeUnit.SECONDS), "strata-ref finished");
-    return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8).lines().toList());
+  private static RefRun engine(List<String> args, Map<String, String> env) throws Exception {
+    assertEquals("--model", args.getFirst(), args.toString());
+    List<String> rest = new ArrayList<>(args.subList(2, args.size()));
+    rest.addAll(List.of("--prompt-tokens", "8", "--n-predict", "2"));
+    return RefRun.of("run", Path.of(args.get(1)), rest, env);
   }
 }
