@@ -226,15 +226,19 @@ final class E2e {
 
   /**
    * strata-launch as its own JVM, the way bin/strata-launch starts it, with this JVM's class path.
-   * SIGINT is reset to its default first ({@code env --default-signal}, GNU coreutils): a process
-   * started from a background job inherits SIGINT ignored, and the JVM keeps an ignored SIGINT
-   * ignored — which is right for the launcher, and would make the test meaningless.
+   * SIGHUP, SIGINT and SIGTERM are reset to their defaults first ({@code env --default-signal}, GNU
+   * coreutils): a process inherits an ignored signal across exec (a background job has SIGINT
+   * ignored; a suite run under {@code nohup}, or by a runner that ignores SIGHUP, has SIGHUP
+   * ignored), and the JVM keeps an ignored SIGHUP, SIGINT or SIGTERM ignored, installing no handler
+   * for it ({@code sun.misc.Signal.handle} returns without one) — which is right for the launcher
+   * (under {@code nohup} a hang-up must not stop it), and would make a signal test hang until its
+   * timeout.
    */
   static ProcessBuilder launcherProcess(List<String> launcherArgs) {
     List<String> cmd = new ArrayList<>();
     if (!mac() && Files.isExecutable(Path.of("/usr/bin/env"))) {
       cmd.add("/usr/bin/env");
-      cmd.add("--default-signal=INT");
+      cmd.add("--default-signal=HUP,INT,TERM");
     }
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("--enable-native-access=ALL-UNNAMED");
