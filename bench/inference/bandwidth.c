@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../wordsum.h"
+
 #define BYTES (512u << 20)
 static uint64_t *buf;
 static int threads;
@@ -17,14 +19,7 @@ static volatile uint64_t sink;
 static void *part(void *arg) {
     size_t t = (size_t)arg, n = BYTES / 8 / (size_t)threads;
     const uint64_t *p = buf + t * n;
-    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    for (size_t i = 0; i + 4 <= n; i += 4) {
-        s0 += p[i];
-        s1 += p[i + 1];
-        s2 += p[i + 2];
-        s3 += p[i + 3];
-    }
-    sink += s0 + s1 + s2 + s3;
+    sink += strata_bench_sum_words(p, n);
     return NULL;
 }
 

@@ -12,20 +12,8 @@ set -euo pipefail
 case "${1:-}" in -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
-command -v node >/dev/null || { echo "install.sh: node (>= 20) not found" >&2; exit 2; }
-command -v npm >/dev/null || { echo "install.sh: npm not found" >&2; exit 2; }
-major=$(node -p 'process.versions.node.split(".")[0]')
-[ "$major" -ge 20 ] || { echo "install.sh: node $(node --version) is too old: node-llama-cpp 3.21.1 needs >= 20" >&2; exit 2; }
-stamp_want="$(sha256sum package-lock.json package.json stubs/*/package.json | sha256sum | cut -d' ' -f1) node-$(node --version) $(uname -sm)"
-stamp=node_modules/.strata-install-stamp
-if [ "${1:-}" != "--force" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_want" ]; then
-  echo "install.sh: node_modules is current ($(node -p 'require("./node_modules/node-llama-cpp/package.json").version'))" >&2
-  exit 0
-fi
-rm -f "$stamp"
+force=
+[ "${1:-}" = "--force" ] && force=--force
 export NODE_LLAMA_CPP_SKIP_DOWNLOAD=true
-npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
-v=$(node -p 'require("./node_modules/node-llama-cpp/package.json").version')
-[ "$v" = "3.21.1" ] || { echo "install.sh: installed node-llama-cpp $v, expected 3.21.1" >&2; exit 1; }
-echo "$stamp_want" > "$stamp"
-echo "install.sh: node-llama-cpp $v installed in $here/node_modules" >&2
+# the pinned install itself (bench/npm-install.sh); the GPU stubs count in its stamp
+exec ../npm-install.sh "$here" node-llama-cpp 3.21.1 $force stubs/*/package.json

@@ -19,6 +19,7 @@
 
 #include "half.h"
 #include "quant.h"
+#include "../wordsum.h"
 
 static double now(void) {
     struct timespec t;
@@ -138,14 +139,7 @@ static double read_gbs(size_t bytes) {
         int calls = 0;
         double t0 = now(), el;
         do {
-            uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            for (size_t i = 0; i + 4 <= nw; i += 4) {
-                s0 += a[i];
-                s1 += a[i + 1];
-                s2 += a[i + 2];
-                s3 += a[i + 3];
-            }
-            total += s0 + s1 + s2 + s3;
+            total += strata_bench_sum_words(a, nw);
             calls++;
             el = now() - t0;
         } while (el < 0.06);

@@ -13,11 +13,11 @@
 #                  PY is the interpreter itself (sys.executable), never a version manager's shim: a pyenv
 #                  shim is a shell script that costs more than the whole baseline
 #   setup          bin/strata-setup --ctx 32768 --host-file H --model M --experts stream --engine-lib L --print
-#                  (a simple argument list: the fast path, SetupArgs, without picocli's model)
+#                  (a simple argument list: the fast path, SetupOptions, without picocli's model)
 #   setup-picocli  the same with --ctx=32768: not simple, so picocli parses it (what the fast path saves)
 #   setup-noaot    `setup` from a copy without the AOT caches
 #   launch         bin/strata-launch --dry-run --config C
-#                  (a simple argument list: the fast path, LaunchArgs, without picocli's model)
+#                  (a simple argument list: the fast path, LaunchOptions, without picocli's model)
 #   launch-picocli the same with --config=C: not simple, so picocli parses it (what the fast path saves)
 # M is the demo model (first of 4 shards, written to a temporary folder), H templates/hosts/m4-pro-48.json
 # (a file, as a user passes it), L a path with no library (a config made for another machine: setup
@@ -26,6 +26,8 @@
 # BENCH_EXTRA="NAME=DIST ..." adds, for each other built distribution DIST (e.g. main's before a change),
 # rows setup-NAME, setup-picocli-NAME, launch-NAME and launch-picocli-NAME from a copy of it as it is (jars untouched), its
 # caches trained again: a before/after in one run.
+# BENCH_NO_LAUNCH=1 leaves out the launch rows (for a machine where the dry run is refused: it exits 3
+# when this machine's free memory does not hold the demo config's plan).
 # Writes raw.csv (every run: wall and CPU seconds), the commands' first stdout, and README.md.
 . "$(dirname "$0")/../lib.sh"
 rounds="${1:-11}"
@@ -67,6 +69,8 @@ cmds=(
   "setup=$(j "$dist/bin/strata-setup" --ctx 32768 "${common[@]}")"
   "setup-picocli=$(j "$dist/bin/strata-setup" --ctx=32768 "${common[@]}")"
   "setup-noaot=$(j "$work/noaot/bin/strata-setup" --ctx 32768 "${common[@]}")"
+)
+[ -n "${BENCH_NO_LAUNCH:-}" ] || cmds+=(
   "launch=$(j "$dist/bin/strata-launch" --dry-run --config "$work/config.yaml")"
   "launch-picocli=$(j "$dist/bin/strata-launch" --dry-run --config="$work/config.yaml")"
 )
@@ -79,6 +83,8 @@ for spec in ${BENCH_EXTRA:-}; do
   cmds+=(
     "setup-$name=$(j "$work/x-$name/bin/strata-setup" --ctx 32768 "${common[@]}")"
     "setup-picocli-$name=$(j "$work/x-$name/bin/strata-setup" --ctx=32768 "${common[@]}")"
+  )
+  [ -n "${BENCH_NO_LAUNCH:-}" ] || cmds+=(
     "launch-$name=$(j "$work/x-$name/bin/strata-launch" --dry-run --config "$work/config.yaml")"
     "launch-picocli-$name=$(j "$work/x-$name/bin/strata-launch" --dry-run --config="$work/config.yaml")"
   )

@@ -7,19 +7,7 @@
 #   usage: tests/openai-client/install.sh [--force]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-cd "$here"
-command -v node >/dev/null || { echo "install.sh: node (>= 20) not found" >&2; exit 2; }
-command -v npm >/dev/null || { echo "install.sh: npm not found" >&2; exit 2; }
-major=$(node -p 'process.versions.node.split(".")[0]')
-[ "$major" -ge 20 ] || { echo "install.sh: node $(node --version) is too old: openai 6.30.1 needs >= 20" >&2; exit 2; }
-stamp_want="$(sha256sum package-lock.json package.json | sha256sum | cut -d' ' -f1) node-$(node --version)"
-stamp=node_modules/.strata-install-stamp
-if [ "${1:-}" != "--force" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$stamp_want" ]; then
-  exit 0
-fi
-rm -f "$stamp"
-npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >&2
-v=$(node -p 'require("./node_modules/openai/package.json").version')
-[ "$v" = "6.30.1" ] || { echo "install.sh: installed openai $v, expected 6.30.1" >&2; exit 1; }
-echo "$stamp_want" > "$stamp"
-echo "install.sh: openai $v installed in $here/node_modules" >&2
+# the pinned install itself (bench/npm-install.sh)
+force=
+[ "${1:-}" = "--force" ] && force=--force
+exec "$here/../../bench/npm-install.sh" "$here" openai 6.30.1 $force

@@ -22,7 +22,7 @@ typedef int (*strata_expert_fn)(void *user, int layer, int expert, const uint8_t
 typedef void (*strata_route_fn)(void *user, int layer, int B, const int32_t *sel, int K);
 
 /* Tokens per batch of prompt processing. */
-#define STRATA_BATCH 32
+/* STRATA_BATCH, tokens per batch of prompt processing: rules.def (Java RefScratch.BATCH) */
 
 typedef struct {
     const strata_model *md;

@@ -75,16 +75,6 @@ static int getstr(cur *c, const uint8_t **s, uint64_t *len, const char *what) {
     return 0;
 }
 
-static uint64_t scalar_bytes(uint32_t t) {
-    switch (t) {
-    case GGUF_T_U8: case GGUF_T_I8: case GGUF_T_BOOL: return 1;
-    case GGUF_T_U16: case GGUF_T_I16: return 2;
-    case GGUF_T_U32: case GGUF_T_I32: case GGUF_T_F32: return 4;
-    case GGUF_T_U64: case GGUF_T_I64: case GGUF_T_F64: return 8;
-    default: return 0;
-    }
-}
-
 static char *dupn(const uint8_t *s, uint64_t n) {
     char *d = malloc(n + 1);
     if (d != NULL) {
@@ -126,7 +116,7 @@ static int read_value(cur *c, strata_gguf_kv *kv) {
             kv->str_off = off;
             return 0;
         }
-        uint64_t eb = scalar_bytes(kv->atype);
+        uint64_t eb = strata_gguf_scalar_bytes(kv->atype);
         if (eb == 0) {
             return failf(c->err, c->errlen, c->path, "key %s is an array of type %u, which GGUF v3 does not nest here (the file is damaged)",
                          what, kv->atype);
@@ -137,7 +127,7 @@ static int read_value(cur *c, strata_gguf_kv *kv) {
         c->p += kv->n * eb;
         return 0;
     }
-    uint64_t b = scalar_bytes(kv->type);
+    uint64_t b = strata_gguf_scalar_bytes(kv->type);
     if (b == 0) {
         return failf(c->err, c->errlen, c->path, "key %s has value type %u, which GGUF v3 does not define (the file is damaged)",
                      what, kv->type);
@@ -535,7 +525,7 @@ void strata_gguf_arr_str(const strata_gguf_kv *kv, uint64_t i, const char **s, s
 }
 
 int64_t strata_gguf_arr_int(const strata_gguf_kv *kv, uint64_t i) {
-    uint64_t eb = scalar_bytes(kv->atype);
+    uint64_t eb = strata_gguf_scalar_bytes(kv->atype);
     int64_t v = 0;
     int neg;
     if (kv->atype == GGUF_T_F32) {

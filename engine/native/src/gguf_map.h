@@ -18,6 +18,9 @@ enum {
     GGUF_T_F64 = 12
 };
 
+/* Bytes of a scalar of GGUF value type t; 0 for a string, an array or an unknown type (gguf_read.c). */
+uint64_t strata_gguf_scalar_bytes(uint32_t t);
+
 typedef struct {
     const char *key;        /* NUL-terminated copy */
     uint32_t type;          /* GGUF_T_* */

@@ -6,26 +6,25 @@
  * It is pure — no I/O, no allocation — so the engine's check (ABI 2, strata_engine_check) can log the items as
  * `plan: item=… bytes=…` and strata_engine_main can log the very same list as `alloc: item=… bytes=…` before it
  * allocates exactly those sizes. */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ref_internal.h"
 #include "strata_engine.h"
 
-#define GIB (1ull << 30)
 #define MIB (1ull << 20)
 
-/* The seed's stand-by slots: 576 with the prompt-GEMM chain, 64 without (docs/PLAN.md, StandbySlots). */
-enum { STANDBY_WITH_GEMM = 576, STANDBY_WITHOUT_GEMM = 64 };
+/* The plan's constants are the Java plan's, from rules.def (ref_internal.h): STRATA_PLAN_MARGIN_BYTES, the stand-by
+ * slots STRATA_STANDBY_WITH_GEMM / _WITHOUT_GEMM (StandbySlots), the headroom STRATA_HEADROOM_MIN_BYTES and
+ * _DIVISOR (StreamSizing), STRATA_KV_EXTRA_CELLS (KvFormat), STRATA_BOOK_BYTES_PER_SLOT (RefScratch). */
+#define STANDBY_WITH_GEMM STRATA_STANDBY_WITH_GEMM
+#define STANDBY_WITHOUT_GEMM STRATA_STANDBY_WITHOUT_GEMM
 
-/* The C atoi reading of a switch (Java KvRules.kvRotOn): optional blanks, an optional sign, then digits; on when
- * any digit is not 0. NULL, empty or no digits: off. */
-static int switch_on(const char *v) {
+int strata_switch_on(const char *v) {
     if (v == NULL) {
         return 0;
     }
-    while (isspace((unsigned char)*v)) {
+    while (*v != '\0' && strchr(STRATA_SWITCH_BLANKS, *v) != NULL) {
         v++;
     }
     if (*v == '+' || *v == '-') {
@@ -40,15 +39,18 @@ static int switch_on(const char *v) {
 }
 
 /* value, blanks stripped at both ends, equals word */
+static int is_blank(char c) { return c != '\0' && strchr(STRATA_SWITCH_BLANKS, c) != NULL; }
+
+/* value, blanks stripped at both ends, equals word (Java String.strip of an ASCII value) */
 static int stripped_equals(const char *value, const char *word) {
     if (value == NULL) {
         return 0;
     }
-    while (isspace((unsigned char)*value)) {
+    while (is_blank(*value)) {
         value++;
     }
     size_t n = strlen(value);
-    while (n > 0 && isspace((unsigned char)value[n - 1])) {
+    while (n > 0 && is_blank(value[n - 1])) {
         n--;
     }
     return n == strlen(word) && strncmp(value, word, n) == 0;
@@ -57,8 +59,9 @@ static int stripped_equals(const char *value, const char *word) {
 uint64_t strata_memory_scratch_bytes(uint32_t experts, uint32_t moe_layers, uint64_t fwd_scratch_bytes) {
     uint64_t model_slots = (uint64_t)experts * moe_layers;
     /* the arena's books, sized by the model's slots (an arena never has more): slot of each expert (int32), and
-     * per slot its expert and LRU links (3 x int32) */
-    uint64_t books = model_slots * (4 + 12);
+     * per slot its expert and LRU links (3 x int32): STRATA_BOOK_BYTES_PER_SLOT, Java RefScratch's */
+    _Static_assert(STRATA_BOOK_BYTES_PER_SLOT == 4 + 12, "the arena's books: 4 + 3 x 4 bytes per slot");
+    uint64_t books = model_slots * STRATA_BOOK_BYTES_PER_SLOT;
     return fwd_scratch_bytes + books;
 }
 
@@ -66,7 +69,7 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
     memset(p, 0, sizeof *p);
     p->total = in->total_memory;
     p->usable = in->total_memory; /* cpu-reference: no GPU working-set limit (docs/PLAN.md, usable memory) */
-    p->margin = GIB;
+    p->margin = STRATA_PLAN_MARGIN_BYTES;
     uint64_t budget = p->usable > p->margin ? p->usable - p->margin : 0;
     /* --mem-budget-mb lowers the budget when it is below the plan's own budget in whole MiB (what setup writes, so
      * a generated config plans exactly as before) */
@@ -77,15 +80,15 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
     p->dense = in->dense_bytes;
 
     size_t cell = strata_kv_cell_bytes(in->pools_format, (int)in->kv_heads, (int)in->head_dim);
-    p->kv_cells = in->context + 128;
+    p->kv_cells = in->context + STRATA_KV_EXTRA_CELLS;
     p->kv_cell_bytes = cell;
     /* full-attention and drafter pools hold ctx + 128 cells, sliding-window ones swa_cells (docs/MODELS.md) */
     p->kv = cell * (p->kv_cells * (uint64_t)(in->qsa_layers - in->swa_layers + in->drafter_layers) +
                     in->swa_cells * in->swa_layers);
 
     /* stand-by: the Metal rules, which strata-ref follows so a plan made here matches the Mac's */
-    if (stripped_equals(in->env_prompt, "window") ||
-        (in->env_prompt_gemm != NULL && !switch_on(in->env_prompt_gemm)) || in->k4) {
+    if (stripped_equals(in->env_prompt, STRATA_PROMPT_WINDOW) ||
+        (in->env_prompt_gemm != NULL && !strata_switch_on(in->env_prompt_gemm)) || in->k4) {
         p->standby_rule_slots = STANDBY_WITHOUT_GEMM;
         p->prompt_gemm = 0;
     } else {
@@ -112,7 +115,7 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
      * arena with no stand-by slots and no page-cache headroom, so a small model's arena can be sized by
      * --mem-budget-mb anywhere from one token's experts to every expert (with the headroom, a budget that streams
      * holds every expert of a model whose experts weigh less than 2 GiB) */
-    int bare = switch_on(in->env_arena_bare);
+    int bare = strata_switch_on(in->env_arena_bare);
     if (bare) {
         standby_slots = 0;
     }
@@ -128,7 +131,8 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
     } else if (!in->experts_resident) {
         p->standby_rule_slots = standby_slots;
         p->standby = (uint64_t)standby_slots * p->slot_bytes;
-        p->headroom = bare ? 0 : in->total_memory / 8 > 2 * GIB ? in->total_memory / 8 : 2 * GIB;
+        uint64_t share = in->total_memory / STRATA_HEADROOM_DIVISOR;
+        p->headroom = bare ? 0 : share > STRATA_HEADROOM_MIN_BYTES ? share : STRATA_HEADROOM_MIN_BYTES;
         p->fixed = base + p->standby + p->headroom;
         int64_t available = (int64_t)p->budget - (int64_t)p->fixed;
         uint64_t slots = 0;
@@ -154,18 +158,14 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
 
     /* what the engine holds, in allocation order; items of 0 bytes are not allocated and not listed. `weights` is the
      * dense tensors mapped read-only from the shards (resident once touched); the resident experts are `arena` */
-    const struct {
-        const char *name;
-        uint64_t bytes;
-    } all[] = {
-        {"weights", p->dense}, {"kv", p->kv}, {"ssm_state", p->ssm_state}, {"standby", p->standby}, {"arena", p->arena},
-        {"scratch", p->scratch},
-    };
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (all[i].bytes > 0 && p->n_items < STRATA_MEM_MAX_ITEMS) {
-            p->items[p->n_items].name = all[i].name;
-            p->items[p->n_items].bytes = all[i].bytes;
-            p->allocated += all[i].bytes;
+    static const char *const NAMES[STRATA_PLAN_N_ITEMS] = STRATA_PLAN_ITEM_NAMES; /* Java PlanText.ITEM_NAMES */
+    const uint64_t bytes[] = {p->dense, p->kv, p->ssm_state, p->standby, p->arena, p->scratch};
+    _Static_assert(sizeof bytes / sizeof bytes[0] == STRATA_PLAN_N_ITEMS, "one size per item of PlanText.ITEM_NAMES");
+    for (size_t i = 0; i < STRATA_PLAN_N_ITEMS; i++) {
+        if (bytes[i] > 0 && p->n_items < STRATA_MEM_MAX_ITEMS) {
+            p->items[p->n_items].name = NAMES[i];
+            p->items[p->n_items].bytes = bytes[i];
+            p->allocated += bytes[i];
             p->n_items++;
         }
     }

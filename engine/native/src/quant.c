@@ -8,49 +8,21 @@
 #include "half.h"
 #include "quant_impl.h"
 
-/* ggml's type_traits (ggml/src/ggml.c): name, values per block, bytes per block, for every id ggml defines.
- * Ids 4, 5 (q4_2, q4_3), 31..33 (q4_0_4_4 ..) and 36..38 (iq4_nl_4_4 ..) were removed from ggml and stay
- * NULL here, as any id beyond the table does. vec_dot_type is only meaningful where computable is 1 (-1 else). */
-#define T(id, nm, blk, sz, comp, vdt) [id] = {nm, blk, sz, comp, vdt}
+/* ggml's type_traits (ggml/src/ggml.c): name, values per block, bytes per block, for every id GGUF files may hold:
+ * Java's dev.strata.engine.model.GgmlType, from the ggml_types.def the build writes from it. Removed ids (4, 5, 31..33,
+ * 36..38) stay NULL here, as any id beyond the table does. What strata-ref computes is its own: the types it can
+ * dequantize and dot with, each with the type activations are converted to (vec_dot_type; -1 where not computable). */
+#define VEC_DOT(id)                                                                                                    \
+    ((id) == GGML_TYPE_F32 || (id) == GGML_TYPE_F16 || (id) == GGML_TYPE_BF16    ? GGML_TYPE_F32                        \
+     : (id) == GGML_TYPE_Q4_0 || (id) == GGML_TYPE_Q5_0 || (id) == GGML_TYPE_Q8_0 ? GGML_TYPE_Q8_0                       \
+     : (id) == GGML_TYPE_Q4_K || (id) == GGML_TYPE_Q5_K || (id) == GGML_TYPE_Q6_K ? GGML_TYPE_Q8_K                       \
+                                                                                  : -1)
+#define STRATA_GGML_TYPE(id, nm, blk, sz) [id] = {nm, blk, sz, VEC_DOT(id) >= 0, VEC_DOT(id)},
 static const strata_type_info TYPES[] = {
-    T(GGML_TYPE_F32, "f32", 1, 4, 1, GGML_TYPE_F32),
-    T(GGML_TYPE_F16, "f16", 1, 2, 1, GGML_TYPE_F32),
-    T(GGML_TYPE_Q4_0, "q4_0", 32, 18, 1, GGML_TYPE_Q8_0),
-    T(GGML_TYPE_Q4_1, "q4_1", 32, 20, 0, -1),
-    T(GGML_TYPE_Q5_0, "q5_0", 32, 22, 1, GGML_TYPE_Q8_0),
-    T(GGML_TYPE_Q5_1, "q5_1", 32, 24, 0, -1),
-    T(GGML_TYPE_Q8_0, "q8_0", 32, 34, 1, GGML_TYPE_Q8_0),
-    T(GGML_TYPE_Q8_1, "q8_1", 32, 36, 0, -1),
-    T(GGML_TYPE_Q2_K, "q2_K", 256, 84, 0, -1),
-    T(GGML_TYPE_Q3_K, "q3_K", 256, 110, 0, -1),
-    T(GGML_TYPE_Q4_K, "q4_K", 256, 144, 1, GGML_TYPE_Q8_K),
-    T(GGML_TYPE_Q5_K, "q5_K", 256, 176, 1, GGML_TYPE_Q8_K),
-    T(GGML_TYPE_Q6_K, "q6_K", 256, 210, 1, GGML_TYPE_Q8_K),
-    /* an activation type only: strata_quantize_act makes it, no weight is stored in it */
-    T(GGML_TYPE_Q8_K, "q8_K", 256, 292, 0, -1),
-    T(16, "iq2_xxs", 256, 66, 0, -1),
-    T(17, "iq2_xs", 256, 74, 0, -1),
-    T(18, "iq3_xxs", 256, 98, 0, -1),
-    T(19, "iq1_s", 256, 50, 0, -1),
-    T(20, "iq4_nl", 32, 18, 0, -1),
-    T(21, "iq3_s", 256, 110, 0, -1),
-    T(22, "iq2_s", 256, 82, 0, -1),
-    T(23, "iq4_xs", 256, 136, 0, -1),
-    T(24, "i8", 1, 1, 0, -1),
-    T(25, "i16", 1, 2, 0, -1),
-    T(26, "i32", 1, 4, 0, -1),
-    T(27, "i64", 1, 8, 0, -1),
-    T(28, "f64", 1, 8, 0, -1),
-    T(29, "iq1_m", 256, 56, 0, -1),
-    T(GGML_TYPE_BF16, "bf16", 1, 2, 1, GGML_TYPE_F32),
-    T(34, "tq1_0", 256, 54, 0, -1),
-    T(35, "tq2_0", 256, 66, 0, -1),
-    T(39, "mxfp4", 32, 17, 0, -1),
-    T(40, "nvfp4", 64, 36, 0, -1),
-    T(41, "q1_0", 128, 18, 0, -1),
-    T(42, "q2_0", 64, 18, 0, -1),
+#include "ggml_types.def"
 };
-#undef T
+#undef STRATA_GGML_TYPE
+#undef VEC_DOT
 
 const strata_type_info *strata_type(uint32_t type) {
     if (type >= sizeof TYPES / sizeof TYPES[0] || TYPES[type].name == NULL) {

@@ -228,8 +228,8 @@ API int strata_session_eval(strata_session *s, int32_t seq, const int32_t *token
     }
     size_t past = (size_t)s->kv.n_past[seq];
     if (past + n > s->st.cells) {
-        logf_(&s->lg, 2, "eval: %zu positions held + %zu new exceed the pool's %zu cells (--ctx %ld + 128)", past, n,
-              s->st.cells, s->st.o.ctx);
+        logf_(&s->lg, 2, "eval: %zu positions held + %zu new exceed the pool's %zu cells (--ctx %ld + %d)", past, n,
+              s->st.cells, s->st.o.ctx, STRATA_KV_EXTRA_CELLS);
         return RC_USAGE;
     }
     for (size_t i = 0; i < n; i++) {

@@ -18,7 +18,7 @@
  *   end-32  SHA-256 over every byte before it
  * A load trusts no count before it has checked it: the checksum is taken over the file as it is (its last 32 bytes
  * against the rest), with one fixed buffer, before any field past the version is read; then the counts are checked
- * against the session (model, format, --ctx) and the file's size; only then are bytes copied, into buffers the session
+ * against the session (model, format, the pools' cells) and the file's size; only then are bytes copied, into buffers the session
  * already has. Nothing is allocated from a count of the file. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -465,12 +465,14 @@ static int load_file(strata_session *s, int32_t seq, const char *path, int fd, u
               (unsigned long long)state);
         return RC_REFUSED;
     }
-    if ((uint64_t)used > (uint64_t)s->st.o.ctx) {
-        logf_(&s->lg, 2, "snapshot: %s holds %u cells, more than this session's context of %ld (--ctx %u or more loads "
-              "it)", path, used, s->st.o.ctx, used);
+    /* a sequence holds up to the pools' ctx + 128 cells (session.c's eval), so a session filled past --ctx reloads
+     * its own save into the same --ctx: the rule is the cells, not the context */
+    if ((uint64_t)used > (uint64_t)s->st.cells) {
+        logf_(&s->lg, 2, "snapshot: %s holds %u cells, more than this session's pools of %zu (--ctx %ld + 128; --ctx "
+              "%u or more loads it)", path, used, s->st.cells, s->st.o.ctx, used > 128 ? used - 128 : 1);
         return RC_REFUSED;
     }
-    /* used <= ctx, the shape is the session's: these products are bounded by the session's own pools */
+    /* used <= the pools' cells, the shape is the session's: these products are bounded by the session's own pools */
     uint64_t want_payload = (uint64_t)kv->n_layer * used * kv->cell_bytes;
     if (payload != want_payload || size != SNAP_FIXED + (uint64_t)used * 4 + payload + SNAP_SUM) {
         logf_(&s->lg, 2, "snapshot: %s is corrupted (its header's sizes disagree: payload %llu for %u cells, file %llu "

@@ -13,9 +13,16 @@
 #include "ref_internal.h"
 
 /* Exit codes (docs/ENGINE-ABI.md). */
-enum { RC_OK = 0, RC_USAGE = 2, RC_REFUSED = 3, RC_NOMEM = 4, RC_CANCELLED = 130 };
+/* The exit codes: Java's ExitCodes (rules.def), and strata-ref's own 4, out of memory (docs/ENGINE-ABI.md). */
+enum {
+    RC_OK = STRATA_EXIT_OK,
+    RC_USAGE = STRATA_EXIT_USAGE,
+    RC_REFUSED = STRATA_EXIT_PREFLIGHT,
+    RC_NOMEM = 4,
+    RC_CANCELLED = STRATA_EXIT_INTERRUPTED
+};
 
-extern const char *const STRATA_FORMAT_NAMES[4];
+extern const char *const STRATA_FORMAT_NAMES[STRATA_KV_N_FORMATS];
 
 /* What the startup rules found: main and the session go on from here, the check reports it. */
 typedef struct {

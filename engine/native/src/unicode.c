@@ -125,6 +125,15 @@ static size_t contraction(const split_state *s, size_t pos, int fold) {
     return 0;
 }
 
+/* A contraction at *pos is a piece of its own: emitted, *pos past it; 1, or 0 when there is none. */
+static int took_contraction(split_state *s, size_t *pos, int fold) {
+    size_t k = contraction(s, *pos, fold);
+    if (k == 0) return 0;
+    *pos += k;
+    emit(s, *pos);
+    return 1;
+}
+
 enum { L = STRATA_UCAT_LETTER, N = STRATA_UCAT_NUMBER, W = STRATA_UCAT_SPACE };
 
 /* 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ */
@@ -134,8 +143,7 @@ static void split_gpt2(split_state *s, size_t ini) {
     while (pos < s->end) {
         uint32_t c = s->cp[pos];
         uint16_t f = s->fl[pos];
-        size_t k = contraction(s, pos, 0);
-        if (k) { pos += k; emit(s, pos); continue; }
+        if (took_contraction(s, &pos, 0)) continue;
         uint16_t f2 = c == ' ' ? S_FL(s, pos + 1) : f;
         if (f2 & L) {
             pos += c == ' ';
@@ -171,8 +179,7 @@ static void split_llama3(split_state *s, size_t ini, size_t max_digits, uint16_t
     while (pos < s->end) {
         uint32_t c = s->cp[pos];
         uint16_t f = s->fl[pos];
-        size_t k = contraction(s, pos, 1);
-        if (k) { pos += k; emit(s, pos); continue; }
+        if (took_contraction(s, &pos, 1)) continue;
         if (!(c == '\r' || c == '\n' || (f & N)) && ((f & word) || (S_FL(s, pos + 1) & word))) {
             pos++;
             while (S_FL(s, pos) & word) pos++;

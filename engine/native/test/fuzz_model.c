@@ -13,6 +13,7 @@
 
 #include "gguf_map.h"
 #include "strata_engine.h"
+#include "testkit.h"
 
 static void quiet(void *user, int level, const char *line) {
     (void)level;
@@ -24,19 +25,6 @@ static void quiet(void *user, int level, const char *line) {
     }
 }
 
-static uint64_t rs;
-static uint64_t rnd(void) {
-    uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv) {
     if (argc < 4) {
@@ -44,7 +32,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     double limit = atof(argv[3]);
-    rs = argc > 4 ? strtoull(argv[4], NULL, 10) : 1;
+    rnd_state = argc > 4 ? strtoull(argv[4], NULL, 10) : 1;
     FILE *f = fopen(argv[1], "rb");
     if (f == NULL) {
         printf("fuzz_model: skipped (no %s)\n", argv[1]);

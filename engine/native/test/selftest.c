@@ -14,18 +14,8 @@
 #include "ref_internal.h"
 #include "strata_engine.h"
 #include "strata_kernels.h"
+#include "testkit.h"
 
-static int fails = 0, checks = 0;
-#define CHECK(cond, ...)                                                                                              \
-    do {                                                                                                              \
-        checks++;                                                                                                     \
-        if (!(cond)) {                                                                                                \
-            fails++;                                                                                                  \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
-            fprintf(stderr, __VA_ARGS__);                                                                             \
-            fputc('\n', stderr);                                                                                      \
-        }                                                                                                             \
-    } while (0)
 
 static uint64_t rs = 0x1234567;
 static double urand(void) {

@@ -16,17 +16,8 @@
 #include <string.h>
 
 #include "strata_engine.h"
+#include "testkit.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            failures++;                                                                                                \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                \
-            printf(__VA_ARGS__);                                                                                       \
-            printf("\n");                                                                                              \
-        }                                                                                                              \
-    } while (0)
 
 static int quiet_errors;
 static void on_line(void *user, int level, const char *line) {
@@ -160,7 +151,7 @@ static int cmd_check(const char *model) {
         printf("session_test: %s pools: batch = one at a time (max |dlogit| %.2g), truncate, greedy, refusals\n",
                formats[fi], worst);
     }
-    return failures == 0 ? 0 : 1;
+    return fails == 0 ? 0 : 1;
 }
 
 static int cmd_gen(int argc, char **argv) {

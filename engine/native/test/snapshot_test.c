@@ -22,20 +22,11 @@
 #include <unistd.h>
 
 #include "strata_engine.h"
+#include "testkit.h"
 
 void strata_snapshot_sha256(const void *data, size_t n, uint8_t out[32]);
 extern size_t strata_snapshot_last_alloc;
 
-static int failures;
-#define CHECK(c, ...)                                                                                                  \
-    do {                                                                                                               \
-        if (!(c)) {                                                                                                    \
-            failures++;                                                                                                \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                \
-            printf(__VA_ARGS__);                                                                                       \
-            printf("\n");                                                                                              \
-        }                                                                                                              \
-    } while (0)
 
 static const char PROMPT[] = "The quick brown fox jumps over the lazy dog. Once upon a time";
 #define N1 6
@@ -247,6 +238,79 @@ static void expect_prefix(int rc, int code, const char *prefix) {
           prefix);
 }
 
+/* A sequence filled past --ctx (up to the pools' ctx + 128 cells) is saved and loads into a session of the same --ctx,
+ * every id as it was, and the next eval goes on from there; one of a smaller --ctx whose pools cannot hold it refuses
+ * it, naming the --ctx that would. */
+static void past_ctx(const char *dense, const char *dir) {
+    enum { HELD = 150 }; /* --ctx 64: 150 of the 192 cells, 86 past --ctx */
+    char f[4096], want[8192];
+    snprintf(f, sizeof f, "%s/past-ctx.snap", dir);
+    int32_t ids[HELD], back[HELD];
+    float *logits = NULL;
+    strata_session *s = open_model(dense, "int8", "64");
+    if (s == NULL) {
+        CHECK(0, "open --ctx 64 failed");
+        return;
+    }
+    logits = malloc((size_t)strata_session_n_vocab(s) * sizeof *logits);
+    for (int i = 0; i < HELD; i++) {
+        ids[i] = (int32_t)(1 + (i * 37) % (strata_session_n_vocab(s) - 1));
+    }
+    CHECK(logits != NULL && strata_session_eval(s, 0, ids, HELD, HELD - 1, logits) == 0 &&
+              strata_session_n_past(s, 0) == HELD,
+          "eval of %d tokens into --ctx 64: %s", HELD, last_err);
+    CHECK(strata_session_save(s, 0, f) == 0, "save past --ctx: %s", last_err);
+    strata_session_close(s);
+    /* its own --ctx, and the smallest the line names (22 + 128 = 150 cells) */
+    const char *fits[] = {"64", "22"};
+    for (int k = 0; k < 2; k++) {
+        s = open_model(dense, "int8", fits[k]);
+        if (s == NULL) {
+            continue;
+        }
+        int rc = strata_session_load(s, 0, f);
+        CHECK(rc == 0 && strata_session_n_past(s, 0) == HELD, "a %d-cell save does not load into --ctx %s (rc %d): %s",
+              HELD, fits[k], rc, last_err);
+        CHECK(strata_session_tokens(s, 0, back, HELD) == HELD && memcmp(ids, back, sizeof ids) == 0,
+              "the loaded ids differ from the saved ones (--ctx %s)", fits[k]);
+        if (k == 0) {
+            CHECK(logits != NULL && strata_session_eval(s, 0, ids, 1, 0, logits) == 0 &&
+                      strata_session_n_past(s, 0) == HELD + 1,
+                  "the eval after the load: %s", last_err);
+        }
+        strata_session_close(s);
+    }
+    /* --ctx 21: 149 cells do not hold 150 */
+    s = open_model(dense, "int8", "21");
+    if (s != NULL) {
+        snprintf(want, sizeof want, "snapshot: %s holds %d cells, more than this session's pools of 149 (--ctx 21 + "
+                 "128; --ctx 22 or more loads it)", f, HELD);
+        expect(strata_session_load(s, 0, f), 3, want);
+        CHECK(strata_session_n_past(s, 0) == 0, "a refused load changed the sequence");
+        strata_session_close(s);
+    }
+    free(logits);
+    printf("past --ctx: %d cells saved from --ctx 64 load into --ctx 64 (and go on) and 22; --ctx 21 refuses them\n",
+           HELD);
+}
+
+/* b (n bytes) with the u32 (width 4) or u64 (width 8) at byte `at` set to v and, when seal, its checksum redone, written
+ * to dir/name through the scratch c; the path goes to p. */
+static void patched(const unsigned char *b, size_t n, unsigned char *c, size_t at, int width, uint64_t v, int seal,
+                    const char *dir, const char *name, char *p, size_t cap) {
+    memcpy(c, b, n);
+    if (width == 4) {
+        put32(c + at, (uint32_t)v);
+    } else {
+        put64(c + at, v);
+    }
+    if (seal) {
+        reseal(c, n);
+    }
+    snprintf(p, cap, "%s/%s", dir, name);
+    spit(p, c, n);
+}
+
 static void refusals(const char *dense, const char *moe, const char *dir) {
     char f8[1024], f4[1024], p[1024];
     snprintf(f8, sizeof f8, "%s/dense-int8.snap", dir);
@@ -265,7 +329,7 @@ static void refusals(const char *dense, const char *moe, const char *dir) {
     /* a session holding a conversation: every refused load must leave it as it was */
     strata_session *s = open_model(dense, "int8", "256");
     if (s == NULL) {
-        failures++;
+        fails++;
         free(b);
         return;
     }
@@ -279,27 +343,16 @@ static void refusals(const char *dense, const char *moe, const char *dir) {
     snprintf(want, sizeof want, "snapshot: %s holds KV format q4_0 (tag 2); this session's pools are int8 (tag 1)", f4);
     expect(strata_session_load(s, 0, f4), 3, want);
     unsigned char *c = malloc(n);
-    memcpy(c, b, n);
-    put32(c + 12, 17);
-    reseal(c, n);
-    snprintf(p, sizeof p, "%s/rot.snap", dir);
-    spit(p, c, n);
+    patched(b, n, c, 12, 4, 17, 1, dir, "rot.snap", p, sizeof p);
     snprintf(want, sizeof want, "snapshot: %s holds KV format int8+rot (tag 17); this session's pools are int8 (tag 1)",
              p);
     expect(strata_session_load(s, 0, p), 3, want);
     /* a newer format version (refused before the checksum: a newer layout may seal differently) */
-    memcpy(c, b, n);
-    put32(c + 8, 2);
-    snprintf(p, sizeof p, "%s/v2.snap", dir);
-    spit(p, c, n);
+    patched(b, n, c, 8, 4, 2, 0, dir, "v2.snap", p, sizeof p);
     snprintf(want, sizeof want, "snapshot: %s is format version 2, newer than the version 1 this engine reads", p);
     expect(strata_session_load(s, 0, p), 3, want);
     /* recurrent state (a hybrid model's): strata-ref runs none */
-    memcpy(c, b, n);
-    put64(c + 104, 4096);
-    reseal(c, n);
-    snprintf(p, sizeof p, "%s/state.snap", dir);
-    spit(p, c, n);
+    patched(b, n, c, 104, 8, 4096, 1, dir, "state.snap", p, sizeof p);
     snprintf(want, sizeof want, "snapshot: %s holds 4096 bytes of recurrent state; strata-ref runs no recurrent layer",
              p);
     expect(strata_session_load(s, 0, p), 3, want);
@@ -352,15 +405,14 @@ static void refusals(const char *dense, const char *moe, const char *dir) {
         CHECK(strstr(last_err, " was saved from another model (identity ") != NULL, "line: %s", last_err);
         strata_session_close(s);
     }
-    /* a context smaller than the snapshot's cells */
+    /* a context smaller than the snapshot's cells loads it while its pools (ctx + 128) hold them */
     s = open_model(dense, "int8", "8");
     if (s != NULL) {
-        snprintf(want, sizeof want,
-                 "snapshot: %s holds %u cells, more than this session's context of 8 (--ctx %u or more loads it)", f8,
-                 cells, cells);
-        expect(strata_session_load(s, 0, f8), 3, want);
+        CHECK(cells <= 8 + 128 && strata_session_load(s, 0, f8) == 0 && strata_session_n_past(s, 0) == (int32_t)cells,
+              "the %u-cell snapshot does not load into --ctx 8 (136 cells): %s", cells, last_err);
         strata_session_close(s);
     }
+    past_ctx(dense, dir);
     /* fp16 pools refuse an int8 snapshot too */
     s = open_model(dense, "fp16", "256");
     if (s != NULL) {
@@ -400,23 +452,10 @@ static int check(const char *dense, const char *moe, const char *dir, int quick)
         }
     }
     refusals(dense, moe, dir);
-    printf("snapshot_test: %s\n", failures == 0 ? "ok" : "FAILED");
-    return failures == 0 ? 0 : 1;
+    printf("snapshot_test: %s\n", fails == 0 ? "ok" : "FAILED");
+    return fails == 0 ? 0 : 1;
 }
 
-static uint64_t rs;
-static uint64_t rnd(void) {
-    uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int fuzz(const char *model, const char *dir, double seconds, uint64_t seed) {
     if (access(model, R_OK) != 0) {
@@ -424,7 +463,7 @@ static int fuzz(const char *model, const char *dir, double seconds, uint64_t see
         return 0;
     }
     mkdir(dir, 0700);
-    rs = seed;
+    rnd_state = seed;
     char base[4096], p[4096];
     snprintf(base, sizeof base, "%s/base.snap", dir);
     snprintf(p, sizeof p, "%s/mutant.snap", dir);
@@ -492,41 +531,41 @@ static int fuzz(const char *model, const char *dir, double seconds, uint64_t see
         if (strata_snapshot_last_alloc != fixed_alloc) {
             printf("FAIL: a load allocated %zu bytes (the fixed buffer is %zu), mutation %ld kind %d\n",
                    strata_snapshot_last_alloc, fixed_alloc, it, kind);
-            failures++;
+            fails++;
         }
         if (rc != 0 && rc != 2 && rc != 3) {
             printf("FAIL: code %d for mutation %ld kind %d\n", rc, it, kind);
-            failures++;
+            fails++;
         }
         codes[rc == 0 ? 0 : rc == 2 ? 2 : rc == 3 ? 3 : 1]++;
         if (rc != 0 && (n_err != 1 || strlen(last_err) == 0)) {
             printf("FAIL: %d error lines for mutation %ld kind %d\n", n_err, it, kind);
-            failures++;
+            fails++;
         }
         if (rc != 0 && strata_session_n_past(s, 0) != held && strstr(last_err, "changed while") == NULL) {
             printf("FAIL: a refused load (%s) changed the sequence\n", last_err);
-            failures++;
+            fails++;
         }
         if (rc == 0 || strata_session_n_past(s, 0) != held) {
             loaded += rc == 0;
             if (strata_session_load(s, 0, base) != 0) {
                 printf("FAIL: the base snapshot does not load again: %s\n", last_err);
-                failures++;
+                fails++;
                 break;
             }
         }
-        if (failures > 20) {
+        if (fails > 20) {
             break;
         }
     }
     printf("snapshot_test fuzz: %ld mutants in %.1f s (codes: 0 x%ld, 2 x%ld, 3 x%ld, other x%ld), every load "
            "allocated %zu bytes: %s\n",
-           tries, now_s() - t0, codes[0], codes[2], codes[3], codes[1], fixed_alloc, failures == 0 ? "ok" : "FAILED");
+           tries, now_s() - t0, codes[0], codes[2], codes[3], codes[1], fixed_alloc, fails == 0 ? "ok" : "FAILED");
     CHECK(tries > (long)tok_end, "the time bound ended the fuzz before every header truncation ran (%ld tries)", tries);
     free(b);
     free(c);
     strata_session_close(s);
-    return failures == 0 ? 0 : 1;
+    return fails == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv) {

@@ -77,7 +77,7 @@ JDK_JAVA_OPTIONS="-XX:AOTCacheOutput=\"$setup_aot\"" run setup-print 0 \
 # (docs/PERFORMANCE.md §2). Where setup refuses that (the library's folder writable by others, a machine
 # too small for the plan) and on a Mac (no engine shipped), the config names the absent library above,
 # made for another Mac: the dry run then stops at the library check (exit 3), and the cache holds less.
-# Either way the dry run is a simple command line, strata-launch's fast path (LaunchArgs): the cache holds
+# Either way the dry run is a simple command line, strata-launch's fast path (LaunchOptions): the cache holds
 # no picocli class (Java 5 class files never go in), nor the JDK's reflection and annotation classes that
 # picocli's model needs (--help, demo, --name=value, ...), which load from the JDK's own CDS archive
 # or its modules.

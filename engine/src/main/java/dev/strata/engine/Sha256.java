@@ -37,4 +37,28 @@ public final class Sha256 {
       throw new IllegalStateException("every JDK has SHA-256", e);
     }
   }
+
+  /**
+   * {@code hex} as a message beside {@code other} shows it: its first 16 digits, or as many as it
+   * takes to reach the first digit where the two differ — a pin that differs from the file only
+   * after digit 16 must not read like a match.
+   */
+  public static String abbreviate(String hex, String other) {
+    int same = 0;
+    while (same < hex.length()
+        && same < other.length()
+        && Character.toLowerCase(hex.charAt(same)) == Character.toLowerCase(other.charAt(same))) {
+      same++;
+    }
+    int shown = Math.max(16, same + 1);
+    return hex.length() > shown ? hex.substring(0, shown) + "…" : hex;
+  }
+
+  /**
+   * Two hashes that differ, each shown against the other ({@link #abbreviate}): {@code "sha256
+   * 3f2a…, expected 9c01…"} for {@code compared("sha256", a, "expected", b)}.
+   */
+  public static String compared(String aName, String a, String bName, String b) {
+    return aName + " " + abbreviate(a, b) + ", " + bName + " " + abbreviate(b, a);
+  }
 }

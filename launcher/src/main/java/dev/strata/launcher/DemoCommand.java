@@ -3,10 +3,12 @@ package dev.strata.launcher;
 import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.CliOption;
+import dev.strata.engine.cli.CliSpec;
+import dev.strata.engine.cli.CliValues;
 import dev.strata.engine.cli.CommandNames;
-import dev.strata.engine.cli.ContextSize;
+import dev.strata.engine.cli.EngineOptions;
 import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.KvOption;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.VersionProvider;
 import dev.strata.engine.config.ConfigCodec;
@@ -34,9 +36,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code ./strata demo}: the whole flow in one command from a fresh clone — the demo model (a real
@@ -47,7 +49,6 @@ import picocli.CommandLine.ParentCommand;
  */
 @Command(
     name = CommandNames.DEMO,
-    mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     sortOptions = false,
     description = {
@@ -87,27 +88,30 @@ public final class DemoCommand implements Callable<Integer> {
 
   @ParentCommand LaunchCommand parent;
 
-  @Option(
-      names = "--dir",
-      paramLabel = "DIR",
-      description = "Where to write the demo's config (default: the cache folder above).")
-  Path dir;
+  static final CliOption<Path> DIR =
+      CliOption.path(
+          "--dir",
+          "DIR",
+          "Where to write the demo's config (default: the cache folder above).",
+          "DIR (where the demo writes its model and config)");
 
-  @Mixin KvOption kv;
+  static final CliOption<Long> CTX =
+      EngineOptions.context(
+              "Context in tokens (default: ${DEFAULT-VALUE}, the demo model's trained context).")
+          .defaultsTo(Long.toString(DEMO_CONTEXT));
 
-  @Option(
-      names = "--ctx",
-      paramLabel = "N",
-      converter = ContextSize.Converter.class,
-      description =
-          "Context in tokens (default: ${DEFAULT-VALUE}, the demo model's trained context).",
-      defaultValue = "1024")
-  long ctx;
+  /** The options of {@code demo}, in the order help lists them. */
+  static final List<CliOption<?>> OPTIONS = List.of(DIR, EngineOptions.KV, CTX);
+
+  @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws IOException {
     Io io = parent.io();
     Machine machine = parent.machine();
+    CliValues given = CliSpec.values(spec, OPTIONS);
+    Path dir = given.get(DIR);
+    long ctx = given.get(CTX);
     // Refused before anything is written or replaced: a context the engine's pool rule refuses
     // (the one the launch would apply to the config written).
     Template template = demoTemplate();
@@ -123,7 +127,7 @@ public final class DemoCommand implements Callable<Integer> {
             : DemoPaths.cacheDir(io.env(), os).toAbsolutePath().normalize();
     String context =
         dir != null ? "--dir " + dir : "the demo's default folder; --dir DIR picks another";
-    KvFormat format = kv.format();
+    KvFormat format = given.get(EngineOptions.KV);
     Path library = DemoPaths.findRefLibrary(machine.strataRoot(), machine.strataHome(), os);
     Path modelPath = DemoPaths.findDemoModel(machine.strataRoot(), machine.strataHome());
     Path configPath = folder.resolve("engine.yaml");
@@ -193,10 +197,12 @@ public final class DemoCommand implements Callable<Integer> {
     out.println("  launch  " + again);
     out.println("  (the plan and the engine's lines on standard error; the text below)");
     out.println();
-    out.print(DEMO_PROMPT);
     out.flush();
 
     LaunchFlow flow = new LaunchFlow(io, machine);
+    // the prompt goes out with the first text, after the plan and the engine's lines (standard
+    // error): on a terminal it then reads whole with its continuation
+    flow.textPrefix(DEMO_PROMPT);
     int code;
     try {
       code =

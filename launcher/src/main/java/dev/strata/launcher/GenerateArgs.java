@@ -46,19 +46,23 @@ final class GenerateArgs {
     LaunchFlow.Generate g = r.generate();
     if (!g.asked()) {
       String stray =
-          g.nPredict() != null
-              ? LaunchArgs.N_PREDICT
-              : g.temp() != null
-                  ? LaunchArgs.TEMP
-                  : g.topK() != null
-                      ? LaunchArgs.TOP_K
-                      : g.topP() != null
-                          ? LaunchArgs.TOP_P
-                          : g.seed() != null
-                              ? LaunchArgs.SEED
-                              : g.saveSession() != null
-                                  ? LaunchArgs.SAVE_SESSION
-                                  : g.loadSession() != null ? LaunchArgs.LOAD_SESSION : null;
+          LaunchOptions.firstGiven(
+              new Object[] {
+                g.nPredict(),
+                g.temp(),
+                g.topK(),
+                g.topP(),
+                g.seed(),
+                g.saveSession(),
+                g.loadSession()
+              },
+              LaunchOptions.N_PREDICT,
+              LaunchOptions.TEMP,
+              LaunchOptions.TOP_K,
+              LaunchOptions.TOP_P,
+              LaunchOptions.SEED,
+              LaunchOptions.SAVE_SESSION,
+              LaunchOptions.LOAD_SESSION);
       if (stray != null) {
         throw usage(stray + " goes with --prompt or --prompt-file: it sets how text is generated");
       }
@@ -79,17 +83,19 @@ final class GenerateArgs {
     int nPredict =
         g.nPredict() == null
             ? DEFAULT_N_PREDICT
-            : (int) whole(LaunchArgs.N_PREDICT, g.nPredict(), 0, 1 << 20, "tokens");
+            : (int) whole(LaunchOptions.N_PREDICT.name(), g.nPredict(), 0, 1 << 20, "tokens");
     float temp =
         g.temp() == null
             ? DEFAULT_TEMP
-            : decimal(LaunchArgs.TEMP, g.temp(), 0, 100, "(0 = greedy)");
+            : decimal(LaunchOptions.TEMP.name(), g.temp(), 0, 100, "(0 = greedy)");
     int topK =
         g.topK() == null
             ? DEFAULT_TOP_K
-            : (int) whole(LaunchArgs.TOP_K, g.topK(), 0, 1 << 24, "(0 = all)");
+            : (int) whole(LaunchOptions.TOP_K.name(), g.topK(), 0, 1 << 24, "(0 = all)");
     float topP =
-        g.topP() == null ? DEFAULT_TOP_P : decimal(LaunchArgs.TOP_P, g.topP(), 0, 1, "(1 = all)");
+        g.topP() == null
+            ? DEFAULT_TOP_P
+            : decimal(LaunchOptions.TOP_P.name(), g.topP(), 0, 1, "(1 = all)");
     if (g.topP() != null && topP <= 0) {
       throw usage("--top-p: " + g.topP() + " keeps no token: give a value above 0, at most 1");
     }
@@ -102,8 +108,8 @@ final class GenerateArgs {
         topK,
         topP,
         seed,
-        sessionFile(LaunchArgs.SAVE_SESSION, g.saveSession(), machine),
-        sessionFile(LaunchArgs.LOAD_SESSION, g.loadSession(), machine));
+        sessionFile(LaunchOptions.SAVE_SESSION.name(), g.saveSession(), machine),
+        sessionFile(LaunchOptions.LOAD_SESSION.name(), g.loadSession(), machine));
   }
 
   /**
@@ -153,7 +159,11 @@ final class GenerateArgs {
         // over 2^64-1: said below
       }
     }
-    throw usage(LaunchArgs.SEED + ": '" + text + "' is not a whole number 0..18446744073709551615");
+    throw usage(
+        LaunchOptions.SEED.name()
+            + ": '"
+            + text
+            + "' is not a whole number 0..18446744073709551615");
   }
 
   /** {@code --prompt-file F} (UTF-8), {@code -} = standard input. */

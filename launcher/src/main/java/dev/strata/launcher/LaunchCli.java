@@ -1,6 +1,8 @@
 package dev.strata.launcher;
 
 import dev.strata.engine.cli.Cli;
+import dev.strata.engine.cli.CliSpec;
+import dev.strata.engine.cli.CompletionCommand;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.metal.HostProbe;
@@ -8,7 +10,8 @@ import picocli.CommandLine;
 
 /**
  * The single factory of the {@code strata-launch} command line (and its {@code demo}), used by
- * {@link LaunchMain} and by tests: the command on the shared CLI kit ({@link Cli#configure}).
+ * {@link LaunchMain} and by tests: the command and its subcommands, their options from their tables
+ * ({@link CliSpec}), on the shared CLI kit ({@link Cli#configure}).
  */
 public final class LaunchCli {
   private LaunchCli() {}
@@ -20,6 +23,11 @@ public final class LaunchCli {
 
   /** The command line on {@code machine} (a test's host: preflight plans for its probe). */
   public static CommandLine create(Io io, Machine machine) {
-    return Cli.configure(new CommandLine(new LaunchCommand(io, machine)), io);
+    CommandLine cl =
+        new CommandLine(CliSpec.of(new LaunchCommand(io, machine), LaunchOptions.TABLE));
+    cl.addSubcommand(new CommandLine(CliSpec.of(new DemoCommand(), DemoCommand.OPTIONS)));
+    cl.addSubcommand(new CompletionCommand());
+    cl.addSubcommand(new CommandLine.HelpCommand());
+    return Cli.configure(cl, io);
   }
 }

@@ -1,32 +1,27 @@
 package dev.strata.launcher;
 
+import dev.strata.engine.cli.CliSpec;
 import dev.strata.engine.cli.CommandNames;
-import dev.strata.engine.cli.CompletionCommand;
-import dev.strata.engine.cli.HostFileOption;
 import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.JsonOption;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.VersionProvider;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code strata-launch}: check a config against this machine, then start the engine on it. The
- * options as picocli parses them (help, version, the subcommands, every usage error); what they ask
- * for is a {@link LaunchFlow.Request}, run by the {@link LaunchFlow} the start-up fast path ({@link
- * LaunchArgs}) runs too.
+ * command's text; its options are {@link LaunchOptions#TABLE}'s (picocli parses them for help,
+ * version, the subcommands and every usage error), its subcommands {@link LaunchCli}'s. What they
+ * ask for is a {@link LaunchFlow.Request}, run by the {@link LaunchFlow} the start-up fast path
+ * ({@link LaunchOptions#simple}) runs too.
  */
 @Command(
     name = CommandNames.LAUNCH,
-    mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     sortOptions = false,
     usageHelpAutoWidth = true,
-    subcommands = {DemoCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class},
     description = {
       "Check an engine config against this machine, then load the engine library into this"
           + " process (Java FFM) and run it with the config's arguments and environment. The"
@@ -110,161 +105,7 @@ public final class LaunchCommand implements Callable<Integer> {
   private final Io io;
   private final Machine machine;
 
-  @Option(
-      names = {LaunchArgs.CONFIG_SHORT, LaunchArgs.CONFIG},
-      paramLabel = "FILE",
-      description = "The engine config (default: see below; STRATA_CONFIG overrides the default).")
-  Path config;
-
-  @Option(
-      names = LaunchArgs.DRY_RUN,
-      description =
-          "Run every preflight check, the engine's own check among them when the config pins"
-              + " the library's sha256 (an unpinned library is not loaded: loading runs its code),"
-              + " and print the engine's arguments, environment, the checks and the plan; start"
-              + " nothing. Exits 0 when the launch would start, 3 when refused.")
-  boolean dryRun;
-
-  @Option(
-      names = LaunchArgs.PLAN,
-      description =
-          "Print the memory plan only (for this machine, or for --host-file), whether or not it"
-              + " fits: exit 0. Exit 3 when the config cannot be planned here at all (a missing"
-              + " model, a refused KV choice, a metal config off the Mac: add --host-file with a"
-              + " Mac's profile).")
-  boolean plan;
-
-  @Option(
-      names = LaunchArgs.EXPLAIN,
-      description = "With --plan: after the plan, what each of its rows means (a glossary).")
-  boolean explain;
-
-  @Mixin JsonOption json;
-
-  @Option(
-      names = LaunchArgs.ISOLATE,
-      description =
-          "Run the engine in a child process: a native crash is reported as one line (exit 70)"
-              + " instead of a JVM crash report.")
-  boolean isolate;
-
-  @Mixin HostFileOption hostFile;
-
-  @Option(
-      names = LaunchArgs.PROMPT,
-      paramLabel = "TEXT",
-      description =
-          "Generate text from TEXT (ABI 3 engines: a session): the text goes to standard output"
-              + " as it is made, everything else to standard error. Stops at the model's end of"
-              + " generation, after --n-predict tokens, or at the context's end.")
-  String prompt;
-
-  @Option(
-      names = LaunchArgs.PROMPT_FILE,
-      paramLabel = "FILE",
-      description = "As --prompt, the prompt read from FILE (UTF-8; - is standard input).")
-  String promptFile;
-
-  @Option(
-      names = LaunchArgs.N_PREDICT,
-      paramLabel = "N",
-      description = "With --prompt: the most tokens to generate (default: 128).")
-  String nPredict;
-
-  @Option(
-      names = LaunchArgs.TEMP,
-      paramLabel = "T",
-      description = "With --prompt: the sampling temperature; 0 is greedy (default: 0.8).")
-  String temp;
-
-  @Option(
-      names = LaunchArgs.TOP_K,
-      paramLabel = "K",
-      description = "With --prompt: sample among the K likeliest tokens; 0 = all (default: 40).")
-  String topK;
-
-  @Option(
-      names = LaunchArgs.TOP_P,
-      paramLabel = "P",
-      description =
-          "With --prompt: then among the likeliest tokens whose probability reaches P; 1 = all"
-              + " (default: 0.95).")
-  String topP;
-
-  @Option(
-      names = LaunchArgs.SEED,
-      paramLabel = "N",
-      description =
-          "With --prompt: the sampler's seed, 0..2^64-1 (default: random; --json and the"
-              + " summary line show it).")
-  String seed;
-
-  @Option(
-      names = LaunchArgs.SAVE_SESSION,
-      paramLabel = "FILE",
-      description =
-          "With --prompt: after generating, save the conversation (its tokens and KV cells) to"
-              + " FILE, atomically; --load-session FILE continues it later.")
-  String saveSession;
-
-  @Option(
-      names = LaunchArgs.LOAD_SESSION,
-      paramLabel = "FILE",
-      description =
-          "With --prompt: first load the conversation saved in FILE (same model, same KV format,"
-              + " a context that holds it); the prompt is appended to it.")
-  String loadSession;
-
-  @Option(
-      names = LaunchArgs.SERVE,
-      description =
-          "Serve the config's model over HTTP with the OpenAI API (/v1/models, /v1/completions,"
-              + " /v1/chat/completions with stream, /health) until Ctrl-C; loopback only unless"
-              + " --api-key is set.")
-  boolean serve;
-
-  @Option(
-      names = LaunchArgs.CHAT,
-      description =
-          "Chat with the config's model in this terminal: the reply streamed, tokens/s after it,"
-              + " Ctrl-C stops the reply, /save FILE, /load FILE, /exit.")
-  boolean chat;
-
-  @Option(
-      names = LaunchArgs.HOST,
-      paramLabel = "HOST",
-      description = "With --serve: the address to listen on (default: 127.0.0.1).")
-  String host;
-
-  @Option(
-      names = LaunchArgs.PORT,
-      paramLabel = "N",
-      description = "With --serve: the port, 0..65535; 0 = any free one (default: 8080).")
-  String port;
-
-  @Option(
-      names = LaunchArgs.API_KEY,
-      paramLabel = "KEY",
-      description =
-          "With --serve: every request must send Authorization: Bearer KEY (default:"
-              + " $STRATA_API_KEY); required to listen on an address other than loopback.")
-  String apiKey;
-
-  @Option(
-      names = LaunchArgs.PARALLEL,
-      paramLabel = "N",
-      description =
-          "With --serve: sequences generating at once; only 1 today (strata-ref's sessions have"
-              + " one sequence).")
-  String parallel;
-
-  @Option(
-      names = LaunchArgs.QUEUE,
-      paramLabel = "N",
-      description =
-          "With --serve: the most requests waiting for the engine, 1..1024; more are answered 503"
-              + " with Retry-After (default: 16).")
-  String queue;
+  @Spec CommandSpec spec;
 
   public LaunchCommand(Io io, Machine machine) {
     this.io = io;
@@ -281,19 +122,9 @@ public final class LaunchCommand implements Callable<Integer> {
     return machine;
   }
 
-  /** The request the parsed options make: what {@link LaunchArgs#simple} makes of a simple list. */
+  /** What the parsed options say: {@link LaunchOptions#request}, as the fast path makes it. */
   LaunchFlow.Request request() {
-    return new LaunchFlow.Request(
-        config,
-        dryRun,
-        plan,
-        explain,
-        json.json(),
-        isolate,
-        hostFile.value(),
-        new LaunchFlow.Generate(
-            prompt, promptFile, nPredict, temp, topK, topP, seed, saveSession, loadSession),
-        new LaunchFlow.Serve(serve, chat, host, port, apiKey, parallel, queue));
+    return LaunchOptions.request(CliSpec.values(spec, LaunchOptions.TABLE));
   }
 
   @Override

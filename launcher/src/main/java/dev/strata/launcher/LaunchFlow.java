@@ -27,12 +27,13 @@ import dev.strata.launcher.run.Supervisor;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.Consumer;
 
 /**
  * The one flow of {@code strata-launch} (without {@code demo}): the options' rules, the config read
  * through one checked open, the host, preflight, then the plan, the dry run or the launch. Both
  * ways into it end here — picocli's parse ({@link LaunchCommand#call}) and the start-up fast path
- * ({@link LaunchArgs#simple}, from {@link LaunchMain}) — so they run the same code and refuse in
+ * ({@link LaunchOptions#simple}, from {@link LaunchMain}) — so they run the same code and refuse in
  * the same words; refusals are thrown as {@link StrataException} and reported by the caller with
  * {@link Io#report}.
  */
@@ -130,6 +131,7 @@ final class LaunchFlow {
   private final Machine machine;
   private Generation.Result lastGeneration;
   private MemoryPlan lastPlan;
+  private String textPrefix = "";
 
   LaunchFlow(Io io, Machine machine) {
     this.io = io;
@@ -254,6 +256,15 @@ final class LaunchFlow {
     }
   }
 
+  /**
+   * Text printed on standard output just before the generated text, once the engine's lines and the
+   * plan (standard error) are out: the demo's prompt, so that on a terminal it reads whole with its
+   * continuation instead of being cut from it by the plan.
+   */
+  void textPrefix(String prefix) {
+    textPrefix = prefix;
+  }
+
   /** What the last {@code --prompt} run of this flow made; null before one ended (the demo). */
   Generation.Result lastGeneration() {
     return lastGeneration;
@@ -276,23 +287,25 @@ final class LaunchFlow {
     RunSummary summary = new RunSummary();
     LogRouter log = new LogRouter(out, io.err(), summary, io.interactive());
     boolean[] endsInNewline = {true};
+    String[] prefix = {r.json() ? "" : textPrefix};
+    Consumer<String> print =
+        text -> {
+          // on a terminal the model's control characters are made visible (not its line
+          // breaks); piped, the text is as made
+          String shown = prefix[0] + text;
+          prefix[0] = "";
+          io.out().print(io.interactive() ? TerminalText.escapeLines(shown) : shown);
+          io.out().flush();
+          endsInNewline[0] = shown.endsWith("\n");
+        };
     GenerateRunner runner =
-        GenerateRunner.load(
-            report.verified(),
-            out,
-            options,
-            r.json()
-                ? text -> {}
-                : text -> {
-                  // on a terminal the model's control characters are made visible (not its
-                  // line breaks); piped, the text is as made
-                  io.out().print(io.interactive() ? TerminalText.escapeLines(text) : text);
-                  io.out().flush();
-                  endsInNewline[0] = text.endsWith("\n");
-                });
+        GenerateRunner.load(report.verified(), out, options, r.json() ? text -> {} : print);
     int code = new Supervisor(runner, log, io.err(), io.halt()).run(report.args(), report.env());
     Generation.Result result = runner.result();
     lastGeneration = result;
+    if (result != null && !prefix[0].isEmpty()) {
+      print.accept(""); // nothing generated (an end of text at once): the prefix still shows
+    }
     if (result != null) {
       // the text ends where the model stopped: the summary starts on a line of its own
       io.err().println((endsInNewline[0] ? "" : "\n") + result.summaryLine(options));

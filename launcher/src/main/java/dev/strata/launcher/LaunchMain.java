@@ -1,15 +1,14 @@
 package dev.strata.launcher;
 
-import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.CommandNames;
+import dev.strata.engine.cli.FastPath;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.MainExit;
-import dev.strata.engine.cli.PathArgs;
 import dev.strata.metal.HostProbe;
 
 /**
- * Entry point of {@code strata-launch}. A simple argument list ({@link LaunchArgs#simple}: the
+ * Entry point of {@code strata-launch}. A simple argument list ({@link LaunchOptions#simple}: the
  * scripted {@code --dry-run --config FILE}, a plain launch, {@code --plan --json} and their kin)
  * goes straight to the {@link LaunchFlow}; any other goes through picocli ({@link LaunchCli}). The
  * fast path exists for start-up time: it loads no picocli class (Java 5 class files, outside the
@@ -36,20 +35,13 @@ public final class LaunchMain {
   }
 
   private static int execute(Io io, Machine machine, String[] given) {
-    String[] args;
-    try {
-      args = PathArgs.expand(given, LaunchArgs.PATHS, io.env().get("HOME"));
-    } catch (StrataException e) {
-      return io.report(CommandNames.LAUNCH, e);
-    }
-    LaunchFlow.Request simple = LaunchArgs.simple(args);
-    if (simple == null) {
-      return LaunchCli.create(io, machine).execute(args);
-    }
-    try {
-      return new LaunchFlow(io, machine).run(simple);
-    } catch (StrataException e) {
-      return io.report(CommandNames.LAUNCH, e);
-    }
+    return FastPath.execute(
+        io,
+        CommandNames.LAUNCH,
+        given,
+        LaunchOptions.PATHS,
+        LaunchOptions::simple,
+        args -> LaunchCli.create(io, machine).execute(args),
+        request -> new LaunchFlow(io, machine).run(request));
   }
 }

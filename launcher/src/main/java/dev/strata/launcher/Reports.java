@@ -71,6 +71,19 @@ final class Reports {
               width));
       return;
     }
+    if (v.code() != 0 && v.planLines().isEmpty()) {
+      // a refusal carries no items: a row per item "not allocated" would read as an engine that
+      // runs this config without its weights or KV
+      out.print(
+          Wrap.text(
+              "engine items: none: "
+                  + v.name()
+                  + " refuses this config (strata_engine_check returned "
+                  + v.code()
+                  + "; standard error says why): only the launcher's plan above",
+              width));
+      return;
+    }
     out.print(
         Wrap.text(
             "engine items: what " + v.name() + " itself would allocate, beside the plan", width));
@@ -87,13 +100,18 @@ final class Reports {
           e == null
               ? "not allocated by this engine"
               : l == null ? "engine only" : e.equals(l) ? "same" : "DIFFERENT: " + e + " vs " + l;
-      out.printf(
-          Locale.ROOT,
-          "  %-14s %15s %15s  %s%n",
-          n,
-          e == null ? "-" : Long.toString(PlanItems.bytes(e)),
-          l == null ? "-" : Long.toString(PlanItems.bytes(l)),
-          verdict);
+      String row =
+          String.format(
+              Locale.ROOT,
+              "  %-14s %15s %15s",
+              n,
+              e == null ? "-" : Long.toString(PlanItems.bytes(e)),
+              l == null ? "-" : Long.toString(PlanItems.bytes(l)));
+      // the verdict beside the sizes when the width has room, else on the next lines, indented
+      out.print(
+          row.length() + 2 + verdict.length() <= width
+              ? row + "  " + verdict + "\n"
+              : row + "\n" + Wrap.text("      " + verdict, width));
     }
   }
 

@@ -58,7 +58,7 @@ final class ServeArgs {
       }
       return null;
     }
-    String mode = s.serve() ? LaunchArgs.SERVE : LaunchArgs.CHAT;
+    String mode = s.serve() ? LaunchOptions.SERVE.name() : LaunchOptions.CHAT.name();
     if (s.serve() && s.chat()) {
       throw usage("--serve and --chat exclude each other: serve the model, or chat with it here");
     }
@@ -95,7 +95,7 @@ final class ServeArgs {
       return new Judged(null, null, 0);
     }
     if (s.parallel() != null) {
-      int n = whole(LaunchArgs.PARALLEL, s.parallel(), 1, 1024);
+      int n = whole(LaunchOptions.PARALLEL.name(), s.parallel(), 1, 1024);
       if (n != 1) {
         throw usage(
             "--parallel "
@@ -107,10 +107,12 @@ final class ServeArgs {
                 + " KV pools)");
       }
     }
-    int port = s.port() == null ? DEFAULT_PORT : whole(LaunchArgs.PORT, s.port(), 0, 65535);
-    int queue = s.queue() == null ? DEFAULT_QUEUE : whole(LaunchArgs.QUEUE, s.queue(), 1, 1024);
+    int port =
+        s.port() == null ? DEFAULT_PORT : whole(LaunchOptions.PORT.name(), s.port(), 0, 65535);
+    int queue =
+        s.queue() == null ? DEFAULT_QUEUE : whole(LaunchOptions.QUEUE.name(), s.queue(), 1, 1024);
     String key = s.apiKey() != null ? s.apiKey() : io.env().get(KEY_ENV);
-    String keyFrom = s.apiKey() != null ? LaunchArgs.API_KEY : KEY_ENV;
+    String keyFrom = s.apiKey() != null ? LaunchOptions.API_KEY.name() : KEY_ENV;
     if (key != null && (key.isBlank() || !key.chars().allMatch(c -> c > 32 && c < 127))) {
       throw usage(keyFrom + ": the key is empty or has spaces or non-ASCII characters");
     }
@@ -163,15 +165,13 @@ final class ServeArgs {
 
   /** The first of the server's own options given, or null. */
   private static String stray(LaunchFlow.Serve s) {
-    return s.host() != null
-        ? LaunchArgs.HOST
-        : s.port() != null
-            ? LaunchArgs.PORT
-            : s.apiKey() != null
-                ? LaunchArgs.API_KEY
-                : s.parallel() != null
-                    ? LaunchArgs.PARALLEL
-                    : s.queue() != null ? LaunchArgs.QUEUE : null;
+    return LaunchOptions.firstGiven(
+        new Object[] {s.host(), s.port(), s.apiKey(), s.parallel(), s.queue()},
+        LaunchOptions.HOST,
+        LaunchOptions.PORT,
+        LaunchOptions.API_KEY,
+        LaunchOptions.PARALLEL,
+        LaunchOptions.QUEUE);
   }
 
   private static int whole(String flag, String text, int min, int max) {

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * LaunchMain#run} (what {@code main} runs: the fast path, since every line here is simple) and
  * through picocli alone ({@link LaunchCli}), on the demo model and the real strata-ref. Standard
  * output, standard error and the exit code must be the same, for launches that pass and for each
- * kind of refusal. The parse itself, on a wider corpus: {@code LaunchArgsTest}.
+ * kind of refusal. The parse itself, on a wider corpus: {@code LaunchOptionsTest}.
  */
 @DisabledOnOs(OS.WINDOWS)
 class LaunchFastPathTest {
@@ -101,7 +101,7 @@ class LaunchFastPathTest {
 
   /** Runs {@code args} both ways; they must agree. Returns the run. */
   private static Result same(String... args) {
-    assertNotNull(LaunchArgs.simple(args), List.of(args) + " takes the fast path");
+    assertNotNull(LaunchOptions.simple(args), List.of(args) + " takes the fast path");
     Result fast = mainEntry(args);
     Result slow = picocliOnly(args);
     assertEquals(untimed(slow.out()), untimed(fast.out()), "stdout of " + List.of(args));

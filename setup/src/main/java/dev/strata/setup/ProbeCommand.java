@@ -3,6 +3,9 @@ package dev.strata.setup;
 import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.CliOption;
+import dev.strata.engine.cli.CliSpec;
+import dev.strata.engine.cli.CliValues;
 import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.cli.HostFileOption;
 import dev.strata.engine.cli.Io;
@@ -24,9 +27,9 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code strata-setup probe}: what this machine is (issue 5), as a table that says what each fact
@@ -35,7 +38,6 @@ import picocli.CommandLine.ParentCommand;
  */
 @Command(
     name = CommandNames.PROBE,
-    mixinStandardHelpOptions = true,
     description = {
       "Show what this machine is (chip, cores, memory, GPU wired limit, Metal GPU family, Metal 4,"
           + " k4) and what each means for the engine.",
@@ -46,12 +48,14 @@ public final class ProbeCommand implements Callable<Integer> {
 
   @ParentCommand SetupCommand parent;
 
-  @Mixin JsonOption json;
+  static final CliOption<Boolean> LIST_HOSTS =
+      CliOption.flag("--list-hosts", "List the known Mac profiles and exit.");
 
-  @Mixin HostFileOption hostFile;
+  /** The options of {@code probe}, in the order help lists them. */
+  static final List<CliOption<?>> OPTIONS =
+      List.of(JsonOption.OPTION, HostFileOption.OPTION, LIST_HOSTS);
 
-  @Option(names = "--list-hosts", description = "List the known Mac profiles and exit.")
-  boolean listHosts;
+  @Spec CommandSpec spec;
 
   private static final int LABEL = 12;
   private static final int VALUE = 22;
@@ -60,8 +64,11 @@ public final class ProbeCommand implements Callable<Integer> {
   public Integer call() {
     Io io = parent.io();
     PrintWriter out = io.out();
-    if (listHosts) {
-      if (json.json() || hostFile.given()) {
+    CliValues given = CliSpec.values(spec, OPTIONS);
+    boolean json = given.on(JsonOption.OPTION);
+    String hostFile = given.get(HostFileOption.OPTION);
+    if (given.on(LIST_HOSTS)) {
+      if (json || hostFile != null) {
         throw new StrataException(ExitCodes.USAGE, "probe: --list-hosts takes no other option");
       }
       out.println("Known Macs (use the name with --host-file):");
@@ -76,8 +83,8 @@ public final class ProbeCommand implements Callable<Integer> {
     String source;
     List<String> notes;
     OptionalLong workingSet;
-    if (hostFile.given()) {
-      HostProfiles.Loaded loaded = hostFile.open(parent.machine());
+    if (hostFile != null) {
+      HostProfiles.Loaded loaded = HostProfiles.open(hostFile, parent.machine().workingDir());
       facts = loaded.facts();
       source = loaded.source();
       notes = List.of();
@@ -95,7 +102,7 @@ public final class ProbeCommand implements Callable<Integer> {
       workingSet = r.recommendedMaxWorkingSet();
     }
 
-    if (json.json()) {
+    if (json) {
       out.print(HostFactsCodec.write(facts));
       out.flush();
       // stdout stays pure JSON: whatever the probe could not read goes to stderr.

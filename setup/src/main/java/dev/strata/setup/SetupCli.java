@@ -1,6 +1,8 @@
 package dev.strata.setup;
 
 import dev.strata.engine.cli.Cli;
+import dev.strata.engine.cli.CliSpec;
+import dev.strata.engine.cli.CompletionCommand;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.metal.HostProbe;
@@ -11,8 +13,8 @@ import picocli.CommandLine;
 
 /**
  * The single factory of the {@code strata-setup} command line, used by {@link SetupMain} and by
- * tests: the command on the shared CLI kit ({@link Cli#configure}), so its errors, colours and exit
- * codes are the launcher's.
+ * tests: the command and its subcommands, their options from their tables ({@link CliSpec}), on the
+ * shared CLI kit ({@link Cli#configure}), so its errors, colours and exit codes are the launcher's.
  */
 public final class SetupCli {
   private SetupCli() {}
@@ -41,6 +43,12 @@ public final class SetupCli {
    * @param prompter opens the wizard's terminal
    */
   public static CommandLine create(Io io, Machine machine, PrompterFactory prompter) {
-    return Cli.configure(new CommandLine(new SetupCommand(io, machine, prompter)), io);
+    CommandLine cl =
+        new CommandLine(CliSpec.of(new SetupCommand(io, machine, prompter), SetupOptions.TABLE));
+    cl.addSubcommand(new CommandLine(CliSpec.of(new ProbeCommand(), ProbeCommand.OPTIONS)));
+    cl.addSubcommand(new DemoModelCommand());
+    cl.addSubcommand(new CompletionCommand());
+    cl.addSubcommand(new CommandLine.HelpCommand());
+    return Cli.configure(cl, io);
   }
 }

@@ -1,33 +1,21 @@
 package dev.strata.setup;
 
-import dev.strata.engine.Backend;
+import dev.strata.engine.cli.CliSpec;
 import dev.strata.engine.cli.CommandNames;
-import dev.strata.engine.cli.CompletionCommand;
-import dev.strata.engine.cli.HostFileOption;
 import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.KvOption;
 import dev.strata.engine.cli.Machine;
-import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.cli.VersionProvider;
-import dev.strata.engine.host.GpuFamily;
-import dev.strata.engine.model.ExpertsMode;
-import dev.strata.setup.gen.Given;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
-/** {@code strata-setup}: generate an engine config (the wizard asks what the flags do not say). */
+/**
+ * {@code strata-setup}: generate an engine config (the wizard asks what the flags do not say). The
+ * command's text; its options are {@link SetupOptions#TABLE}'s, its subcommands {@link SetupCli}'s.
+ */
 @Command(
     name = CommandNames.SETUP,
-    mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     showDefaultValues = true,
     sortOptions = false,
@@ -40,12 +28,6 @@ import picocli.CommandLine.Option;
           + " Ctrl-D stops and writes nothing). Without a terminal, --model, --ctx and --experts"
           + " are needed, or --yes to take the planned defaults.",
       ""
-    },
-    subcommands = {
-      ProbeCommand.class,
-      DemoModelCommand.class,
-      CompletionCommand.class,
-      CommandLine.HelpCommand.class
     },
     footerHeading = "%nExamples:%n",
     footer = {
@@ -84,85 +66,7 @@ public final class SetupCommand implements Callable<Integer> {
   private final Machine machine;
   private final SetupCli.PrompterFactory prompter;
 
-  @Option(
-      names = SetupArgs.MODEL,
-      paramLabel = "PATH",
-      description = "The model: its first shard, or the folder holding its shards.")
-  Path model;
-
-  @Option(
-      names = SetupArgs.CTX,
-      paramLabel = "N",
-      converter = dev.strata.engine.cli.ContextSize.Converter.class,
-      description =
-          "Context in tokens (1..${bundle:strata.ctx.max}; 32k = 32768). Default: the largest"
-              + " standard size that fits.")
-  Long ctx;
-
-  @Option(
-      names = SetupArgs.EXPERTS,
-      paramLabel = "MODE",
-      converter = TableValues.Experts.class,
-      completionCandidates = TableValues.ExpertsNames.class,
-      description =
-          "stream (experts on the SSD, an arena keeps the hot ones) or resident (all in memory)."
-              + " Default: resident when it fits with margin.")
-  ExpertsMode experts;
-
-  @Mixin KvOption kv;
-
-  @Option(
-      names = SetupArgs.ENGINE_LIB,
-      paramLabel = "PATH",
-      description = "The engine library; its sha256 is pinned in the config when it exists.")
-  Path engineLib;
-
-  @Option(
-      names = SetupArgs.BACKEND,
-      paramLabel = "NAME",
-      converter = BackendConverter.class,
-      completionCandidates = BackendNames.class,
-      description =
-          "metal, cpu-reference or pc. Default: metal on a Mac, cpu-reference elsewhere or for"
-              + " strata-ref.")
-  Backend backend;
-
-  @Mixin HostFileOption hostFile;
-
-  @Option(
-      names = SetupArgs.GPU_FAMILY,
-      paramLabel = "FAMILY",
-      converter = GpuFamilyConverter.class,
-      completionCandidates = GpuFamilyCandidates.class,
-      description =
-          "This Mac's GPU family instead of asking Metal (the GPU probe is skipped): apple7 (M1),"
-              + " apple8 (M2), apple9 (M3, M4), apple10 (M5) or none. For a Mac where the GPU"
-              + " probe crashed or hung.")
-  Integer gpuFamily;
-
-  static final class Target {
-    @Option(names = SetupArgs.OUT, paramLabel = "FILE", description = "Write the config here.")
-    Path out;
-
-    @Option(names = SetupArgs.PRINT, description = "Print the config to stdout; write nothing.")
-    boolean print;
-  }
-
-  @ArgGroup(exclusive = true, multiplicity = "0..1")
-  Target target;
-
-  @Option(names = SetupArgs.YES, description = "Ask nothing: take the planned defaults and write.")
-  boolean yes;
-
-  @Option(names = SetupArgs.FORCE, description = "Replace a config that was edited by hand.")
-  boolean force;
-
-  @Option(
-      names = SetupArgs.ANSWERS,
-      paramLabel = "FILE",
-      description =
-          "YAML answers (model, ctx, experts, kv, engine-lib, backend, host-file); flags win.")
-  Path answers;
+  @Spec CommandSpec spec;
 
   public SetupCommand(Io io, Machine machine, SetupCli.PrompterFactory prompter) {
     this.io = io;
@@ -178,80 +82,13 @@ public final class SetupCommand implements Callable<Integer> {
     return machine;
   }
 
-  /** What the flags say, for {@link SetupFlow}. */
+  /** What the options say, for {@link SetupFlow}: {@link SetupOptions#request}. */
   SetupFlow.Request request() {
-    return new SetupFlow.Request(
-        new Given(model, ctx, experts, kv.format(), engineLib, backend, hostFile.value()),
-        answers,
-        target != null && target.out != null ? target.out : null,
-        target != null && target.print,
-        yes,
-        force,
-        gpuFamily);
+    return SetupOptions.request(CliSpec.values(spec, SetupOptions.TABLE));
   }
 
   @Override
   public Integer call() {
     return new SetupFlow(io, machine, prompter).run(request());
-  }
-
-  /** {@code --backend NAME}: a {@link Backend} id. */
-  static final class BackendConverter implements ITypeConverter<Backend> {
-    @Override
-    public Backend convert(String value) {
-      Backend b = Backend.fromId(value);
-      if (b == null) {
-        throw new CommandLine.TypeConversionException(
-            "'"
-                + value
-                + "' is not a backend: use "
-                + String.join(", ", BackendNames.IDS.subList(0, BackendNames.IDS.size() - 1))
-                + " or "
-                + BackendNames.IDS.getLast());
-      }
-      return b;
-    }
-  }
-
-  /**
-   * {@code --gpu-family FAMILY}: a {@link GpuFamily} keyword, number or Apple number, or none (0).
-   */
-  static final class GpuFamilyConverter implements ITypeConverter<Integer> {
-    @Override
-    public Integer convert(String value) {
-      String v = value.strip().toLowerCase(java.util.Locale.ROOT);
-      if (v.equals("none") || v.equals("0")) {
-        return 0;
-      }
-      for (GpuFamily f : GpuFamily.values()) {
-        String n = f.keyword().substring("apple".length());
-        String id = Integer.toString(f.id);
-        if (v.equals(f.keyword()) || v.equals(n) || v.equals(id) || v.equals("apple" + id)) {
-          return f.id;
-        }
-      }
-      throw new CommandLine.TypeConversionException(
-          "'" + value + "' is not a GPU family: use " + GpuFamily.listed() + " or none");
-    }
-  }
-
-  /** The GPU families, for shell completion. */
-  static final class GpuFamilyCandidates extends ArrayList<String> {
-    private static final long serialVersionUID = 1L;
-
-    GpuFamilyCandidates() {
-      super(GpuFamily.keywords());
-      add("none");
-    }
-  }
-
-  /** The backends' ids, for shell completion. */
-  static final class BackendNames extends ArrayList<String> {
-    private static final long serialVersionUID = 1L;
-    static final List<String> IDS = Arrays.stream(Backend.values()).map(Backend::id).toList();
-
-    BackendNames() {
-      super(IDS);
-    }
   }
 }

@@ -1,15 +1,14 @@
 package dev.strata.setup;
 
-import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.CommandNames;
+import dev.strata.engine.cli.FastPath;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.engine.cli.MainExit;
-import dev.strata.engine.cli.PathArgs;
 import dev.strata.metal.HostProbe;
 
 /**
- * Entry point of {@code strata-setup}. A simple argument list ({@link SetupArgs#simple}: the
+ * Entry point of {@code strata-setup}. A simple argument list ({@link SetupOptions#simple}: the
  * scripted {@code --model M --ctx N --experts X --print} and its kin) goes straight to the flow;
  * any other goes through picocli ({@link SetupCli}). Both end in the same {@link SetupFlow} and
  * report a refusal with the same {@link Io#report}, end with {@link Io#finish} (a lost standard
@@ -40,20 +39,13 @@ public final class SetupMain {
 
   private static int execute(
       Io io, Machine machine, SetupCli.PrompterFactory prompter, String[] given) {
-    String[] args;
-    try {
-      args = PathArgs.expand(given, SetupArgs.PATHS, io.env().get("HOME"));
-    } catch (StrataException e) {
-      return io.report(CommandNames.SETUP, e);
-    }
-    SetupFlow.Request simple = SetupArgs.simple(args);
-    if (simple == null) {
-      return SetupCli.create(io, machine, prompter).execute(args);
-    }
-    try {
-      return new SetupFlow(io, machine, prompter).run(simple);
-    } catch (StrataException e) {
-      return io.report(CommandNames.SETUP, e);
-    }
+    return FastPath.execute(
+        io,
+        CommandNames.SETUP,
+        given,
+        SetupOptions.PATHS,
+        SetupOptions::simple,
+        args -> SetupCli.create(io, machine, prompter).execute(args),
+        request -> new SetupFlow(io, machine, prompter).run(request));
   }
 }

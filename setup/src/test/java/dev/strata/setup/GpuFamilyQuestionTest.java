@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.cli.CliOption;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.host.HostFacts;
@@ -141,24 +142,19 @@ class GpuFamilyQuestionTest {
 
   /** The option's help is the one literal beside the table: it lists the table's families. */
   @Test
-  void theOptionsHelpListsTheTablesFamilies() throws NoSuchFieldException {
-    picocli.CommandLine.Option o =
-        SetupCommand.class
-            .getDeclaredField("gpuFamily")
-            .getAnnotation(picocli.CommandLine.Option.class);
-    assertTrue(o.description()[0].contains(GpuFamily.listed() + " or none"), o.description()[0]);
+  void theOptionsHelpListsTheTablesFamilies() throws CliOption.Refused {
+    String help = SetupOptions.GPU_FAMILY.help();
+    assertTrue(help.contains(GpuFamily.listed() + " or none"), help);
+    CliOption.Reader<Integer> read = SetupOptions.GPU_FAMILY.reader();
     assertEquals(
         "'apple6' is not a GPU family: use " + GpuFamily.listed() + " or none",
-        assertThrows(
-                picocli.CommandLine.TypeConversionException.class,
-                () -> new SetupCommand.GpuFamilyConverter().convert("apple6"))
-            .getMessage());
+        assertThrows(CliOption.Refused.class, () -> read.read("apple6")).getMessage());
     for (GpuFamily f : GpuFamily.values()) {
       for (String typed :
           List.of(f.keyword(), Integer.toString(f.id), Integer.toString(f.id - 1000))) {
-        assertEquals(f.id, new SetupCommand.GpuFamilyConverter().convert(typed), typed);
+        assertEquals(f.id, read.read(typed), typed);
       }
     }
-    assertEquals(0, new SetupCommand.GpuFamilyConverter().convert("none"));
+    assertEquals(0, read.read("none"));
   }
 }

@@ -62,8 +62,7 @@ public final class Cli {
   }
 
   private static int usage(CommandLine.ParameterException ex, String name, Io io) {
-    if (ex.getCause() instanceof ContextSize.OutOfRange r
-        && ex.getArgSpec() instanceof OptionSpec o) {
+    if (ex.getCause() instanceof CliSpec.OutOfRange r && ex.getArgSpec() instanceof OptionSpec o) {
       // a number out of range: one line, as the range refusals of the flag table read
       io.err().println(name + ": " + o.longestName() + ": " + TerminalText.escape(r.getMessage()));
       io.err().flush();

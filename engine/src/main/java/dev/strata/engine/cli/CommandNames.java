@@ -3,8 +3,8 @@ package dev.strata.engine.cli;
 /**
  * The names of the two commands and their subcommands (docs/SETUP.md, docs/LAUNCH.md), in one
  * place: the picocli annotations, the start-up fast paths' lists of names that are not an option's
- * value ({@code SetupArgs}, {@code LaunchArgs}) and every message's {@code <command>:} prefix take
- * them from here.
+ * value ({@code SetupOptions}, {@code LaunchOptions}) and every message's {@code <command>:} prefix
+ * take them from here.
  */
 public final class CommandNames {
   private CommandNames() {}

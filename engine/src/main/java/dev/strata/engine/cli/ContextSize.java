@@ -7,12 +7,12 @@ import dev.strata.engine.text.Clip;
 
 /**
  * A context size as people write it, the one rule for {@code --ctx} (strata-setup and {@code
- * strata-launch demo}), the answers file's {@code ctx} and the wizard: ASCII digits, optionally
- * grouped with {@code ,} or {@code _}, optionally ending in {@code k} or {@code K} for × 1,024
- * ({@code 32k} = 32,768, as llama.cpp's sizes are quoted), in the flag table's {@code --ctx} range
- * (1..1,048,576, {@link EngineFlags#MAX_CTX}). A number outside it — 0, negative ({@code -5}), too
- * large, too large even to hold ({@code 99999999999999999999}) — is told the range, not how a size
- * is written.
+ * strata-launch demo}: {@link EngineOptions#context}), the answers file's {@code ctx} and the
+ * wizard: ASCII digits, optionally grouped with {@code ,} or {@code _}, optionally ending in {@code
+ * k} or {@code K} for × 1,024 ({@code 32k} = 32,768, as llama.cpp's sizes are quoted), in the flag
+ * table's {@code --ctx} range (1..1,048,576, {@link EngineFlags#MAX_CTX}). A number outside it — 0,
+ * negative ({@code -5}), too large, too large even to hold ({@code 99999999999999999999}) — is told
+ * the range, not how a size is written.
  */
 public final class ContextSize {
   private ContextSize() {}
@@ -83,35 +83,5 @@ public final class ContextSize {
     return AsciiDigits.hasForeignDigit(text)
         ? shown + "ASCII digits 0-9 only (32768, or 32k for x 1,024)"
         : shown + "tokens as digits (32768), or with k for x 1,024 (32k)";
-  }
-
-  /**
-   * A size out of range, from {@link Converter}: {@link Cli} tells it as {@code <option>:
-   * <message>}, one line, as every other range refusal of a flag.
-   */
-  public static final class OutOfRange extends picocli.CommandLine.TypeConversionException {
-    private static final long serialVersionUID = 1L;
-
-    OutOfRange(String message) {
-      super(message);
-    }
-  }
-
-  /**
-   * picocli's converter for {@code --ctx}: the rule above; a usage error otherwise ({@link
-   * OutOfRange} for a number out of range).
-   */
-  public static final class Converter implements picocli.CommandLine.ITypeConverter<Long> {
-    @Override
-    public Long convert(String value) {
-      String problem = problem(value);
-      if (problem == null) {
-        return parse(value);
-      }
-      if (parse(value) >= 0 || isNumber(value)) {
-        throw new OutOfRange(problem);
-      }
-      throw new picocli.CommandLine.TypeConversionException(problem);
-    }
   }
 }

@@ -1,17 +1,10 @@
 package dev.strata.engine.cli;
 
-import picocli.CommandLine.Option;
-
 /** {@code --json}, shared by {@code strata-setup probe} and {@code strata-launch}. */
 public final class JsonOption {
-  /** The option's name. */
-  public static final String NAME = "--json";
+  private JsonOption() {}
 
-  @Option(names = NAME, description = "Print one JSON document on stdout instead of text.")
-  boolean json;
-
-  /** True when the option was given. */
-  public boolean json() {
-    return json;
-  }
+  /** The option, a row of each command's table. */
+  public static final CliOption<Boolean> OPTION =
+      CliOption.flag("--json", "Print one JSON document on stdout instead of text.");
 }

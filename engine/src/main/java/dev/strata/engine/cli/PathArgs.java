@@ -2,11 +2,13 @@ package dev.strata.engine.cli;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * The values of a command's path options, read the same way whichever parser takes them (the fast
- * paths {@code SetupArgs}/{@code LaunchArgs} or picocli), before either sees them (issue 28):
+ * paths {@code SetupOptions}/{@code LaunchOptions} or picocli), before either sees them (issue 28):
  *
  * <ul>
  *   <li>a leading {@code ~/} (or a lone {@code ~}) is the home folder, as the wizard and the
@@ -18,6 +20,22 @@ import java.util.Map;
  */
 public final class PathArgs {
   private PathArgs() {}
+
+  /**
+   * The path options among {@code options} (every name of each) → what each takes: the {@code
+   * paths} of {@link #expand}, from a command's tables (its own and its subcommands').
+   */
+  public static Map<String, String> paths(List<CliOption<?>> options) {
+    Map<String, String> paths = new HashMap<>();
+    for (CliOption<?> o : options) {
+      if (o.pathTakes() != null) {
+        for (String n : o.names()) {
+          paths.putIfAbsent(n, o.pathTakes());
+        }
+      }
+    }
+    return paths;
+  }
 
   /**
    * {@code args} with every path option's value expanded.

@@ -1,18 +1,17 @@
 package dev.strata.engine.cli;
 
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * What the commands' start-up fast paths ({@code SetupArgs}, {@code LaunchArgs}) share: which
- * argument lists are simple ({@link #options}) and which words picocli would read as the value of
- * {@code --name value}, exactly as typed ({@link #plainValue}). Anything else is left to picocli,
- * whose parse decides (and whose differential tests, {@code SetupArgsTest} and {@code
- * LaunchArgsTest}, pin each case). No picocli class is used here: the fast paths must not load
- * picocli's jar.
+ * The commands' start-up fast path: an argument list read from the command's option table ({@link
+ * CliOption}) without picocli, when it is simple ({@link #scan}). Anything else is left to picocli,
+ * whose model is built from the same table ({@link CliSpec}) and whose parse decides; the
+ * differential tests ({@code SetupOptionsTest}, {@code LaunchOptionsTest}) pin each case. No
+ * picocli class is used here: the fast paths must not load picocli's jar (docs/PERFORMANCE.md §2).
  */
 public final class SimpleArgs {
   private SimpleArgs() {}
@@ -31,48 +30,55 @@ public final class SimpleArgs {
   }
 
   /**
-   * One option of a simple argument list.
-   *
-   * @param name the option's name as typed
-   * @param value its value, or null for a switch
-   */
-  public record Option(String name, String value) {}
-
-  /**
-   * The options of {@code args}, in order, when the list is simple: every word a name in {@code
-   * switches}, or a name in {@code valued} followed by a {@link #plainValue}; no option twice
-   * ({@code aliases} maps another name of an option to its main name, so {@code -c} and {@code
-   * --config} count as one). Otherwise null: picocli parses the list.
+   * The values of {@code args} when the list is simple: every word a switch of {@code table}, or a
+   * valued option followed by a {@link #plainValue} its reader accepts; no option twice (by any of
+   * its names), at most one option of an exclusive group, none left to picocli ({@link
+   * CliOption#fast}). Otherwise null: picocli parses the list and says what is wrong.
    *
    * @param args the command line, no program name
-   * @param valued the command's options that take a value, by every name
-   * @param switches the command's switches
+   * @param table the command's options
    * @param subcommands the command's subcommands' names ({@link #plainValue})
-   * @param aliases other names of an option → its main name
    */
-  public static List<Option> options(
-      String[] args,
-      Set<String> valued,
-      Set<String> switches,
-      Set<String> subcommands,
-      Map<String, String> aliases) {
-    List<Option> options = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
-    for (int i = 0; i < args.length; i++) {
-      String name = args[i];
-      if (!seen.add(aliases.getOrDefault(name, name))) {
-        return null;
-      }
-      if (switches.contains(name)) {
-        options.add(new Option(name, null));
-      } else if (valued.contains(name)
-          && i + 1 < args.length
-          && plainValue(args[i + 1], subcommands)) {
-        options.add(new Option(name, args[++i]));
-      } else {
-        return null; // unknown, a value missing, or one picocli reads otherwise (plainValue)
+  public static CliValues scan(String[] args, List<CliOption<?>> table, Set<String> subcommands) {
+    Map<String, CliOption<?>> byName = new HashMap<>();
+    for (CliOption<?> o : table) {
+      for (String n : o.names()) {
+        byName.put(n, o);
       }
     }
-    return options;
+    CliValues values = new CliValues();
+    Set<String> seen = new HashSet<>();
+    Set<String> groups = new HashSet<>();
+    for (int i = 0; i < args.length; i++) {
+      CliOption<?> o = byName.get(args[i]);
+      if (o == null
+          || !o.fast()
+          || !seen.add(o.name())
+          || (o.group() != null && !groups.add(o.group()))) {
+        return null; // unknown, picocli's, repeated, or a second of an exclusive group
+      }
+      if (o.isSwitch()) {
+        values.put(o, Boolean.TRUE);
+        continue;
+      }
+      if (i + 1 >= args.length || !plainValue(args[i + 1], subcommands)) {
+        return null; // a value missing, or one picocli reads otherwise
+      }
+      try {
+        values.put(o, o.reader().read(args[++i]));
+      } catch (CliOption.Refused e) {
+        return null; // a bad value: picocli says what is wrong
+      }
+    }
+    for (CliOption<?> o : table) {
+      if (o.defaultValue() != null && !seen.contains(o.name())) {
+        try {
+          values.put(o, o.reader().read(o.defaultValue()));
+        } catch (CliOption.Refused e) {
+          throw new IllegalStateException(o.name() + "'s default is refused", e);
+        }
+      }
+    }
+    return values;
   }
 }

@@ -1,12 +1,9 @@
 package dev.strata.engine.config;
 
 import dev.strata.engine.config.YamlReader.Entry;
-import dev.strata.engine.config.YamlReader.Kind;
 import dev.strata.engine.config.YamlReader.MapNode;
 import dev.strata.engine.config.YamlReader.Node;
 import dev.strata.engine.config.YamlReader.Pos;
-import dev.strata.engine.config.YamlReader.Scalar;
-import dev.strata.engine.config.YamlReader.SeqNode;
 import dev.strata.engine.flags.Suggest;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostKeys;
@@ -23,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
-import java.util.regex.Pattern;
 
 /**
  * Reading an engine config: bytes → text → {@link YamlReader}'s tree → {@link EngineConfig}, with
@@ -53,7 +49,6 @@ final class ConfigReader {
   static final List<String> ENGINE = List.of("backend", "library", "sha256");
   private static final List<String> ENGINE_REQUIRED = List.of("backend", "library");
   static final List<String> MODEL = List.of("shards");
-  private static final Pattern DECIMAL = Pattern.compile("-?(0|[1-9][0-9]*)");
 
   private ConfigReader() {}
 
@@ -145,12 +140,11 @@ final class ConfigReader {
   }
 
   /** Tree → record, with the type and key checks; remembers where each value was. */
-  private static final class Reader {
-    private final String source;
+  private static final class Reader extends NodeReads {
     private final Map<String, Pos> positions = new HashMap<>();
 
     Reader(String source) {
-      this.source = source;
+      super(source);
     }
 
     ConfigException at(String path, String detail) {
@@ -160,11 +154,7 @@ final class ConfigReader {
         p = cut < 0 ? "" : p.substring(0, cut);
       }
       Pos pos = positions.getOrDefault(p, new Pos(0, 0));
-      return new ConfigException(source, pos.line(), pos.column(), detail);
-    }
-
-    private ConfigException error(Pos pos, String detail) {
-      return new ConfigException(source, pos.line(), pos.column(), detail);
+      return error(pos, detail);
     }
 
     EngineConfig config(Node root) {
@@ -314,22 +304,6 @@ final class ConfigReader {
       }
     }
 
-    private MapNode map(Entry e, String path) {
-      if (e.value() instanceof MapNode m) {
-        return m;
-      }
-      throw error(
-          e.value().pos(),
-          path + ": expected a mapping (keys indented under it), found " + found(e.value()));
-    }
-
-    private List<Node> list(Node n, String path) {
-      if (n instanceof SeqNode s) {
-        return s.items();
-      }
-      throw error(n.pos(), path + ": expected a list (one '- item' per line), found " + found(n));
-    }
-
     /**
      * The items of the list at {@code path}, each read by {@code item} at {@code path[i]}, whose
      * position is kept for later messages.
@@ -343,69 +317,6 @@ final class ConfigReader {
         out.add(item.apply(nodes.get(i), p));
       }
       return out;
-    }
-
-    private String string(Node n, String path) {
-      if (n instanceof Scalar s && s.kind() == Kind.STRING) {
-        return s.text();
-      }
-      throw error(n.pos(), path + ": expected text, found " + found(n) + quoteHint(n));
-    }
-
-    /**
-     * An args item or env value: text. A number written without quotes is taken as written ({@code
-     * - 32768} is {@code '32768'}): argv is text either way. true/false/null are refused: the
-     * engine would get a word the author may not have meant.
-     */
-    private String argText(Node n, String path) {
-      if (n instanceof Scalar s
-          && (s.kind() == Kind.STRING || s.kind() == Kind.INT || s.kind() == Kind.FLOAT)) {
-        return s.text();
-      }
-      throw error(n.pos(), path + ": expected text, found " + found(n) + quoteHint(n));
-    }
-
-    private long integer(Node n, String path) {
-      if (n instanceof Scalar s && s.kind() == Kind.INT && DECIMAL.matcher(s.text()).matches()) {
-        try {
-          return Long.parseLong(s.text());
-        } catch (NumberFormatException e) {
-          throw error(
-              n.pos(), path + ": " + Clip.clip(s.text()) + " is out of range (at most 2^63-1)");
-        }
-      }
-      throw error(n.pos(), path + ": expected a whole number in decimal, found " + found(n));
-    }
-
-    private boolean bool(Node n, String path) {
-      if (n instanceof Scalar s && (s.text().equals("true") || s.text().equals("false"))) {
-        if (s.kind() == Kind.BOOL) {
-          return s.text().equals("true");
-        }
-      }
-      throw error(n.pos(), path + ": expected true or false, found " + found(n));
-    }
-
-    private static String quoteHint(Node n) {
-      if (n instanceof Scalar s && !s.text().isEmpty() && s.kind() != Kind.STRING) {
-        return " (quote it, '" + Clip.clip(s.text()) + "', if you mean the text)";
-      }
-      return "";
-    }
-
-    private static String found(Node n) {
-      return switch (n) {
-        case MapNode m -> "a mapping";
-        case SeqNode s -> "a list";
-        case Scalar s ->
-            switch (s.kind()) {
-              case STRING ->
-                  s.text().isEmpty() ? "nothing" : "the text '" + Clip.clip(s.text()) + "'";
-              case INT, FLOAT -> "the number " + Clip.clip(s.text());
-              case BOOL -> "the boolean " + Clip.clip(s.text());
-              case NULL -> s.text().isEmpty() ? "nothing" : "nothing (null)";
-            };
-      };
     }
   }
 }

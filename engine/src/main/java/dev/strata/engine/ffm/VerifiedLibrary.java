@@ -6,14 +6,10 @@ import dev.strata.engine.libc.Posix;
 import dev.strata.engine.trust.TrustRefused;
 import dev.strata.engine.trust.TrustedPath;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -178,10 +174,8 @@ public final class VerifiedLibrary implements AutoCloseable {
                   + (context == null
                       ? ""
                       : " in " + context.replaceFirst("^engine\\.library in ", ""))
-                  + " (pinned "
-                  + abbreviate(want, actual)
-                  + ", file "
-                  + abbreviate(actual, want)
+                  + " ("
+                  + Sha256.compared("pinned", want, "file", actual)
                   + "): restore the library, or rerun strata-setup to pin the new one");
         }
       }
@@ -193,10 +187,10 @@ public final class VerifiedLibrary implements AutoCloseable {
       if (strategy == Strategy.FD_PATH || strategy == null) {
         v = new VerifiedLibrary(abs, f.real(), actual, pinned, strategy, f, null, null);
       } else {
-        Path dir = privateFolder(me);
+        Path dir = PrivateCopy.folder(me);
         Path copy;
         try {
-          copy = privateCopy(bytes, actual, dir, f.real().getFileName().toString(), me);
+          copy = PrivateCopy.write(bytes, actual, dir, f.real().getFileName().toString(), me);
         } catch (RuntimeException e) {
           Folders.deleteQuietly(dir);
           throw e;
@@ -271,84 +265,12 @@ public final class VerifiedLibrary implements AutoCloseable {
       throw new EngineLoadException(
           "engine library "
               + abs
-              + " handed to the isolated engine is not the file the launcher checked (sha256 "
-              + abbreviate(actual, sha256)
-              + ", checked "
-              + abbreviate(sha256, actual)
+              + " handed to the isolated engine is not the file the launcher checked ("
+              + Sha256.compared("sha256", actual, "checked", sha256)
               + ")");
     }
     Path loadPath = strategy == Strategy.PRIVATE_COPY ? Path.of(handle) : null;
     return new VerifiedLibrary(abs, abs, actual, true, strategy, f, null, loadPath);
-  }
-
-  /**
-   * Writes {@code bytes} into a new file {@code name} in the private folder {@code dir} ({@code
-   * O_EXCL}, mode 0500 once written), reads it back through a checked descriptor and compares its
-   * SHA-256 with {@code sha256}.
-   *
-   * @return the copy's path, to hand to the loader
-   * @throws EngineLoadException when it cannot be written or reads back different
-   */
-  static Path privateCopy(byte[] bytes, String sha256, Path dir, String name, int me) {
-    Path copy = dir.resolve(name);
-    try {
-      try (FileChannel out =
-          FileChannel.open(
-              copy,
-              java.util.Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW),
-              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-        ByteBuffer b = ByteBuffer.wrap(bytes);
-        while (b.hasRemaining()) {
-          out.write(b);
-        }
-        out.force(true);
-      }
-      Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("r-x------"));
-      try (TrustedPath.OpenFile back =
-          TrustedPath.open(
-              copy, new TrustedPath.Subject("private copy of the engine library", null), me)) {
-        String again = sha256(back.readAll());
-        if (!again.equals(sha256)) {
-          throw new EngineLoadException(
-              "the private copy "
-                  + copy
-                  + " of the engine library reads back different (sha256 "
-                  + abbreviate(again, sha256)
-                  + ", expected "
-                  + abbreviate(sha256, again)
-                  + "): check the disk");
-        }
-      }
-      return copy;
-    } catch (IOException e) {
-      throw new EngineLoadException(
-          "cannot write the private copy of the engine library (" + copy + "): " + e.getMessage(),
-          e);
-    }
-  }
-
-  /**
-   * A new folder, mode 0700, made with {@code mkdir} (fails if the name exists: the JDK retries
-   * with another name), under the temporary folder, which must itself pass the ownership rule.
-   */
-  static Path privateFolder(int me) {
-    Path base = Path.of(System.getProperty("java.io.tmpdir"));
-    try {
-      Path real =
-          TrustedPath.requireFolderAbove(
-              base, new TrustedPath.Subject("private copy of the engine library", null), me);
-      return Files.createTempDirectory(
-          real,
-          "strata-engine-",
-          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    } catch (IOException e) {
-      throw new EngineLoadException(
-          "cannot create a private folder for the engine library under "
-              + base
-              + ": "
-              + e.getMessage(),
-          e);
-    }
   }
 
   /** The library as the config names it. */
@@ -460,21 +382,5 @@ public final class VerifiedLibrary implements AutoCloseable {
         + (Files.isSymbolicLink(configured) ? " (a symlink to " : " (resolved: ")
         + real
         + ")";
-  }
-
-  /**
-   * {@code hex} as a message beside {@code other} shows it: its first 16 digits, or as many as it
-   * takes to reach the first digit where the two differ — a pin that differs from the file only
-   * after digit 16 must not read like a match.
-   */
-  static String abbreviate(String hex, String other) {
-    int same = 0;
-    while (same < hex.length()
-        && same < other.length()
-        && Character.toLowerCase(hex.charAt(same)) == Character.toLowerCase(other.charAt(same))) {
-      same++;
-    }
-    int shown = Math.max(16, same + 1);
-    return hex.length() > shown ? hex.substring(0, shown) + "…" : hex;
   }
 }

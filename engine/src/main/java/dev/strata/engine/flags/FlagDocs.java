@@ -18,8 +18,9 @@ public final class FlagDocs {
         .append(" -Dgolden.update=true. -->\n\n")
         .append("Every flag the engines take, from one table (`EngineFlags`): `strata-setup`")
         .append(" writes them into a config's `args`, `strata-launch` checks them before it loads")
-        .append(" anything, and strata-ref's parser includes the same table as")
-        .append(" `engine/native/src/flags.def`. Each flag takes its value as the next argument")
+        .append(" anything, and strata-ref's parser includes the same table as `flags.def`, which")
+        .append(
+            " the build writes from it (`NativeSources`). Each flag takes its value as the next argument")
         .append(" (`--ctx` `32768`, not `--ctx=32768`); a flag may appear once.\n\n")
         .append("| flag | value | default | backends |\n")
         .append("|---|---|---|---|\n");
@@ -58,13 +59,21 @@ public final class FlagDocs {
         .append(
             " checks of a config's `args` (parsed once, when the config is read: `EngineConfig`")
         .append(" holds the typed view that preflight, the launch, the demo and setup use), argv")
-        .append(" rendering, this page and `engine/native/src/flags.def`. `EngineArgsTest` fails")
+        .append(" rendering, this page and strata-ref's `flags.def`. `EngineArgsTest` fails")
         .append(
             " for a row without its accessor, or whose value does not reach it. Regenerate this")
         .append(
-            " page and `flags.def` with the engine tests and `-Dgolden.update=true`, then teach")
+            " page with the engine tests and `-Dgolden.update=true` (the build writes `flags.def`")
+        .append(" itself), then teach the engines to act on the value (strata-ref: its options in")
+        .append(" `engine/native/src/flags.c`, their use in `engine/native/src/startup.c`).\n\n")
         .append(
-            " the engines to act on the value (strata-ref: its options in `engine/native/src/flags.c`, their use in `engine.c`).\n\n")
+            "A flag a command also shows as its own option (`strata-setup --kv`, `strata-launch")
+        .append(" demo --ctx`) is one more row, in that command's option table (`SetupOptions`,")
+        .append(" `DemoCommand`): `EngineOptions.of(flag, help, parse)` takes its placeholder, its")
+        .append(" check and its completion words from this table's row, and both the command's")
+        .append(" picocli model and its start-up fast path are made from that table (`CliSpec`,")
+        .append(" `SimpleArgs`); its use is the command's request. `SetupOptionsTest` adds")
+        .append(" `--spec` to strata-setup that way.\n\n")
         .append("## Env switches\n\n")
         .append("| variable | values | what it changes |\n")
         .append("|---|---|---|\n");

@@ -2,19 +2,35 @@ package dev.strata.engine.flags;
 
 import dev.strata.engine.Backend;
 import dev.strata.engine.kv.KvFormat;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * strata-ref's pool rule, the one source on the Java side: its KV pools hold {@code --ctx} + 128
  * cells ({@link KvFormat#cells}) and its synthetic workload, {@code --prompt-tokens} + {@code
- * --n-predict} tokens, must fit in them; less is refused (engine/native/src/engine.c, startup
- * rules; docs/ENGINE-ABI.md). It applies where the flag table accepts the workload flags (the
- * cpu-reference backend). {@link EngineFlags#parse} runs it, so the config reader and the config
- * writer (docs/CONFIG.md) refuse the same configs; strata-setup's {@code --ctx}, its wizard's
- * rounding and {@code strata-launch demo} use {@link #minContext} and {@link #contextProblem}.
+ * --n-predict} tokens, must fit in them; less is refused (strata-ref's startup.c, in the words of
+ * {@link #WORDS}, which the build renders into its rules.def; docs/ENGINE-ABI.md). It applies where
+ * the flag table accepts the workload flags (the cpu-reference backend). {@link EngineFlags#parse}
+ * runs it, so the config reader and the config writer (docs/CONFIG.md) refuse the same configs;
+ * strata-setup's {@code --ctx}, its wizard's rounding and {@code strata-launch demo} use {@link
+ * #minContext} and {@link #contextProblem}.
  */
 public final class PoolRule {
   private PoolRule() {}
+
+  /**
+   * The refusal's words: prompt tokens, predicted tokens, the pool's cells, the context, the extra
+   * cells (every placeholder {@code %s}: strata-ref fills the same template, after {@code flags:
+   * }).
+   */
+  public static final String WORDS =
+      EngineFlags.PROMPT_TOKENS
+          + " %s + "
+          + EngineFlags.N_PREDICT
+          + " %s exceed the pool's %s cells ("
+          + EngineFlags.CTX
+          + " %s + %s): lower them, or raise "
+          + EngineFlags.CTX;
 
   /** Whether the backend runs a synthetic workload the rule bounds. */
   public static boolean applies(Backend backend) {
@@ -58,23 +74,8 @@ public final class PoolRule {
     if ((long) a.promptTokens() + a.nPredict() <= cells) {
       return null;
     }
-    return EngineFlags.PROMPT_TOKENS
-        + " "
-        + a.promptTokens()
-        + " + "
-        + EngineFlags.N_PREDICT
-        + " "
-        + a.nPredict()
-        + " exceed the pool's "
-        + cells
-        + " cells ("
-        + EngineFlags.CTX
-        + " "
-        + a.ctx()
-        + " + "
-        + KvFormat.EXTRA_CELLS
-        + "): lower them, or raise "
-        + EngineFlags.CTX;
+    return String.format(
+        Locale.ROOT, WORDS, a.promptTokens(), a.nPredict(), cells, a.ctx(), KvFormat.EXTRA_CELLS);
   }
 
   /**

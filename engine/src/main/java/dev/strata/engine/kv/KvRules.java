@@ -10,7 +10,8 @@ import java.util.Map;
  * Which backend accepts, maps or refuses each KV format (docs/ENGINE-CONTRACT.md, KV formats, the
  * seed's startup rules), and in which format each allocates its pools: the one place that decides
  * it ({@link #poolFormats} derives from {@link #decide}). The launcher's preflight and strata-ref
- * (engine/native/src/startup.c) apply the same rules with the same text.
+ * (engine/native/src/startup.c) applies the same rules from the table {@code RulesDef} renders for
+ * it.
  */
 public final class KvRules {
 
@@ -30,6 +31,13 @@ public final class KvRules {
 
   /** The env switch of the PC's rotated int8 K/V. */
   public static final String KV_ROT_ENV = "STRATA_KV_ROT";
+
+  /**
+   * The blanks a switch's value may start with: C {@code isspace} in the C locale (space, tab,
+   * newline, vertical tab, form feed, carriage return). strata-ref's {@code strata_switch_on} skips
+   * exactly these (rules.def, {@code STRATA_SWITCH_BLANKS}).
+   */
+  public static final String SWITCH_BLANKS = " \t\n\u000B\f\r";
 
   private KvRules() {}
 
@@ -96,10 +104,11 @@ public final class KvRules {
     if (value == null) {
       return false;
     }
-    // atoi: C isspace blanks, then an optional sign, then ASCII digits (engine/native/src/engine.c)
+    // atoi: C isspace blanks, then an optional sign, then ASCII digits (strata-ref:
+    // strata_switch_on in memory.c, from the same SWITCH_BLANKS)
     String s = value;
     int i = 0;
-    while (i < s.length() && " \t\n\u000B\f\r".indexOf(s.charAt(i)) >= 0) {
+    while (i < s.length() && SWITCH_BLANKS.indexOf(s.charAt(i)) >= 0) {
       i++;
     }
     if (i < s.length() && (s.charAt(i) == '+' || s.charAt(i) == '-')) {

@@ -83,15 +83,8 @@ public final class DemoModel {
     if (mtp) {
       m.put(a + ArchTable.NEXTN_KEY, GgufValue.u32(1));
     }
-    m.put(a + "context_length", GgufValue.u32(TRAINED_CONTEXT));
-    m.put(a + "embedding_length", GgufValue.u32(WIDTH));
-    m.put(a + "attention.head_count", GgufValue.u32(HEADS));
-    m.put(a + "attention.head_count_kv", GgufValue.u32(KV_HEADS));
-    m.put(a + "attention.key_length", GgufValue.u32(HEAD_DIM));
-    m.put(a + "attention.value_length", GgufValue.u32(HEAD_DIM));
-    m.put(a + "attention.layer_norm_rms_epsilon", GgufValue.f32(1e-6f));
-    m.put(a + "rope.freq_base", GgufValue.f32(10_000_000f));
-    m.put(a + "rope.dimension_count", GgufValue.u32(HEAD_DIM / 4));
+    TinyModel.putAttention(
+        m, a, TRAINED_CONTEXT, WIDTH, HEADS, KV_HEADS, HEAD_DIM, 10_000_000f, HEAD_DIM / 4);
     m.put(a + "expert_count", GgufValue.u32(EXPERTS));
     m.put(a + "expert_used_count", GgufValue.u32(EXPERTS_USED));
     m.put(a + "expert_feed_forward_length", GgufValue.u32(EXPERT_FFN));

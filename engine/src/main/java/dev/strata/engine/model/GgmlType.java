@@ -80,6 +80,15 @@ public enum GgmlType {
   }
 
   /**
+   * ggml's name of the type ({@code type_traits[].type_name}): the constant in lower case, save the
+   * k-quants' upper-case K ({@code q4_K}).
+   */
+  public String ggmlName() {
+    String n = name().toLowerCase(java.util.Locale.ROOT);
+    return n.endsWith("_k") ? n.substring(0, n.length() - 1) + "K" : n;
+  }
+
+  /**
    * Bytes of a tensor of this type and shape (ggml order: dims[0] is the row).
    *
    * @throws IllegalArgumentException when dims[0] is not a multiple of the block size or a

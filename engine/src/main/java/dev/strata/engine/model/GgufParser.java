@@ -3,8 +3,6 @@ package dev.strata.engine.model;
 import dev.strata.engine.model.GgufException.Kind;
 import dev.strata.engine.text.Clip;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,31 +14,20 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * Reads the header of one GGUF (v2 or v3, little-endian) from a channel: a bounded, buffered reader
- * whose every read checks the bytes left first. The limits are {@link GgufReader}'s; every failure
- * is a {@link GgufException} naming the file.
+ * Reads the header of one GGUF (v2 or v3, little-endian) from a channel: magic, version, metadata
+ * and tensor infos, each count checked against its limit and the bytes left ({@link GgufCursor}
+ * reads the bytes). The limits are {@link GgufReader}'s; every failure is a {@link GgufException}
+ * naming the file.
  */
-final class GgufParser {
+final class GgufParser extends GgufCursor {
   private static final byte[] MAGIC = {'G', 'G', 'U', 'F'};
   private static final int DEFAULT_ALIGNMENT = 32;
 
-  private final SeekableByteChannel ch;
-  private final String name;
-  private final ByteBuffer buf;
-  private final long size;
-  private long bufStart;
-  private long pos;
   private long kept;
   private long keptElements;
 
   GgufParser(SeekableByteChannel ch, String name) throws IOException {
-    this.ch = ch;
-    this.name = name;
-    this.size = ch.size();
-    // headers are read in 64 KiB windows; a smaller file needs no more than itself
-    int capacity = (int) Math.max(8, Math.min(64 * 1024, size));
-    this.buf = ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
-    buf.limit(0);
+    super(ch, name);
   }
 
   GgufFile parse() throws IOException {
@@ -336,94 +323,7 @@ final class GgufParser {
           Kind.ABSURD_COUNT,
           "holds more than " + (GgufReader.MAX_KEPT_BYTES >> 20) + " MiB of metadata strings");
     }
-    byte[] bytes = new byte[(int) len];
-    if (len <= buf.capacity()) {
-      raw((int) len, what).get(bytes);
-    } else {
-      ByteBuffer dst = ByteBuffer.wrap(bytes);
-      ch.position(pos);
-      while (dst.hasRemaining()) {
-        if (ch.read(dst) <= 0) {
-          throw shrunk(what);
-        }
-      }
-      pos += len;
-    }
-    return new String(bytes, StandardCharsets.UTF_8);
-  }
-
-  private long u32(String what) throws IOException {
-    return u32(() -> what);
-  }
-
-  /** {@code what} names the field in a message; built only when there is one. */
-  private long u32(Supplier<String> what) throws IOException {
-    return Integer.toUnsignedLong(raw(4, what).getInt());
-  }
-
-  private long u64(String what) throws IOException {
-    return u64(() -> what);
-  }
-
-  private long u64(Supplier<String> what) throws IOException {
-    return raw(8, what).getLong();
-  }
-
-  private void skip(long n, String what) {
-    need(n, what);
-    pos += n;
-  }
-
-  private void need(long n, String what) {
-    need(n, () -> what);
-  }
-
-  private void need(long n, Supplier<String> what) {
-    if (n > size - pos) {
-      throw fail(
-          Kind.TRUNCATED,
-          "ends at byte "
-              + size
-              + " inside "
-              + what.get()
-              + " (needs "
-              + (n - (size - pos))
-              + " more bytes): the file is truncated; download it again");
-    }
-  }
-
-  /** The buffer positioned at {@code pos} with n (≤ buffer size) bytes readable; advances pos. */
-  private ByteBuffer raw(int n, String what) throws IOException {
-    return raw(n, () -> what);
-  }
-
-  private ByteBuffer raw(int n, Supplier<String> what) throws IOException {
-    need(n, what);
-    if (pos < bufStart || pos + n > bufStart + buf.limit()) {
-      buf.clear();
-      ch.position(pos);
-      while (buf.hasRemaining()) {
-        if (ch.read(buf) <= 0) {
-          break;
-        }
-      }
-      buf.flip();
-      bufStart = pos;
-      if (buf.limit() < n) {
-        throw shrunk(what.get());
-      }
-    }
-    buf.position((int) (pos - bufStart));
-    pos += n;
-    return buf;
-  }
-
-  private GgufException shrunk(String what) {
-    return fail(Kind.TRUNCATED, "became shorter while being read (at " + what + "); try again");
-  }
-
-  private GgufException fail(Kind kind, String detail) {
-    return new GgufException(kind, name, detail);
+    return new String(bytes((int) len, what), StandardCharsets.UTF_8);
   }
 
   private static long alignUp(long v, int alignment) {

@@ -74,7 +74,7 @@ public final class GgufReader {
       files.add(readFile(p));
     }
     boolean split = ShardName.parse(paths.getFirst().getFileName().toString()) != null;
-    GgufSplitSet.checkSet(files, split);
+    GgufSplitCheck.checkSet(files, split);
     ModelGeometry geometry = GeometryRules.derive(files);
     List<GgufModel.Shard> shards = new ArrayList<>(files.size());
     for (int i = 0; i < files.size(); i++) {
@@ -84,7 +84,7 @@ public final class GgufReader {
     long tensorBytes = 0;
     for (GgufFile f : files) {
       for (GgufTensor t : f.tensors()) {
-        tensorBytes = GgufSplitSet.addOrAbsurd(tensorBytes, t.bytes(), f.file());
+        tensorBytes = GgufSplitCheck.addOrAbsurd(tensorBytes, t.bytes(), f.file());
       }
     }
     return new GgufModel(geometry, shards, tensorBytes);

@@ -9,33 +9,18 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Which files make a model, and whether they are one model: a single {@code .gguf}, a folder
- * holding one model, or the shards of a split set as llama.cpp's gguf-split writes them
- * (docs/ENGINE-CONTRACT.md, "Reading"). The headers themselves are read by {@link GgufParser}.
+ * Which files make a model: a single {@code .gguf}, a folder holding one model, or the shards of a
+ * split set as llama.cpp's gguf-split writes them (docs/ENGINE-CONTRACT.md, "Reading"). The headers
+ * themselves are read by {@link GgufParser}, and checked to be one model by {@link GgufSplitCheck}.
  */
 final class GgufSplitSet {
-  /**
-   * Keys of the early split formats, which llama.cpp dropped: the first gguf-split's {@code
-   * general.split} (the index) and {@code general.split_count}, and {@code general.split.count} …
-   */
-  static final String OLD_SPLIT_PREFIX = "general.split";
-
-  /** Whether {@code key} is one of the early split keys ({@link #OLD_SPLIT_PREFIX}). */
-  static boolean isOldSplitKey(String key) {
-    return key.equals(OLD_SPLIT_PREFIX)
-        || key.startsWith(OLD_SPLIT_PREFIX + ".")
-        || key.startsWith(OLD_SPLIT_PREFIX + "_");
-  }
-
   private GgufSplitSet() {}
 
   /** The shard paths of the model {@code input} names, in order; every one exists. */
@@ -259,188 +244,5 @@ final class GgufSplitSet {
               + "; download it next to the other shards");
     }
     return paths;
-  }
-
-  /**
-   * Checks that the files are one model. gguf-split writes the model's metadata into the first
-   * shard only and {@code split.no}, {@code split.count}, {@code split.tensors.count} into every
-   * shard; any key two shards share must have one value, so a shard of another model or of another
-   * split of the same model is caught by its keys or by its tensors.
-   */
-  static void checkSet(List<GgufFile> files, boolean splitNamed) {
-    GgufFile first = files.getFirst();
-    for (GgufFile f : files) {
-      if (f.get("split.count") == null) {
-        for (String key : f.metadata().keySet()) {
-          if (isOldSplitKey(key)) {
-            throw new GgufException(
-                Kind.NOT_A_MODEL,
-                f.file(),
-                "carries the old split key "
-                    + Clip.clip(key)
-                    + " (an early gguf-split format that llama.cpp no longer reads; the file is whole,"
-                    + " its format is old): merge the shards with the gguf-split that"
-                    + " wrote them (gguf-split --merge) and re-split the merged file with a current"
-                    + " llama.cpp's gguf-split (or pass it whole)");
-          }
-        }
-      }
-    }
-    if (!splitNamed) {
-      long count = first.unsigned("split.count");
-      if (count > 1) {
-        throw new GgufException(
-            Kind.INCONSISTENT,
-            first.file(),
-            "says it is shard "
-                + (first.unsigned("split.no") + 1)
-                + " of "
-                + count
-                + " but its name lacks -0000k-of-0000n.gguf; restore the original file names");
-      }
-      return;
-    }
-    int n = files.size();
-    for (int k = 0; k < n; k++) {
-      GgufFile f = files.get(k);
-      long count = f.unsigned("split.count");
-      long no = f.unsigned("split.no");
-      if (count < 0 || no < 0) {
-        if (n == 1) {
-          continue; // NAME-00001-of-00001.gguf without split keys: just a single file
-        }
-        throw new GgufException(
-            Kind.FOREIGN_SHARD,
-            f.file(),
-            "has no split.count/split.no: it is not a shard of this split model; download shard "
-                + (k + 1)
-                + " again");
-      }
-      if (count != n) {
-        throw new GgufException(
-            Kind.FOREIGN_SHARD,
-            f.file(),
-            "says it is one of "
-                + count
-                + " shards but the set has "
-                + n
-                + ": a shard of another model or split; download shard "
-                + (k + 1)
-                + " again");
-      }
-      if (no != k) {
-        throw new GgufException(
-            Kind.INCONSISTENT,
-            f.file(),
-            "is named shard "
-                + (k + 1)
-                + " but says it is shard "
-                + (no + 1)
-                + "; restore the original file names");
-      }
-    }
-    // The value most shards hold is the set's: the odd one out is named, even when it is the first.
-    GgufValue common = majority(files, "split.tensors.count");
-    for (int k = 0; k < n && n > 1; k++) {
-      GgufFile f = files.get(k);
-      GgufValue v = f.get("split.tensors.count");
-      if (!Objects.equals(v, common)) {
-        throw new GgufException(
-            Kind.FOREIGN_SHARD,
-            f.file(),
-            "split.tensors.count is "
-                + (v == null ? "absent" : GgufFile.describe(v))
-                + " but the other shards say "
-                + (common == null ? "nothing" : GgufFile.describe(common))
-                + ": a shard of another model; download shard "
-                + (k + 1)
-                + " again");
-      }
-    }
-    for (int k = 1; k < n; k++) {
-      GgufFile f = files.get(k);
-      for (Map.Entry<String, GgufValue> e : f.metadata().entrySet()) {
-        if (e.getKey().equals("split.no")) {
-          continue;
-        }
-        GgufValue mine = first.get(e.getKey());
-        if (mine != null && !mine.equals(e.getValue())) {
-          throw new GgufException(
-              Kind.FOREIGN_SHARD,
-              f.file(),
-              Clip.clip(e.getKey())
-                  + " is "
-                  + GgufFile.describe(e.getValue())
-                  + " but the first shard's is "
-                  + GgufFile.describe(mine)
-                  + ": a shard of another model; download shard "
-                  + (k + 1)
-                  + " again");
-        }
-      }
-    }
-    Map<String, Integer> where = new HashMap<>();
-    long total = 0;
-    for (int k = 0; k < n; k++) {
-      GgufFile f = files.get(k);
-      for (GgufTensor t : f.tensors()) {
-        Integer prev = where.putIfAbsent(t.name(), k);
-        if (prev != null) {
-          throw new GgufException(
-              Kind.INCONSISTENT,
-              f.file(),
-              "holds tensor "
-                  + Clip.clip(t.name())
-                  + " which "
-                  + files.get(prev).file()
-                  + " holds too: shards of different splits; download the set again");
-        }
-      }
-      total += f.tensors().size();
-    }
-    GgufValue declared = first.get("split.tensors.count");
-    if (declared != null) {
-      if (!(declared instanceof GgufValue.IntValue iv) || iv.bits() != total) {
-        throw new GgufException(
-            Kind.INCONSISTENT,
-            first.file(),
-            "split.tensors.count is "
-                + GgufFile.describe(declared)
-                + " but the "
-                + n
-                + " shards hold "
-                + total
-                + " tensors; download the set again");
-      }
-    }
-  }
-
-  private static GgufValue majority(List<GgufFile> files, String key) {
-    Map<GgufValue, Integer> votes = new HashMap<>();
-    GgufValue best = files.getFirst().get(key);
-    int bestVotes = 0;
-    for (GgufFile f : files) {
-      GgufValue v = f.get(key);
-      if (v == null) {
-        continue;
-      }
-      int c = votes.merge(v, 1, Integer::sum);
-      if (c > bestVotes) {
-        best = v;
-        bestVotes = c;
-      }
-    }
-    // a tie keeps the first shard's value
-    GgufValue first = files.getFirst().get(key);
-    return first != null && votes.getOrDefault(first, 0) == bestVotes ? first : best;
-  }
-
-  static long addOrAbsurd(long a, long b, String file) {
-    try {
-      return Math.addExact(a, b);
-    } catch (ArithmeticException e) {
-      throw new GgufException(
-          Kind.ABSURD_COUNT, file, "tensor bytes overflow; the file is damaged");
-    }
   }
 }

@@ -104,8 +104,7 @@ final class LayerPattern {
         }
         TreeSet<Integer> missing = minus(attention, withKv);
         if (!missing.isEmpty()) {
-          throw new GgufException(
-              Kind.INCONSISTENT,
+          throw damaged(
               file,
               key
                   + " means attention layers "
@@ -113,8 +112,7 @@ final class LayerPattern {
                   + " but "
                   + blocksOf(missing)
                   + " no "
-                  + KV_NAMES
-                  + "; the model is damaged");
+                  + KV_NAMES);
         }
         TreeSet<Integer> linear = minus(range(blocks), attention);
         TreeSet<Integer> stray = new TreeSet<>();
@@ -126,15 +124,13 @@ final class LayerPattern {
           }
         }
         if (!stray.isEmpty()) {
-          throw new GgufException(
-              Kind.INCONSISTENT,
+          throw damaged(
               file,
               key
                   + " means linear-attention (recurrent) layers "
                   + brief(linear)
                   + " but blk.N.attn_k.weight exists for "
-                  + brief(stray)
-                  + "; the model is damaged");
+                  + brief(stray));
         }
         strayMarkers(
             file, key + " means attention layers " + brief(attention), attention, seen.marked());
@@ -159,8 +155,7 @@ final class LayerPattern {
         }
         TreeSet<Integer> missing = minus(attention, withKv);
         if (!missing.isEmpty()) {
-          throw new GgufException(
-              Kind.INCONSISTENT,
+          throw damaged(
               file,
               key
                   + " gives "
@@ -168,29 +163,31 @@ final class LayerPattern {
                   + " KV heads but "
                   + (missing.size() == 1 ? "it has" : "they have")
                   + " no "
-                  + KV_NAMES
-                  + "; the model is damaged");
+                  + KV_NAMES);
         }
         TreeSet<Integer> recurrent = minus(range(blocks), attention);
         TreeSet<Integer> stray = new TreeSet<>(withKv);
         stray.retainAll(recurrent);
         if (!stray.isEmpty()) {
-          throw new GgufException(
-              Kind.INCONSISTENT,
+          throw damaged(
               file,
               key
                   + " gives "
                   + listed(stray)
                   + " 0 KV heads (recurrent layers) but "
                   + (stray.size() == 1 ? "it holds " : "they hold ")
-                  + KV_NAMES
-                  + "; the model is damaged");
+                  + KV_NAMES);
         }
         strayMarkers(
             file, key + " gives attention layers " + brief(attention), attention, seen.marked());
         yield new Kinds(attention, onlyIn(recurrent, seen.marked()));
       }
     };
+  }
+
+  /** A layer pattern the file contradicts: {@code what}, then "; the model is damaged". */
+  private static GgufException damaged(String file, String what) {
+    return new GgufException(Kind.INCONSISTENT, file, what + "; the model is damaged");
   }
 
   private static void strayMarkers(

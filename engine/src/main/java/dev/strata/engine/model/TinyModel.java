@@ -90,6 +90,34 @@ public record TinyModel(
     return GgufWriter.writeSplitSeeded(dir, prefix, shards, metadata(), tensors(), seed);
   }
 
+  /**
+   * The context, width, attention and RoPE keys of {@code ARCH.}-prefixed metadata {@code a}, in
+   * the order llama.cpp's converters write them (the demo model's and the tiny models' alike).
+   *
+   * @param headDim the key and value length of a head
+   * @param ropeDim {@code rope.dimension_count}: the dimensions a head rotates
+   */
+  static void putAttention(
+      SequencedMap<String, GgufValue> m,
+      String a,
+      int context,
+      int width,
+      int heads,
+      int kvHeads,
+      int headDim,
+      float ropeBase,
+      int ropeDim) {
+    m.put(a + "context_length", GgufValue.u32(context));
+    m.put(a + "embedding_length", GgufValue.u32(width));
+    m.put(a + "attention.head_count", GgufValue.u32(heads));
+    m.put(a + "attention.head_count_kv", GgufValue.u32(kvHeads));
+    m.put(a + "attention.key_length", GgufValue.u32(headDim));
+    m.put(a + "attention.value_length", GgufValue.u32(headDim));
+    m.put(a + "attention.layer_norm_rms_epsilon", GgufValue.f32(1e-6f));
+    m.put(a + "rope.freq_base", GgufValue.f32(ropeBase));
+    m.put(a + "rope.dimension_count", GgufValue.u32(ropeDim));
+  }
+
   /** The metadata: the architecture's keys and the vocabulary. */
   public SequencedMap<String, GgufValue> metadata() {
     String a = arch + ".";
@@ -97,15 +125,7 @@ public record TinyModel(
     m.put("general.architecture", GgufValue.string(arch));
     m.put("general.name", GgufValue.string("tiny-" + arch));
     m.put(a + "block_count", GgufValue.u32(blocks));
-    m.put(a + "context_length", GgufValue.u32(32_768));
-    m.put(a + "embedding_length", GgufValue.u32(width));
-    m.put(a + "attention.head_count", GgufValue.u32(heads));
-    m.put(a + "attention.head_count_kv", GgufValue.u32(kvHeads));
-    m.put(a + "attention.key_length", GgufValue.u32(headDim));
-    m.put(a + "attention.value_length", GgufValue.u32(headDim));
-    m.put(a + "attention.layer_norm_rms_epsilon", GgufValue.f32(1e-6f));
-    m.put(a + "rope.freq_base", GgufValue.f32(10_000f));
-    m.put(a + "rope.dimension_count", GgufValue.u32(headDim));
+    putAttention(m, a, 32_768, width, heads, kvHeads, headDim, 10_000f, headDim);
     if (ffn > 0) {
       m.put(a + "feed_forward_length", GgufValue.u32(ffn));
     }

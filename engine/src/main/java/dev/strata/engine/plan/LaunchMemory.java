@@ -120,13 +120,17 @@ public final class LaunchMemory {
               + ByteSize.iec(heldBytes(lowered)));
     }
     boolean stream = request.experts() == ExpertsMode.STREAM && plan.arena().modelSlots() > 0;
-    long need = stream ? heldBytes(smallest(request, plan)) : held;
+    MemoryPlan least = stream ? smallest(request, plan) : plan;
+    long need = heldBytes(least);
     String what =
-        stream
-            ? " this launch holds with the smallest expert arena (one token's experts)"
-            : request.experts() == ExpertsMode.RESIDENT && plan.arena().modelSlots() > 0
-                ? " this plan holds (experts resident)"
-                : " this plan holds";
+        stream && least.arena().holdsEveryExpert()
+            // a budget that streams keeps the page-cache headroom: more than these experts weigh
+            ? " this launch holds (its arena holds every expert: no smaller arena streams)"
+            : stream
+                ? " this launch holds with the smallest expert arena (one token's experts)"
+                : request.experts() == ExpertsMode.RESIDENT && plan.arena().modelSlots() > 0
+                    ? " this plan holds (experts resident)"
+                    : " this plan holds";
     return new Refused(
         shortOf + "the " + ByteSize.iec(need) + what + ": " + remedies(request, plan, room));
   }

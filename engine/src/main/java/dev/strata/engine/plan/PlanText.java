@@ -288,15 +288,27 @@ public final class PlanText {
    * fit: the engine allocates nothing then.
    */
   public static List<String> items(MemoryPlan p) {
+    long[] bytes = {
+      p.denseBytes(),
+      p.kv().bytes(),
+      p.stateBytes(),
+      p.standbyBytes(),
+      p.arena().bytes(),
+      p.scratchBytes()
+    };
     List<String> out = new ArrayList<>();
-    item(out, "weights", p.denseBytes());
-    item(out, "kv", p.kv().bytes());
-    item(out, "ssm_state", p.stateBytes());
-    item(out, "standby", p.standbyBytes());
-    item(out, "arena", p.arena().bytes());
-    item(out, "scratch", p.scratchBytes());
+    for (int i = 0; i < ITEM_NAMES.size(); i++) {
+      item(out, ITEM_NAMES.get(i), bytes[i]);
+    }
     return List.copyOf(out);
   }
+
+  /**
+   * The names of {@link #items}, in the engine's order; strata-ref's memory.c lists its items by
+   * the same names (rules.def, {@code STRATA_PLAN_ITEM_NAMES}).
+   */
+  public static final List<String> ITEM_NAMES =
+      List.of("weights", "kv", "ssm_state", "standby", "arena", "scratch");
 
   private static void item(List<String> out, String name, long bytes) {
     if (bytes > 0) {

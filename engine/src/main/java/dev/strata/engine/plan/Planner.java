@@ -151,8 +151,8 @@ final class Planner {
     long dense = Math.addExact(Math.addExact(model.denseBytes(), state), drafter);
     String denseText =
         ByteSize.gib(model.denseBytes())
-            + (state > 0 ? " + recurrent state " + ByteSize.gib(state) : "")
-            + (drafter > 0 ? " + MTP drafter " + ByteSize.gib(drafter) : "");
+            + (state > 0 ? PlanWords.fill(PlanWords.RECURRENT_STATE_TERM, ByteSize.gib(state)) : "")
+            + (drafter > 0 ? PlanWords.fill(PlanWords.DRAFTER_TERM, ByteSize.gib(drafter)) : "");
     StandbySlots rule = StandbySlots.decide(host, backend, env);
 
     KvPools kv;
@@ -190,6 +190,8 @@ final class Planner {
             modelSlots,
             tokenSlots,
             backend == Backend.CPU_REFERENCE && KvRules.kvRotOn(env.get(StreamSizing.ENV_BARE)));
+    // the advice after a lead ("use", "use --experts stream with"): the same figures either way
+    Advice advice = new Advice(memory, budget, memBudgetMb, kv, stream, tokenBytes, model);
     if (experts == ExpertsMode.STREAM) {
       long slots = stream.slots();
       if (slots >= modelSlots && modelSlots > 0) {
@@ -205,26 +207,18 @@ final class Planner {
       String refusal =
           fits
               ? null
-              : "stream: the expert arena cannot hold one token's experts ("
-                  + Units.count(tokenSlots)
-                  + " slots, "
-                  + ByteSize.gib(tokenBytes)
-                  + " GiB) after dense "
-                  + denseText
-                  + " + KV "
-                  + ByteSize.gib(kv.bytes())
-                  + " + stand-by "
-                  + ByteSize.gib(stream.standbyBytes())
-                  + " + page-cache headroom "
-                  + ByteSize.gib(stream.headroom())
-                  + scratchTerm(scratch)
-                  + " GiB in the "
-                  + ByteSize.gib(budget)
-                  + " GiB the engine may use; short by "
-                  + ByteSize.gibUp(shortfall)
-                  + " GiB; "
-                  + StreamSizing.advice(
-                      "use", memory, budget, memBudgetMb, kv, stream, tokenBytes, model);
+              : PlanWords.fill(
+                  PlanWords.STREAM_REFUSAL,
+                  Units.count(tokenSlots),
+                  ByteSize.gib(tokenBytes),
+                  denseText,
+                  ByteSize.gib(kv.bytes()),
+                  ByteSize.gib(stream.standbyBytes()),
+                  ByteSize.gib(stream.headroom()),
+                  scratchTerm(scratch),
+                  ByteSize.gib(budget),
+                  ByteSize.gibUp(shortfall),
+                  advice.after(PlanWords.LEAD_STREAM));
       Held held = new Held(stream.standby(), stream.standbyBytes(), stream.headroom(), arena);
       ExpectedReads reads = fits && modelSlots > 0 ? reads(request, arena, notes) : null;
       return base.plan(
@@ -242,35 +236,18 @@ final class Planner {
     if (!fits) {
       boolean streamFits = stream.available() >= tokenBytes;
       refusal =
-          "resident: dense "
-              + denseText
-              + " + KV "
-              + ByteSize.gib(kv.bytes())
-              + " + every expert "
-              + ByteSize.gib(allExperts)
-              + scratchTerm(scratch)
-              + " = "
-              + ByteSize.gib(need)
-              + " GiB, over the "
-              + ByteSize.gib(budget)
-              + " GiB the engine may use ("
-              + ByteSize.gib(memory.usableBytes())
-              + " GiB usable - "
-              + ByteSize.gib(MemoryPlan.SAFETY_MARGIN)
-              + " GiB margin) by "
-              + ByteSize.gibUp(need - budget)
-              + " GiB; "
-              + (streamFits
-                  ? "use --experts stream"
-                  : StreamSizing.advice(
-                      "use --experts stream with",
-                      memory,
-                      budget,
-                      memBudgetMb,
-                      kv,
-                      stream,
-                      tokenBytes,
-                      model));
+          PlanWords.fill(
+              PlanWords.RESIDENT_REFUSAL,
+              denseText,
+              ByteSize.gib(kv.bytes()),
+              ByteSize.gib(allExperts),
+              scratchTerm(scratch),
+              ByteSize.gib(need),
+              ByteSize.gib(budget),
+              ByteSize.gib(memory.usableBytes()),
+              ByteSize.gib(MemoryPlan.SAFETY_MARGIN),
+              ByteSize.gibUp(need - budget),
+              streamFits ? PlanWords.USE_STREAM : advice.after(PlanWords.LEAD_RESIDENT));
     }
     Held held = new Held(none, 0, 0, arena);
     return base.plan(kv, held, scratch, budget - need, fits ? 0 : need - budget, refusal);
@@ -298,8 +275,22 @@ final class Planner {
     return ExpectedReads.of(arena, ExpectedReads.policy(request.env()), profile);
   }
 
+  /** The figures {@link StreamSizing#advice} words its advice from, whichever the lead. */
+  private record Advice(
+      UsableMemory memory,
+      long budget,
+      long memBudgetMb,
+      KvPools kv,
+      StreamSizing.Stream stream,
+      long tokenBytes,
+      ModelGeometry model) {
+    String after(String lead) {
+      return StreamSizing.advice(lead, memory, budget, memBudgetMb, kv, stream, tokenBytes, model);
+    }
+  }
+
   /** " + scratch X.XX" where the plan has the engine's scratch (strata-ref), else nothing. */
   private static String scratchTerm(long scratch) {
-    return scratch > 0 ? " + scratch " + ByteSize.gib(scratch) : "";
+    return scratch > 0 ? PlanWords.fill(PlanWords.SCRATCH_TERM, ByteSize.gib(scratch)) : "";
   }
 }

@@ -7,7 +7,7 @@ import dev.strata.engine.text.ByteSize;
 /**
  * Stream mode's sizes (docs/PLAN.md): the expert arena, the model-bounded stand-by slots and the
  * page-cache headroom the SSD streaming reads through, and what to advise when the arena cannot
- * hold one token's experts. strata-ref's twin is engine/native/src/memory.c and engine.c.
+ * hold one token's experts. strata-ref's twin is engine/native/src/memory.c and startup.c.
  */
 final class StreamSizing {
   private StreamSizing() {}
@@ -20,6 +20,9 @@ final class StreamSizing {
 
   /** ...and at least memory / this. */
   static final int HEADROOM_DIVISOR = 8;
+
+  /** A suggested context is rounded down to whole multiples of this when it is at least one. */
+  static final long CONTEXT_ROUNDING = 1024;
 
   /** The stream-mode figures, also used to advise a refused resident plan. */
   record Stream(
@@ -82,8 +85,8 @@ final class StreamSizing {
    * when the KV pools are what crowds it out, else more memory for the GPU.
    *
    * <p>When {@code --mem-budget-mb} set the budget below the plan's own (usable − margin), it is
-   * the bound, so the advice names it: raise or remove it (engine/native/src/engine.c stream_advice
-   * words it the same).
+   * the bound, so the advice names it: raise or remove it (strata-ref's stream_advice, startup.c,
+   * fills the same {@link PlanWords}).
    *
    * @param lead "use" for a stream plan, "use --experts stream with" for a resident one
    * @param memBudgetMb {@code --mem-budget-mb}, 0 when absent
@@ -105,29 +108,27 @@ final class StreamSizing {
     // the flag lowered the budget (MemoryPlan.budget): it, not the machine, is the bound
     String flag =
         memBudgetMb > 0 && budget < MemoryPlan.budget(memory, 0)
-            ? "raise or remove --mem-budget-mb (without it the engine may use "
-                + ByteSize.gib(MemoryPlan.budget(memory, 0))
-                + " GiB)"
+            ? PlanWords.fill(PlanWords.RAISE_BUDGET, ByteSize.gib(MemoryPlan.budget(memory, 0)))
             : null;
     if (maxContext >= 1) {
       // Round down to whole KiB of tokens when there is room: users type such numbers.
-      long suggested = maxContext >= 1024 ? maxContext / 1024 * 1024 : maxContext;
+      long suggested =
+          maxContext >= CONTEXT_ROUNDING
+              ? maxContext / CONTEXT_ROUNDING * CONTEXT_ROUNDING
+              : maxContext;
       if (model.trainedContext() > 0) {
         // never suggest more than the model was trained for
         suggested = Math.min(suggested, model.trainedContext());
       }
-      return lead
-          + " a smaller context (--ctx "
-          + suggested
-          + " fits)"
-          + (q4Possible ? " or --kv q4_0" : "")
-          + (flag != null ? ", or " + flag : "");
+      return PlanWords.fill(
+          PlanWords.SMALLER_CONTEXT,
+          lead,
+          suggested,
+          q4Possible ? PlanWords.OR_Q4 : "",
+          flag != null ? PlanWords.fill(PlanWords.OR_FLAG, flag) : "");
     }
     if (flag != null) {
-      return "the model does not fit even streamed at the smallest context within --mem-budget-mb "
-          + memBudgetMb
-          + "; "
-          + flag;
+      return PlanWords.fill(PlanWords.NO_FIT_WITHIN_BUDGET, memBudgetMb, flag);
     }
     String limit =
         switch (memory.rule()) {
@@ -141,8 +142,8 @@ final class StreamSizing {
                   + ByteSize.gib(memory.totalBytes())
                   + " GiB, all the GPU may wire: raise it (sudo sysctl iogpu.wired_limit_mb=N),"
                   + " or set it to 0 for the OS default";
-          default -> "use a machine with more memory";
+          default -> PlanWords.MORE_MEMORY;
         };
-    return "the model does not fit even streamed at the smallest context; " + limit;
+    return PlanWords.fill(PlanWords.NO_FIT, limit);
   }
 }

@@ -111,7 +111,7 @@ public final class OutputPlace {
             + kind
             + (type == 0120000 ? " (to " + linkTarget(file) + ")" : "")
             + " owned by "
-            + TrustedPath.owner(file, uid)
+            + OwnerMessage.owner(file, uid)
             + ", mode "
             + String.format("%04o", mode & 07777)
             + ", in the way of the "

@@ -160,9 +160,9 @@ public final class TrustedPath {
                   + " "
                   + shown
                   + " is owned by "
-                  + owner(next, uid)
+                  + OwnerMessage.owner(next, uid)
                   + ", not by "
-                  + trusted(me)
+                  + OwnerMessage.trusted(me)
                   + ": that user decides where it points (remove it and point to the file"
                   + " directly"
                   + subject.suffix()
@@ -348,98 +348,7 @@ public final class TrustedPath {
     if (problem == null) {
       return;
     }
-    String role =
-        switch (place) {
-          case FILE -> subject.what() + " " + p;
-          case HOLDER -> "folder " + p + " of the " + subject.what() + " " + target;
-          case ABOVE -> "folder " + p + " above the " + subject.what() + " " + target;
-          case LINK -> "symlink " + p;
-        };
-    String facts = " (owner " + owner(p, uid) + ", mode " + String.format("%04o", perms) + ")";
-    // The remedy is one the user can take and that makes the path safe: chmod only a path that is
-    // the user's own and not a shared sticky folder (never "chmod go-w /tmp"); never chown another
-    // user's file or folder over (that adopts what they control); otherwise move what runs.
-    String only = " a folder only " + (me == 0 ? "root" : "you or root") + " can write";
-    String move =
-        subject.output()
-            ? "write the " + subject.what() + " in" + only
-            : "move the " + subject.what() + " to" + only;
-    String fix =
-        switch (problem) {
-          case OWNER ->
-              switch (place) {
-                case FILE -> "copy it to a folder you own, after checking it is the one you meant";
-                case LINK -> "name the file itself, not a path through another user's symlink";
-                case HOLDER, ABOVE -> move;
-              };
-          case WRITABLE -> uid == me && (perms & 01000) == 0 ? "chmod go-w " + p : move;
-        };
-    String line =
-        switch (problem) {
-          case OWNER ->
-              role
-                  + facts
-                  + " is not owned by "
-                  + trusted(me)
-                  + (subject.output()
-                      ? ": its owner could redirect or replace what is written ("
-                      : ": its owner could change what runs (")
-                  + fix
-                  + subject.suffix(fix.equals(move) ? ": " : ", or ")
-                  + ")";
-          case WRITABLE ->
-              role
-                  + facts
-                  + " is writable by "
-                  + ((perms & 0020) != 0 && (perms & 0002) != 0
-                      ? "group and others"
-                      : (perms & 0020) != 0 ? "its group" : "others")
-                  + (place == OwnerRule.Place.ABOVE ? " without being a sticky root folder" : "")
-                  + (subject.output()
-                      ? ": they could redirect or replace what is written ("
-                      : ": they could replace what runs (")
-                  + fix
-                  + subject.suffix(fix.equals(move) ? ": " : ", or ")
-                  + ")";
-        };
-    throw new TrustRefused(line);
-  }
-
-  /**
-   * Who may own what runs, for a launch by {@code me}: "root" when that is root, else "root or by
-   * you (alice (uid 1001))" — the name is this process's user name when {@code me} is this process,
-   * else unknown ("uid 1001").
-   */
-  static String trusted(int me) {
-    if (me == 0) {
-      return "root";
-    }
-    return "root or by you ("
-        + named(me == me() ? System.getProperty("user.name") : null, me)
-        + ")";
-  }
-
-  /** "alice (uid 1001)" for the owner of {@code p} when its name is known, else "uid 1001". */
-  static String owner(Path p, int uid) {
-    String name;
-    try {
-      // the path's owner now: its name only while it is still the uid the check saw
-      name =
-          ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == uid
-              ? Files.getOwner(p, LinkOption.NOFOLLOW_LINKS).getName()
-              : null;
-    } catch (IOException | RuntimeException e) {
-      name = null;
-    }
-    return named(name, uid);
-  }
-
-  /** The JDK answers a uid with no name by its digits: shown once, as "uid 1001". */
-  private static String named(String name, int uid) {
-    if (name == null || name.equals(Integer.toString(uid))) {
-      return "uid " + uid;
-    }
-    return name + " (uid " + uid + ")";
+    throw OwnerMessage.refusal(p, uid, perms, place, target, subject, me, problem);
   }
 
   private static String paren(String context) {

@@ -7,18 +7,13 @@ import dev.strata.engine.trust.OutputPlace;
 import dev.strata.engine.trust.TrustRefused;
 import dev.strata.engine.trust.TrustedPath;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -95,8 +90,7 @@ public final class ConfigWriter {
   /** Configs are small; anything bigger at the target is not a config we would replace blindly. */
   static final long MAX_EXISTING_BYTES = 16L << 20;
 
-  private static final Set<PosixFilePermission> DEFAULT_PERMS =
-      PosixFilePermissions.fromString("rw-r--r--");
+  private static final Set<PosixFilePermission> DEFAULT_PERMS = AtomicFile.DEFAULT_PERMS;
 
   private ConfigWriter() {}
 
@@ -138,7 +132,7 @@ public final class ConfigWriter {
       String sha = sha256(bytes);
       return new Existing(target, bytes, recordedHashes(stateOf(t)).contains(sha));
     } catch (IOException e) {
-      throw new StrataException(ExitCodes.USAGE, t + ": cannot read: " + reason(e), e);
+      throw new StrataException(ExitCodes.USAGE, t + ": cannot read: " + AtomicFile.reason(e), e);
     }
   }
 
@@ -172,7 +166,9 @@ public final class ConfigWriter {
       throw e;
     } catch (IOException e) {
       throw new StrataException(
-          ExitCodes.USAGE, t.getParent() + ": cannot create the folder: " + reason(e), e);
+          ExitCodes.USAGE,
+          t.getParent() + ": cannot create the folder: " + AtomicFile.reason(e),
+          e);
     }
     requireTrustedPlace(given, t, subject);
     // One writer at a time from here to the state record: two setups writing the same --out
@@ -187,7 +183,7 @@ public final class ConfigWriter {
         FileChannel.open(
             lockFile,
             Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
-            attrs(t.getParent()))) {
+            AtomicFile.attrs(t.getParent()))) {
       lock.lock(); // released when the channel closes, on every exit path
       return writeLocked(t, content, force);
     } catch (IOException e) {
@@ -200,7 +196,7 @@ public final class ConfigWriter {
               + " (its lock file "
               + lockFile.getFileName()
               + ": "
-              + reason(e)
+              + AtomicFile.reason(e)
               + "); "
               + context
               + " must name a file in a folder you can write");
@@ -258,7 +254,7 @@ public final class ConfigWriter {
     } catch (TrustRefused e) {
       throw e;
     } catch (IOException e) {
-      throw new StrataException(ExitCodes.USAGE, t + ": cannot check: " + reason(e), e);
+      throw new StrataException(ExitCodes.USAGE, t + ": cannot check: " + AtomicFile.reason(e), e);
     }
   }
 
@@ -290,12 +286,13 @@ public final class ConfigWriter {
     Path backup = null;
     if (existing.exists()) {
       try {
-        perms = launchable(permissionsOf(t));
+        perms = AtomicFile.launchable(AtomicFile.permissionsOf(t));
       } catch (IOException e) {
-        throw new StrataException(ExitCodes.USAGE, t + ": cannot read its mode: " + reason(e), e);
+        throw new StrataException(
+            ExitCodes.USAGE, t + ": cannot read its mode: " + AtomicFile.reason(e), e);
       }
       backup = backupOf(t);
-      writeNamed(backup, existing.existing(), perms);
+      AtomicFile.writeNamed(backup, existing.existing(), perms);
     }
     // Both hashes while the rename is in flight: a crash between the rename and the final
     // state leaves a file that is still recognised as ours, whichever of the two it is.
@@ -305,88 +302,9 @@ public final class ConfigWriter {
       during.add(sha256(existing.existing()));
     }
     writeState(t, during);
-    writeNamed(t, content, perms);
+    AtomicFile.writeNamed(t, content, perms);
     writeState(t, List.of(newSha));
     return new Result(t, existing.exists() ? Outcome.REPLACED : Outcome.CREATED, backup);
-  }
-
-  /** {@link #atomicWrite}, a failure named by the file that failed (the backup, the config …). */
-  private static void writeNamed(Path p, byte[] content, Set<PosixFilePermission> perms) {
-    try {
-      atomicWrite(p, content, perms);
-    } catch (IOException e) {
-      throw new StrataException(ExitCodes.USAGE, p + ": cannot write: " + reason(e), e);
-    }
-  }
-
-  /** The replaced config's mode without group/other write: launch refuses those bits. */
-  static Set<PosixFilePermission> launchable(Set<PosixFilePermission> perms) {
-    Set<PosixFilePermission> p = java.util.EnumSet.noneOf(PosixFilePermission.class);
-    p.addAll(perms);
-    p.remove(PosixFilePermission.GROUP_WRITE);
-    p.remove(PosixFilePermission.OTHERS_WRITE);
-    return p;
-  }
-
-  /**
-   * Temp file in the same folder (a rename never crosses file systems), write, fsync, atomic
-   * rename, fsync the folder.
-   */
-  static void atomicWrite(Path target, byte[] content, Set<PosixFilePermission> perms)
-      throws IOException {
-    Path dir = target.toAbsolutePath().getParent();
-    Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp", attrs(dir));
-    try {
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-        ByteBuffer buf = ByteBuffer.wrap(content);
-        while (buf.hasRemaining()) {
-          ch.write(buf);
-        }
-        ch.force(true);
-      }
-      // The mode after the bytes: a read-only (0444) config's replacement must be writable by
-      // its writer until it is written.
-      if (supportsPosix(dir)) {
-        Files.setPosixFilePermissions(tmp, perms);
-      }
-      try {
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-      } catch (AtomicMoveNotSupportedException e) {
-        throw new IOException("this file system cannot rename atomically (" + dir + ")", e);
-      }
-      fsyncDirectory(dir);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
-  }
-
-  /**
-   * Makes the rename durable. Linux and macOS allow opening a folder for reading and fsyncing it;
-   * Windows refuses to open one — there the rename is as durable as the OS makes it.
-   */
-  static void fsyncDirectory(Path dir) {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    } catch (IOException e) {
-      // the platform refuses a directory channel: nothing more we can do
-    }
-  }
-
-  /** A new file's mode (rw-r--r--) in {@code dir}, where the file system has modes. */
-  private static FileAttribute<?>[] attrs(Path dir) {
-    return supportsPosix(dir)
-        ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(DEFAULT_PERMS)}
-        : new FileAttribute<?>[0];
-  }
-
-  private static boolean supportsPosix(Path dir) {
-    return dir.getFileSystem().supportedFileAttributeViews().contains("posix");
-  }
-
-  private static Set<PosixFilePermission> permissionsOf(Path file) throws IOException {
-    return supportsPosix(file.toAbsolutePath().getParent())
-        ? Files.getPosixFilePermissions(file)
-        : DEFAULT_PERMS;
   }
 
   private static String linkTarget(Path link) {
@@ -431,14 +349,11 @@ public final class ConfigWriter {
     for (String h : hashes) {
       sb.append("sha256 ").append(h).append('\n');
     }
-    writeNamed(stateOf(config), sb.toString().getBytes(StandardCharsets.UTF_8), DEFAULT_PERMS);
+    AtomicFile.writeNamed(
+        stateOf(config), sb.toString().getBytes(StandardCharsets.UTF_8), DEFAULT_PERMS);
   }
 
   private static String sha256(byte[] bytes) {
     return Sha256.hex(bytes);
-  }
-
-  static String reason(IOException e) {
-    return dev.strata.engine.IoReason.of(e);
   }
 }

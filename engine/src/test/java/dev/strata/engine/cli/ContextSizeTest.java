@@ -1,9 +1,10 @@
 package dev.strata.engine.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -14,6 +15,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * told how a size is written.
  */
 class ContextSizeTest {
+  /** The --ctx option that reads a size by this rule (strata-setup's, the demo's). */
+  private static final CliOption<Long> CTX = EngineOptions.context("a context");
 
   @ParameterizedTest(name = "{0} = {1}")
   @CsvSource(
@@ -30,10 +33,10 @@ class ContextSizeTest {
           00000000000000004096 | 4096
           ' 4096 ' | 4096
           """)
-  void sizesInRangeRead(String text, long tokens) {
+  void sizesInRangeRead(String text, long tokens) throws CliOption.Refused {
     assertEquals(tokens, ContextSize.parse(text));
     assertNull(ContextSize.problem(text));
-    assertEquals(tokens, new ContextSize.Converter().convert(text));
+    assertEquals(tokens, CTX.reader().read(text));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -53,9 +56,9 @@ class ContextSizeTest {
           """)
   void numbersOutOfRangeAreToldTheRange(String text, String problem) {
     assertEquals(problem, ContextSize.problem(text));
-    ContextSize.OutOfRange e =
-        assertThrows(ContextSize.OutOfRange.class, () -> new ContextSize.Converter().convert(text));
+    CliOption.Refused e = assertThrows(CliOption.Refused.class, () -> CTX.reader().read(text));
     assertEquals(problem, e.getMessage());
+    assertTrue(e.outOfRange(), "told as one line, --ctx: " + problem);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -73,13 +76,8 @@ class ContextSizeTest {
   void malformedSizesAreToldHowToWriteOne(String text, String problem) {
     assertEquals(-1, ContextSize.parse(text));
     assertEquals(problem, ContextSize.problem(text));
-    Exception e =
-        assertThrows(
-            picocli.CommandLine.TypeConversionException.class,
-            () -> new ContextSize.Converter().convert(text));
+    CliOption.Refused e = assertThrows(CliOption.Refused.class, () -> CTX.reader().read(text));
     assertEquals(problem, e.getMessage());
-    assertEquals(
-        picocli.CommandLine.TypeConversionException.class,
-        assertInstanceOf(picocli.CommandLine.TypeConversionException.class, e).getClass());
+    assertFalse(e.outOfRange(), "picocli's usage error, with its 'Try --help' line");
   }
 }

@@ -1,50 +1,77 @@
 package dev.strata.engine.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link SimpleArgs#options}: which lists the fast paths take, on a made-up command. The commands'
- * own lists against picocli's parse: {@code SetupArgsTest}, {@code LaunchArgsTest}.
+ * {@link SimpleArgs#scan}: which lists the fast paths take, on a made-up table. The commands' own
+ * tables against picocli's parse: {@code SetupOptionsTest}, {@code LaunchOptionsTest}.
  */
 class SimpleArgsTest {
-  private static final Set<String> VALUED = Set.of("--config", "-c", "--out");
-  private static final Set<String> SWITCHES = Set.of("--dry-run", "--json");
+  private static final CliOption<Path> CONFIG =
+      CliOption.path("--config", "FILE", "a config", "FILE").alias("-c");
+  private static final CliOption<String> OUT = CliOption.text("--out", "FILE", "out");
+  private static final CliOption<Boolean> DRY_RUN = CliOption.flag("--dry-run", "dry");
+  private static final CliOption<Boolean> JSON = CliOption.flag("--json", "json").inGroup("g");
+  private static final CliOption<Boolean> TEXT = CliOption.flag("--text", "text").inGroup("g");
+  private static final CliOption<Integer> N =
+      CliOption.of(
+              "-n",
+              "N",
+              "a digit",
+              s -> {
+                if (!s.matches("[0-9]")) {
+                  throw new CliOption.Refused("not a digit", false);
+                }
+                return Integer.parseInt(s);
+              })
+          .defaultsTo("7");
+  private static final CliOption<String> SLOW = CliOption.text("--slow", "X", "").picocliOnly();
+  private static final List<CliOption<?>> TABLE =
+      List.of(CONFIG, OUT, DRY_RUN, JSON, TEXT, N, SLOW);
   private static final Set<String> SUBCOMMANDS = Set.of("demo", "help");
-  private static final Map<String, String> ALIASES = Map.of("-c", "--config");
 
-  private static List<SimpleArgs.Option> options(String... args) {
-    return SimpleArgs.options(args, VALUED, SWITCHES, SUBCOMMANDS, ALIASES);
+  private static CliValues scan(String... args) {
+    return SimpleArgs.scan(args, TABLE, SUBCOMMANDS);
   }
 
   @Test
-  void simpleListsComeBackInOrderWithTheirValues() {
-    assertEquals(List.of(), options());
-    assertEquals(
-        List.of(
-            new SimpleArgs.Option("--json", null),
-            new SimpleArgs.Option("-c", "a b.yaml"),
-            new SimpleArgs.Option("--out", "x=y")),
-        options("--json", "-c", "a b.yaml", "--out", "x=y"));
+  void simpleListsGiveTheirValuesReadByTheirRows() {
+    CliValues none = scan();
+    assertNull(none.get(CONFIG));
+    assertFalse(none.on(JSON));
+    assertEquals(7, none.get(N), "the default, read by the row");
+    CliValues v = scan("--json", "-c", "a b.yaml", "--out", "x=y", "-n", "3");
+    assertTrue(v.on(JSON));
+    assertFalse(v.on(DRY_RUN));
+    assertEquals(Path.of("a b.yaml"), v.get(CONFIG), "by its alias, read as a path");
+    assertEquals("x=y", v.get(OUT));
+    assertEquals(3, v.get(N));
   }
 
   @Test
   void anythingElseIsLeftToPicocli() {
-    assertNull(options("--config")); // its value missing
-    assertNull(options("--config", "--json")); // an option where the value should be
-    assertNull(options("--config", "-")); // starts with '-'
-    assertNull(options("--config", "@args.txt")); // an argument file
-    assertNull(options("--config", "demo")); // a subcommand's name
-    assertNull(options("--config=a.yaml")); // not the plain form
-    assertNull(options("--dry-run", "--dry-run")); // a repeat
-    assertNull(options("-c", "a", "--config", "b")); // the same option by its other name
-    assertNull(options("--unknown"));
-    assertNull(options("extra"));
-    assertNull(options("--"));
+    assertNull(scan("--config")); // its value missing
+    assertNull(scan("--config", "--json")); // an option where the value should be
+    assertNull(scan("--config", "-")); // starts with '-'
+    assertNull(scan("--config", "@args.txt")); // an argument file
+    assertNull(scan("--config", "demo")); // a subcommand's name
+    assertNull(scan("--config", "a\0b")); // not a path
+    assertNull(scan("-n", "x")); // refused by its reader
+    assertNull(scan("--config=a.yaml")); // not the plain form
+    assertNull(scan("--dry-run", "--dry-run")); // a repeat
+    assertNull(scan("-c", "a", "--config", "b")); // the same option by its other name
+    assertNull(scan("--json", "--text")); // two of an exclusive group
+    assertNull(scan("--slow", "x")); // left to picocli
+    assertNull(scan("--unknown"));
+    assertNull(scan("extra"));
+    assertNull(scan("--"));
   }
 }

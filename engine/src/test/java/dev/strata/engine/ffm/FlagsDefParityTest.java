@@ -41,12 +41,7 @@ class FlagsDefParityTest {
   }
 
   private static NativeEngineTest.Lines run(String... args) {
-    NativeEngineTest.Lines l = new NativeEngineTest.Lines();
-    List<String> argv = new ArrayList<>(List.of("--model", model.toString()));
-    argv.addAll(List.of(args));
-    int rc = engine.run(argv, l);
-    l.line(LogLevel.INFO, "rc=" + rc);
-    return l;
+    return RefCalls.call(engine, false, model, args);
   }
 
   @Test

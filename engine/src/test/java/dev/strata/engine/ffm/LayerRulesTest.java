@@ -47,22 +47,7 @@ class LayerRulesTest {
   private static ModelCorpusTest.Lines check(Path file, int[] rc) {
     ModelCorpusTest.Lines out = new ModelCorpusTest.Lines();
     // 1 MiB: were the model one strata-ref computes, it would refuse on memory (exit 3)
-    rc[0] =
-        engine.run(
-            List.of(
-                "--model",
-                file.toString(),
-                "--ctx",
-                "4096",
-                "--prompt-tokens",
-                "1",
-                "--n-predict",
-                "0",
-                "--threads",
-                "1",
-                "--mem-budget-mb",
-                "1"),
-            out);
+    rc[0] = engine.run(ModelCorpusTest.headerRun(file, 4096), out);
     return out;
   }
 

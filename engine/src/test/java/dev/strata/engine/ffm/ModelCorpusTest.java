@@ -150,25 +150,7 @@ class ModelCorpusTest {
         Lines out = new Lines();
         int rc =
             engine.run(
-                List.of(
-                    "--model",
-                    file.toString(),
-                    "--ctx",
-                    Long.toString(CTX),
-                    "--kv",
-                    formats[i].flagName(),
-                    "--prompt-tokens",
-                    "1",
-                    "--n-predict",
-                    "0",
-                    "--threads",
-                    "1",
-                    "--spec",
-                    Long.toString(spec),
-                    // 1 MiB: the engine logs its kv:/state: accounting, then refuses on memory
-                    // (exit 3) before it allocates anything, whatever this machine has
-                    "--mem-budget-mb",
-                    "1"),
+                headerRun(file, CTX, "--kv", formats[i].flagName(), "--spec", Long.toString(spec)),
                 out);
         String what = s.name + " " + formats[i].flagName();
         // strata-ref computes qwen3, qwen3moe, qwen2 and llama from complete files: a corpus header
@@ -253,5 +235,32 @@ class ModelCorpusTest {
               .anyMatch(l -> l.contains(file + ": holds no tensors: a tokenizer file")),
           out.lines.toString());
     }
+  }
+
+  /**
+   * strata-ref's argv that reads {@code file}'s header and stops there: one prompt token, no
+   * decode, one thread and a 1 MiB budget, so the engine logs its kv:/state: accounting, then
+   * refuses on memory (exit 3) before it allocates anything, whatever this machine has.
+   *
+   * @param more further flags ({@code --kv}, {@code --spec})
+   */
+  static List<String> headerRun(Path file, long ctx, String... more) {
+    List<String> argv =
+        new java.util.ArrayList<>(
+            List.of(
+                "--model",
+                file.toString(),
+                "--ctx",
+                Long.toString(ctx),
+                "--prompt-tokens",
+                "1",
+                "--n-predict",
+                "0",
+                "--threads",
+                "1",
+                "--mem-budget-mb",
+                "1"));
+    argv.addAll(List.of(more));
+    return argv;
   }
 }

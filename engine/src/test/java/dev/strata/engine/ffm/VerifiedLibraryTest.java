@@ -122,14 +122,14 @@ class VerifiedLibraryTest {
 
   @Test
   void aCopyThatReadsBackDifferentIsRefused() throws Exception {
-    Path priv = VerifiedLibrary.privateFolder(TrustedPath.me());
+    Path priv = PrivateCopy.folder(TrustedPath.me());
     try {
       byte[] bytes = Files.readAllBytes(pinned);
       StrataException e =
           assertThrows(
               StrataException.class,
               () ->
-                  VerifiedLibrary.privateCopy(
+                  PrivateCopy.write(
                       bytes, "00".repeat(32), priv, "libengine.so", TrustedPath.me()));
       assertEquals(3, e.exitCode());
       assertTrue(e.getMessage().contains("reads back different"), e.getMessage());

@@ -12,9 +12,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * strata-ref's pool rule (engine/native/src/engine.c startup rules): --ctx + 128 cells must hold
- * --prompt-tokens + --n-predict. One source: the flag table's parse (config reader and writer), the
- * setup/demo wording and the smallest context agree at the edge.
+ * strata-ref's pool rule (engine/native/src/startup.c): --ctx + 128 cells must hold --prompt-tokens
+ * + --n-predict. One source: the flag table's parse (config reader and writer), the setup/demo
+ * wording and the smallest context agree at the edge.
  */
 class PoolRuleTest {
   private static final String M = "/m.gguf";

@@ -176,7 +176,8 @@ class KvFormatTest {
 
   @Test
   void kvRotTakesASignLikeAtoi() {
-    // engine/native/src/engine.c reads the switch with atoi: a sign before the digits counts
+    // strata-ref reads the switch as atoi does (strata_switch_on, memory.c): a sign before the
+    // digits counts
     assertKvRot(true, "+1", "-1", "\t\n 007");
     assertKvRot(false, "+0", "-", "+-1", "000");
   }

@@ -12,26 +12,38 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * strata-ref's ggml type table (engine/native/src/gguf.c, GGML_TYPES: id, values per block, bytes
- * per block) is {@link GgmlType}, entry for entry: the two readers size tensors alike, so the dense
- * bytes and expert slots the engine plans with are the Java plan's.
+ * strata-ref's ggml type tables (the GGUF reader's, gguf_tensors.c, and its kernels', quant.c) are
+ * {@link GgmlType}, entry for entry: both include ggml_types.def, which the build writes from the
+ * Java table ({@link GgmlTypesDef}), so the two readers size tensors alike and the dense bytes and
+ * expert slots the engine plans with are the Java plan's.
  */
 class GgmlTypeParityTest {
   @Test
-  void theCTableIsTheJavaTable() throws Exception {
-    String c = Files.readString(RepoRoot.path().resolve("engine/native/src/gguf.c"));
-    int start = c.indexOf("GGML_TYPES[] = {");
-    assertTrue(start >= 0, "gguf.c has GGML_TYPES");
-    String table = c.substring(start, c.indexOf("};", start));
-    Map<Integer, String> inC = new TreeMap<>();
-    Matcher m = Pattern.compile("\\{(\\d+), (\\d+), (\\d+)\\}").matcher(table);
+  void theRenderingIsTheJavaTable() {
+    Map<Integer, String> rendered = new TreeMap<>();
+    Matcher m =
+        Pattern.compile("(?m)^STRATA_GGML_TYPE\\((\\d+), \"([a-z0-9_K]+)\", (\\d+), (\\d+)\\)$")
+            .matcher(GgmlTypesDef.render());
     while (m.find()) {
-      inC.put(Integer.parseInt(m.group(1)), m.group(2) + "/" + m.group(3));
+      rendered.put(Integer.parseInt(m.group(1)), m.group(2) + " " + m.group(3) + "/" + m.group(4));
     }
     Map<Integer, String> inJava = new TreeMap<>();
     for (GgmlType t : GgmlType.values()) {
-      inJava.put(t.id(), t.blockSize() + "/" + t.blockBytes());
+      inJava.put(t.id(), t.ggmlName() + " " + t.blockSize() + "/" + t.blockBytes());
     }
-    assertEquals(inJava, inC);
+    assertEquals(inJava, rendered);
+    assertEquals("q4_K", GgmlType.Q4_K.ggmlName());
+    assertEquals("iq2_xxs", GgmlType.IQ2_XXS.ggmlName());
+  }
+
+  @Test
+  void bothCTablesIncludeIt() throws Exception {
+    for (String file : new String[] {"gguf_tensors.c", "quant.c"}) {
+      String c = Files.readString(RepoRoot.path().resolve("engine/native/src/" + file));
+      assertTrue(
+          c.contains("#include \"ggml_types.def\""), file + " must include the generated list");
+      // no hand-kept row of the table beside it: {id, block, bytes} or T(id, "name", ...)
+      assertTrue(!c.contains("{2, 32, 18}") && !c.contains("\"q4_0\", 32, 18"), file);
+    }
   }
 }

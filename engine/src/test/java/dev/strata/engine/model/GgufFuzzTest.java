@@ -92,7 +92,7 @@ class GgufFuzzTest {
       String name = "case-" + i;
       try {
         GgufFile f = GgufReader.read(new ByteArrayChannel(work, len), name);
-        GgufSplitSet.checkSet(List.of(f), false);
+        GgufSplitCheck.checkSet(List.of(f), false);
         GeometryRules.derive(List.of(f));
         if (onlyTruncated && len < base.length) {
           fail(

@@ -78,7 +78,7 @@ class GgufSplitSetEdgesTest {
   }
 
   private static void says(List<GgufFile> files, Kind kind, String message) {
-    GgufException e = assertThrows(GgufException.class, () -> GgufSplitSet.checkSet(files, true));
+    GgufException e = assertThrows(GgufException.class, () -> GgufSplitCheck.checkSet(files, true));
     assertEquals(kind, e.kind(), e.getMessage());
     assertEquals(ExitCodes.USAGE, e.exitCode());
     assertEquals(message, e.getMessage());
@@ -117,7 +117,7 @@ class GgufSplitSetEdgesTest {
 
   @Test
   void aSetWithoutATensorCountIsReadAndAWrongTotalIsRefused() throws IOException {
-    GgufSplitSet.checkSet(three(List.of(drop(COUNT), drop(COUNT), drop(COUNT))), true);
+    GgufSplitCheck.checkSet(three(List.of(drop(COUNT), drop(COUNT), drop(COUNT))), true);
     GgufValue wrong = GgufValue.i32(99);
     says(
         three(List.of(put(COUNT, wrong), put(COUNT, wrong), put(COUNT, wrong))),

@@ -136,6 +136,29 @@ class LaunchMemoryTest {
   }
 
   @Test
+  void expertsLighterThanTheHeadroomCannotBeLoweredAndTheRefusalSaysSo() {
+    // the seed's 24,576 slots at 1,000 B: 24.6 MB of experts, far below the page-cache headroom
+    // a streaming budget keeps (3 GiB on 24 GiB), so every budget that streams holds them all
+    PlanRequest r =
+        PlanRequest.of(M24, Fixtures.seed(1_000), Backend.METAL)
+            .withContext(32_768)
+            .withExperts(ExpertsMode.STREAM)
+            .withPools(KvFormat.INT8);
+    MemoryPlan plan = MemoryPlan.compute(r);
+    assertTrue(plan.fits() && plan.arena().holdsEveryExpert(), plan.toString());
+    long held = LaunchMemory.heldBytes(plan);
+    LaunchMemory.Refused x =
+        assertInstanceOf(
+            LaunchMemory.Refused.class, decide(r, held + MemoryPlan.SAFETY_MARGIN - MIB));
+    assertTrue(
+        x.line()
+            .contains(
+                " this launch holds (its arena holds every expert: no smaller arena streams): "),
+        x.line());
+    assertFalse(x.line().contains("one token's experts"), x.line());
+  }
+
+  @Test
   void residentModeIsRefusedWithTheChangesThatWouldFit() {
     // 24 GiB does not hold the seed model resident; a 128 GiB Mac does
     LaunchMemory.Refused x = refusedOn128(65_536, 0);

@@ -88,17 +88,17 @@ class ConfigWriterEdgesTest {
 
   @Test
   void fileSystemFailuresAreSaidInPlainWords() {
-    assertEquals("permission denied", ConfigWriter.reason(new AccessDeniedException("/x")));
-    assertEquals("no such file or folder", ConfigWriter.reason(new NoSuchFileException("/x")));
+    assertEquals("permission denied", AtomicFile.reason(new AccessDeniedException("/x")));
+    assertEquals("no such file or folder", AtomicFile.reason(new NoSuchFileException("/x")));
     assertEquals(
         "a file is in the way of a folder",
-        ConfigWriter.reason(new FileAlreadyExistsException("/x")));
+        AtomicFile.reason(new FileAlreadyExistsException("/x")));
     assertEquals(
         "Read-only file system",
-        ConfigWriter.reason(new FileSystemException("/x", null, "Read-only file system")));
-    assertEquals("disk on fire", ConfigWriter.reason(new IOException("disk on fire")));
+        AtomicFile.reason(new FileSystemException("/x", null, "Read-only file system")));
+    assertEquals("disk on fire", AtomicFile.reason(new IOException("disk on fire")));
     // no message: plain words, never the exception class name (issue 28, IoReason)
-    assertEquals("an input/output error", ConfigWriter.reason(new IOException()));
+    assertEquals("an input/output error", AtomicFile.reason(new IOException()));
   }
 
   @Test

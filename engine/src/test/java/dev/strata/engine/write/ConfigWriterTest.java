@@ -162,7 +162,7 @@ class ConfigWriterTest {
   void theConfigIsReplacedByARenameNeverRewrittenInPlace(@TempDir Path dir) throws Exception {
     Path cfg = dir.resolve("engine.yaml");
     var perms = java.nio.file.attribute.PosixFilePermissions.fromString("rw-------");
-    ConfigWriter.atomicWrite(cfg, bytes("old\n"), perms);
+    AtomicFile.atomicWrite(cfg, bytes("old\n"), perms);
     java.util.Set<String> kinds = new java.util.TreeSet<>();
     try (var ws = dir.getFileSystem().newWatchService()) {
       dir.register(
@@ -171,7 +171,7 @@ class ConfigWriterTest {
           java.nio.file.StandardWatchEventKinds.ENTRY_DELETE,
           java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY);
       for (int i = 0; i < 3; i++) {
-        ConfigWriter.atomicWrite(cfg, bytes("new " + i + "\n"), perms);
+        AtomicFile.atomicWrite(cfg, bytes("new " + i + "\n"), perms);
       }
       var key = ws.poll(10, java.util.concurrent.TimeUnit.SECONDS);
       while (key != null) {
@@ -210,7 +210,7 @@ class ConfigWriterTest {
     a[a.length - 1] = '\n';
     b[b.length - 1] = '\n';
     var perms = java.nio.file.attribute.PosixFilePermissions.fromString("rw-------");
-    ConfigWriter.atomicWrite(cfg, a, perms);
+    AtomicFile.atomicWrite(cfg, a, perms);
     java.util.concurrent.atomic.AtomicBoolean done =
         new java.util.concurrent.atomic.AtomicBoolean();
     java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
@@ -240,7 +240,7 @@ class ConfigWriterTest {
     try {
       for (int round = 0; round < rounds && bad.get() == null; round++) {
         long before = reads.get();
-        ConfigWriter.atomicWrite(cfg, round % 2 == 0 ? b : a, perms);
+        AtomicFile.atomicWrite(cfg, round % 2 == 0 ? b : a, perms);
         // let the reader finish at least one read of this version before the next replacement
         while (reads.get() == before && bad.get() == null && reader.isAlive()) {
           Thread.onSpinWait();

@@ -137,7 +137,7 @@ class ConfigWriterTrustTest {
     assertTrue(r.getMessage().contains("chmod go-w"), r.getMessage());
     assertEquals(
         PosixFilePermissions.fromString("rw-r--r--"),
-        ConfigWriter.launchable(PosixFilePermissions.fromString("rw-rw-rw-")));
+        AtomicFile.launchable(PosixFilePermissions.fromString("rw-rw-rw-")));
   }
 
   @Test

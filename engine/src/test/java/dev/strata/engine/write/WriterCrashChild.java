@@ -21,7 +21,7 @@ public final class WriterCrashChild {
         ConfigWriter.write(target, c, false);
       } else {
         // the primitive alone: the kill then nearly always lands inside a write of the target
-        ConfigWriter.atomicWrite(target, c, ConfigWriterTest.PERMS);
+        AtomicFile.atomicWrite(target, c, ConfigWriterTest.PERMS);
       }
       System.out.println("wrote " + i);
       System.out.flush();

@@ -10,9 +10,11 @@ import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.plan.MemoryPlan;
+import dev.strata.engine.write.ConfigPaths;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Everything {@code strata-launch} checks before the engine starts, in order: config, kv, library,
@@ -34,6 +36,23 @@ import java.util.Map;
 public final class Preflight {
   /** Environment variables the engines read; inherited ones count like the config's. */
   public static final String ENGINE_SWITCH_PREFIX = "STRATA_";
+
+  /**
+   * The toolkit's own variables in that namespace, which no engine reads: inherited, they are not
+   * named as the engine's switches (nor given to its check). {@code STRATA_CONFIG} the launch's
+   * default config ({@link ConfigPaths#STRATA_CONFIG}), {@code STRATA_MEMINFO} the memory-now
+   * source ({@link AvailableMemory#SOURCE_ENV}), {@code STRATA_PROBE} the Mac probe's mode ({@code
+   * GpuProbeGuard}), {@code STRATA_API_KEY} {@code --serve}'s key ({@code ServeArgs}: a secret,
+   * never printed), {@code STRATA_SHARED_DATA} the test suite's data folder ({@code .ci/run}
+   * exports it).
+   */
+  public static final Set<String> TOOLKIT_ENV =
+      Set.of(
+          ConfigPaths.STRATA_CONFIG,
+          AvailableMemory.SOURCE_ENV,
+          "STRATA_PROBE",
+          "STRATA_API_KEY",
+          "STRATA_SHARED_DATA");
 
   /** How a check ended. */
   public enum Status {

@@ -81,7 +81,7 @@ final class PreflightRun {
     inherited.forEach(
         (k, v) -> {
           if (k.startsWith(Preflight.ENGINE_SWITCH_PREFIX)
-              && !k.equals(AvailableMemory.SOURCE_ENV)
+              && !Preflight.TOOLKIT_ENV.contains(k)
               && !config.env().containsKey(k)) {
             inheritedSwitches.put(k, v);
           }

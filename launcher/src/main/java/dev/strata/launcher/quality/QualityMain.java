@@ -2,6 +2,7 @@ package dev.strata.launcher.quality;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.cli.SignalTrap;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.ffm.EngineLoadException;
@@ -15,7 +16,6 @@ import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.text.TerminalText;
-import dev.strata.launcher.run.SignalTrap;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;

@@ -153,7 +153,7 @@ class PreflightRunTest {
 
   @Test
   void strataRefsPoolRuleAcceptsThePoolExactlyFullAndRefusesOneCellMore() {
-    // --ctx 4096: 4096 + 128 cells (engine/native/src/engine.c startup_rules)
+    // --ctx 4096: 4096 + 128 cells (engine/native/src/startup.c)
     assertEquals(
         "args: --prompt-tokens 4000 + --n-predict 225 exceed the pool's 4224 cells (--ctx 4096"
             + " + 128): lower them, or raise --ctx",
@@ -274,6 +274,35 @@ class PreflightRunTest {
       assertEquals(List.of(), r.warnings());
       assertEquals(Map.of("STRATA_KV_ROT", "0"), r.env());
       assertEquals("config OK cpu-reference backend; 6 args, 1 env", lines(r).get(0));
+    }
+  }
+
+  @Test
+  void theToolkitsOwnVariablesAreNotNamedAsTheEnginesSwitches() {
+    // what a user's or CI's environment holds: the default config, the memory-now source, the
+    // probe's mode, serve's secret key, the suite's data folder; none is an engine switch
+    Map<String, String> inherited =
+        Map.of(
+            "STRATA_CONFIG", "/h/engine.yaml",
+            "STRATA_MEMINFO", "/dev/null",
+            "STRATA_PROBE", "sysctl-only",
+            "STRATA_API_KEY", "s3cret-key",
+            "STRATA_SHARED_DATA", "/work/shared/data");
+    try (Preflight.Report r = full(base, LINUX, inherited)) {
+      assertFalse(r.refused(), () -> lines(r).toString());
+      assertTrue(
+          lines(r).stream().noneMatch(l -> l.startsWith("env ") || l.contains("s3cret")),
+          () -> lines(r).toString());
+      assertEquals(List.of(), r.warnings());
+    }
+    // beside them, a real switch is still named, alone
+    Map<String, String> more = new java.util.HashMap<>(inherited);
+    more.put("STRATA_METAL_PROMPT", "window");
+    try (Preflight.Report r = full(base, LINUX, more)) {
+      assertEquals(
+          "env WARN from your environment, not the config, the engine also gets"
+              + " STRATA_METAL_PROMPT=window",
+          lines(r).get(1));
     }
   }
 

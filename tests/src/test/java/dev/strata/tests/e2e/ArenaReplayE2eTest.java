@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.strata.testsupport.SharedData;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -116,30 +114,42 @@ class ArenaReplayE2eTest {
         }
       }
     }
-    return new Counts(p.size(), lookups, lookups - misses, misses, p.evictions());
+    return new Counts(p.size(), lookups, lookups - misses, misses, p.evictions);
   }
 
-  interface Policy {
-    /** True on a hit; a miss takes a free slot or evicts one. */
-    boolean lookup(String key);
+  /**
+   * A replacement policy over {@code slots} slots: what it holds (keyed "layer/expert") and how
+   * many it evicted.
+   */
+  abstract static sealed class Policy permits Lru, Lfu {
+    final int slots;
+    long evictions;
 
-    int size();
-
-    long evictions();
-  }
-
-  /** Least recently used: an access-ordered map. */
-  static final class Lru implements Policy {
-    private final int slots;
-    private final LinkedHashMap<String, Boolean> cache = new LinkedHashMap<>(16, 0.75f, true);
-    private long evictions;
-
-    Lru(int slots) {
+    Policy(int slots) {
       this.slots = slots;
     }
 
+    /** True on a hit; a miss takes a free slot or evicts one. */
+    abstract boolean lookup(String key);
+
+    /** The experts held now. */
+    abstract Map<String, ?> held();
+
+    int size() {
+      return held().size();
+    }
+  }
+
+  /** Least recently used: an access-ordered map. */
+  static final class Lru extends Policy {
+    private final LinkedHashMap<String, Boolean> cache = new LinkedHashMap<>(16, 0.75f, true);
+
+    Lru(int slots) {
+      super(slots);
+    }
+
     @Override
-    public boolean lookup(String key) {
+    boolean lookup(String key) {
       if (cache.get(key) != null) {
         return true;
       }
@@ -154,13 +164,8 @@ class ArenaReplayE2eTest {
     }
 
     @Override
-    public int size() {
-      return cache.size();
-    }
-
-    @Override
-    public long evictions() {
-      return evictions;
+    Map<String, ?> held() {
+      return cache;
     }
   }
 
@@ -168,18 +173,17 @@ class ArenaReplayE2eTest {
    * Least frequently used, with every expert's lookups counted from the start (cached or not): the
    * victim has the fewest lookups, ties to the oldest last use.
    */
-  static final class Lfu implements Policy {
-    private final int slots;
+  static final class Lfu extends Policy {
     private final Map<String, Long> count = new HashMap<>();
     private final Map<String, Long> lastUse = new HashMap<>();
-    private long clock, evictions;
+    private long clock;
 
     Lfu(int slots) {
-      this.slots = slots;
+      super(slots);
     }
 
     @Override
-    public boolean lookup(String key) {
+    boolean lookup(String key) {
       clock++;
       count.merge(key, 1L, Long::sum);
       boolean hit = lastUse.containsKey(key);
@@ -203,69 +207,33 @@ class ArenaReplayE2eTest {
     }
 
     @Override
-    public int size() {
-      return lastUse.size();
-    }
-
-    @Override
-    public long evictions() {
-      return evictions;
+    Map<String, ?> held() {
+      return lastUse;
     }
   }
 
   record Out(List<String> lines, Path trace) {}
 
+  /** The shared model's short workload (64 prompt tokens, 24 decoded) with the router traced. */
   private Out run(Path model, Map<String, String> env, long budgetMb, String policy)
       throws Exception {
-    Path driver = E2e.refLibrary().resolveSibling("strata-ref-run");
     Path trace = Files.createTempFile(dir, "trace-", ".txt");
     List<String> args =
         new ArrayList<>(
             List.of(
-                driver.toString(),
-                "run",
-                "--model",
-                model.toString(),
-                "--ctx",
-                "512",
-                "--threads",
-                "1",
-                "--prompt-tokens",
-                "64",
-                "--n-predict",
-                "24"));
+                "--ctx", "512", "--threads", "1", "--prompt-tokens", "64", "--n-predict", "24"));
     if (budgetMb > 0) {
       args.addAll(List.of("--mem-budget-mb", Long.toString(budgetMb)));
     }
-    Map<String, String> all = new HashMap<>(env);
-    all.put("STRATA_ARENA_POLICY", policy);
-    all.put("STRATA_ARENA_TRACE", trace.toString());
-    return new Out(runRef(args, all), trace);
+    Map<String, String> switches = new HashMap<>(env);
+    switches.put("STRATA_ARENA_POLICY", policy);
+    switches.put("STRATA_ARENA_TRACE", trace.toString());
+    RefRun r = RefRun.of("run", model, args, switches);
+    assertEquals(0, r.code(), r.text());
+    return new Out(r.lines(), trace);
   }
 
-  /**
-   * Runs strata-ref-run with {@code args} and no STRATA_ variable but {@code env}; its output lines
-   * (exit 0 required).
-   */
-  static List<String> runRef(List<String> args, Map<String, String> env) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(args).redirectErrorStream(true);
-    pb.environment().keySet().removeIf(k -> k.startsWith("STRATA_"));
-    pb.environment().putAll(env);
-    Process proc = pb.start();
-    byte[] out = proc.getInputStream().readAllBytes();
-    assertTrue(proc.waitFor(300, TimeUnit.SECONDS), "strata-ref finished");
-    List<String> lines = new String(out, StandardCharsets.UTF_8).lines().toList();
-    assertEquals(0, proc.exitValue(), String.join("\n", lines));
-    return lines;
-  }
-
-  static Matcher find(List<String> lines, Pattern p) {
-    for (String l : lines) {
-      Matcher m = p.matcher(l);
-      if (m.matches()) {
-        return m;
-      }
-    }
-    throw new AssertionError("no line matches " + p + " in:\n" + String.join("\n", lines));
+  private static Matcher find(List<String> lines, Pattern p) {
+    return RefRun.find(lines, p, String.join("\n", lines));
   }
 }

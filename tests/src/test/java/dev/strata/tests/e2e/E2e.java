@@ -12,7 +12,9 @@ import dev.strata.launcher.LaunchCli;
 import dev.strata.metal.HostProbe;
 import dev.strata.tests.dist.Cli;
 import dev.strata.testsupport.RepoRoot;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -110,6 +112,16 @@ final class E2e {
         throws IOException {
       return E2e.config(dir.resolve(name), lib, pin(lib), shards, ctx, extraArgs, env);
     }
+
+    /**
+     * {@link E2e#config} {@code dir/name} for {@code modelShards} (this model's, or some of them)
+     * and strata-ref without a pin: {@code --plan} then does not load the library (and says why the
+     * engine's items are not shown).
+     */
+    Path unpinnedConfig(String name, List<Path> modelShards, long ctx, List<String> extraArgs)
+        throws IOException {
+      return E2e.config(dir.resolve(name), lib, null, modelShards, ctx, extraArgs, Map.of());
+    }
   }
 
   /** The sha256 strata-setup would pin for {@code library}, or null when there is no such file. */
@@ -182,16 +194,51 @@ final class E2e {
   }
 
   /**
+   * A daemon thread copying {@code in} into {@code sink} as it comes (each chunk written under the
+   * sink's lock, then {@code onChunk} run), until the end of the stream or its closing.
+   */
+  static Thread pump(InputStream in, ByteArrayOutputStream sink, Runnable onChunk) {
+    return Thread.ofPlatform()
+        .daemon()
+        .start(
+            () -> {
+              try (in) {
+                byte[] buf = new byte[256];
+                int n;
+                while ((n = in.read(buf)) > 0) {
+                  synchronized (sink) {
+                    sink.write(buf, 0, n);
+                  }
+                  onChunk.run();
+                }
+              } catch (IOException e) {
+                // the process closed its end
+              }
+            });
+  }
+
+  /** What a {@link #pump} collected so far, as UTF-8. */
+  static String text(ByteArrayOutputStream sink) {
+    synchronized (sink) {
+      return sink.toString(StandardCharsets.UTF_8);
+    }
+  }
+
+  /**
    * strata-launch as its own JVM, the way bin/strata-launch starts it, with this JVM's class path.
-   * SIGINT is reset to its default first ({@code env --default-signal}, GNU coreutils): a process
-   * started from a background job inherits SIGINT ignored, and the JVM keeps an ignored SIGINT
-   * ignored — which is right for the launcher, and would make the test meaningless.
+   * SIGHUP, SIGINT and SIGTERM are reset to their defaults first ({@code env --default-signal}, GNU
+   * coreutils): a process inherits an ignored signal across exec (a background job has SIGINT
+   * ignored; a suite run under {@code nohup}, or by a runner that ignores SIGHUP, has SIGHUP
+   * ignored), and the JVM keeps an ignored SIGHUP, SIGINT or SIGTERM ignored, installing no handler
+   * for it ({@code sun.misc.Signal.handle} returns without one) — which is right for the launcher
+   * (under {@code nohup} a hang-up must not stop it), and would make a signal test hang until its
+   * timeout.
    */
   static ProcessBuilder launcherProcess(List<String> launcherArgs) {
     List<String> cmd = new ArrayList<>();
     if (!mac() && Files.isExecutable(Path.of("/usr/bin/env"))) {
       cmd.add("/usr/bin/env");
-      cmd.add("--default-signal=INT");
+      cmd.add("--default-signal=HUP,INT,TERM");
     }
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("--enable-native-access=ALL-UNNAMED");

@@ -102,14 +102,9 @@ class ExpectedReadsE2eTest {
   private List<String> run(
       Path model, long budgetMb, String policy, Path trace, int prompt, int predict)
       throws Exception {
-    Path driver = E2e.refLibrary().resolveSibling("strata-ref-run");
     List<String> args =
         new ArrayList<>(
             List.of(
-                driver.toString(),
-                "run",
-                "--model",
-                model.toString(),
                 "--ctx",
                 "512",
                 "--threads",
@@ -127,10 +122,12 @@ class ExpectedReadsE2eTest {
     if (trace != null) {
       env.put("STRATA_ARENA_TRACE", trace.toString());
     }
-    return ArenaReplayE2eTest.runRef(args, env);
+    RefRun r = RefRun.of("run", model, args, env);
+    assertEquals(0, r.code(), r.text());
+    return r.lines();
   }
 
   private static Matcher find(List<String> lines, Pattern p) {
-    return ArenaReplayE2eTest.find(lines, p);
+    return RefRun.find(lines, p, String.join("\n", lines));
   }
 }

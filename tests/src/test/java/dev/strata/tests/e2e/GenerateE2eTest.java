@@ -253,36 +253,9 @@ class GenerateE2eTest {
     p.getOutputStream().close();
     CountDownLatch text = new CountDownLatch(1);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    StringBuffer err = new StringBuffer();
-    Thread outPump =
-        Thread.ofPlatform()
-            .daemon()
-            .start(
-                () -> {
-                  try (InputStream in = p.getInputStream()) {
-                    byte[] buf = new byte[256];
-                    int n;
-                    while ((n = in.read(buf)) > 0) {
-                      synchronized (out) {
-                        out.write(buf, 0, n);
-                      }
-                      text.countDown();
-                    }
-                  } catch (IOException e) {
-                    // closed
-                  }
-                });
-    Thread errPump =
-        Thread.ofPlatform()
-            .daemon()
-            .start(
-                () -> {
-                  try (InputStream in = p.getErrorStream()) {
-                    err.append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-                  } catch (IOException e) {
-                    // closed
-                  }
-                });
+    ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+    Thread outPump = E2e.pump(p.getInputStream(), out, text::countDown);
+    Thread errPump = E2e.pump(p.getErrorStream(), errBytes, () -> {});
     try {
       assertTrue(text.await(180, TimeUnit.SECONDS), "text came before the signal");
       long t0 = System.nanoTime();
@@ -292,9 +265,10 @@ class GenerateE2eTest {
       long ms = (System.nanoTime() - t0) / 1_000_000;
       outPump.join(10_000);
       errPump.join(10_000);
-      assertEquals(130, p.exitValue(), err.toString());
-      assertTrue(err.toString().contains("strata-launch: interrupted"), err.toString());
-      assertTrue(err.toString().contains("stop=cancelled"), err.toString());
+      String err = E2e.text(errBytes);
+      assertEquals(130, p.exitValue(), err);
+      assertTrue(err.contains("strata-launch: interrupted"), err);
+      assertTrue(err.contains("stop=cancelled"), err);
       // the time is reported, not asserted tightly: 2 shared cores (the engine stops within one
       // token's layer; the JVM's exit adds its own)
       System.out.println("sigint to exit: " + ms + " ms");

@@ -19,14 +19,12 @@ import dev.strata.engine.plan.PlanRequest;
 import dev.strata.engine.plan.PlanText;
 import dev.strata.engine.plan.UsableMemory;
 import dev.strata.testsupport.SharedData;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -81,13 +79,9 @@ class MemoryAccountingE2eTest {
 
   @TempDir Path dir;
 
-  record Run(List<String> lines, int code) {}
-
   @Test
   void allocationsEqualThePlanAndTheOsCountStaysWithinIt() throws Exception {
     HostFacts here = E2e.here();
-    Path driver = driver();
-
     List<List<Path>> models = new ArrayList<>();
     models.add(TinyModel.moe().write(dir.resolve("moe"), "moe", 2, 27));
     models.add(TinyModel.moe().withHeadDim(128).write(dir.resolve("moe128"), "moe128", 1, 28));
@@ -120,12 +114,11 @@ class MemoryAccountingE2eTest {
                   UsableMemory.MIB);
           MemoryPlan tight = plan(here, g, ctx, ExpertsMode.STREAM, f, Map.of(), tightMb);
           assertTrue(tight.arena().holdsEveryExpert(), g.architecture() + ": small experts");
-          check(driver, model, g, f, ctx, ExpertsMode.STREAM, Map.of(), tightMb, tokens);
+          check(model, g, f, ctx, ExpertsMode.STREAM, Map.of(), tightMb, tokens);
           runs++;
         }
         // roomy: every expert fits in the stream arena, with the stand-by slots off (64, not 576)
         check(
-            driver,
             model,
             g,
             f,
@@ -134,7 +127,7 @@ class MemoryAccountingE2eTest {
             Map.of("STRATA_METAL_PROMPT_GEMM", "0"),
             0,
             tokens);
-        check(driver, model, g, f, ctx, ExpertsMode.RESIDENT, Map.of(), 0, tokens);
+        check(model, g, f, ctx, ExpertsMode.RESIDENT, Map.of(), 0, tokens);
         runs += 2;
       }
     }
@@ -148,7 +141,6 @@ class MemoryAccountingE2eTest {
    */
   @Test
   void theSeedGeometryIsRefusedWithItsOneLine() throws Exception {
-    Path driver = driver();
     List<Path> demo = DemoModel.write(dir.resolve("demo"), 2);
     String line =
         "model: "
@@ -156,8 +148,7 @@ class MemoryAccountingE2eTest {
             + ": architecture qwen3next is not one strata-ref computes (it computes qwen3,"
             + " qwen3moe, qwen2, llama)";
     for (String mode : List.of("run", "check")) {
-      Run r =
-          run(List.of(driver.toString(), mode, "--model", demo.getFirst().toString()), Map.of());
+      RefRun r = RefRun.of(mode, demo.getFirst(), List.of(), Map.of());
       String all = mode + ":\n" + String.join("\n", r.lines());
       assertEquals(3, r.code(), all);
       assertEquals(line, r.lines().getLast(), all);
@@ -173,7 +164,6 @@ class MemoryAccountingE2eTest {
    */
   @Test
   void theChecksPlanLinesAreTheJavaPlansOnEveryArchitecture() throws Exception {
-    Path driver = driver();
     HostFacts here = E2e.here();
     List<TinyModel> models =
         List.of(
@@ -186,17 +176,11 @@ class MemoryAccountingE2eTest {
       ModelGeometry g = GgufReader.readModel(files.getFirst()).geometry();
       for (KvFormat f : List.of(KvFormat.INT8, KvFormat.Q4_0, KvFormat.FP16)) {
         MemoryPlan p = plan(here, g, 1024, ExpertsMode.STREAM, f, Map.of(), 0);
-        Run r =
-            run(
-                List.of(
-                    driver.toString(),
-                    "check",
-                    "--model",
-                    files.getFirst().toString(),
-                    "--ctx",
-                    "1024",
-                    "--kv",
-                    f.flagName()),
+        RefRun r =
+            RefRun.of(
+                "check",
+                files.getFirst(),
+                List.of("--ctx", "1024", "--kv", f.flagName()),
                 Map.of());
         String all = m.arch() + " " + f.flagName() + ":\n" + String.join("\n", r.lines());
         assertEquals(0, r.code(), all);
@@ -206,12 +190,6 @@ class MemoryAccountingE2eTest {
             all);
       }
     }
-  }
-
-  private static Path driver() {
-    Path driver = E2e.refLibrary().resolveSibling("strata-ref-run");
-    assertTrue(Files.isExecutable(driver), "the driver is built at " + driver);
-    return driver;
   }
 
   /**
@@ -258,7 +236,6 @@ class MemoryAccountingE2eTest {
   }
 
   private void check(
-      Path driver,
       List<Path> model,
       ModelGeometry g,
       KvFormat f,
@@ -274,10 +251,6 @@ class MemoryAccountingE2eTest {
     List<String> args =
         new ArrayList<>(
             List.of(
-                driver.toString(),
-                "run",
-                "--model",
-                model.getFirst().toString(),
                 "--ctx",
                 Long.toString(ctx),
                 "--kv",
@@ -294,7 +267,7 @@ class MemoryAccountingE2eTest {
       args.add("--mem-budget-mb");
       args.add(Long.toString(memBudgetMb));
     }
-    Run r = run(args, env);
+    RefRun r = RefRun.of("run", model.getFirst(), args, env);
     String where = g.architecture() + " " + f.flagName() + " " + mode.id() + " mb=" + memBudgetMb;
     String all = where + ":\n" + String.join("\n", r.lines());
     assertEquals(0, r.code(), all);
@@ -308,7 +281,7 @@ class MemoryAccountingE2eTest {
 
     long used = 0;
     if (g.experts() > 0) {
-      Matcher a = find(r.lines(), ARENA, all);
+      Matcher a = RefRun.find(r.lines(), ARENA, all);
       long slots = Long.parseLong(a.group(2));
       used = Long.parseLong(a.group(3));
       long lookups = Long.parseLong(a.group(4));
@@ -321,7 +294,7 @@ class MemoryAccountingE2eTest {
       long decode = (long) tokens * g.expertsUsed() * g.moeLayers();
       long prompt = ceilDiv(PROMPT_TOKENS, 32) * g.moeLayers() * (long) g.experts();
       assertTrue(lookups >= decode && lookups <= decode + prompt, "lookups: " + all);
-      long evictions = Long.parseLong(find(r.lines(), EVICTIONS, all).group(1));
+      long evictions = Long.parseLong(RefRun.find(r.lines(), EVICTIONS, all).group(1));
       assertEquals(0, evictions, "an arena holding every expert never evicts: " + all);
       if (mode == ExpertsMode.STREAM) {
         assertEquals(used, misses, "each streamed expert is read once: " + all);
@@ -330,7 +303,7 @@ class MemoryAccountingE2eTest {
       assertTrue(r.lines().stream().noneMatch(l -> l.startsWith("arena: ")), all);
     }
 
-    Matcher m = find(r.lines(), PEAK, all);
+    Matcher m = RefRun.find(r.lines(), PEAK, all);
     long peak = Long.parseLong(m.group(1));
     long allocated =
         p.denseBytes()
@@ -373,27 +346,6 @@ class MemoryAccountingE2eTest {
             .withKv(kv)
             .withEnv(env)
             .withMemBudgetMb(memBudgetMb));
-  }
-
-  private static Matcher find(List<String> lines, Pattern p, String context) {
-    for (String l : lines) {
-      Matcher m = p.matcher(l);
-      if (m.matches()) {
-        return m;
-      }
-    }
-    throw new AssertionError("no line matching " + p + " in " + context);
-  }
-
-  private static Run run(List<String> args, Map<String, String> env) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(args).redirectErrorStream(true);
-    // only this case's switches: nothing of the test runner's own STRATA_* environment
-    pb.environment().keySet().removeIf(k -> k.startsWith("STRATA_"));
-    pb.environment().putAll(env);
-    Process proc = pb.start();
-    byte[] out = proc.getInputStream().readAllBytes();
-    assertTrue(proc.waitFor(300, TimeUnit.SECONDS), "strata-ref finished");
-    return new Run(new String(out, StandardCharsets.UTF_8).lines().toList(), proc.exitValue());
   }
 
   private static long ceilDiv(long a, long b) {

@@ -49,15 +49,7 @@ class ModelAndPlanE2eTest {
 
   @Test
   void aConfigListingFewerShardsThanTheSplitSetIsRefused() throws IOException {
-    Path cfg =
-        E2e.config(
-            demo.dir().resolve("three.yaml"),
-            demo.lib(),
-            null,
-            demo.shards().subList(0, 3),
-            1024,
-            SHORT,
-            Map.of());
+    Path cfg = demo.unpinnedConfig("three.yaml", demo.shards().subList(0, 3), 1024, SHORT);
     E2e.Result r = E2e.launch("--config", cfg.toString());
     assertEquals(3, r.code());
     assertTrue(
@@ -171,15 +163,7 @@ class ModelAndPlanE2eTest {
 
   @Test
   void planAndItsGlossaryWrapToTheTerminalAndStayWholeInAPipe() throws IOException {
-    Path cfg =
-        E2e.config(
-            demo.dir().resolve("wrap.yaml"),
-            demo.lib(),
-            null,
-            demo.shards(),
-            32_768,
-            SHORT,
-            Map.of());
+    Path cfg = demo.unpinnedConfig("wrap.yaml", demo.shards(), 32_768, SHORT);
     ProbeResult here = HostProbe.probe();
     Map<String, String> env = Map.of("HOME", demo.dir().toString(), "COLUMNS", "60");
     String[] args = {"--config", cfg.toString(), "--plan", "--explain"};
@@ -207,15 +191,7 @@ class ModelAndPlanE2eTest {
   @Test
   void theLaunchSaysWhatTheProbeCouldNotReadAsSetupDoes() throws IOException {
     List<String> noDecode = List.of("--prompt-tokens", "1", "--n-predict", "0");
-    Path cfg =
-        E2e.config(
-            demo.dir().resolve("notes.yaml"),
-            demo.lib(),
-            null,
-            demo.shards(),
-            4096,
-            noDecode,
-            Map.of());
+    Path cfg = demo.unpinnedConfig("notes.yaml", demo.shards(), 4096, noDecode);
     ProbeResult here = HostProbe.probe();
     String note =
         "Metal: the GPU probe of an earlier run did not finish (pid 1, crashed), so it is not"

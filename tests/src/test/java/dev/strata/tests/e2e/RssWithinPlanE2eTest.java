@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.strata.testsupport.SharedData;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -45,15 +43,12 @@ class RssWithinPlanE2eTest {
       throws Exception {
     assumeTrue(SharedData.dir().isPresent(), SharedData.WHY_NOT);
     Path file = SharedData.resolve("models/" + model + ".gguf").orElseThrow();
-    Path driver = E2e.refLibrary().resolveSibling("strata-ref-run");
     int ctx = 4096;
-    List<String> args =
-        new ArrayList<>(
+    RefRun r =
+        RefRun.of(
+            "run",
+            file,
             List.of(
-                driver.toString(),
-                "run",
-                "--model",
-                file.toString(),
                 "--ctx",
                 Integer.toString(ctx),
                 "--experts",
@@ -65,11 +60,10 @@ class RssWithinPlanE2eTest {
                 "--prompt-tokens",
                 Integer.toString(ctx + 128 - 16),
                 "--n-predict",
-                "16"));
-    Process p = new ProcessBuilder(args).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(5, TimeUnit.MINUTES), "the run ended: " + out);
-    assertEquals(0, p.exitValue(), out);
+                "16"),
+            Map.of());
+    String out = r.text();
+    assertEquals(0, r.code(), out);
     Matcher m = MEMORY.matcher(out);
     assertTrue(m.find(), out);
     long peak = Long.parseLong(m.group(1));

@@ -7,13 +7,14 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * A command's start-up fast path (strata-setup's {@code SetupArgs}, strata-launch's {@code
- * LaunchArgs}: an argument list read without picocli) against picocli's parse of the same list: the
- * one comparison both commands' differential tests make.
+ * A command's start-up fast path (strata-setup's {@code SetupOptions}, strata-launch's {@code
+ * LaunchOptions}: an argument list read without picocli) against picocli's parse of the same list:
+ * the one comparison both commands' differential tests make.
  */
 public final class FastPathCheck {
   private FastPathCheck() {}
@@ -23,6 +24,21 @@ public final class FastPathCheck {
    * the switches — what a fast path must know, no more and no fewer.
    */
   public record Options(Set<String> valued, Set<String> switches) {}
+
+  /**
+   * Asserts that {@code cl}'s command has exactly the options of {@code table}, the command's
+   * option table, by every name, switches and valued alike: what picocli's model was built from is
+   * what the fast path reads.
+   */
+  public static <T> void sameOptions(
+      CommandLine cl, List<T> table, Function<T, List<String>> names, Predicate<T> isSwitch) {
+    Set<String> valued = new HashSet<>();
+    Set<String> switches = new HashSet<>();
+    for (T row : table) {
+      (isSwitch.test(row) ? switches : valued).addAll(names.apply(row));
+    }
+    assertEquals(new Options(valued, switches), options(cl));
+  }
 
   /** {@link Options} of {@code cl}'s command. */
   public static Options options(CommandLine cl) {

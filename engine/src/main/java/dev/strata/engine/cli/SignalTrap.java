@@ -1,4 +1,4 @@
-package dev.strata.launcher.run;
+package dev.strata.engine.cli;
 
 import dev.strata.engine.Keywords;
 import java.lang.reflect.InvocationTargetException;
@@ -7,7 +7,8 @@ import java.lang.reflect.Proxy;
 import java.util.function.IntConsumer;
 
 /**
- * SIGHUP / SIGINT / SIGTERM handlers for the launcher, through {@code sun.misc.Signal}.
+ * SIGHUP / SIGINT / SIGTERM handlers for the launcher and the wizard, through {@code
+ * sun.misc.Signal}.
  *
  * <p>Why {@code sun.misc.Signal} and not a shutdown hook: on SIGINT the JVM's own handler starts
  * the shutdown sequence, and while hooks run a second SIGINT only blocks on the same shutdown lock

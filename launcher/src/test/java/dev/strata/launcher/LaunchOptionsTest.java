@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.strata.engine.cli.CliOption;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
 import dev.strata.testsupport.FastPathCheck;
@@ -21,12 +22,12 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * The start-up fast path ({@link LaunchArgs#simple}) against picocli's parse of the same command
- * ({@link LaunchCli}): the same options, and for every argument list of a corpus either the same
- * request or no fast answer (picocli then parses, and reports what is wrong). Whole launches both
- * ways: {@code LaunchFastPathTest}.
+ * The start-up fast path ({@link LaunchOptions#simple}) against picocli's parse of the same command
+ * ({@link LaunchCli}), both made from {@link LaunchOptions#TABLE}: the same options, and for every
+ * argument list of a corpus either the same request or no fast answer (picocli then parses, and
+ * reports what is wrong). Whole launches both ways: {@code LaunchFastPathTest}.
  */
-class LaunchArgsTest {
+class LaunchOptionsTest {
   @TempDir Path tmp;
 
   /** The command line as main builds it, on streams that discard and a machine never probed. */
@@ -42,10 +43,17 @@ class LaunchArgsTest {
 
   @Test
   void theFastPathKnowsExactlyTheCommandsOwnOptions() {
-    FastPathCheck.Options options = FastPathCheck.options(picocli());
-    assertEquals(options.valued(), LaunchArgs.VALUED);
-    assertEquals(options.switches(), LaunchArgs.SWITCHES);
-    assertEquals(picocli().getSubcommands().keySet(), LaunchArgs.SUBCOMMANDS);
+    FastPathCheck.sameOptions(
+        picocli(), LaunchOptions.TABLE, CliOption::names, CliOption::isSwitch);
+    assertEquals(picocli().getSubcommands().keySet(), LaunchOptions.SUBCOMMANDS);
+  }
+
+  /** What help, the man page and completion read: short names first, files offered for a path. */
+  @Test
+  void theModelWritesShortNamesFirstAndTypesPathsAsPaths() {
+    CommandLine.Model.OptionSpec config = picocli().getCommandSpec().findOption("--config");
+    assertEquals(List.of("-c", "--config"), List.of(config.names()));
+    assertEquals(Path.class, config.type(), "bash completion offers files for a Path");
   }
 
   /** Argument lists, simple and not; {@code {args}} is an argument file that exists. */
@@ -156,12 +164,15 @@ class LaunchArgsTest {
   /** Checks one list; returns whether the fast path answered it. */
   private static boolean agree(String[] argv) {
     return FastPathCheck.agrees(
-        picocli(), argv, LaunchArgs.simple(argv), command -> ((LaunchCommand) command).request());
+        picocli(),
+        argv,
+        LaunchOptions.simple(argv),
+        command -> ((LaunchCommand) command).request());
   }
 
   @Test
   void theScriptedDryRunIsSimple() {
-    LaunchFlow.Request r = LaunchArgs.simple(new String[] {"--dry-run", "--config", "c.yaml"});
+    LaunchFlow.Request r = LaunchOptions.simple(new String[] {"--dry-run", "--config", "c.yaml"});
     assertNotNull(r);
     assertEquals(
         new LaunchFlow.Request(
@@ -176,7 +187,7 @@ class LaunchArgsTest {
     Path argFile = tmp.resolve("more");
     Files.writeString(argFile, "c.yaml --dry-run\n", StandardCharsets.UTF_8);
     String[] argv = {"--config", "@" + argFile};
-    assertNull(LaunchArgs.simple(argv));
+    assertNull(LaunchOptions.simple(argv));
     CommandLine cl = picocli();
     cl.parseArgs(argv);
     assertEquals(

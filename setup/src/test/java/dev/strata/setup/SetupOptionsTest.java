@@ -3,18 +3,24 @@ package dev.strata.setup;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.engine.cli.CliOption;
+import dev.strata.engine.cli.CliSpec;
+import dev.strata.engine.cli.CliValues;
+import dev.strata.engine.cli.EngineOptions;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.cli.Machine;
+import dev.strata.engine.cli.SimpleArgs;
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.testsupport.FastPathCheck;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,11 +28,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
 
 /**
- * The start-up fast path ({@link SetupArgs#simple}) against picocli's parse of the same command
- * ({@link SetupCli}): the same options, and for every argument list of a corpus either the same
- * request or no fast answer (picocli then parses, and reports what is wrong).
+ * The start-up fast path ({@link SetupOptions#simple}) against picocli's parse of the same command
+ * ({@link SetupCli}), both made from {@link SetupOptions#TABLE}: the same options, and for every
+ * argument list of a corpus either the same request or no fast answer (picocli then parses, and
+ * reports what is wrong).
  */
-class SetupArgsTest {
+class SetupOptionsTest {
 
   static CommandLine picocli() {
     Io io =
@@ -55,11 +62,15 @@ class SetupArgsTest {
 
   @Test
   void theFastPathKnowsExactlyTheCommandsOwnOptions() {
-    FastPathCheck.Options options = FastPathCheck.options(picocli());
-    Set<String> fastValued = new HashSet<>(SetupArgs.VALUED);
-    fastValued.addAll(SetupArgs.DEFERRED);
-    assertEquals(fastValued, options.valued());
-    assertEquals(SetupArgs.SWITCHES, options.switches());
+    FastPathCheck.sameOptions(picocli(), SetupOptions.TABLE, CliOption::names, CliOption::isSwitch);
+  }
+
+  /** bash completion offers files for an option whose type is a Path, as it did when annotated. */
+  @Test
+  void pathOptionsAreTypedAsPathsInTheModel() {
+    for (String name : List.of("--model", "--engine-lib", "--out", "--answers")) {
+      assertEquals(Path.class, picocli().getCommandSpec().findOption(name).type(), name);
+    }
   }
 
   static List<List<String>> corpus() {
@@ -125,12 +136,12 @@ class SetupArgsTest {
   void theFastPathAgreesWithPicocliOrDefers(List<String> args) {
     String[] argv = args.toArray(String[]::new);
     FastPathCheck.agrees(
-        picocli(), argv, SetupArgs.simple(argv), command -> ((SetupCommand) command).request());
+        picocli(), argv, SetupOptions.simple(argv), command -> ((SetupCommand) command).request());
   }
 
   @Test
   void theFastPathKnowsTheSubcommands() {
-    assertEquals(picocli().getSubcommands().keySet(), SetupArgs.SUBCOMMANDS);
+    assertEquals(picocli().getSubcommands().keySet(), SetupOptions.SUBCOMMANDS);
   }
 
   @Test
@@ -141,7 +152,7 @@ class SetupArgsTest {
     Path argFile = tmp.resolve("more");
     java.nio.file.Files.writeString(argFile, "m.gguf --print\n");
     String[] argv = {"--model", "@" + argFile};
-    assertNull(SetupArgs.simple(argv));
+    assertNull(SetupOptions.simple(argv));
     CommandLine cl = picocli();
     cl.parseArgs(argv);
     SetupFlow.Request r = ((SetupCommand) cl.getCommand()).request();
@@ -151,9 +162,53 @@ class SetupArgsTest {
   @Test
   void theScriptedPrintIsSimple() {
     assertNotNull(
-        SetupArgs.simple(
+        SetupOptions.simple(
             new String[] {
               "--model", "m.gguf", "--ctx", "32768", "--experts", "stream", "--print"
             }));
+  }
+
+  /**
+   * Issue 33's acceptance: an engine flag setup shows is one row of the table plus its use. {@code
+   * --spec} (an engine flag setup does not show today) added through the table alone is in {@code
+   * --help} with the engine row's placeholder, read alike by the fast path and picocli, and refused
+   * by both with the flag table's words.
+   */
+  @Test
+  void anEngineFlagAddedThroughTheTableIsShownParsedAndCheckedByBothParsers() {
+    CliOption<Integer> spec =
+        EngineOptions.of(EngineFlags.SPEC, "MTP draft tokens per step.", Integer::valueOf);
+    List<CliOption<?>> table = new java.util.ArrayList<>(SetupOptions.TABLE);
+    table.add(spec);
+    java.util.function.Supplier<CommandLine> cli =
+        () -> {
+          CommandLine cl = picocli();
+          SetupCommand command = cl.getCommand();
+          return dev.strata.engine.cli.Cli.configure(
+              new CommandLine(CliSpec.of(command, table)), command.io());
+        };
+
+    StringWriter help = new StringWriter();
+    cli.get().setOut(new PrintWriter(help)).execute("--help");
+    assertTrue(
+        help.toString().contains("--spec=N") && help.toString().contains("MTP draft tokens"),
+        help.toString());
+
+    String[] argv = {"--model", "m.gguf", "--spec", "3", "--print"};
+    CliValues fast = SimpleArgs.scan(argv, table, SetupOptions.SUBCOMMANDS);
+    CommandLine cl = cli.get();
+    cl.parseArgs(argv);
+    CliValues parsed = CliSpec.values(cl.getCommandSpec(), table);
+    assertEquals(3, fast.get(spec));
+    assertEquals(3, parsed.get(spec));
+    assertEquals(SetupOptions.request(fast), SetupOptions.request(parsed));
+
+    String[] bad = {"--model", "m.gguf", "--spec", "17", "--print"};
+    assertNull(SimpleArgs.scan(bad, table, SetupOptions.SUBCOMMANDS), "left to picocli");
+    CommandLine.ParameterException e =
+        assertThrows(CommandLine.ParameterException.class, () -> cli.get().parseArgs(bad));
+    assertTrue(
+        e.getMessage().endsWith(EngineFlags.lookup(EngineFlags.SPEC).kind().problem("17")),
+        e.getMessage());
   }
 }

@@ -1,0 +1,205 @@
+package dev.strata.engine.ffm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.strata.engine.Backend;
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.host.HostFacts;
+import dev.strata.engine.kv.KvDecision;
+import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.kv.KvRules;
+import dev.strata.engine.model.ExpertsMode;
+import dev.strata.engine.model.GgufReader;
+import dev.strata.engine.model.ModelGeometry;
+import dev.strata.engine.model.TinyModel;
+import dev.strata.engine.plan.MemoryPlan;
+import dev.strata.engine.plan.PlanRequest;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The rules strata-ref takes from the Java tables (rules.def, {@code RulesDef}), asked of the
+ * compiled engine and compared with the Java answer for the same input: the KV decision under every
+ * reading of {@code STRATA_KV_ROT}, the pools' extra cells, and the words of a refused plan. A C
+ * side that kept its own copy of any of them, and drifted, fails here.
+ */
+class RulesParityTest {
+  @TempDir static Path dir;
+
+  /** A qwen3moe strata-ref computes, and one of 12 attention layers (TinyModel). */
+  static Path model;
+
+  static Path wide;
+  static ModelGeometry geometry;
+  static NativeEngine engine;
+
+  @BeforeAll
+  static void load() throws Exception {
+    model = TinyModel.moe().write(dir, "m", 1, 3).getFirst();
+    engine = NativeEngine.load(NativeEngine.defaultLibrary(NativeEngineTest.ROOT));
+    // 12 attention layers of the seed's KV heads: pools large enough to crowd out the stream arena
+    wide = TinyModel.seedAttention().write(dir, "w", 1, 3).getFirst();
+    geometry = GgufReader.readModel(wide).geometry();
+  }
+
+  @AfterAll
+  static void close() {
+    engine.close();
+  }
+
+  private static NativeEngineTest.Lines check(String... args) {
+    return check(model, args);
+  }
+
+  private static NativeEngineTest.Lines check(Path m, String... args) {
+    return RefCalls.call(engine, true, m, args);
+  }
+
+  /**
+   * Values of the switch as a config may write them: C atoi's blanks, signs, leading zeros, a
+   * trailing word, no digits, a blank atoi does not skip (U+001C), digits past a long.
+   */
+  static final List<String> SWITCH_VALUES =
+      List.of(
+          "1",
+          "0",
+          "00",
+          "007",
+          " 1",
+          "\t+2",
+          "\u000B3",
+          "\f\r\n4",
+          "-0",
+          "-5",
+          "+",
+          "",
+          "x1",
+          "1x",
+          "0x1",
+          "\u001C1",
+          "99999999999999999999999");
+
+  @Test
+  void theKvDecisionUnderEveryReadingOfTheSwitch() {
+    int checked = 0;
+    for (String rot : SWITCH_VALUES) {
+      engine.setEnv(KvRules.KV_ROT_ENV, rot);
+      try {
+        List<KvFormat> requested = new ArrayList<>(List.of(KvFormat.values()));
+        requested.add(null); // no --kv
+        for (KvFormat f : requested) {
+          KvDecision java =
+              KvRules.decide(Backend.CPU_REFERENCE, f, Map.of(KvRules.KV_ROT_ENV, rot));
+          NativeEngineTest.Lines l = f == null ? check() : check("--kv", f.flagName());
+          String where =
+              (f == null ? "no --kv" : "--kv " + f.flagName())
+                  + " STRATA_KV_ROT='"
+                  + rot
+                  + "': "
+                  + l.lines;
+          if (java instanceof KvDecision.Refused r) {
+            assertTrue(l.has(r.message()), where);
+            assertTrue(l.has("rc=" + ExitCodes.PREFLIGHT), where);
+          } else {
+            KvFormat pools = ((KvDecision.Accepted) java).pools();
+            assertTrue(
+                l.startingWith("kv: format=").startsWith("kv: format=" + pools.flagName() + " "),
+                where);
+          }
+          checked++;
+        }
+      } finally {
+        engine.unsetEnv(KvRules.KV_ROT_ENV);
+      }
+    }
+    assertEquals(SWITCH_VALUES.size() * (KvFormat.values().length + 1), checked);
+  }
+
+  @Test
+  void thePoolsHoldTheContextAndTheExtraCells() {
+    for (String ctx : List.of("1", "300", "4096")) {
+      NativeEngineTest.Lines l = check("--ctx", ctx, "--prompt-tokens", "1", "--n-predict", "0");
+      assertTrue(
+          l.startingWith("kv: format=")
+              .contains(" cells=" + KvFormat.cells(Long.parseLong(ctx)) + " "),
+          l.lines::toString);
+    }
+    // the workload bound, in PoolRule's words after "flags: "
+    NativeEngineTest.Lines l = check("--ctx", "10", "--prompt-tokens", "512", "--n-predict", "64");
+    assertTrue(
+        l.has(
+            "flags: --prompt-tokens 512 + --n-predict 64 exceed the pool's "
+                + KvFormat.cells(10)
+                + " cells (--ctx 10 + "
+                + KvFormat.EXTRA_CELLS
+                + "): lower them, or raise --ctx"),
+        l.lines::toString);
+  }
+
+  /** The machine's memory as the engine measured it (its {@code memory: total=} line). */
+  private static long engineTotal(NativeEngineTest.Lines l) {
+    String m = l.startingWith("memory: total=");
+    assertTrue(m.startsWith("memory: total="), l.lines::toString);
+    int from = "memory: total=".length();
+    return Long.parseLong(m.substring(from, m.indexOf(" ", from)));
+  }
+
+  /**
+   * A refused plan says the same words in both engines: stream and resident, a budget that a
+   * smaller context fits and one nothing fits, so every template and term of PlanWords is filled
+   * once by each side.
+   */
+  @Test
+  void aRefusedPlanHasTheJavaPlansWords() {
+    long total = engineTotal(check());
+    HostFacts host = new HostFacts("linux", "x86_64", 8, 0, 0, total, 0, false, false, "Linux", 0);
+    long headroomMb = Math.max(2L << 30, total / 8) >> 20;
+    // a context whose int8 pools outweigh the headroom by 256 MiB: stream mode then cannot hold
+    // every expert, and a budget of headroom + 64 MiB leaves room for a smaller context only
+    long perToken =
+        KvFormat.INT8.cellBytes(geometry.kvHeads(), geometry.headDim()) * geometry.qsaLayerCount();
+    long crowded = ((headroomMb + 256) << 20) / perToken / 1024 * 1024 + 1024;
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        crowded <= 1_048_576, "this machine's headroom needs a context above --ctx's maximum");
+    record Case(String experts, long ctx, long budgetMb) {}
+    List<Case> cases =
+        List.of(
+            new Case("stream", crowded, headroomMb + 64),
+            new Case("resident", crowded, headroomMb + 64),
+            new Case("resident", 65_536, 64),
+            new Case("stream", 4_096, 1),
+            new Case("resident", 4_096, 1));
+    for (Case c : cases) {
+      NativeEngineTest.Lines l =
+          check(
+              wide,
+              "--experts",
+              c.experts(),
+              "--ctx",
+              Long.toString(c.ctx()),
+              "--mem-budget-mb",
+              Long.toString(c.budgetMb()),
+              "--prompt-tokens",
+              "1",
+              "--n-predict",
+              "0");
+      MemoryPlan plan =
+          MemoryPlan.compute(
+              PlanRequest.of(host, geometry, Backend.CPU_REFERENCE)
+                  .withContext(c.ctx())
+                  .withExperts(ExpertsMode.valueOf(c.experts().toUpperCase(java.util.Locale.ROOT)))
+                  .withMemBudgetMb(c.budgetMb()));
+      assertNotNull(plan.refusal(), c + " fits in Java");
+      assertTrue(l.has(plan.refusal()), c + ": Java says " + plan.refusal() + "; C " + l.lines);
+      assertTrue(l.has("rc=" + ExitCodes.PREFLIGHT), c + " " + l.lines);
+    }
+  }
+}
