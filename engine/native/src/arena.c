@@ -82,7 +82,7 @@ int strata_arena_open(strata_arena *a, const strata_mem_plan *p, const strata_ge
     a->plan_slots = p->arena_slots;
     a->ix = ix;
     a->n_fds = g->shards;
-    const char *pol = getenv("STRATA_ARENA_POLICY"), *cache = getenv("STRATA_ARENA_CACHE");
+    const char *pol = getenv(STRATA_ENV_ARENA_POLICY), *cache = getenv("STRATA_ARENA_CACHE");
     if (pol != NULL && *pol != 0 && strcmp(pol, "lru") != 0 && strcmp(pol, "lfu") != 0) {
         snprintf(err, errlen, "experts: STRATA_ARENA_POLICY=%.32s is not a policy (lru, lfu)", pol);
         return -1;
@@ -100,7 +100,7 @@ int strata_arena_open(strata_arena *a, const strata_mem_plan *p, const strata_ge
             snprintf(err, errlen, "experts: STRATA_ARENA_TRACE: cannot write %.3000s (%s)", trace, strerror(errno));
             return -1;
         }
-        fprintf(a->trace, "# strata-ref router trace 1: experts=%u used=%u moe_layers=%u slots=%llu policy=%s mode=%s\n",
+        fprintf(a->trace, STRATA_TRACE_HEADER "experts=%u used=%u moe_layers=%u slots=%llu policy=%s mode=%s\n",
                 g->experts, g->experts_used, ix->n_layers, (unsigned long long)(resident ? 0 : p->arena_slots),
                 a->policy == STRATA_ARENA_LFU ? "lfu" : "lru", resident ? "resident" : "stream");
     }

@@ -267,7 +267,7 @@ static int rules(int argc, const char *const *argv, const logger *lg, strata_sta
         .context = (uint64_t)o->ctx, .experts_resident = o->experts_resident, .pools_format = format,
         .mem_budget_mb = (uint64_t)o->mem_budget_mb, .total_memory = strata_memory_total(), .k4 = 0,
         .env_prompt = getenv(STRATA_ENV_METAL_PROMPT), .env_prompt_gemm = getenv(STRATA_ENV_METAL_PROMPT_GEMM),
-        .env_arena_bare = getenv("STRATA_ARENA_BARE"),
+        .env_arena_bare = getenv(STRATA_ENV_ARENA_BARE),
         .fwd_scratch_bytes = strata_fwd_scratch_bytes(&s->md) + (uint64_t)s->md.n_vocab * sizeof(float),
     };
     s->mi = mi;

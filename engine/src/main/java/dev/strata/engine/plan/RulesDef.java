@@ -93,6 +93,11 @@ public final class RulesDef {
     define(c, "STRATA_CONTEXT_ROUNDING", Long.toString(StreamSizing.CONTEXT_ROUNDING));
     define(c, "STRATA_BATCH", Long.toString(RefScratch.BATCH));
     define(c, "STRATA_BOOK_BYTES_PER_SLOT", Long.toString(RefScratch.BOOK_BYTES_PER_SLOT));
+    c.append(
+        "\n/* the expert arena's switches and router trace (ExpectedReads, RoutingProfile) */\n");
+    define(c, "STRATA_ENV_ARENA_BARE", quote(StreamSizing.ENV_BARE));
+    define(c, "STRATA_ENV_ARENA_POLICY", quote(ExpectedReads.ENV_POLICY));
+    define(c, "STRATA_TRACE_HEADER", quote(RoutingProfile.HEADER));
 
     StringBuilder items = new StringBuilder();
     for (String item : PlanText.ITEM_NAMES) {
