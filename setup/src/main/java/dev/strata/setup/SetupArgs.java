@@ -42,9 +42,10 @@ final class SetupArgs {
   static final String FORCE = "--force";
   static final String ANSWERS = "--answers";
   static final String GPU_FAMILY = "--gpu-family";
+  static final String MEASURE_KV = "--measure-kv";
 
   /** Options the fast path leaves to picocli (rare, interactive-minded): never simple. */
-  static final Set<String> DEFERRED = Set.of(GPU_FAMILY);
+  static final Set<String> DEFERRED = Set.of(GPU_FAMILY, MEASURE_KV);
 
   /** The options that take a value, and the switches: every option of the command itself. */
   static final Set<String> VALUED =
@@ -144,6 +145,7 @@ final class SetupArgs {
         print,
         yes,
         force,
-        null);
+        null,
+        false);
   }
 }

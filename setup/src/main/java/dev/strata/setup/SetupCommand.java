@@ -57,6 +57,8 @@ import picocli.CommandLine.Option;
       "  strata-setup --model M --ctx 32768 --experts stream --print",
       "  # the same config with exactly '--kv q4_0' appended",
       "  strata-setup --model M --ctx 32768 --experts stream --kv q4_0 --print",
+      "  # measure this model's KV trade-off here first (cached; the config is the same)",
+      "  strata-setup --model M --measure-kv",
       "  # a config for another Mac (a host profile), in a file of its own",
       "  strata-setup --host-file m4-pro-48 --model M \\",
       "      --engine-lib /opt/strata/libstrata.dylib --yes --out m4.yaml",
@@ -72,11 +74,13 @@ import picocli.CommandLine.Option;
       "0:config written (or printed)",
       "2:usage or input error: a bad flag, a missing answer without a terminal, a bad model,"
           + " host or answers file, a KV format the backend refuses for this model, a"
-          + " hand-edited config kept without --force",
+          + " hand-edited config kept without --force; --measure-kv: an unreadable model, no engine"
+          + " library to measure with",
       "3:the memory plan does not fit this host (the message says by how much and what to do);"
           + " an engine library a launch would not load; a library or folder that fails a"
-          + " launch's ownership rule",
-      "130:cancelled (Ctrl-C, Ctrl-D or no at the confirmation): nothing written"
+          + " launch's ownership rule; --measure-kv: the engine refused to measure the model",
+      "130:cancelled (Ctrl-C, Ctrl-D or no at the confirmation; Ctrl-C while --measure-kv"
+          + " measures without a terminal): nothing written"
     })
 public final class SetupCommand implements Callable<Integer> {
 
@@ -158,6 +162,14 @@ public final class SetupCommand implements Callable<Integer> {
   boolean force;
 
   @Option(
+      names = SetupArgs.MEASURE_KV,
+      description =
+          "Measure this model's KV trade-off on this machine first (int8 and q4_0 against fp16"
+              + " KV on a bundled text, a bounded run whose expected time is said first); the KV"
+              + " question then quotes it, and the result is cached. The config is the same.")
+  boolean measureKv;
+
+  @Option(
       names = SetupArgs.ANSWERS,
       paramLabel = "FILE",
       description =
@@ -187,7 +199,8 @@ public final class SetupCommand implements Callable<Integer> {
         target != null && target.print,
         yes,
         force,
-        gpuFamily);
+        gpuFamily,
+        measureKv);
   }
 
   @Override
