@@ -128,6 +128,17 @@ final class KvOffer {
         + " on idle cores; nothing is written but the cache)";
   }
 
+  /** {@code --measure-kv} in the wizard: measures unless known; says so when it cannot. */
+  void measureFirst(GgufModel m, KvFormat def) {
+    if (measure == null) {
+      say.accept(
+          "  --measure-kv: no engine library to measure with on this machine (build strata-ref"
+              + " with ./strata build): the KV question quotes upstream's table");
+    } else if (measured(m).isEmpty()) {
+      measureNow(m, def);
+    }
+  }
+
   /** Measures now (Ctrl-C stops it and the question is asked again); the outcome in one line. */
   KvMeasure.Outcome measureNow(GgufModel m, KvFormat def) {
     KvMeasure.Outcome o = measure.measure(m, formats(def), KvMeasure::sigint);

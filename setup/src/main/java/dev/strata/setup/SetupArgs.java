@@ -45,13 +45,13 @@ final class SetupArgs {
   static final String MEASURE_KV = "--measure-kv";
 
   /** Options the fast path leaves to picocli (rare, interactive-minded): never simple. */
-  static final Set<String> DEFERRED = Set.of(GPU_FAMILY, MEASURE_KV);
+  static final Set<String> DEFERRED = Set.of(GPU_FAMILY);
 
   /** The options that take a value, and the switches: every option of the command itself. */
   static final Set<String> VALUED =
       Set.of(MODEL, CTX, EXPERTS, KV, ENGINE_LIB, BACKEND, HOST_FILE, OUT, ANSWERS);
 
-  static final Set<String> SWITCHES = Set.of(PRINT, YES, FORCE);
+  static final Set<String> SWITCHES = Set.of(PRINT, YES, FORCE, MEASURE_KV);
 
   /**
    * Every path option of strata-setup and its subcommands ({@code demo-model --out}, {@code probe
@@ -95,6 +95,7 @@ final class SetupArgs {
     boolean print = false;
     boolean yes = false;
     boolean force = false;
+    boolean measureKv = false;
     List<SimpleArgs.Option> options =
         SimpleArgs.options(args, VALUED, SWITCHES, SUBCOMMANDS, Map.of());
     if (options == null) {
@@ -108,6 +109,7 @@ final class SetupArgs {
           case PRINT -> print = true;
           case YES -> yes = true;
           case FORCE -> force = true;
+          case MEASURE_KV -> measureKv = true;
           case MODEL -> model = Path.of(v);
           case CTX -> {
             // a size in range, by the one rule; anything else is picocli's to refuse
@@ -146,6 +148,6 @@ final class SetupArgs {
         yes,
         force,
         null,
-        false);
+        measureKv);
   }
 }

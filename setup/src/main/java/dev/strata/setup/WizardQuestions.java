@@ -289,8 +289,8 @@ final class WizardQuestions {
                   + g.headDim()));
       return null;
     }
-    if (measureFirst && offer.canMeasure() && offer.measured(model).isEmpty()) {
-      offer.measureNow(model, cmp.defaultFormat());
+    if (measureFirst) {
+      offer.measureFirst(model, cmp.defaultFormat());
     }
     while (true) {
       List<String> notes = new ArrayList<>();

@@ -66,6 +66,7 @@ class SetupArgsTest {
     String m = "/m/a-00001-of-00004.gguf";
     return List.of(
         List.of("--model", m, "--ctx", "32768", "--experts", "stream", "--print"),
+        List.of("--model", m, "--yes", "--measure-kv", "--print"),
         List.of(
             "--host-file",
             "m4-pro-48",

@@ -171,43 +171,53 @@ public final class KvMeasure {
   }
 
   /**
-   * The cache key for {@code model}: its shards' sha256 (read once per file identity, then
-   * remembered), the engine's name, the text's sha256.
+   * The cache key for {@code model}: its shards' sha256, the engine's name, the text's sha256.
    *
+   * @param read false: only hashes remembered for the shards' current identity (path, size, mtime,
+   *     file key) are used, the model is not read — empty when one is not known, so a lookup never
+   *     reads a large model (a measurement remembers them); true: a shard not remembered is read
    * @throws IOException when a shard cannot be read
    * @throws StrataException (exit 3) when the library fails a launch's checks
    */
-  public KvMeasurement.Key key(GgufModel model) throws IOException {
+  Optional<KvMeasurement.Key> key(GgufModel model, boolean read) throws IOException {
     List<String> shards = new ArrayList<>();
     for (GgufModel.Shard s : model.shards()) {
-      shards.add(shardSha256(s.path()));
+      Optional<String> h = shardSha256(s.path(), read);
+      if (h.isEmpty()) {
+        return Optional.empty();
+      }
+      shards.add(h.get());
     }
     String text = text();
-    return new KvMeasurement.Key(
-        shards, engineName(), textLabel(text), Sha256.hex(text.getBytes(StandardCharsets.UTF_8)));
+    return Optional.of(
+        new KvMeasurement.Key(
+            shards,
+            engineName(),
+            textLabel(text),
+            Sha256.hex(text.getBytes(StandardCharsets.UTF_8))));
   }
 
-  private String shardSha256(Path shard) throws IOException {
+  private Optional<String> shardSha256(Path shard, boolean read) throws IOException {
     Path real = shard.toRealPath();
     BasicFileAttributes a = Files.readAttributes(real, BasicFileAttributes.class);
     String identity =
         real + "\0" + a.size() + "\0" + a.lastModifiedTime().toInstant() + "\0" + a.fileKey();
     Optional<String> known = cache.shardHash(identity);
-    if (known.isPresent()) {
-      return known.get();
+    if (known.isPresent() || !read) {
+      return known;
     }
     String h;
     try (InputStream in = Files.newInputStream(real)) {
       h = Sha256.hex(in);
     }
     cache.rememberShardHash(identity, h);
-    return h;
+    return Optional.of(h);
   }
 
   /** What the cache holds for {@code model}, or empty (also when the model or library fails). */
   public Optional<KvMeasurement> cached(GgufModel model) {
     try {
-      return cache.find(key(model));
+      return key(model, false).flatMap(cache::find);
     } catch (IOException | StrataException e) {
       return Optional.empty(); // measuring says why, when asked
     }
@@ -260,20 +270,6 @@ public final class KvMeasure {
    */
   public Outcome measure(
       GgufModel model, List<KvFormat> formats, Function<Runnable, AutoCloseable> trap) {
-    KvMeasurement.Key key;
-    try {
-      key = key(model);
-    } catch (IOException e) {
-      return new Outcome.Failed(
-          ExitCodes.USAGE,
-          "cannot read the model "
-              + TerminalText.escape(model.firstShard().toString())
-              + ": "
-              + IoReason.of(e)
-              + " (check the path and its permissions)");
-    } catch (StrataException e) {
-      return new Outcome.Failed(e.exitCode(), TerminalText.escape(e.getMessage()));
-    }
     say.accept(announce(model, formats));
     List<String> engineLines = new ArrayList<>();
     Evaluation ev =
@@ -283,7 +279,7 @@ public final class KvMeasure {
                 library,
                 null,
                 null,
-                new QualitySpec.Input.Text(key.textName(), text()),
+                new QualitySpec.Input.Text(textLabel(text()), text()),
                 null,
                 formats,
                 ctx(model),
@@ -308,9 +304,11 @@ public final class KvMeasure {
       out = ev.run();
     } catch (StrataException e) {
       String why = engineLines.isEmpty() ? e.getMessage() : engineLines.getLast();
+      boolean input = e.exitCode() == ExitCodes.USAGE; // the model's file, not the engine
       return new Outcome.Failed(
-          e.exitCode() == ExitCodes.USAGE ? ExitCodes.USAGE : ExitCodes.PREFLIGHT,
-          "the engine could not measure this model: " + TerminalText.escape(why));
+          input ? ExitCodes.USAGE : ExitCodes.PREFLIGHT,
+          (input ? "cannot read the model: " : "the engine could not measure this model: ")
+              + TerminalText.escape(why));
     } catch (IOException | RuntimeException e) {
       return new Outcome.Failed(
           ExitCodes.USAGE,
@@ -326,6 +324,17 @@ public final class KvMeasure {
     }
     if (out.interrupted()) {
       return new Outcome.Cancelled();
+    }
+    KvMeasurement.Key key;
+    try {
+      key = key(model, true).orElseThrow(); // after the engine took the model: it is a model
+    } catch (IOException e) {
+      return new Outcome.Failed(
+          ExitCodes.USAGE,
+          "cannot read the model "
+              + TerminalText.escape(model.firstShard().toString())
+              + " to key its measurement: "
+              + IoReason.of(e));
     }
     KvMeasurement m = of(key, out.report());
     cache.store(m);

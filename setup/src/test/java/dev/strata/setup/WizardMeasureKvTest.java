@@ -1,0 +1,121 @@
+package dev.strata.setup;
+
+import static dev.strata.testsupport.TextAssertions.assertContainsAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.strata.testsupport.RepoRoot;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The KV trade-off measured for this model (issue 29 item 4): the wizard on a JLine dumb terminal
+ * measures at the KV question with the real strata-ref on the committed demo model (one chunk of
+ * 128 tokens), shows the measured figures there and writes the same config bytes as without
+ * measuring; {@code --measure-kv} without a terminal does the same on stderr; a later run quotes
+ * the cache.
+ */
+class WizardMeasureKvTest {
+  static final Path MODELS = RepoRoot.resolve("templates/demo-model");
+
+  @TempDir Path d;
+  CliHarness c;
+
+  @BeforeEach
+  void fresh() throws IOException {
+    assumeTrue(Files.isRegularFile(RepoRoot.refLibrary()), "strata-ref is not built");
+    c = new CliHarness(d, MODELS);
+    c.strataRoot = RepoRoot.path();
+    c.env.put("STRATA_MEASURE_KV_CTX", "128");
+    c.env.put("STRATA_MEASURE_KV_CHUNKS", "1");
+  }
+
+  private CliHarness.Run wizard(String typed) {
+    CliHarness.Run r = c.wizard(typed, c.hostAndLib());
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    return r;
+  }
+
+  /** The terminal's text with its wrapping undone (the wizard wraps at 80 columns). */
+  static String flat(String terminal) {
+    return terminal.replaceAll("\\s*\n\\s*", " ").replaceAll("(\\d\\) \\S+) +", "$1 ");
+  }
+
+  private Path cacheDir() {
+    return d.resolve("home/.cache/strata/kv-quality");
+  }
+
+  @Test
+  void theWizardMeasuresShowsTheFiguresAndWritesTheSameBytes() throws IOException {
+    // model, context, experts, KV, confirm: Enter at each (the default path, no --kv)
+    CliHarness.Run plain = wizard("\n\n\n\n\n");
+    byte[] without = Files.readAllBytes(c.config);
+    assertContainsAll(
+        flat(plain.terminal()),
+        "Upstream's table, not this model",
+        "3) measure measure this model's cost on this machine first (about ",
+        " on idle cores; nothing is written but the cache)");
+    Files.delete(c.config);
+
+    // the same answers, with "measure" at the KV question first
+    CliHarness.Run measured = wizard("\n\n\nmeasure\n\n\n");
+    String t = flat(measured.terminal());
+    assertContainsAll(
+        t,
+        "measuring int8,q4_0 against fp16 KV: 1 chunks of 128 tokens of the GNU GPL v3 text",
+        "chunk 1/1 done",
+        "Measured for this model on this machine (strata-ref ",
+        "the GNU GPL v3 text (gpl-3.0.txt, 35,149 bytes), 1 chunks of 128 tokens, 63 positions scored",
+        "int8 against fp16 KV: same top-1 ",
+        "q4_0 against fp16 KV: same top-1 ");
+    // after measuring, the KV question is asked again with the figures and without "measure"
+    String after = t.substring(t.indexOf("Measured for this model"));
+    assertFalse(after.contains("3) measure"), after);
+    assertEquals(new String(without), Files.readString(c.config));
+    assertTrue(java.util.Arrays.equals(without, Files.readAllBytes(c.config)), "the same bytes");
+    try (Stream<Path> s = Files.list(cacheDir())) {
+      assertEquals(1, s.filter(p -> p.toString().endsWith(".yaml")).count());
+    }
+
+    // a later run quotes the cache at once: no "measure" answer, no upstream table
+    Files.delete(c.config);
+    String again = flat(wizard("\n\n\n\n\n").terminal());
+    assertContainsAll(again, "Measured for this model on this machine", "63 positions scored");
+    assertFalse(again.contains("Upstream's table") || again.contains("3) measure"), again);
+  }
+
+  @Test
+  void measureKvWithoutATerminalPrintsTheFiguresAndTheSameConfig() throws IOException {
+    String[] args = c.base("--yes", "--print");
+    CliHarness.Run plain = c.run(args);
+    assertEquals(0, plain.code(), plain.err());
+    String[] measuring = java.util.Arrays.copyOf(args, args.length + 1);
+    measuring[args.length] = "--measure-kv";
+    CliHarness.Run m = c.run(measuring);
+    assertEquals(0, m.code(), m.err());
+    assertEquals(plain.out(), m.out(), "the config printed is the same");
+    assertContainsAll(
+        m.err(),
+        "strata-setup: measuring int8,q4_0 against fp16 KV",
+        "strata-setup: chunk 1/1 done",
+        "strata-setup: Measured for this model on this machine");
+    assertTrue(Files.isDirectory(cacheDir()));
+  }
+
+  @Test
+  void measureKvWithNothingToMeasureWithIsOneLineExitTwo() {
+    c.strataRoot = null; // no strata-ref, and the config's library is another Mac's
+    CliHarness.Run m = c.run(c.base("--yes", "--print", "--measure-kv"));
+    assertEquals(2, m.code(), m.err());
+    assertEquals("", m.out());
+    assertEquals(1, m.err().strip().lines().count(), m.err());
+    assertTrue(m.err().startsWith("strata-setup: --measure-kv: no engine library"), m.err());
+  }
+}
