@@ -22,16 +22,27 @@ final class Chunks {
   final Map<KvFormat, Session> byFormat;
   final Session ref; // null with a base file
   final LogitsFile.Reader base;
-  final int nCtx;
-  final int first;
-  final int scored;
-  final int nVocab;
-  final KvFormat decodeFormat;
-  final int decodeN;
+  final Layout layout;
   final Map<KvFormat, KlStats> total = new LinkedHashMap<>();
   final KlStats decode = new KlStats();
   final List<String> tsv = new ArrayList<>(List.of(TSV_HEADER));
   double decodeMaxAbs;
+
+  /**
+   * Where a chunk is scored.
+   *
+   * @param nCtx tokens per chunk
+   * @param first the first scored position (nCtx/2, or the base file's)
+   * @param nVocab the vocabulary
+   * @param decodeFormat whose pools the decode path is checked on
+   * @param decodeN positions of chunk 0 checked one token at a time (0: none)
+   */
+  record Layout(int nCtx, int first, int nVocab, KvFormat decodeFormat, int decodeN) {
+    /** Scored positions per chunk: first .. nCtx−2. */
+    int scored() {
+      return nCtx - 1 - first;
+    }
+  }
 
   /**
    * @param formats the formats scored, in the order asked
@@ -43,39 +54,28 @@ final class Chunks {
       Map<KvFormat, Session> byFormat,
       Session ref,
       LogitsFile.Reader base,
-      int nCtx,
-      int first,
-      int nVocab,
-      KvFormat decodeFormat,
-      int decodeN) {
+      Layout layout) {
     this.byFormat = byFormat;
     this.ref = ref;
     this.base = base;
-    this.nCtx = nCtx;
-    this.first = first;
-    this.scored = nCtx - 1 - first;
-    this.nVocab = nVocab;
-    this.decodeFormat = decodeFormat;
-    this.decodeN = decodeN;
-    for (KvFormat f : formats) {
-      total.put(f, new KlStats());
-    }
+    this.layout = layout;
+    formats.forEach(f -> total.put(f, new KlStats()));
   }
 
   /** Scores chunk {@code c} ({@code nCtx} tokens); a cancelled eval throws SessionException. */
   void run(int c, int[] chunk, LogitsFile.Writer save) throws IOException {
-    int[] input = Arrays.copyOf(chunk, nCtx - 1);
-    double[][] refLp = new double[scored][];
-    int[] refTop = new int[scored];
+    int[] input = Arrays.copyOf(chunk, layout.nCtx() - 1);
+    double[][] refLp = new double[layout.scored()][];
+    int[] refTop = new int[layout.scored()];
     if (base != null) {
-      for (int k = 0; k < scored; k++) {
-        refLp[k] = new double[nVocab];
+      for (int k = 0; k < layout.scored(); k++) {
+        refLp[k] = new double[layout.nVocab()];
         refTop[k] = base.next(refLp[k]);
       }
     } else {
       ref.truncate(0, 0);
-      Session.Logits l = ref.eval(0, input, first);
-      for (int k = 0; k < scored; k++) {
+      Session.Logits l = ref.eval(0, input, layout.first());
+      for (int k = 0; k < layout.scored(); k++) {
         float[] row = l.row(k);
         refLp[k] = KlStats.logSoftmax(row);
         refTop[k] = KlStats.argmax(refLp[k]);
@@ -89,24 +89,25 @@ final class Chunks {
     for (KvFormat f : total.keySet()) {
       KlStats st = new KlStats();
       Session s = byFormat.get(f);
-      boolean keep = c == 0 && decodeN > 0 && f == decodeFormat;
+      boolean keep = c == 0 && layout.decodeN() > 0 && f == layout.decodeFormat();
       if (s == ref) {
-        for (int k = 0; k < scored; k++) {
-          st.add(refLp[k], refTop[k], refLp[k], refTop[k], chunk[first + k + 1]);
+        for (int k = 0; k < layout.scored(); k++) {
+          st.add(refLp[k], refTop[k], refLp[k], refTop[k], chunk[layout.first() + k + 1]);
         }
         if (keep) {
-          batchLp = Arrays.copyOf(refLp, decodeN);
+          batchLp = Arrays.copyOf(refLp, layout.decodeN());
         }
       } else {
         s.truncate(0, 0);
-        Session.Logits l = s.eval(0, input, first);
-        double[][] lps = new double[scored][];
-        for (int k = 0; k < scored; k++) {
+        Session.Logits l = s.eval(0, input, layout.first());
+        double[][] lps = new double[layout.scored()][];
+        for (int k = 0; k < layout.scored(); k++) {
           lps[k] = KlStats.logSoftmax(l.row(k));
-          st.add(refLp[k], refTop[k], lps[k], KlStats.argmax(lps[k]), chunk[first + k + 1]);
+          st.add(
+              refLp[k], refTop[k], lps[k], KlStats.argmax(lps[k]), chunk[layout.first() + k + 1]);
         }
         if (keep) {
-          batchLp = Arrays.copyOf(lps, decodeN);
+          batchLp = Arrays.copyOf(lps, layout.decodeN());
         }
       }
       perChunk.put(f, st);
@@ -125,17 +126,21 @@ final class Chunks {
 
   /** The first {@code decodeN} scored positions one token at a time against the batch rows. */
   private void decodePath(int[] input, int[] chunk, double[][] batchLp) {
-    Session s = byFormat.get(decodeFormat);
+    Session s = byFormat.get(layout.decodeFormat());
     s.truncate(0, 0);
-    s.eval(0, Arrays.copyOf(input, first), first);
-    for (int k = 0; k < decodeN; k++) {
-      Session.Logits l = s.eval(0, new int[] {input[first + k]}, 0);
+    s.eval(0, Arrays.copyOf(input, layout.first()), layout.first());
+    for (int k = 0; k < layout.decodeN(); k++) {
+      Session.Logits l = s.eval(0, new int[] {input[layout.first() + k]}, 0);
       double[] lp = KlStats.logSoftmax(l.row(0));
-      for (int i = 0; i < nVocab; i++) {
+      for (int i = 0; i < layout.nVocab(); i++) {
         decodeMaxAbs = Math.max(decodeMaxAbs, Math.abs(lp[i] - batchLp[k][i]));
       }
       decode.add(
-          batchLp[k], KlStats.argmax(batchLp[k]), lp, KlStats.argmax(lp), chunk[first + k + 1]);
+          batchLp[k],
+          KlStats.argmax(batchLp[k]),
+          lp,
+          KlStats.argmax(lp),
+          chunk[layout.first() + k + 1]);
     }
   }
 

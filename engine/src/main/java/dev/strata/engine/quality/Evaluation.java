@@ -45,6 +45,23 @@ public final class Evaluation {
 
     /** An error line of the engine's, as it said it (escape it before showing). */
     void engineError(String line);
+
+    /** A listener of two line consumers. */
+    static Listener of(
+        java.util.function.Consumer<String> progress,
+        java.util.function.Consumer<String> engineError) {
+      return new Listener() {
+        @Override
+        public void progress(String line) {
+          progress.accept(line);
+        }
+
+        @Override
+        public void engineError(String line) {
+          engineError.accept(line);
+        }
+      };
+    }
   }
 
   /**
@@ -227,13 +244,14 @@ public final class Evaluation {
             byFormat,
             base == null ? byFormat.get(KvFormat.FP16) : null,
             base,
-            nCtx,
-            first,
-            nVocab,
-            formats.contains(KvFormat.Q4_0) ? KvFormat.Q4_0 : formats.getLast(),
-            spec.decodeCheck() < 0
-                ? nCtx - 1 - first
-                : Math.min(spec.decodeCheck(), nCtx - 1 - first));
+            new Chunks.Layout(
+                nCtx,
+                first,
+                nVocab,
+                formats.contains(KvFormat.Q4_0) ? KvFormat.Q4_0 : formats.getLast(),
+                spec.decodeCheck() < 0
+                    ? nCtx - 1 - first
+                    : Math.min(spec.decodeCheck(), nCtx - 1 - first)));
     int chunks = Math.min(available, spec.chunks());
     LogitsFile.Writer save =
         spec.saveBase() == null ? null : new LogitsFile.Writer(spec.saveBase(), nCtx, nVocab);
@@ -244,7 +262,7 @@ public final class Evaluation {
             TerminalText.escape(spec.model().getFileName().toString()),
             chunks,
             nCtx,
-            c.scored,
+            c.layout.scored(),
             names(formats),
             base != null
                 ? ", base " + TerminalText.escape(spec.input().name())
@@ -271,7 +289,7 @@ public final class Evaluation {
     }
     if (save != null) {
       if (done > 0) {
-        save.finish(c.scored);
+        save.finish(c.layout.scored());
       } else {
         save.close();
       }
@@ -286,8 +304,8 @@ public final class Evaluation {
             chunks,
             (System.nanoTime() - t0) / 1e9,
             c.total,
-            c.decodeFormat,
-            done > 0 && c.decodeN > 0 ? c.decode : null,
+            c.layout.decodeFormat(),
+            done > 0 && c.layout.decodeN() > 0 ? c.decode : null,
             c.decodeMaxAbs,
             base != null ? spec.input().name() : null,
             spec.input().name());

@@ -82,17 +82,9 @@ public final class QualityMain {
       ev[0] =
           new Evaluation(
               spec,
-              new Evaluation.Listener() {
-                @Override
-                public void progress(String line) {
-                  stderr.println("strata-quality: " + line);
-                }
-
-                @Override
-                public void engineError(String line) {
-                  stderr.println("strata-quality: " + TerminalText.escape(line));
-                }
-              });
+              Evaluation.Listener.of(
+                  line -> stderr.println("strata-quality: " + line),
+                  line -> stderr.println("strata-quality: " + TerminalText.escape(line))));
       return evaluate(ev[0], o, stdout, stderr);
     } catch (SessionException e) {
       if (ev[0] != null && ev[0].engineSaid()) {

@@ -129,10 +129,6 @@ public final class KvMeasure {
     this.say = say;
   }
 
-  public Path library() {
-    return library;
-  }
-
   /** The bundled text. */
   static String text() {
     try (InputStream in = KvMeasure.class.getResourceAsStream(TEXT_RESOURCE)) {
@@ -287,17 +283,7 @@ public final class KvMeasure {
                 null,
                 0,
                 Map.of()),
-            new Evaluation.Listener() {
-              @Override
-              public void progress(String line) {
-                say.accept("  " + line);
-              }
-
-              @Override
-              public void engineError(String line) {
-                engineLines.add(line);
-              }
-            });
+            Evaluation.Listener.of(line -> say.accept("  " + line), engineLines::add));
     Evaluation.Outcome out;
     AutoCloseable t = trap.apply(ev::cancel);
     try {

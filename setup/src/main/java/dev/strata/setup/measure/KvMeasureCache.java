@@ -193,17 +193,22 @@ public final class KvMeasureCache {
 
   static String yaml(KvMeasurement m) {
     Map<String, Object> top = new LinkedHashMap<>();
-    top.put("format", FORMAT);
-    top.put("model_sha256", m.key().modelSha256());
-    top.put("engine", m.key().engine());
-    top.put("text", m.key().textName());
-    top.put("text_sha256", m.key().textSha256());
-    top.put("n_ctx", m.nCtx());
-    top.put("chunks", m.chunks());
-    top.put("positions", m.positions());
-    top.put("seconds", m.seconds());
-    top.put("measured_at", m.measuredAt());
-    top.put("ppl_fp16", m.pplReference());
+    Object[][] fields = {
+      {"format", FORMAT},
+      {"model_sha256", m.key().modelSha256()},
+      {"engine", m.key().engine()},
+      {"text", m.key().textName()},
+      {"text_sha256", m.key().textSha256()},
+      {"n_ctx", m.nCtx()},
+      {"chunks", m.chunks()},
+      {"positions", m.positions()},
+      {"seconds", m.seconds()},
+      {"measured_at", m.measuredAt()},
+      {"ppl_fp16", m.pplReference()},
+    };
+    for (Object[] f : fields) {
+      top.put((String) f[0], f[1]);
+    }
     Map<String, Object> formats = new LinkedHashMap<>();
     for (Map.Entry<KvFormat, KvMeasurement.Figures> e : m.formats().entrySet()) {
       KvMeasurement.Figures x = e.getValue();

@@ -200,16 +200,14 @@ class KvMeasureTest {
   }
 
   @Test
-  void theCacheFolderFollowsXdgAndHome() {
+  void theCacheFolderIsKvQualityInTheUsersCacheFolder() {
+    // the user's cache folder itself is ConfigPaths.cacheFolder's (ConfigPathsCacheTest)
+    Map<String, String> env = Map.of("HOME", "/h", "XDG_CACHE_HOME", "/x");
     assertEquals(
-        Path.of("/x/strata/kv-quality"),
-        KvMeasureCache.folder(Map.of("HOME", "/h", "XDG_CACHE_HOME", "/x"), "Linux"));
-    assertEquals(
-        Path.of("/h/.cache/strata/kv-quality"),
-        KvMeasureCache.folder(Map.of("HOME", "/h", "XDG_CACHE_HOME", "rel"), "Linux"));
-    assertEquals(
-        Path.of("/h/Library/Caches/Strata/kv-quality"),
-        KvMeasureCache.folder(Map.of("HOME", "/h", "XDG_CACHE_HOME", "/x"), "Mac OS X"));
+        dev.strata.engine.write.ConfigPaths.cacheFolder(env, "Linux")
+            .orElseThrow()
+            .resolve("kv-quality"),
+        KvMeasureCache.folder(env, "Linux"));
     assertEquals(null, KvMeasureCache.folder(Map.of(), "Linux"));
   }
 }
