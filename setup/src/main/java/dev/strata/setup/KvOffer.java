@@ -141,14 +141,21 @@ final class KvOffer {
 
   /** Measures now (Ctrl-C stops it and the question is asked again); the outcome in one line. */
   KvMeasure.Outcome measureNow(GgufModel m, KvFormat def) {
-    KvMeasure.Outcome o = measure.measure(m, formats(def), KvMeasure::sigint);
+    KvMeasure.Outcome o = measure(m, def);
     switch (o) {
-      case KvMeasure.Outcome.Measured x -> {
-        model = m;
-        measured = x.measurement();
-      }
+      case KvMeasure.Outcome.Measured x -> {}
       case KvMeasure.Outcome.Cancelled c -> say.accept("  measurement stopped: nothing cached");
       case KvMeasure.Outcome.Failed f -> say.accept("  cannot measure: " + f.line());
+    }
+    return o;
+  }
+
+  /** Measures now; the caller says how it ended (progress lines go to {@code say}). */
+  KvMeasure.Outcome measure(GgufModel m, KvFormat def) {
+    KvMeasure.Outcome o = measure.measure(m, formats(def), KvMeasure::sigint);
+    if (o instanceof KvMeasure.Outcome.Measured x) {
+      model = m;
+      measured = x.measurement();
     }
     return o;
   }

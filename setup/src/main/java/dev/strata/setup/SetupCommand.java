@@ -57,7 +57,7 @@ import picocli.CommandLine.Option;
       "  strata-setup --model M --ctx 32768 --experts stream --print",
       "  # the same config with exactly '--kv q4_0' appended",
       "  strata-setup --model M --ctx 32768 --experts stream --kv q4_0 --print",
-      "  # measure this model's KV trade-off here first (cached; the config is the same)",
+      "  # measure its KV trade-off on this machine first (the config is the same)",
       "  strata-setup --model M --measure-kv",
       "  # a config for another Mac (a host profile), in a file of its own",
       "  strata-setup --host-file m4-pro-48 --model M \\",

@@ -45,7 +45,7 @@ final class SetupMeasure {
     }
     Backend backend = EngineLibraries.backend(host, library, requested);
     var def = PlanDefaults.defaultPools(backend, Templates.load(backend).env());
-    KvMeasure.Outcome o = offer.measureNow(model, def);
+    KvMeasure.Outcome o = offer.measure(model, def);
     switch (o) {
       case KvMeasure.Outcome.Measured m ->
           io.err()

@@ -109,6 +109,62 @@ class WizardMeasureKvTest {
     assertTrue(Files.isDirectory(cacheDir()));
   }
 
+  /**
+   * A real SIGINT while {@code --measure-kv} measures, in a JVM of its own (strata-setup's main):
+   * the eval is cancelled, one line, exit 130, nothing printed, nothing cached.
+   */
+  @Test
+  void ctrlCWhileMeasuringStopsWithOneLineAndCachesNothing() throws Exception {
+    Path home = d.resolve("home");
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED",
+            "-Dstrata.root=" + RepoRoot.path(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            SetupMain.class.getName(),
+            "--model",
+            MODELS.resolve("tiny-qwen3-q4_k_m.gguf").toString(),
+            "--yes",
+            "--print",
+            "--measure-kv");
+    pb.environment().put("HOME", home.toString());
+    pb.environment().remove("XDG_CACHE_HOME");
+    pb.environment().put("STRATA_MEASURE_KV_CTX", "256");
+    pb.environment().put("STRATA_MEASURE_KV_CHUNKS", "64"); // more than the text holds
+    Process p = pb.start();
+    java.io.BufferedReader err =
+        new java.io.BufferedReader(
+            new java.io.InputStreamReader(
+                p.getErrorStream(), java.nio.charset.StandardCharsets.UTF_8));
+    StringBuilder seen = new StringBuilder();
+    String line;
+    while ((line = err.readLine()) != null) {
+      seen.append(line).append('\n');
+      if (line.contains("chunk 1/")) {
+        break; // measuring, with the Ctrl-C handler in place
+      }
+    }
+    assertTrue(seen.toString().matches("(?s).*chunk 1/[0-9]+ done.*"), seen.toString());
+    new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
+    assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "stopped after SIGINT");
+    String rest =
+        new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertEquals(130, p.exitValue(), seen + rest);
+    assertEquals(
+        "strata-setup: --measure-kv: interrupted: nothing cached, nothing written",
+        rest.strip(),
+        seen + rest);
+    assertEquals(0, p.getInputStream().readAllBytes().length, "no config printed");
+    Path cache = home.resolve(".cache/strata/kv-quality");
+    if (Files.isDirectory(cache)) {
+      try (Stream<Path> s = Files.walk(cache)) {
+        assertEquals(0, s.filter(Files::isRegularFile).count(), "nothing cached");
+      }
+    }
+  }
+
   @Test
   void measureKvWithNothingToMeasureWithIsOneLineExitTwo() {
     c.strataRoot = null; // no strata-ref, and the config's library is another Mac's

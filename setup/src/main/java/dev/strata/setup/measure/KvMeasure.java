@@ -97,6 +97,13 @@ public final class KvMeasure {
     }
   }
 
+  /**
+   * Chunks of 512 tokens the bundled text surely fills: 35,149 bytes / (8 × 512) = 8.6 bytes per
+   * token, more than any English BPE tokenizer averages (about 4; the demo model's 8,192-token
+   * vocabulary makes 18 chunks of it). A plan asking for more says "up to".
+   */
+  static final int TEXT_FILLS_CHUNKS = 8;
+
   /** How a measurement ended. */
   public sealed interface Outcome {
     /** Measured (and cached when the cache allowed it). */
@@ -241,9 +248,10 @@ public final class KvMeasure {
   public String announce(GgufModel model, List<KvFormat> formats) {
     return String.format(
         Locale.ROOT,
-        "measuring %s against fp16 KV: %d chunks of %,d tokens of %s, with %s; expected about %s"
+        "measuring %s against fp16 KV: %s%d chunks of %,d tokens of %s, with %s; expected about %s"
             + " on idle cores (%s of weights, %d cores; Ctrl-C stops it)",
         Evaluation.names(formats),
+        plan.chunks() > TEXT_FILLS_CHUNKS ? "up to " : "",
         plan.chunks(),
         ctx(model),
         TEXT_NAME,
