@@ -66,19 +66,22 @@ class QualityRunTest {
     return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
-  /** The shared model over val.u16's first 2 chunks of 128 tokens, then {@code more}. */
+  /** The shared model over val.u16's first 2 chunks of 128 tokens (logits.mjs takes them too). */
+  static List<String> twoChunkArgs() {
+    return List.of(
+        "--model",
+        model.toString(),
+        "--tokens",
+        tokens.toString(),
+        "--ctx",
+        "128",
+        "--chunks",
+        "2");
+  }
+
+  /** strata-quality over {@link #twoChunkArgs}, then {@code more}. */
   static Run twoChunks(String... more) {
-    List<String> a =
-        new ArrayList<>(
-            List.of(
-                "--model",
-                model.toString(),
-                "--tokens",
-                tokens.toString(),
-                "--ctx",
-                "128",
-                "--chunks",
-                "2"));
+    List<String> a = new ArrayList<>(twoChunkArgs());
     a.addAll(Arrays.asList(more));
     return quality(a.toArray(String[]::new));
   }
@@ -130,6 +133,14 @@ class QualityRunTest {
     assertTrue(r.figure("q4_0", "mean_kl") > r.figure("fp16", "mean_kl"), r.out());
   }
 
+  /** {@code node logits.mjs} over {@link #twoChunkArgs}, then {@code more}. */
+  static List<String> node(Path script, String... more) {
+    List<String> a = new ArrayList<>(List.of("node", script.toString()));
+    a.addAll(twoChunkArgs());
+    a.addAll(Arrays.asList(more));
+    return a;
+  }
+
   @Test
   void llamaCppsOwnBaseFileCompares() throws Exception {
     Path logits = ROOT.resolve("bench/llamacpp/logits.mjs");
@@ -138,23 +149,7 @@ class QualityRunTest {
         "node-llama-cpp is not installed (bench/llamacpp/install.sh)");
     Path base = tmp.resolve("llama.logits");
     Process p =
-        new ProcessBuilder(
-                "node",
-                logits.toString(),
-                "--model",
-                model.toString(),
-                "--tokens",
-                tokens.toString(),
-                "--ctx",
-                "128",
-                "--chunks",
-                "2",
-                "--threads",
-                "2",
-                "--kv",
-                "f16",
-                "--out",
-                base.toString())
+        new ProcessBuilder(node(logits, "--threads", "2", "--kv", "f16", "--out", base.toString()))
             .redirectErrorStream(true)
             .start();
     String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
