@@ -165,6 +165,82 @@ class WizardMeasureKvTest {
     }
   }
 
+  /**
+   * Ctrl-C (a real SIGINT) while the wizard measures: the measurement stops, nothing is cached, the
+   * KV question is asked again, and the wizard goes on to write the config (its own JVM, the keys
+   * down a pipe to a dumb terminal: {@link PipedWizardMain}).
+   */
+  @Test
+  void ctrlCWhileTheWizardMeasuresAsksTheKvQuestionAgain() throws Exception {
+    Path home = d.resolve("home");
+    Path config = d.resolve("cfg/engine.yaml");
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--enable-native-access=ALL-UNNAMED",
+            "-Dstrata.root=" + RepoRoot.path(),
+            "-cp",
+            System.getProperty("java.class.path"),
+            PipedWizardMain.class.getName(),
+            "--model",
+            MODELS.resolve("tiny-qwen3-q4_k_m.gguf").toString(),
+            "--engine-lib",
+            RepoRoot.refLibrary().toString());
+    pb.environment().put("HOME", home.toString());
+    pb.environment().remove("XDG_CACHE_HOME");
+    pb.environment().put("STRATA_CONFIG", config.toString());
+    pb.environment().put("STRATA_MEASURE_KV_CTX", "256");
+    pb.environment().put("STRATA_MEASURE_KV_CHUNKS", "64");
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    StringBuffer seen = new StringBuffer();
+    Thread reader =
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  try {
+                    byte[] b = new byte[4096];
+                    int n;
+                    while ((n = p.getInputStream().read(b)) > 0) {
+                      seen.append(new String(b, 0, n, java.nio.charset.StandardCharsets.UTF_8));
+                    }
+                  } catch (IOException e) {
+                    seen.append("\n(read failed: ").append(e.getMessage()).append(')');
+                  }
+                });
+    java.io.OutputStream keys = p.getOutputStream();
+    keys.write(
+        "\n\nmeasure\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)); // ctx, experts, KV
+    keys.flush();
+    awaitText(seen, "chunk 1/", p);
+    new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
+    awaitText(seen, "measurement stopped: nothing cached", p);
+    keys.write("\n\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)); // KV default, confirm
+    keys.close();
+    assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), seen.toString());
+    reader.join(5000);
+    String t = flat(seen.toString());
+    assertEquals(0, p.exitValue(), t);
+    String after = t.substring(t.indexOf("measurement stopped"));
+    assertContainsAll(after, "Upstream's table, not this model", "3) measure", "wrote " + config);
+    assertTrue(Files.isRegularFile(config), t);
+    Path cache = home.resolve(".cache/strata/kv-quality");
+    if (Files.isDirectory(cache)) {
+      try (Stream<Path> s = Files.walk(cache)) {
+        assertEquals(0, s.filter(Files::isRegularFile).count(), "nothing cached");
+      }
+    }
+  }
+
+  /** Waits (up to 60 s) until the process's output holds {@code text}. */
+  static void awaitText(StringBuffer seen, String text, Process p) throws InterruptedException {
+    long end = System.nanoTime() + 60_000_000_000L;
+    while (!seen.toString().contains(text)) {
+      assertTrue(p.isAlive() && System.nanoTime() < end, "no '" + text + "' in:\n" + seen);
+      Thread.sleep(50);
+    }
+  }
+
   @Test
   void measureKvWithNothingToMeasureWithIsOneLineExitTwo() {
     c.strataRoot = null; // no strata-ref, and the config's library is another Mac's
