@@ -116,23 +116,7 @@ class WizardMeasureKvTest {
   @Test
   void ctrlCWhileMeasuringStopsWithOneLineAndCachesNothing() throws Exception {
     Path home = d.resolve("home");
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED",
-            "-Dstrata.root=" + RepoRoot.path(),
-            "-cp",
-            System.getProperty("java.class.path"),
-            SetupMain.class.getName(),
-            "--model",
-            MODELS.resolve("tiny-qwen3-q4_k_m.gguf").toString(),
-            "--yes",
-            "--print",
-            "--measure-kv");
-    pb.environment().put("HOME", home.toString());
-    pb.environment().remove("XDG_CACHE_HOME");
-    pb.environment().put("STRATA_MEASURE_KV_CTX", "256");
-    pb.environment().put("STRATA_MEASURE_KV_CHUNKS", "64"); // more than the text holds
+    ProcessBuilder pb = measuringJvm(SetupMain.class, home, "--yes", "--print", "--measure-kv");
     Process p = pb.start();
     java.io.BufferedReader err =
         new java.io.BufferedReader(
@@ -175,22 +159,8 @@ class WizardMeasureKvTest {
     Path home = d.resolve("home");
     Path config = d.resolve("cfg/engine.yaml");
     ProcessBuilder pb =
-        new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED",
-            "-Dstrata.root=" + RepoRoot.path(),
-            "-cp",
-            System.getProperty("java.class.path"),
-            PipedWizardMain.class.getName(),
-            "--model",
-            MODELS.resolve("tiny-qwen3-q4_k_m.gguf").toString(),
-            "--engine-lib",
-            RepoRoot.refLibrary().toString());
-    pb.environment().put("HOME", home.toString());
-    pb.environment().remove("XDG_CACHE_HOME");
+        measuringJvm(PipedWizardMain.class, home, "--engine-lib", RepoRoot.refLibrary().toString());
     pb.environment().put("STRATA_CONFIG", config.toString());
-    pb.environment().put("STRATA_MEASURE_KV_CTX", "256");
-    pb.environment().put("STRATA_MEASURE_KV_CHUNKS", "64");
     pb.redirectErrorStream(true);
     Process p = pb.start();
     StringBuffer seen = new StringBuffer();
@@ -230,6 +200,32 @@ class WizardMeasureKvTest {
         assertEquals(0, s.filter(Files::isRegularFile).count(), "nothing cached");
       }
     }
+  }
+
+  /**
+   * {@code main} in a JVM of its own with this test's class path, over the demo model ({@code args}
+   * after {@code --model}), HOME {@code home}, and a measurement of chunks of 256 tokens asking for
+   * more than the text holds (so it is still running when the test interrupts it).
+   */
+  static ProcessBuilder measuringJvm(Class<?> main, Path home, String... args) {
+    java.util.List<String> cmd =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-Dstrata.root=" + RepoRoot.path(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                main.getName(),
+                "--model",
+                MODELS.resolve("tiny-qwen3-q4_k_m.gguf").toString()));
+    cmd.addAll(java.util.Arrays.asList(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put("HOME", home.toString());
+    pb.environment().remove("XDG_CACHE_HOME");
+    pb.environment().put("STRATA_MEASURE_KV_CTX", "256");
+    pb.environment().put("STRATA_MEASURE_KV_CHUNKS", "64");
+    return pb;
   }
 
   /** Waits (up to 60 s) until the process's output holds {@code text}. */
