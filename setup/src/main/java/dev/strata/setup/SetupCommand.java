@@ -39,6 +39,8 @@ import picocli.CommandLine.Spec;
       "  strata-setup --model M --ctx 32768 --experts stream --print",
       "  # the same config with exactly '--kv q4_0' appended",
       "  strata-setup --model M --ctx 32768 --experts stream --kv q4_0 --print",
+      "  # measure its KV trade-off on this machine first (the config is the same)",
+      "  strata-setup --model M --measure-kv",
       "  # a config for another Mac (a host profile), in a file of its own",
       "  strata-setup --host-file m4-pro-48 --model M \\",
       "      --engine-lib /opt/strata/libstrata.dylib --yes --out m4.yaml",
@@ -54,11 +56,15 @@ import picocli.CommandLine.Spec;
       "0:config written (or printed)",
       "2:usage or input error: a bad flag, a missing answer without a terminal, a bad model,"
           + " host or answers file, a KV format the backend refuses for this model, a"
-          + " hand-edited config kept without --force",
+          + " hand-edited config kept without --force; --measure-kv: an unreadable model, no engine"
+          + " library to measure with",
       "3:the memory plan does not fit this host (the message says by how much and what to do);"
           + " an engine library a launch would not load; a library or folder that fails a"
-          + " launch's ownership rule",
-      "130:cancelled (Ctrl-C, Ctrl-D or no at the confirmation): nothing written"
+          + " launch's ownership rule; --measure-kv: the engine refused to measure the model",
+      "129:the wizard got SIGHUP (the terminal went away): nothing written, the terminal restored",
+      "130:cancelled (Ctrl-C, Ctrl-D or no at the confirmation; Ctrl-C while --measure-kv"
+          + " measures without a terminal): nothing written",
+      "143:the wizard got SIGTERM: nothing written, the terminal restored"
     })
 public final class SetupCommand implements Callable<Integer> {
 

@@ -12,29 +12,23 @@ import dev.strata.engine.flags.EngineArgs;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
-import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
-import dev.strata.engine.host.ProbeResult;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.plan.PlanText;
 import dev.strata.engine.text.TerminalText;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.engine.write.ConfigWriter;
-import dev.strata.metal.HostProbe;
 import dev.strata.setup.gen.AnswersFile;
 import dev.strata.setup.gen.EngineLibraries;
 import dev.strata.setup.gen.Given;
 import dev.strata.setup.prompt.Prompter;
-import dev.strata.setup.prompt.Question;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -53,6 +47,8 @@ final class SetupFlow {
    * @param yes {@code --yes}: ask nothing
    * @param force {@code --force}: replace a config edited by hand
    * @param gpuFamily {@code --gpu-family}: this Mac's GPU family instead of asking Metal, or null
+   * @param measureKv {@code --measure-kv}: measure the model's KV trade-off on this machine first
+   *     (shown and cached; the config is the same)
    */
   record Request(
       Given flags,
@@ -61,16 +57,19 @@ final class SetupFlow {
       boolean print,
       boolean yes,
       boolean force,
-      Integer gpuFamily) {}
+      Integer gpuFamily,
+      boolean measureKv) {}
 
   private final Io io;
   private final Machine machine;
   private final SetupCli.PrompterFactory prompter;
+  private final SetupHost hosts;
 
   SetupFlow(Io io, Machine machine, SetupCli.PrompterFactory prompter) {
     this.io = io;
     this.machine = machine;
     this.prompter = prompter;
+    this.hosts = new SetupHost(io, machine);
   }
 
   /** Runs the request; returns the exit code (refusals are thrown as {@link StrataException}). */
@@ -80,7 +79,7 @@ final class SetupFlow {
     if (!wizard) {
       requireAnswers(given, r.yes());
     }
-    HostProfiles.Loaded host = loadHost(given.hostFile(), r.gpuFamily());
+    HostProfiles.Loaded host = hosts.load(given.hostFile(), r.gpuFamily());
     Path dest =
         r.print()
             ? null
@@ -90,7 +89,7 @@ final class SetupFlow {
     if (wizard) {
       return runWizard(host, given, r, dest);
     }
-    host = gpuFamilyAnswered(host, null);
+    host = hosts.gpuFamilyAnswered(host, null);
     GgufModel gguf = GgufReader.readModel(given.model());
     long trained = gguf.geometry().trainedContext();
     if (given.context() != null && trained > 0 && given.context() > trained) {
@@ -105,6 +104,9 @@ final class SetupFlow {
     }
     Answers a = new Answers(given.context(), given.experts(), given.kv());
     Path library = library(host.facts(), given);
+    if (r.measureKv()) {
+      SetupMeasure.measure(io, machine, host.facts(), gguf, library, given.backend());
+    }
     if (given.context() != null && r.flags().context() == null && r.answersFile() != null) {
       // the answers file's ctx, named as the file names it (not as a --ctx never given)
       String problem =
@@ -195,8 +197,8 @@ final class SetupFlow {
               + "): pass the answers as flags (--model, --ctx, --experts) or --yes");
     }
     try {
-      host = gpuFamilyAnswered(host, p);
-      Wizard w = new Wizard(p, machine, homeOf());
+      host = hosts.gpuFamilyAnswered(host, p);
+      Wizard w = new Wizard(p, machine, homeOf(), io.env(), r.measureKv());
       Wizard.Target target;
       Wizard.Previous previous = Wizard.Previous.NONE;
       if (r.print()) {
@@ -348,80 +350,6 @@ final class SetupFlow {
                             ? "; build strata-ref with ./strata build"
                             : "")
                         + ")"));
-  }
-
-  /** Whether the GPU facts of the probed host still need an answer (the GPU probe was skipped). */
-  private boolean gpuUnknown;
-
-  private HostProfiles.Loaded loadHost(String hostFileOrName, Integer gpuFamily) {
-    if (hostFileOrName != null) {
-      if (gpuFamily != null) {
-        throw new StrataException(
-            ExitCodes.USAGE,
-            "--gpu-family and --host-file do not go together: the host file gives gpu_family"
-                + " (edit it, or drop --host-file to probe this Mac)");
-      }
-      return HostProfiles.open(hostFileOrName, machine.workingDir());
-    }
-    Map<String, String> env = io.env();
-    if (gpuFamily != null) {
-      // The user says what Metal would: its query is not run at all.
-      env = new HashMap<>(env);
-      env.put(HostProbe.PROBE_ENV, HostProbe.SYSCTL_ONLY);
-    }
-    // --gpu-family answers for Metal: its notes are not the user's news then
-    ProbeResult probed =
-        machine.probeAndSay(
-            io, "strata-setup", env, note -> gpuFamily == null || !note.startsWith("Metal: "));
-    HostFacts facts = probed.facts();
-    if (gpuFamily != null) {
-      if (!facts.isMac()) {
-        throw new StrataException(
-            ExitCodes.USAGE,
-            "--gpu-family is for a Mac: this machine is " + facts.os() + " (drop --gpu-family)");
-      }
-      facts = HostProbe.withGpuFamily(facts, gpuFamily);
-    }
-    gpuUnknown = !probed.gpuFromMetal() && gpuFamily == null && facts.isMac();
-    return new HostProfiles.Loaded(facts, "probed");
-  }
-
-  /**
-   * When the GPU probe was skipped and no --gpu-family was given: the wizard asks (default from the
-   * chip name, which the probe already took); without a terminal the chip name's family stands, as
-   * the probe's note said.
-   */
-  private HostProfiles.Loaded gpuFamilyAnswered(HostProfiles.Loaded host, Prompter prompter) {
-    if (!gpuUnknown || prompter == null) {
-      return host;
-    }
-    HostFacts f = host.facts();
-    List<Question.Option<Integer>> options = new ArrayList<>();
-    for (GpuFamily g : GpuFamily.values()) {
-      options.add(new Question.Option<>(g.keyword(), g.wizardText, g.id));
-    }
-    options.add(new Question.Option<>("none", "no Apple GPU (an Intel Mac): Metal cannot run", 0));
-    int guess = HostProbe.gpuFamilyOfChip(f.chip());
-    int def = options.size() - 1; // none
-    for (int i = 0; i < options.size(); i++) {
-      if (options.get(i).value() == guess) {
-        def = i;
-      }
-    }
-    int answer =
-        prompter.ask(
-            new Question.Choice<>(
-                "--gpu-family",
-                "GPU family",
-                List.of(
-                    "",
-                    "GPU family — Metal was not asked on this run (see the probe line above);"
-                        + " the chip is "
-                        + f.chip()
-                        + "."),
-                options,
-                def));
-    return new HostProfiles.Loaded(HostProbe.withGpuFamily(f, answer), host.source());
   }
 
   private Path homeOf() {

@@ -97,6 +97,13 @@ final class SetupOptions {
   static final CliOption<Boolean> FORCE =
       CliOption.flag("--force", "Replace a config that was edited by hand.");
 
+  static final CliOption<Boolean> MEASURE_KV =
+      CliOption.flag(
+          "--measure-kv",
+          "Measure this model's KV trade-off on this machine first (int8 and q4_0 against fp16"
+              + " KV on a bundled text, a bounded run whose expected time is said first); the KV"
+              + " question then quotes it, and the result is cached. The config is the same.");
+
   static final CliOption<Path> ANSWERS =
       CliOption.path(
           "--answers",
@@ -119,6 +126,7 @@ final class SetupOptions {
           PRINT,
           YES,
           FORCE,
+          MEASURE_KV,
           ANSWERS);
 
   /**
@@ -163,7 +171,8 @@ final class SetupOptions {
         v.on(PRINT),
         v.on(YES),
         v.on(FORCE),
-        v.get(GPU_FAMILY));
+        v.get(GPU_FAMILY),
+        v.on(MEASURE_KV));
   }
 
   /** {@code --backend NAME}: a {@link Backend} id. */

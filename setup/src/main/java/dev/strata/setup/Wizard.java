@@ -2,7 +2,6 @@ package dev.strata.setup;
 
 import dev.strata.engine.Backend;
 import dev.strata.engine.cli.Machine;
-import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Template;
@@ -12,7 +11,6 @@ import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
-import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.plan.PlanDefaults;
 import dev.strata.engine.plan.PlanText;
 import dev.strata.engine.text.TerminalText;
@@ -68,58 +66,6 @@ final class Wizard {
     }
   }
 
-  /** The questions, in the order asked. */
-  enum Step {
-    MODEL("model", EngineFlags.MODEL),
-    CONTEXT("context", EngineFlags.CTX),
-    EXPERTS("experts", EngineFlags.EXPERTS),
-    KV("kv", EngineFlags.KV),
-    LIBRARY("library", "--engine-lib");
-
-    final String label;
-    final String flag;
-
-    Step(String label, String flag) {
-      this.label = label;
-      this.flag = flag;
-    }
-  }
-
-  /** The answers so far; null = not answered (the planned default is offered). */
-  static final class Draft {
-    GgufModel model;
-    Long context;
-    ExpertsMode experts;
-    boolean kvAnswered;
-    KvFormat kv;
-    Path library;
-
-    Draft copy() {
-      Draft c = new Draft();
-      c.set(this);
-      return c;
-    }
-
-    void set(Draft o) {
-      model = o.model;
-      context = o.context;
-      experts = o.experts;
-      kvAnswered = o.kvAnswered;
-      kv = o.kv;
-      library = o.library;
-    }
-
-    boolean has(Step s) {
-      return switch (s) {
-        case MODEL -> model != null;
-        case CONTEXT -> context != null;
-        case EXPERTS -> experts != null;
-        case KV -> kvAnswered;
-        case LIBRARY -> library != null;
-      };
-    }
-  }
-
   private final Prompter p;
   private final Style st;
   private final WizardScreens screens;
@@ -136,11 +82,27 @@ final class Wizard {
   private GgufModel derivedFor;
 
   // the answers of the last summary that fit, while a change from it does not (< returns to them)
-  private Draft fitting;
+  private WizardDraft fitting;
   // while the plan does not fit: what would make it fit, offered as the changed answer's default
   private WizardAdvice advice;
 
-  Wizard(Prompter prompter, Machine machine, Path home) {
+  // the KV trade-off shown (measured or upstream's), for the library it would measure with
+  private final java.util.Map<String, String> env;
+  private final boolean measureFirst;
+  private KvOffer offer;
+
+  /**
+   * @param env the environment (the cache folder, {@code STRATA_MEASURE_KV_*})
+   * @param measureFirst {@code --measure-kv}: measure at the KV question before asking it
+   */
+  Wizard(
+      Prompter prompter,
+      Machine machine,
+      Path home,
+      java.util.Map<String, String> env,
+      boolean measureFirst) {
+    this.env = env;
+    this.measureFirst = measureFirst;
     this.p = prompter;
     this.st = prompter.style();
     this.screens = new WizardScreens(prompter);
@@ -176,34 +138,34 @@ final class Wizard {
             "Enter takes the [default]; < (or back) returns to the previous question; Ctrl-C"
                 + " stops without writing."));
 
-    Draft d = new Draft();
-    List<Step> asked = new ArrayList<>();
+    WizardDraft d = new WizardDraft();
+    List<WizardDraft.Step> asked = new ArrayList<>();
     if (given.model() != null) {
       d.model = GgufReader.readModel(given.model());
       p.say(st.accent("model: ") + WizardScreens.modelSummary(d.model));
     } else {
-      asked.add(Step.MODEL);
+      asked.add(WizardDraft.Step.MODEL);
     }
     if (given.context() != null) {
       d.context = given.context();
     } else {
-      asked.add(Step.CONTEXT);
+      asked.add(WizardDraft.Step.CONTEXT);
     }
     if (given.experts() != null) {
       d.experts = given.experts();
     } else {
-      asked.add(Step.EXPERTS);
+      asked.add(WizardDraft.Step.EXPERTS);
     }
     if (given.kv() != null) {
       d.kv = given.kv();
       d.kvAnswered = true;
     } else {
-      asked.add(Step.KV);
+      asked.add(WizardDraft.Step.KV);
     }
     if (given.engineLib() != null) {
       d.library = given.engineLib();
     } else {
-      asked.add(Step.LIBRARY);
+      asked.add(WizardDraft.Step.LIBRARY);
     }
 
     // Each question in turn; back returns to the one before, keeping the answers after it as the
@@ -226,14 +188,14 @@ final class Wizard {
       advice = null;
       String yaml = null;
       if (!fits) {
-        if (!asked.contains(Step.CONTEXT)
-            && !asked.contains(Step.EXPERTS)
-            && !asked.contains(Step.KV)
+        if (!asked.contains(WizardDraft.Step.CONTEXT)
+            && !asked.contains(WizardDraft.Step.EXPERTS)
+            && !asked.contains(WizardDraft.Step.KV)
             && fitting == null) {
           r.generated().requireFits(); // throws: exit 3, or 2 for a KV format that cannot hold it
         }
         advice = advice(d, given, r.generated().plan().refusal());
-        showDoesNotFit(advice);
+        screens.showDoesNotFit(advice);
       } else {
         p.println("");
         p.say(PlanText.table(r.generated().plan(), p.width()).stripTrailing());
@@ -243,7 +205,7 @@ final class Wizard {
           screens.showDiff(target, yaml);
         }
       }
-      Step change;
+      WizardDraft.Step change;
       try {
         change = screens.summary(d, target, advice);
       } catch (WizardBack b) {
@@ -284,7 +246,7 @@ final class Wizard {
         }
         return r;
       }
-      Draft before = d.copy();
+      WizardDraft before = d.copy();
       if (fits) {
         fitting = before;
       }
@@ -299,7 +261,7 @@ final class Wizard {
   }
 
   /** What does not fit and which answers would make it fit, in the wizard's words. */
-  private WizardAdvice advice(Draft d, Given given, String refusal) {
+  private WizardAdvice advice(WizardDraft d, Given given, String refusal) {
     return WizardAdvice.of(
         d,
         refusal,
@@ -307,21 +269,8 @@ final class Wizard {
         WizardQuestions.minContext(planned(d, given).template()));
   }
 
-  private void showDoesNotFit(WizardAdvice advice) {
-    p.println("");
-    p.say(st.error("This does not fit: ") + advice.figures());
-    if (advice.remedies().isEmpty()) {
-      p.say("No single answer the wizard asks makes it fit here: change the model, or stop.");
-    } else {
-      p.say("It fits with one of these answers changed (pick its number in the summary):");
-      for (String remedy : advice.remedies()) {
-        p.say("  " + remedy);
-      }
-    }
-  }
-
   /** The plan and config for the draft (every answer present). */
-  private Result planned(Draft d, Given given) {
+  private Result planned(WizardDraft d, Given given) {
     derive(d.model, given);
     Backend finalBackend = EngineLibraries.backend(host, d.library, given.backend());
     Template t = finalBackend == backend ? template : Templates.load(finalBackend);
@@ -337,8 +286,8 @@ final class Wizard {
    * Asks, in order, every question whose answer a change dropped (a new model's context above its
    * trained one); {@code <} there returns to the summary before the change ({@link WizardBack}).
    */
-  private void askMissing(Draft d, Given given, Previous previous) {
-    for (Step s : Step.values()) {
+  private void askMissing(WizardDraft d, Given given, Previous previous) {
+    for (WizardDraft.Step s : WizardDraft.Step.values()) {
       if (!d.has(s)) {
         ask(s, d, given, previous, true);
       }
@@ -369,7 +318,8 @@ final class Wizard {
   /**
    * Asks one question, its default the draft's answer, else the previous config's, else planned.
    */
-  private void ask(Step s, Draft d, Given given, Previous previous, boolean canGoBack) {
+  private void ask(
+      WizardDraft.Step s, WizardDraft d, Given given, Previous previous, boolean canGoBack) {
     switch (s) {
       case MODEL -> {
         Path def =
@@ -381,7 +331,9 @@ final class Wizard {
         GgufModel m = q.askModel(def, canGoBack);
         p.say(st.accent("model: ") + WizardScreens.modelSummary(m));
         if (d.model != null && !d.model.firstShard().equals(m.firstShard())) {
-          keepWhatStillFits(d, m);
+          for (String note : d.keepWhatStillFits(m)) {
+            p.say(st.dim(note));
+          }
         }
         d.model = m;
       }
@@ -393,7 +345,7 @@ final class Wizard {
                 : d.context != null ? d.context : previous.context();
         // the answer now and the last one that fit stay in the list beside the default
         List<Long> alsoShown = new ArrayList<>();
-        for (Draft shown : new Draft[] {d, fitting}) {
+        for (WizardDraft shown : new WizardDraft[] {d, fitting}) {
           if (shown != null && shown.context != null) {
             alsoShown.add(shown.context);
           }
@@ -427,7 +379,9 @@ final class Wizard {
                 : d.kvAnswered
                     ? d.kv
                     : previous.kvDefault() || previous.kv() == null ? null : previous.kv();
-        d.kv = q.askKv(d.model.geometry(), d.context, d.experts, def, canGoBack);
+        Path lib = d.library != null ? d.library : libGuess;
+        offer = KvOffer.forLibrary(offer, machine, env, host, lib, p::say);
+        d.kv = q.askKv(d.model, d.context, d.experts, def, canGoBack, offer, measureFirst);
         d.kvAnswered = true;
       }
       case LIBRARY -> {
@@ -436,36 +390,9 @@ final class Wizard {
             d.library != null
                 ? d.library
                 : previous.library() != null ? previous.library() : libGuess;
-        Path lib = q.askLibrary(def, canGoBack);
-        if (EngineLibraries.absentHere(lib)) {
-          p.say(
-              st.dim(
-                  "  "
-                      + TerminalText.escape(lib.toString())
-                      + " is not on this machine: the config names it without a sha256 (right"
-                      + " for a config for another Mac; a launch here would not find it)"));
-        }
-        Backend b = EngineLibraries.backend(host, lib, given.backend());
-        if (b != backend) {
-          p.say(st.dim("backend: " + b.id() + " (from the library's name), not " + backend.id()));
-        }
+        Path lib = q.askLibrary(def, canGoBack, given.backend());
         d.library = lib;
       }
-    }
-  }
-
-  /** A new model: later answers are kept where they still make sense for it. */
-  private void keepWhatStillFits(Draft d, GgufModel m) {
-    ModelGeometry g = m.geometry();
-    if (d.context != null && g.trainedContext() > 0 && d.context > g.trainedContext()) {
-      p.say(
-          st.dim("  context " + d.context + " is above this model's trained context: asked again"));
-      d.context = null;
-    }
-    if (d.kvAnswered && d.kv == KvFormat.Q4_0 && g.headDim() != 256) {
-      p.say(st.dim("  q4_0 needs head_dim 256, this model has " + g.headDim() + ": asked again"));
-      d.kvAnswered = false;
-      d.kv = null;
     }
   }
 }

@@ -25,7 +25,7 @@ import java.util.function.Predicate;
 record WizardAdvice(
     String figures,
     List<String> remedies,
-    Wizard.Step first,
+    WizardDraft.Step first,
     long context,
     boolean stream,
     boolean q4) {
@@ -40,9 +40,9 @@ record WizardAdvice(
    * @param minContext the smallest context the template's workload takes
    */
   static WizardAdvice of(
-      Wizard.Draft d, String refusal, Predicate<Wizard.Draft> fits, long minContext) {
+      WizardDraft d, String refusal, Predicate<WizardDraft> fits, long minContext) {
     List<String> remedies = new ArrayList<>();
-    Wizard.Step first = null;
+    WizardDraft.Step first = null;
     boolean stream = false;
     boolean q4 = false;
     ModelGeometry g = d.model.geometry();
@@ -52,26 +52,26 @@ record WizardAdvice(
           String.format(Locale.ROOT, "2) context: %,d tokens or fewer (now %,d)", best, d.context));
     }
     if (d.experts == ExpertsMode.RESIDENT) {
-      Wizard.Draft t = d.copy();
+      WizardDraft t = d.copy();
       t.experts = ExpertsMode.STREAM;
       stream = fits.test(t);
       if (stream) {
         remedies.add("3) experts: stream (the SSD holds the experts, an arena the hot ones)");
-        first = Wizard.Step.EXPERTS; // it keeps the context the user asked for
+        first = WizardDraft.Step.EXPERTS; // it keeps the context the user asked for
       }
     }
     if (d.kv != KvFormat.Q4_0 && g.headDim() == 256) {
-      Wizard.Draft t = d.copy();
+      WizardDraft t = d.copy();
       t.kv = KvFormat.Q4_0;
       t.kvAnswered = true;
       q4 = fits.test(t);
       if (q4) {
         remedies.add("4) kv: q4_0 (about half the KV cache)");
-        first = first == null ? Wizard.Step.KV : first;
+        first = first == null ? WizardDraft.Step.KV : first;
       }
     }
     if (first == null && best > 0) {
-      first = Wizard.Step.CONTEXT;
+      first = WizardDraft.Step.CONTEXT;
     }
     return new WizardAdvice(figures(refusal), List.copyOf(remedies), first, best, stream, q4);
   }
@@ -96,9 +96,8 @@ record WizardAdvice(
    * whole KiB of tokens (as people type them) and capped at the model's trained context; 0 when
    * even the smallest does not fit. A binary search: the plan grows with the context.
    */
-  static long largestContextThatFits(
-      Wizard.Draft d, Predicate<Wizard.Draft> fits, long minContext) {
-    Wizard.Draft t = d.copy();
+  static long largestContextThatFits(WizardDraft d, Predicate<WizardDraft> fits, long minContext) {
+    WizardDraft t = d.copy();
     long lo = Math.max(1, minContext);
     long hi = d.context - 1;
     if (hi < lo) {

@@ -17,6 +17,7 @@ import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanDefaults;
 import dev.strata.engine.plan.PlanRequest;
 import dev.strata.engine.text.ByteSize;
+import dev.strata.engine.text.TerminalText;
 import dev.strata.setup.gen.EngineLibraries;
 import dev.strata.setup.prompt.Prompter;
 import dev.strata.setup.prompt.Question;
@@ -37,12 +38,6 @@ import java.util.Locale;
  * #derived} last set.
  */
 final class WizardQuestions {
-  /** Upstream's measured cost of q4_0 (seed), quoted as upstream measurements. */
-  static final String Q4_COST =
-      "Upstream measured +1.7% perplexity on 1K-token segments on an M4 Pro, a cost that grows"
-          + " with context (+8% at 1K to +12% at 8K on the PC engine): opt in when memory"
-          + " matters more.";
-
   private final Prompter p;
   private final Style st;
   private final HostFacts host;
@@ -259,7 +254,31 @@ final class WizardQuestions {
         back);
   }
 
-  KvFormat askKv(ModelGeometry g, long ctx, ExpertsMode experts, KvFormat chosen, boolean back) {
+  /** The KV question's answers: a format, or measuring this model first. */
+  private enum KvPick {
+    DEFAULT,
+    Q4_0,
+    MEASURE
+  }
+
+  /**
+   * The KV-format question: what q4_0 saves at this context, its cost — this model's measured
+   * figures ({@link KvOffer}), else upstream's table — and, when a measurement can run here and
+   * none is known, a "measure" answer that measures and asks again (the answer and the config are
+   * what they would have been: a measurement changes only what is shown).
+   *
+   * @param measureFirst {@code --measure-kv}: measure before asking, unless already measured
+   * @return the format, or null for the default path (no {@code --kv})
+   */
+  KvFormat askKv(
+      GgufModel model,
+      long ctx,
+      ExpertsMode experts,
+      KvFormat chosen,
+      boolean back,
+      KvOffer offer,
+      boolean measureFirst) {
+    ModelGeometry g = model.geometry();
     KvComparison cmp = KvComparison.at(host, g, ctx, template.backend(), template.env());
     if (!cmp.q4Available()) {
       p.say(
@@ -270,41 +289,60 @@ final class WizardQuestions {
                   + g.headDim()));
       return null;
     }
-    List<String> notes = new ArrayList<>();
-    notes.add("");
-    notes.add(
-        st.bold("KV cache format")
-            + String.format(
-                Locale.ROOT,
-                " — at %,d tokens q4_0 saves %s (%s → %s)%s.",
-                ctx,
-                ByteSize.iec(cmp.bytesSaved()),
-                ByteSize.iec(cmp.defaultKvBytes()),
-                ByteSize.iec(cmp.q4KvBytes()),
-                kvGain(cmp, experts)));
-    notes.add(Q4_COST);
-    long defCell = cmp.defaultFormat().cellBytes(g.kvHeads(), g.headDim());
-    long q4Cell = KvFormat.Q4_0.cellBytes(g.kvHeads(), g.headDim());
-    List<Question.Option<java.util.Optional<KvFormat>>> options = new ArrayList<>();
-    options.add(
-        new Question.Option<>(
-            "default",
-            "no --kv: the engine's default path ("
-                + cmp.defaultFormat().flagName()
-                + " pools, "
-                + String.format(Locale.ROOT, "%,d", defCell)
-                + " B per cell per layer)",
-            java.util.Optional.empty()));
-    options.add(
-        new Question.Option<>(
-            "q4_0",
-            "--kv q4_0: FWHT-256 + 4-bit blocks, " + q4Cell + " B per cell per layer",
-            java.util.Optional.of(KvFormat.Q4_0)));
-    return p.ask(
-            new Question.Choice<>(
-                EngineFlags.KV, "KV format", notes, options, chosen == KvFormat.Q4_0 ? 1 : 0),
-            back)
-        .orElse(null);
+    if (measureFirst) {
+      offer.measureFirst(model, cmp.defaultFormat());
+    }
+    while (true) {
+      List<String> notes = new ArrayList<>();
+      notes.add("");
+      notes.add(
+          st.bold("KV cache format")
+              + String.format(
+                  Locale.ROOT,
+                  " — at %,d tokens q4_0 saves %s (%s → %s)%s.",
+                  ctx,
+                  ByteSize.iec(cmp.bytesSaved()),
+                  ByteSize.iec(cmp.defaultKvBytes()),
+                  ByteSize.iec(cmp.q4KvBytes()),
+                  kvGain(cmp, experts)));
+      notes.add(offer.tradeOff(model, cmp.defaultFormat()));
+      long defCell = cmp.defaultFormat().cellBytes(g.kvHeads(), g.headDim());
+      long q4Cell = KvFormat.Q4_0.cellBytes(g.kvHeads(), g.headDim());
+      List<Question.Option<KvPick>> options = new ArrayList<>();
+      options.add(
+          new Question.Option<>(
+              "default",
+              "no --kv: the engine's default path ("
+                  + cmp.defaultFormat().flagName()
+                  + " pools, "
+                  + String.format(Locale.ROOT, "%,d", defCell)
+                  + " B per cell per layer)",
+              KvPick.DEFAULT));
+      options.add(
+          new Question.Option<>(
+              "q4_0",
+              "--kv q4_0: FWHT-256 + 4-bit blocks, " + q4Cell + " B per cell per layer",
+              KvPick.Q4_0));
+      if (offer.canMeasure() && offer.measured(model).isEmpty()) {
+        options.add(
+            new Question.Option<>(
+                "measure", offer.offerDetail(model, cmp.defaultFormat()), KvPick.MEASURE));
+      }
+      KvPick pick =
+          p.ask(
+              new Question.Choice<>(
+                  EngineFlags.KV, "KV format", notes, options, chosen == KvFormat.Q4_0 ? 1 : 0),
+              back);
+      switch (pick) {
+        case DEFAULT -> {
+          return null;
+        }
+        case Q4_0 -> {
+          return KvFormat.Q4_0;
+        }
+        case MEASURE -> offer.measureNow(model, cmp.defaultFormat());
+      }
+    }
   }
 
   /**
@@ -321,7 +359,11 @@ final class WizardQuestions {
         : " (the stream arena already holds every expert here: it wins no slots)";
   }
 
-  Path askLibrary(Path guess, boolean canGoBack) {
+  /**
+   * The engine library, checked as a launch checks it; says when it is not on this machine and when
+   * its name picks another backend than {@code requested} (or the derived one).
+   */
+  Path askLibrary(Path guess, boolean canGoBack, Backend requested) {
     Question.PathAnswer q =
         new Question.PathAnswer(
             "--engine-lib",
@@ -340,6 +382,19 @@ final class WizardQuestions {
             home,
             workingDir,
             lib -> EngineLibraries.problem(lib, host)); // launch's own checks, at once
-    return p.ask(q, canGoBack);
+    Path lib = p.ask(q, canGoBack);
+    if (EngineLibraries.absentHere(lib)) {
+      p.say(
+          st.dim(
+              "  "
+                  + TerminalText.escape(lib.toString())
+                  + " is not on this machine: the config names it without a sha256 (right"
+                  + " for a config for another Mac; a launch here would not find it)"));
+    }
+    Backend b = EngineLibraries.backend(host, lib, requested);
+    if (b != backend) {
+      p.say(st.dim("backend: " + b.id() + " (from the library's name), not " + backend.id()));
+    }
+    return lib;
   }
 }

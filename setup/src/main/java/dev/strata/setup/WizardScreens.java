@@ -38,7 +38,7 @@ final class WizardScreens {
    * @throws WizardCancelled on no
    * @throws WizardBack on {@code <}
    */
-  Wizard.Step summary(Wizard.Draft d, Wizard.Target target, WizardAdvice advice) {
+  WizardDraft.Step summary(WizardDraft d, Wizard.Target target, WizardAdvice advice) {
     List<Question.Option<String>> options = new ArrayList<>();
     options.add(
         new Question.Option<>(
@@ -98,8 +98,22 @@ final class WizardScreens {
     return switch (picked) {
       case "yes" -> null;
       case "no" -> throw new WizardCancelled("declined");
-      default -> Wizard.Step.valueOf(picked.toUpperCase(Locale.ROOT));
+      default -> WizardDraft.Step.valueOf(picked.toUpperCase(Locale.ROOT));
     };
+  }
+
+  /** What does not fit, and the answers that would make it fit. */
+  void showDoesNotFit(WizardAdvice advice) {
+    p.println("");
+    p.say(st.error("This does not fit: ") + advice.figures());
+    if (advice.remedies().isEmpty()) {
+      p.say("No single answer the wizard asks makes it fit here: change the model, or stop.");
+    } else {
+      p.say("It fits with one of these answers changed (pick its number in the summary):");
+      for (String remedy : advice.remedies()) {
+        p.say("  " + remedy);
+      }
+    }
   }
 
   /** The unified diff old → new of the config at the target, or a line saying it is the same. */

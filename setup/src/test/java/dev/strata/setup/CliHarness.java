@@ -28,6 +28,9 @@ final class CliHarness {
   final Path config;
   final Map<String, String> env = new HashMap<>();
 
+  /** The source tree strata-ref is found in ({@code -Dstrata.root}); null: none (not found). */
+  Path strataRoot;
+
   /** What the live probe answers (the seed's Mac unless a test says otherwise). */
   java.util.function.Function<Map<String, String>, ProbeResult> probe =
       e -> new ProbeResult(m4(), java.util.List.of(), java.util.OptionalLong.empty());
@@ -61,7 +64,7 @@ final class CliHarness {
 
   Machine machine() {
     return new Machine(
-        "Linux", model, null, null, e -> probe.apply(e), java.time.Clock.systemUTC());
+        "Linux", model, null, strataRoot, e -> probe.apply(e), java.time.Clock.systemUTC());
   }
 
   static SetupCli.PrompterFactory prompter(ByteArrayOutputStream terminalOut, String typed) {

@@ -77,6 +77,7 @@ class SetupOptionsTest {
     String m = "/m/a-00001-of-00004.gguf";
     return List.of(
         List.of("--model", m, "--ctx", "32768", "--experts", "stream", "--print"),
+        List.of("--model", m, "--yes", "--measure-kv", "--print"),
         List.of(
             "--host-file",
             "m4-pro-48",
@@ -96,6 +97,7 @@ class SetupOptionsTest {
         List.of("--model", m, "--kv", "k8v4", "--ctx", "1", "--experts", "stream", "--print"),
         List.of("--print"),
         List.of("--yes"),
+        List.of("--model", m, "--measure-kv", "--print"),
         // not simple: picocli parses or refuses them
         List.of(),
         List.of("--ctx=4096", "--print"),

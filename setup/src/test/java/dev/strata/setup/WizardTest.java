@@ -88,7 +88,12 @@ class WizardTest {
         "Context [262144]:",
         "at 32,768 tokens q4_0 saves 180.7 MiB (397.5 MiB → 216.8 MiB)");
     assertTrue(t.contains("expert slots in the stream arena") || t.contains("wins no slots"), t);
-    assertContainsAll(t, "+1.7% perplexity on 1K-token segments", "KV format [default]:");
+    assertContainsAll(t, "KV format [default]:");
+    // nothing measured here (no strata-ref in this harness): upstream's table, said as upstream's
+    assertContainsAll(
+        t.replace('\n', ' '),
+        "Upstream's table, not this model:",
+        "94.45% of the time, mean KL 0.034, +1.7% perplexity on 1K-token segments");
     assertEquals("32768", written("--ctx"));
     assertFalse(ConfigCodec.read(c.config).args().contains("--kv"), "no --kv unless asked");
   }

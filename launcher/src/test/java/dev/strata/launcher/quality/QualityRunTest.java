@@ -2,6 +2,7 @@ package dev.strata.launcher.quality;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -65,22 +66,30 @@ class QualityRunTest {
     return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
+  /** The shared model over val.u16's first 2 chunks of 128 tokens (logits.mjs takes them too). */
+  static List<String> twoChunkArgs() {
+    return List.of(
+        "--model",
+        model.toString(),
+        "--tokens",
+        tokens.toString(),
+        "--ctx",
+        "128",
+        "--chunks",
+        "2");
+  }
+
+  /** strata-quality over {@link #twoChunkArgs}, then {@code more}. */
+  static Run twoChunks(String... more) {
+    List<String> a = new ArrayList<>(twoChunkArgs());
+    a.addAll(Arrays.asList(more));
+    return quality(a.toArray(String[]::new));
+  }
+
   @Test
   void referenceAgainstItselfIsExactAndQuantizedFormatsCost() throws Exception {
     Path dir = tmp.resolve("out");
-    Run r =
-        quality(
-            "--model",
-            model.toString(),
-            "--tokens",
-            tokens.toString(),
-            "--ctx",
-            "128",
-            "--chunks",
-            "2",
-            "--json",
-            "--out",
-            dir.toString());
+    Run r = twoChunks("--json", "--out", dir.toString());
     assertEquals(0, r.rc(), r.err());
     assertEquals(0.0, r.figure("fp16", "mean_kl"));
     assertEquals(0.0, r.figure("fp16", "max_kl"));
@@ -104,22 +113,7 @@ class QualityRunTest {
 
   /** Our fp16 reference of 2 chunks of 128 tokens as a _logits_ file. */
   static Path saveBase(Path file) {
-    Run w =
-        quality(
-            "--model",
-            model.toString(),
-            "--tokens",
-            tokens.toString(),
-            "--ctx",
-            "128",
-            "--chunks",
-            "2",
-            "--kv",
-            "fp16",
-            "--decode-check",
-            "0",
-            "--save-base",
-            file.toString());
+    Run w = twoChunks("--kv", "fp16", "--decode-check", "0", "--save-base", file.toString());
     assertEquals(0, w.rc(), w.err());
     return file;
   }
@@ -139,6 +133,14 @@ class QualityRunTest {
     assertTrue(r.figure("q4_0", "mean_kl") > r.figure("fp16", "mean_kl"), r.out());
   }
 
+  /** {@code node logits.mjs} over {@link #twoChunkArgs}, then {@code more}. */
+  static List<String> node(Path script, String... more) {
+    List<String> a = new ArrayList<>(List.of("node", script.toString()));
+    a.addAll(twoChunkArgs());
+    a.addAll(Arrays.asList(more));
+    return a;
+  }
+
   @Test
   void llamaCppsOwnBaseFileCompares() throws Exception {
     Path logits = ROOT.resolve("bench/llamacpp/logits.mjs");
@@ -147,23 +149,7 @@ class QualityRunTest {
         "node-llama-cpp is not installed (bench/llamacpp/install.sh)");
     Path base = tmp.resolve("llama.logits");
     Process p =
-        new ProcessBuilder(
-                "node",
-                logits.toString(),
-                "--model",
-                model.toString(),
-                "--tokens",
-                tokens.toString(),
-                "--ctx",
-                "128",
-                "--chunks",
-                "2",
-                "--threads",
-                "2",
-                "--kv",
-                "f16",
-                "--out",
-                base.toString())
+        new ProcessBuilder(node(logits, "--threads", "2", "--kv", "f16", "--out", base.toString()))
             .redirectErrorStream(true)
             .start();
     String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -192,6 +178,8 @@ class QualityRunTest {
       {"--model", "MODEL", "--base", bin.toString()},
       {"--model", "MODEL", "--text", tmp.resolve("missing.txt").toString()},
       {"--model", "MODEL", "--tokens", "TOKENS", "--bogus"},
+      {"--model", "MODEL", "--tokens", tmp.resolve("missing.u16").toString()},
+      {"--config", bin.toString(), "--tokens", "TOKENS"},
     };
     for (String[] c : cases) {
       String[] a = c.clone();
@@ -202,6 +190,11 @@ class QualityRunTest {
       assertEquals(2, r.rc(), String.join(" ", a) + "\n" + r.err());
       assertEquals(1, r.err().strip().lines().count(), r.err());
       assertTrue(r.err().startsWith("strata-quality: "), r.err());
+      assertFalse(r.err().contains("Exception"), "no class name: " + r.err());
     }
+    Run gone =
+        quality("--model", model.toString(), "--tokens", tmp.resolve("missing.u16").toString());
+    assertTrue(
+        gone.err().contains("missing.u16: no such file or folder (given as --tokens;"), gone.err());
   }
 }

@@ -1,4 +1,4 @@
-package dev.strata.launcher.quality;
+package dev.strata.engine.quality;
 
 import java.util.Arrays;
 
@@ -163,17 +163,6 @@ public final class KlStats {
       out[i] = logits[i] - shift;
     }
     return out;
-  }
-
-  /** The index of the first maximum. */
-  public static int argmax(float[] v) {
-    int best = 0;
-    for (int i = 1; i < v.length; i++) {
-      if (v[i] > v[best]) {
-        best = i;
-      }
-    }
-    return best;
   }
 
   /** The index of the first maximum. */

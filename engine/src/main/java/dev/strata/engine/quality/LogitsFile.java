@@ -1,4 +1,4 @@
-package dev.strata.launcher.quality;
+package dev.strata.engine.quality;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -230,9 +230,11 @@ public final class LogitsFile {
   }
 
   /** Input the user gave that cannot be used: one line, exit 2. */
-  public static final class BadInput extends RuntimeException {
+  public static final class BadInput extends dev.strata.engine.StrataException {
+    private static final long serialVersionUID = 1L;
+
     public BadInput(String message) {
-      super(message);
+      super(dev.strata.engine.ExitCodes.USAGE, message);
     }
   }
 }

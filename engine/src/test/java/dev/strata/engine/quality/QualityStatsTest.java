@@ -1,4 +1,4 @@
-package dev.strata.launcher.quality;
+package dev.strata.engine.quality;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -101,12 +101,8 @@ class QualityStatsTest {
           for (int i = 0; i < nVocab; i++) {
             lb[i] = in.getFloat();
           }
-          ours.add(
-              la,
-              topA,
-              KlStats.logSoftmax(lb),
-              KlStats.argmax(lb),
-              tokens[c * nCtx + first + k + 1]);
+          double[] lpb = KlStats.logSoftmax(lb);
+          ours.add(la, topA, lpb, KlStats.argmax(lpb), tokens[c * nCtx + first + k + 1]);
         }
       }
     }

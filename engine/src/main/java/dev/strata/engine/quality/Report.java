@@ -1,4 +1,4 @@
-package dev.strata.launcher.quality;
+package dev.strata.engine.quality;
 
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ModelGeometry;
@@ -7,8 +7,21 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 
-/** What {@code strata-quality} found: the table (stderr) and the JSON (stdout, --out). */
-record Report(
+/**
+ * What an {@link Evaluation} found: the table ({@code strata-quality}'s stderr) and the JSON (its
+ * stdout and {@code --out}; the record {@code strata-setup}'s KV measurement cache keeps).
+ *
+ * @param model the model's first shard
+ * @param nCtx tokens per chunk
+ * @param first the first scored position of each chunk (nCtx/2, or the base file's)
+ * @param chunksDone chunks completed; chunksAsked those asked for
+ * @param seconds wall time of the evaluation
+ * @param formats each format's figures against the reference, in the order asked
+ * @param decode the prompt path against the decode path over {@code decodeFormat}'s pools, or null
+ * @param base the base file's name, or null (the reference is fp16 KV)
+ * @param input the name of the text, token or base file evaluated
+ */
+public record Report(
     Path model,
     ModelGeometry geometry,
     int nCtx,
@@ -24,11 +37,12 @@ record Report(
     String input) {
 
   /** KV bytes of one cell (one token's K and V, every KV head) of one layer. */
-  long cellBytes(KvFormat f) {
+  public long cellBytes(KvFormat f) {
     return f.cellBytes(geometry.kvHeads(), geometry.headDim());
   }
 
-  String table() {
+  /** The table, several lines, each ending in a newline. */
+  public String table() {
     StringBuilder b = new StringBuilder();
     b.append(
         String.format(
@@ -91,7 +105,8 @@ record Report(
     return b.toString();
   }
 
-  String json() {
+  /** The summary as one line of JSON. */
+  public String json() {
     StringBuilder b = new StringBuilder("{");
     b.append("\"model\":").append(str(model.toString()));
     b.append(",\"input\":").append(str(input));
@@ -142,7 +157,8 @@ record Report(
     return Double.isFinite(v) ? Double.toString(v) : "null";
   }
 
-  static String str(String s) {
+  /** {@code s} as a JSON string. */
+  public static String str(String s) {
     StringBuilder b = new StringBuilder("\"");
     for (char c : s.toCharArray()) {
       switch (c) {
