@@ -115,28 +115,20 @@ public record ExpectedReads(
       return p.used() * p.moeLayers(); // no slot: every lookup misses
     }
     LinkedHashMap<Integer, Boolean> cache = new LinkedHashMap<>(2 * c, 0.75f, true);
-    long misses = 0, tokens = 0;
-    boolean decode = p.decodeFrom() < p.calls().size();
-    for (int i = 0; i < p.calls().size(); i++) {
-      RoutingProfile.Call call = p.calls().get(i);
-      boolean counted = !decode || i >= p.decodeFrom();
-      if (counted && call.layer() == 0) {
-        tokens += call.tokens();
-      }
-      for (int e : call.distinct()) {
-        int id = call.layer() * p.experts() + e;
-        if (cache.get(id) == null) {
-          misses += counted ? 1 : 0;
+    return replay(
+        p,
+        id -> {
+          if (cache.get(id) != null) {
+            return true;
+          }
           if (cache.size() == c) {
             Iterator<Integer> oldest = cache.keySet().iterator();
             oldest.next();
             oldest.remove();
           }
           cache.put(id, Boolean.TRUE);
-        }
-      }
-    }
-    return tokens > 0 ? (double) misses / tokens : 0;
+          return false;
+        });
   }
 
   /**
@@ -149,7 +141,7 @@ public record ExpectedReads(
       return p.used() * p.moeLayers(); // no slot: every lookup misses
     }
     int n = p.experts() * p.moeLayers();
-    long[] count = new long[n], last = new long[n];
+    long[] count = new long[n], last = new long[n], clock = {0};
     boolean[] cached = new boolean[n];
     // cached items by (count, last use): the first is the victim
     TreeSet<Integer> order =
@@ -158,9 +150,36 @@ public record ExpectedReads(
                 count[a] != count[b]
                     ? Long.compare(count[a], count[b])
                     : Long.compare(last[a], last[b]));
-    long clock = 0, misses = 0, held = 0;
+    return replay(
+        p,
+        id -> {
+          boolean hit = cached[id];
+          if (hit) {
+            order.remove(id);
+          } else if (order.size() == c) {
+            cached[order.pollFirst()] = false;
+          }
+          cached[id] = true;
+          count[id]++;
+          last[id] = ++clock[0];
+          order.add(id);
+          return hit;
+        });
+  }
+
+  /** One lookup of (layer × experts + expert) through a policy: true on a hit. */
+  private interface Lookup {
+    boolean hit(int id);
+  }
+
+  /**
+   * The trace's lookups in the engine's order (each call's distinct experts, ascending) through
+   * {@code policy}: the decode's misses per decoded token, or every call's per token when the trace
+   * has no decode.
+   */
+  private static double replay(RoutingProfile p, Lookup policy) {
+    long misses = 0, tokens = 0;
     boolean decode = p.decodeFrom() < p.calls().size();
-    long tokens = 0;
     for (int i = 0; i < p.calls().size(); i++) {
       RoutingProfile.Call call = p.calls().get(i);
       boolean counted = !decode || i >= p.decodeFrom();
@@ -168,25 +187,8 @@ public record ExpectedReads(
         tokens += call.tokens();
       }
       for (int e : call.distinct()) {
-        int id = call.layer() * p.experts() + e;
-        clock++;
-        if (cached[id]) {
-          order.remove(id);
-        } else {
-          if (counted) {
-            misses++;
-          }
-          if (held == c) {
-            int victim = order.pollFirst();
-            cached[victim] = false;
-          } else {
-            held++;
-          }
-          cached[id] = true;
-        }
-        count[id]++;
-        last[id] = clock;
-        order.add(id);
+        boolean hit = policy.hit(call.layer() * p.experts() + e);
+        misses += counted && !hit ? 1 : 0;
       }
     }
     return tokens > 0 ? (double) misses / tokens : 0;
