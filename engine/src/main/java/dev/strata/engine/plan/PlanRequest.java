@@ -40,6 +40,8 @@ import java.util.Objects;
  * @param spec the engine's {@code --spec}: above 0 the MTP drafter's weights and KV pools are
  *     planned when the model has a drafter; a model without one runs without drafting, and a note
  *     says so
+ * @param parallel the engine's {@code --parallel}: sequences held at once, each with its own KV
+ *     pools ({@link KvPools#sequences}); at least 1
  */
 public record PlanRequest(
     HostFacts host,
@@ -51,9 +53,28 @@ public record PlanRequest(
     List<String> kvNotes,
     Map<String, String> env,
     long memBudgetMb,
-    long spec) {
+    long spec,
+    int parallel) {
+
+  /** One sequence ({@code --parallel 1}). */
+  public PlanRequest(
+      HostFacts host,
+      ModelGeometry model,
+      Backend backend,
+      long context,
+      ExpertsMode experts,
+      KvFormat pools,
+      List<String> kvNotes,
+      Map<String, String> env,
+      long memBudgetMb,
+      long spec) {
+    this(host, model, backend, context, experts, pools, kvNotes, env, memBudgetMb, spec, 1);
+  }
 
   public PlanRequest {
+    if (parallel < 1) {
+      throw new IllegalArgumentException("parallel must be at least 1, got " + parallel);
+    }
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(backend, "backend");
@@ -81,31 +102,52 @@ public record PlanRequest(
         List.of(),
         env,
         absent.memBudgetMb(),
-        absent.spec());
+        absent.spec(),
+        absent.parallel());
   }
 
   /** This request at another context, in tokens. */
   public PlanRequest withContext(long tokens) {
     return new PlanRequest(
-        host, model, backend, tokens, experts, pools, kvNotes, env, memBudgetMb, spec);
+        host, model, backend, tokens, experts, pools, kvNotes, env, memBudgetMb, spec, parallel);
   }
 
   /** This request with the experts in another place. */
   public PlanRequest withExperts(ExpertsMode mode) {
     return new PlanRequest(
-        host, model, backend, context, mode, pools, kvNotes, env, memBudgetMb, spec);
+        host, model, backend, context, mode, pools, kvNotes, env, memBudgetMb, spec, parallel);
   }
 
   /** This request with the pools of a KV decision and its notes. */
   public PlanRequest withKv(KvDecision.Accepted kv) {
     return new PlanRequest(
-        host, model, backend, context, experts, kv.pools(), kv.notes(), env, memBudgetMb, spec);
+        host,
+        model,
+        backend,
+        context,
+        experts,
+        kv.pools(),
+        kv.notes(),
+        env,
+        memBudgetMb,
+        spec,
+        parallel);
   }
 
   /** This request with pools of this format and no KV notes. */
   public PlanRequest withPools(KvFormat format) {
     return new PlanRequest(
-        host, model, backend, context, experts, format, List.of(), env, memBudgetMb, spec);
+        host,
+        model,
+        backend,
+        context,
+        experts,
+        format,
+        List.of(),
+        env,
+        memBudgetMb,
+        spec,
+        parallel);
   }
 
   /**
@@ -114,17 +156,44 @@ public record PlanRequest(
    */
   public PlanRequest withEnv(Map<String, String> engineEnv) {
     return new PlanRequest(
-        host, model, backend, context, experts, pools, kvNotes, engineEnv, memBudgetMb, spec);
+        host,
+        model,
+        backend,
+        context,
+        experts,
+        pools,
+        kvNotes,
+        engineEnv,
+        memBudgetMb,
+        spec,
+        parallel);
   }
 
   /** This request with the engine's {@code --mem-budget-mb} (0 = none). */
   public PlanRequest withMemBudgetMb(long mb) {
-    return new PlanRequest(host, model, backend, context, experts, pools, kvNotes, env, mb, spec);
+    return new PlanRequest(
+        host, model, backend, context, experts, pools, kvNotes, env, mb, spec, parallel);
   }
 
   /** This request with the engine's {@code --spec} (0 = off). */
   public PlanRequest withSpec(long draftTokens) {
     return new PlanRequest(
-        host, model, backend, context, experts, pools, kvNotes, env, memBudgetMb, draftTokens);
+        host,
+        model,
+        backend,
+        context,
+        experts,
+        pools,
+        kvNotes,
+        env,
+        memBudgetMb,
+        draftTokens,
+        parallel);
+  }
+
+  /** This request with the engine's {@code --parallel} (sequences held at once, at least 1). */
+  public PlanRequest withParallel(int sequences) {
+    return new PlanRequest(
+        host, model, backend, context, experts, pools, kvNotes, env, memBudgetMb, spec, sequences);
   }
 }

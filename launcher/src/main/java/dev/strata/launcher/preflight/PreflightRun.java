@@ -269,7 +269,8 @@ final class PreflightRun {
               .withKv(kv)
               .withEnv(engineEnv)
               .withMemBudgetMb(engineArgs.memBudgetMb())
-              .withSpec(engineArgs.spec());
+              .withSpec(engineArgs.spec())
+              .withParallel(engineArgs.parallel());
       plan = MemoryPlan.compute(planRequest);
     } catch (IllegalArgumentException e) {
       throw refuse("plan", new PreflightRefused("memory plan: " + e.getMessage(), e));

@@ -100,7 +100,6 @@ public final class ChatRunner {
     private final List<ChatTemplate.Message> history = new ArrayList<>();
     private int[] prefix = new int[0]; // a loaded conversation's tokens, before the history
     private int[] held = new int[0]; // the tokens sequence 0 holds
-    private boolean cancelledBefore;
 
     Conversation(Session session, Terminal terminal) {
       this.session = session;
@@ -200,10 +199,6 @@ public final class ChatRunner {
         out.flush();
         return;
       }
-      if (cancelledBefore) {
-        Generation.settleCancel(session); // the last reply's Ctrl-C is not this one's
-        cancelledBefore = false;
-      }
       int keep = commonPrefix(held, ids);
       keep = Math.min(Math.min(keep, ids.length - 1), session.nPast(0));
       session.truncate(0, keep);
@@ -238,7 +233,6 @@ public final class ChatRunner {
       System.arraycopy(sampled, 0, all, ids.length, sampled.length);
       held = Arrays.copyOf(all, Math.min(all.length, session.nPast(0)));
       history.add(new ChatTemplate.Message("assistant", reply.toString().strip()));
-      cancelledBefore = r.stop() == Generation.Stop.CANCELLED;
       out.println();
       out.println(
           String.format(

@@ -19,7 +19,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code strata-launch --serve}: the engine in this process, one session (ABI 3) opened with the
- * config's exact argv and env, the {@link OpenAiServer} on it until a signal ({@link
+ * config's exact argv and env ({@code --parallel N} among them: N sequences, a {@link
+ * SessionWorker} thread each), the {@link OpenAiServer} on it until a signal ({@link
  * dev.strata.launcher.run.Supervisor}: Ctrl-C, SIGTERM, SIGHUP) stops it.
  */
 public final class ServeRunner implements EngineRunner {
@@ -87,16 +88,9 @@ public final class ServeRunner implements EngineRunner {
       return e.exitCode();
     }
     try (session) {
-      if (session.nSeq() > 1) {
-        out.println(
-            "strata-launch: --serve: the session has "
-                + session.nSeq()
-                + " sequences; this server uses one (one generation at a time)");
-      }
       ChatTemplate template = templateOf(session);
       SessionWorker w = new SessionWorker(session, template, options.queue());
       worker = w;
-      Thread t = new Thread(w, "strata-serve-engine");
       OpenAiServer server;
       try {
         server =
@@ -124,7 +118,7 @@ public final class ServeRunner implements EngineRunner {
         return ExitCodes.USAGE;
       }
       try (server) {
-        t.start();
+        w.start();
         server.start();
         String host = options.address().getAddress().getHostAddress();
         out.println(
@@ -136,7 +130,10 @@ public final class ServeRunner implements EngineRunner {
                 + server.port()
                 + "/v1 (context "
                 + session.nCtx()
-                + ", one generation at a time, queue "
+                + (w.sequences() == 1
+                    ? ", one generation at a time"
+                    : ", " + w.sequences() + " generations at once (--parallel)")
+                + ", queue "
                 + options.queue()
                 + ", chat template: "
                 + template.kind()
@@ -151,7 +148,7 @@ public final class ServeRunner implements EngineRunner {
       } finally {
         w.stop();
         try {
-          t.join(5000);
+          w.join(5000);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
