@@ -79,11 +79,15 @@ public final class ServeRunner implements EngineRunner {
 
   private int serve(List<String> args, EngineLog log) {
     Session session;
+    ServeMemory memory = new ServeMemory();
     try {
       session =
           engine.openSession(
               args,
-              (level, line) -> log.line(dev.strata.launcher.run.InProcessRunner.code(level), line));
+              (level, line) -> {
+                memory.line(line);
+                log.line(dev.strata.launcher.run.InProcessRunner.code(level), line);
+              });
     } catch (SessionException e) {
       return e.exitCode();
     }
@@ -141,6 +145,7 @@ public final class ServeRunner implements EngineRunner {
                 + ", API key: "
                 + (options.apiKey() != null ? "required" : "none (loopback only)")
                 + "); Ctrl-C stops");
+        out.println(memory.startLine());
         out.flush();
         stop.await();
       } catch (InterruptedException e) {
@@ -152,6 +157,8 @@ public final class ServeRunner implements EngineRunner {
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
+        out.println(memory.stopLine());
+        out.flush();
       }
       return ExitCodes.OK;
     }
