@@ -31,17 +31,10 @@ public record KvPools(
     int drafterLayers,
     int sequences) {
 
-  /** One sequence's pools. */
-  public KvPools(
-      KvFormat format,
-      long cells,
-      long cellBytes,
-      int layers,
-      long bytes,
-      int swaLayers,
-      long swaCells,
-      int drafterLayers) {
-    this(format, cells, cellBytes, layers, bytes, swaLayers, swaCells, drafterLayers, 1);
+  public KvPools {
+    if (sequences < 1) {
+      throw new IllegalArgumentException("sequences must be at least 1, got " + sequences);
+    }
   }
 
   /** Pools of full-attention layers only. */

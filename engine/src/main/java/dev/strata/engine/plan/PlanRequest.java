@@ -56,21 +56,6 @@ public record PlanRequest(
     long spec,
     int parallel) {
 
-  /** One sequence ({@code --parallel 1}). */
-  public PlanRequest(
-      HostFacts host,
-      ModelGeometry model,
-      Backend backend,
-      long context,
-      ExpertsMode experts,
-      KvFormat pools,
-      List<String> kvNotes,
-      Map<String, String> env,
-      long memBudgetMb,
-      long spec) {
-    this(host, model, backend, context, experts, pools, kvNotes, env, memBudgetMb, spec, 1);
-  }
-
   public PlanRequest {
     if (parallel < 1) {
       throw new IllegalArgumentException("parallel must be at least 1, got " + parallel);

@@ -6,6 +6,7 @@ import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.ffm.EngineLoadException;
 import dev.strata.engine.ffm.LogLevel;
+import dev.strata.engine.ffm.Logits;
 import dev.strata.engine.ffm.NativeEngine;
 import dev.strata.engine.ffm.Session;
 import dev.strata.engine.ffm.SessionException;
@@ -466,7 +467,7 @@ public final class QualityMain {
             }
           } else {
             ref.truncate(0, 0);
-            Session.Logits l = ref.eval(0, input, first);
+            Logits l = ref.eval(0, input, first);
             for (int k = 0; k < scored; k++) {
               float[] row = l.row(k);
               refLp[k] = KlStats.logSoftmax(row);
@@ -494,7 +495,7 @@ public final class QualityMain {
               }
             } else {
               s.truncate(0, 0);
-              Session.Logits l = s.eval(0, input, first);
+              Logits l = s.eval(0, input, first);
               for (int k = 0; k < scored; k++) {
                 float[] row = l.row(k);
                 double[] lp = KlStats.logSoftmax(row);
@@ -511,7 +512,7 @@ public final class QualityMain {
             s.truncate(0, 0);
             s.eval(0, java.util.Arrays.copyOf(input, first), first);
             for (int k = 0; k < decodeN; k++) {
-              Session.Logits l = s.eval(0, new int[] {input[first + k]}, 0);
+              Logits l = s.eval(0, new int[] {input[first + k]}, 0);
               float[] row = l.row(0);
               double[] lp = KlStats.logSoftmax(row);
               for (int i = 0; i < nVocab; i++) {

@@ -2,6 +2,7 @@ package dev.strata.launcher.run;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.ffm.Logits;
 import dev.strata.engine.ffm.Session;
 import dev.strata.engine.ffm.SessionException;
 import java.nio.file.Path;
@@ -280,7 +281,7 @@ public final class Generation {
         int held;
         turn.lock();
         try {
-          Session.Logits logits = eval(feed, feed.length - 1);
+          Logits logits = eval(feed, feed.length - 1);
           unevaluated = -1;
           if (prefill < 0) {
             t1 = System.nanoTime();
@@ -342,7 +343,7 @@ public final class Generation {
    * (the session has one flag, which that eval consumed): it is run again — its tokens were not
    * kept.
    */
-  private Session.Logits eval(int[] feed, int logitsFrom) {
+  private Logits eval(int[] feed, int logitsFrom) {
     while (true) {
       evaluating = true;
       if (cancelled) {

@@ -7,11 +7,10 @@ import dev.strata.engine.ffm.Session;
 import dev.strata.engine.ffm.SessionException;
 import dev.strata.engine.ffm.VerifiedLibrary;
 import dev.strata.engine.text.TerminalText;
-import dev.strata.launcher.run.EngineEnv;
 import dev.strata.launcher.run.EngineLog;
 import dev.strata.launcher.run.GenerateRunner;
 import dev.strata.launcher.run.Generation;
-import dev.strata.launcher.run.InProcessRunner;
+import dev.strata.launcher.run.SessionFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -61,28 +60,16 @@ public final class ChatRunner {
 
   /** Opens the session with the config's argv and env and chats until /exit or end of input. */
   public int run(List<String> args, java.util.Map<String, String> env, EngineLog log) {
-    try {
-      return EngineEnv.with(engine, env, () -> chat(args, log));
-    } finally {
-      engine.close();
-    }
+    return SessionFrame.run(engine, args, env, log, null, this::chat);
   }
 
-  private int chat(List<String> args, EngineLog log) {
-    Session session;
-    try {
-      session =
-          engine.openSession(args, (level, line) -> log.line(InProcessRunner.code(level), line));
-    } catch (SessionException e) {
-      return e.exitCode();
-    }
-    try (session;
-        Terminal terminal =
-            TerminalBuilder.builder()
-                .system(true)
-                .name("strata-chat")
-                .encoding(StandardCharsets.UTF_8)
-                .build()) {
+  private int chat(Session session) {
+    try (Terminal terminal =
+        TerminalBuilder.builder()
+            .system(true)
+            .name("strata-chat")
+            .encoding(StandardCharsets.UTF_8)
+            .build()) {
       return new Conversation(session, terminal).loop();
     } catch (IOException e) {
       io.err().println("strata-launch: --chat: no terminal: " + e.getMessage());

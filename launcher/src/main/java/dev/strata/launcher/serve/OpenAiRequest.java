@@ -36,9 +36,12 @@ record OpenAiRequest(
 
   private static final int DEFAULT_MAX_TOKENS = 16; // OpenAI's default for /v1/completions
 
+  /** The most of a too-large body read and dropped before the 400 (beyond: the socket is reset). */
+  private static final long DRAIN_BYTES = 16L << 20;
+
   /** The job this request asks for, its progress going to {@code sink}. */
   Job job(Job.Sink sink) {
-    return new Job(prompt, messages, maxTokens, temp, topK, topP, seed, sink);
+    return new Job(this, sink);
   }
 
   /**
@@ -101,21 +104,23 @@ record OpenAiRequest(
   /** The request's body as a JSON object, at most {@code maxBytes} bytes. */
   static JsonNode body(HttpExchange ex, int maxBytes) throws IOException {
     String length = ex.getRequestHeaders().getFirst("Content-Length");
+    long declared = -1;
     if (length != null) {
       try {
-        if (Long.parseLong(length.trim()) > maxBytes) {
-          throw tooBig(maxBytes);
-        }
+        declared = Long.parseLong(length.trim());
       } catch (NumberFormatException e) {
         throw ApiError.invalid(null, "the Content-Length header is not a number");
       }
     }
     byte[] bytes;
     try (InputStream in = ex.getRequestBody()) {
-      bytes = in.readNBytes(maxBytes + 1);
-    }
-    if (bytes.length > maxBytes) {
-      throw tooBig(maxBytes);
+      bytes = declared > maxBytes ? new byte[maxBytes + 1] : in.readNBytes(maxBytes + 1);
+      if (bytes.length > maxBytes) {
+        // read (and drop) the rest, up to a bound: a socket closed with unread bytes is reset,
+        // and the client would lose its 400 in the reset
+        drain(in);
+        throw tooBig(maxBytes);
+      }
     }
     JsonNode body;
     try {
@@ -130,6 +135,16 @@ record OpenAiRequest(
       throw ApiError.invalid(null, "the request body must be a JSON object");
     }
     return body;
+  }
+
+  /** Reads and drops what is left of a body, up to {@link #DRAIN_BYTES}. */
+  private static void drain(InputStream in) throws IOException {
+    byte[] buf = new byte[64 << 10];
+    long left = DRAIN_BYTES;
+    int n;
+    while (left > 0 && (n = in.read(buf, 0, (int) Math.min(buf.length, left))) > 0) {
+      left -= n;
+    }
   }
 
   private static ApiError tooBig(int maxBytes) {

@@ -217,10 +217,7 @@ public final class OpenAiServer implements AutoCloseable {
             new Job.Sink() {
               @Override
               public void started(int n) throws IOException {
-                ex.getResponseHeaders().set("Content-Type", "application/json");
-                ex.sendResponseHeaders(200, 0);
-                status[0] = 200;
-                out[0] = ex.getResponseBody();
+                out[0] = begin(ex, "application/json", status);
               }
 
               @Override
@@ -257,11 +254,8 @@ public final class OpenAiServer implements AutoCloseable {
             new Job.Sink() {
               @Override
               public void started(int n) throws IOException {
-                ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
                 ex.getResponseHeaders().set("Cache-Control", "no-cache");
-                ex.sendResponseHeaders(200, 0);
-                status[0] = 200;
-                out[0] = ex.getResponseBody();
+                out[0] = begin(ex, "text/event-stream; charset=utf-8", status);
                 if (chat) {
                   ObjectNode first = OpenAiReplies.delta("assistant", "");
                   event(out[0], OpenAiReplies.chunk(id, createdAt, true, model, first, null, null));
@@ -293,6 +287,15 @@ public final class OpenAiServer implements AutoCloseable {
     out[0].write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
     out[0].flush();
     return OpenAiReplies.note(r);
+  }
+
+  /** A 200's headers, chunked (the length is not known yet); the body's stream. */
+  private static OutputStream begin(HttpExchange ex, String contentType, int[] status)
+      throws IOException {
+    ex.getResponseHeaders().set("Content-Type", contentType);
+    ex.sendResponseHeaders(200, 0);
+    status[0] = 200;
+    return ex.getResponseBody();
   }
 
   private static void event(OutputStream out, ObjectNode o) throws IOException {

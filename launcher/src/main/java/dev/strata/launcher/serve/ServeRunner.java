@@ -3,12 +3,11 @@ package dev.strata.launcher.serve;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.ffm.NativeEngine;
 import dev.strata.engine.ffm.Session;
-import dev.strata.engine.ffm.SessionException;
 import dev.strata.engine.ffm.VerifiedLibrary;
-import dev.strata.launcher.run.EngineEnv;
 import dev.strata.launcher.run.EngineLog;
 import dev.strata.launcher.run.EngineRunner;
 import dev.strata.launcher.run.GenerateRunner;
+import dev.strata.launcher.run.SessionFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -70,98 +69,80 @@ public final class ServeRunner implements EngineRunner {
 
   @Override
   public int run(List<String> args, Map<String, String> env, EngineLog log) {
-    try {
-      return EngineEnv.with(engine, env, () -> serve(args, log));
-    } finally {
-      engine.close();
-    }
+    ServeMemory memory = new ServeMemory();
+    return SessionFrame.run(engine, args, env, log, memory::line, s -> serve(s, memory));
   }
 
-  private int serve(List<String> args, EngineLog log) {
-    Session session;
-    ServeMemory memory = new ServeMemory();
+  private int serve(Session session, ServeMemory memory) {
+    ChatTemplate template = templateOf(session);
+    SessionWorker w = new SessionWorker(session, template, options.queue());
+    worker = w;
+    OpenAiServer server;
     try {
-      session =
-          engine.openSession(
-              args,
-              (level, line) -> {
-                memory.line(line);
-                log.line(dev.strata.launcher.run.InProcessRunner.code(level), line);
-              });
-    } catch (SessionException e) {
-      return e.exitCode();
+      server =
+          new OpenAiServer(
+              options.address(),
+              w,
+              template,
+              session.nCtx(),
+              new OpenAiServer.Settings(
+                  options.modelId(),
+                  options.apiKey(),
+                  MAX_BODY_BYTES,
+                  MAX_TOKENS,
+                  options.queue() + 4),
+              out);
+    } catch (IOException e) {
+      out.println(
+          "strata-launch: --serve: cannot listen on "
+              + options.address().getHostString()
+              + ":"
+              + options.address().getPort()
+              + ": "
+              + e.getMessage());
+      out.flush();
+      return ExitCodes.USAGE;
     }
-    try (session) {
-      ChatTemplate template = templateOf(session);
-      SessionWorker w = new SessionWorker(session, template, options.queue());
-      worker = w;
-      OpenAiServer server;
+    try (server) {
+      w.start();
+      server.start();
+      String host = options.address().getAddress().getHostAddress();
+      out.println(
+          "strata-launch: serving "
+              + options.modelId()
+              + " on http://"
+              + (host.contains(":") ? "[" + host + "]" : host)
+              + ":"
+              + server.port()
+              + "/v1 (context "
+              + session.nCtx()
+              + (w.sequences() == 1
+                  ? ", one generation at a time"
+                  : ", " + w.sequences() + " generations at once (--parallel)")
+              + ", queue "
+              + options.queue()
+              + ", chat template: "
+              + template.kind()
+              + (template.why() != null ? " — " + template.why() : "")
+              + ", API key: "
+              + (options.apiKey() != null ? "required" : "none (loopback only)")
+              + "); Ctrl-C stops");
+      out.println(memory.startLine());
+      out.flush();
+      stop.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      w.stop();
       try {
-        server =
-            new OpenAiServer(
-                options.address(),
-                w,
-                template,
-                session.nCtx(),
-                new OpenAiServer.Settings(
-                    options.modelId(),
-                    options.apiKey(),
-                    MAX_BODY_BYTES,
-                    MAX_TOKENS,
-                    options.queue() + 4),
-                out);
-      } catch (IOException e) {
-        out.println(
-            "strata-launch: --serve: cannot listen on "
-                + options.address().getHostString()
-                + ":"
-                + options.address().getPort()
-                + ": "
-                + e.getMessage());
-        out.flush();
-        return ExitCodes.USAGE;
-      }
-      try (server) {
-        w.start();
-        server.start();
-        String host = options.address().getAddress().getHostAddress();
-        out.println(
-            "strata-launch: serving "
-                + options.modelId()
-                + " on http://"
-                + (host.contains(":") ? "[" + host + "]" : host)
-                + ":"
-                + server.port()
-                + "/v1 (context "
-                + session.nCtx()
-                + (w.sequences() == 1
-                    ? ", one generation at a time"
-                    : ", " + w.sequences() + " generations at once (--parallel)")
-                + ", queue "
-                + options.queue()
-                + ", chat template: "
-                + template.kind()
-                + (template.why() != null ? " — " + template.why() : "")
-                + ", API key: "
-                + (options.apiKey() != null ? "required" : "none (loopback only)")
-                + "); Ctrl-C stops");
-        out.println(memory.startLine());
-        out.flush();
-        stop.await();
+        w.join(5000);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-      } finally {
-        w.stop();
-        try {
-          w.join(5000);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        out.println(memory.stopLine());
-        out.flush();
       }
-      return ExitCodes.OK;
+      out.println(memory.stopLine());
+      out.flush();
     }
+    return ExitCodes.OK;
   }
 
   /** The model's template ({@code tokenizer.chat_template}) with its BOS/EOS text, or fallback. */

@@ -125,10 +125,10 @@ final class SessionWorker {
       return;
     }
     try {
-      boolean chat = job.messages != null;
+      boolean chat = job.request.messages() != null;
       String text;
       try {
-        text = chat ? template.render(job.messages, true) : job.prompt;
+        text = chat ? template.render(job.request.messages(), true) : job.request.prompt();
       } catch (ChatTemplate.TemplateException e) {
         throw ApiError.invalid("messages", "the model's chat template refused: " + e.getMessage());
       }
@@ -147,9 +147,9 @@ final class SessionWorker {
         throw ApiError.invalid(field, "the " + field + " has no tokens: give some text");
       }
       int maxTokens =
-          job.maxTokens == Job.UP_TO_THE_CONTEXT
+          job.request.maxTokens() == Job.UP_TO_THE_CONTEXT
               ? Math.max(1, Math.min(ServeRunner.MAX_TOKENS, nCtx - ids.length))
-              : job.maxTokens;
+              : job.request.maxTokens();
       if ((long) ids.length + maxTokens > nCtx) {
         throw ApiError.invalid(
             field,
@@ -173,7 +173,13 @@ final class SessionWorker {
               session,
               seq,
               turn,
-              new Generation.Options(text, job.maxTokens, job.temp, job.topK, job.topP, job.seed));
+              new Generation.Options(
+                  text,
+                  job.request.maxTokens(),
+                  job.request.temp(),
+                  job.request.topK(),
+                  job.request.topP(),
+                  job.request.seed()));
       job.running(g);
       try {
         job.sink.started(ids.length);

@@ -186,18 +186,7 @@ class MemoryAccountingE2eTest {
       ModelGeometry g = GgufReader.readModel(files.getFirst()).geometry();
       for (KvFormat f : List.of(KvFormat.INT8, KvFormat.Q4_0, KvFormat.FP16)) {
         MemoryPlan p = plan(here, g, 1024, ExpertsMode.STREAM, f, Map.of(), 0);
-        Run r =
-            run(
-                List.of(
-                    driver.toString(),
-                    "check",
-                    "--model",
-                    files.getFirst().toString(),
-                    "--ctx",
-                    "1024",
-                    "--kv",
-                    f.flagName()),
-                Map.of());
+        Run r = check(driver, files.getFirst(), 1024, f);
         String all = m.arch() + " " + f.flagName() + ":\n" + String.join("\n", r.lines());
         assertEquals(0, r.code(), all);
         assertEquals(
@@ -225,20 +214,7 @@ class MemoryAccountingE2eTest {
           MemoryPlan.compute(planRequest(here, g, 512, KvFormat.INT8).withParallel(3));
       assertEquals(3 * one.kv().bytes(), three.kv().bytes(), m.arch());
       assertEquals(3, three.kv().sequences());
-      Run r =
-          run(
-              List.of(
-                  driver.toString(),
-                  "check",
-                  "--model",
-                  files.getFirst().toString(),
-                  "--ctx",
-                  "512",
-                  "--kv",
-                  "int8",
-                  "--parallel",
-                  "3"),
-              Map.of());
+      Run r = check(driver, files.getFirst(), 512, KvFormat.INT8, "--parallel", "3");
       String all = m.arch() + ":\n" + String.join("\n", r.lines());
       assertEquals(0, r.code(), all);
       assertEquals(
@@ -247,6 +223,24 @@ class MemoryAccountingE2eTest {
           all);
       assertTrue(r.lines().contains("kv: sequences=3 bytes_per_sequence=" + one.kv().bytes()), all);
     }
+  }
+
+  /** The driver's {@code check} (strata_engine_check) of a model at a context and KV format. */
+  private static Run check(Path driver, Path model, long ctx, KvFormat f, String... more)
+      throws Exception {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                driver.toString(),
+                "check",
+                "--model",
+                model.toString(),
+                "--ctx",
+                Long.toString(ctx),
+                "--kv",
+                f.flagName()));
+    args.addAll(List.of(more));
+    return run(args, Map.of());
   }
 
   private static PlanRequest planRequest(HostFacts host, ModelGeometry g, long ctx, KvFormat f) {

@@ -116,18 +116,9 @@ class ServeE2eTest {
 
   @BeforeAll
   static void setUp() throws Exception {
-    Path model = SharedData.resolve("models/tiny-qwen3-q8_0.gguf").orElse(null);
-    assumeTrue(model != null && Files.isRegularFile(model), SharedData.WHY_NOT);
+    Path model = denseModel();
     dir = E2e.privateDir(Files.createTempDirectory("strata-serve-"));
-    config =
-        E2e.config(
-            dir.resolve("serve.yaml"),
-            E2e.refLibrary(),
-            null,
-            List.of(model),
-            256,
-            List.of("--prompt-tokens", "16", "--n-predict", "16"),
-            Map.of());
+    config = tinyConfig(dir.resolve("serve.yaml"), model);
     server = Server.start(List.of("--port", "0"));
   }
 
@@ -142,6 +133,20 @@ class ServeE2eTest {
         Folders.deleteQuietly(dir);
       }
     }
+  }
+
+  /** The shared dense model (tiny-qwen3-q8_0); the test is skipped without the shared data. */
+  static Path denseModel() {
+    Path model = SharedData.resolve("models/tiny-qwen3-q8_0.gguf").orElse(null);
+    assumeTrue(model != null && Files.isRegularFile(model), SharedData.WHY_NOT);
+    return model;
+  }
+
+  /** A strata-ref config of {@code model} at context 256, {@code more} engine flags appended. */
+  static Path tinyConfig(Path file, Path model, String... more) throws IOException {
+    List<String> args = new ArrayList<>(List.of("--prompt-tokens", "16", "--n-predict", "16"));
+    args.addAll(List.of(more));
+    return E2e.config(file, E2e.refLibrary(), null, List.of(model), 256, args, Map.of());
   }
 
   static HttpResponse<String> post(String base, String path, String body, String key)

@@ -3,7 +3,6 @@ package dev.strata.tests.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.strata.engine.Backend;
@@ -17,7 +16,6 @@ import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanRequest;
 import dev.strata.engine.plan.UsableMemory;
 import dev.strata.testsupport.RepoRoot;
-import dev.strata.testsupport.SharedData;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -89,18 +87,9 @@ class ServeParallelE2eTest {
 
   @BeforeAll
   static void setUp() throws Exception {
-    model = SharedData.resolve("models/tiny-qwen3-q8_0.gguf").orElse(null);
-    assumeTrue(model != null && Files.isRegularFile(model), SharedData.WHY_NOT);
+    model = ServeE2eTest.denseModel();
     dir = E2e.privateDir(Files.createTempDirectory("strata-serve-parallel-"));
-    config =
-        E2e.config(
-            dir.resolve("serve.yaml"),
-            E2e.refLibrary(),
-            null,
-            List.of(model),
-            CTX,
-            List.of("--prompt-tokens", "16", "--n-predict", "16"),
-            Map.of());
+    config = ServeE2eTest.tinyConfig(dir.resolve("serve.yaml"), model);
     one = ServeE2eTest.Server.start(config, List.of("--port", "0"), FIXED_HEAP);
     two = ServeE2eTest.Server.start(config, List.of("--port", "0", "--parallel", "2"), FIXED_HEAP);
   }
@@ -269,22 +258,13 @@ class ServeParallelE2eTest {
     }
     assertTrue(fits >= 2 && fits < 64, "the budget holds a few sequences: " + fits);
     Path cfg =
-        E2e.config(
+        ServeE2eTest.tinyConfig(
             dir.resolve("budget.yaml"),
-            E2e.refLibrary(),
-            null,
-            List.of(model),
-            CTX,
-            List.of(
-                "--prompt-tokens",
-                "16",
-                "--n-predict",
-                "16",
-                "--experts",
-                "resident",
-                "--mem-budget-mb",
-                Long.toString(mb)),
-            Map.of());
+            model,
+            "--experts",
+            "resident",
+            "--mem-budget-mb",
+            Long.toString(mb));
     E2e.Result refused =
         E2e.launch("--config", cfg.toString(), "--serve", "--port", "0", "--parallel", "64");
     assertEquals(3, refused.code(), refused.err());
