@@ -46,19 +46,14 @@ final class GenerateArgs {
     LaunchFlow.Generate g = r.generate();
     if (!g.asked()) {
       String stray =
-          g.nPredict() != null
-              ? LaunchArgs.N_PREDICT
-              : g.temp() != null
-                  ? LaunchArgs.TEMP
-                  : g.topK() != null
-                      ? LaunchArgs.TOP_K
-                      : g.topP() != null
-                          ? LaunchArgs.TOP_P
-                          : g.seed() != null
-                              ? LaunchArgs.SEED
-                              : g.saveSession() != null
-                                  ? LaunchArgs.SAVE_SESSION
-                                  : g.loadSession() != null ? LaunchArgs.LOAD_SESSION : null;
+          firstGiven(
+              LaunchArgs.N_PREDICT, g.nPredict(),
+              LaunchArgs.TEMP, g.temp(),
+              LaunchArgs.TOP_K, g.topK(),
+              LaunchArgs.TOP_P, g.topP(),
+              LaunchArgs.SEED, g.seed(),
+              LaunchArgs.SAVE_SESSION, g.saveSession(),
+              LaunchArgs.LOAD_SESSION, g.loadSession());
       if (stray != null) {
         throw usage(stray + " goes with --prompt or --prompt-file: it sets how text is generated");
       }
@@ -192,5 +187,18 @@ final class GenerateArgs {
 
   private static StrataException usage(String message) {
     return new StrataException(ExitCodes.USAGE, message);
+  }
+
+  /**
+   * The first flag given of {@code flag, value} pairs, in order (a value of null: not given); null
+   * when none is. Names the option that was typed without the mode it belongs to.
+   */
+  static String firstGiven(Object... flagThenValue) {
+    for (int i = 0; i + 1 < flagThenValue.length; i += 2) {
+      if (flagThenValue[i + 1] != null) {
+        return (String) flagThenValue[i];
+      }
+    }
+    return null;
   }
 }

@@ -195,15 +195,12 @@ final class ServeArgs {
 
   /** The first of the server's own options given, or null. */
   private static String stray(LaunchFlow.Serve s) {
-    return s.host() != null
-        ? LaunchArgs.HOST
-        : s.port() != null
-            ? LaunchArgs.PORT
-            : s.apiKey() != null
-                ? LaunchArgs.API_KEY
-                : s.parallel() != null
-                    ? LaunchArgs.PARALLEL
-                    : s.queue() != null ? LaunchArgs.QUEUE : null;
+    return GenerateArgs.firstGiven(
+        LaunchArgs.HOST, s.host(),
+        LaunchArgs.PORT, s.port(),
+        LaunchArgs.API_KEY, s.apiKey(),
+        LaunchArgs.PARALLEL, s.parallel(),
+        LaunchArgs.QUEUE, s.queue());
   }
 
   private static int whole(String flag, String text, int min, int max) {

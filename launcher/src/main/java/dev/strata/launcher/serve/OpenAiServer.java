@@ -211,37 +211,46 @@ public final class OpenAiServer implements AutoCloseable {
    */
   private String whole(HttpExchange ex, boolean chat, String id, OpenAiRequest req, int[] status)
       throws IOException {
-    OutputStream[] out = {null};
-    Job job =
-        req.job(
-            new Job.Sink() {
-              @Override
-              public void started(int n) throws IOException {
-                out[0] = begin(ex, "application/json", status);
-              }
-
-              @Override
-              public void text(String piece) throws IOException {
-                out[0].write(' ');
-                out[0].flush();
-              }
-            });
+    Heartbeat beat = new Heartbeat(ex, status);
     Generation.Result r;
     try {
-      r = await(job);
+      r = await(req.job(beat));
     } catch (ApiError e) {
-      if (out[0] == null) {
+      if (beat.out == null) {
         throw e;
       }
-      out[0].write(JSON.writeValueAsBytes(OpenAiReplies.error(e))); // after a 200: the body says
+      beat.out.write(JSON.writeValueAsBytes(OpenAiReplies.error(e))); // after a 200: the body says
       return "failed after the headers: " + e.getMessage();
     }
     if (r.stop() != Generation.Stop.CANCELLED) {
-      out[0].write(
+      beat.out.write(
           JSON.writeValueAsBytes(OpenAiReplies.completion(id, chat, settings.modelId(), r)));
-      out[0].flush();
+      beat.out.flush();
     }
     return OpenAiReplies.note(r);
+  }
+
+  /** A non-streamed answer's progress: its headers when generation starts, a space per piece. */
+  private static final class Heartbeat implements Job.Sink {
+    private final HttpExchange ex;
+    private final int[] status;
+    private OutputStream out; // null until the headers went
+
+    Heartbeat(HttpExchange ex, int[] status) {
+      this.ex = ex;
+      this.status = status;
+    }
+
+    @Override
+    public void started(int promptTokens) throws IOException {
+      out = begin(ex, "application/json", status);
+    }
+
+    @Override
+    public void text(String piece) throws IOException {
+      out.write(' ');
+      out.flush();
+    }
   }
 
   private String stream(HttpExchange ex, boolean chat, String id, OpenAiRequest req, int[] status)
