@@ -96,6 +96,7 @@ static int apply(strata_opts *o, const flag_spec *f, const char *value, char *er
     else if (!strcmp(n, "--kv")) o->kv = c; /* fp16|int8|q4_0|k8v4 are the format ids 0..3 */
     else if (!strcmp(n, "--spec")) o->spec = v;
     else if (!strcmp(n, "--suffix-draft")) o->suffix_draft = v;
+    else if (!strcmp(n, "--parallel")) o->parallel = v;
     else if (!strcmp(n, "--prompt-tokens")) o->prompt_tokens = v;
     else if (!strcmp(n, "--n-predict")) o->n_predict = v;
     else if (!strcmp(n, "--fault")) o->fault = c + 1;

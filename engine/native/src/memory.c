@@ -85,6 +85,8 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
     /* full-attention and drafter pools hold ctx + 128 cells, sliding-window ones swa_cells (docs/MODELS.md) */
     p->kv = cell * (p->kv_cells * (uint64_t)(in->qsa_layers - in->swa_layers + in->drafter_layers) +
                     in->swa_cells * in->swa_layers);
+    /* --parallel N: every sequence has its own pools (Java KvPools.of's sequences) */
+    p->kv *= in->n_seq > 1 ? in->n_seq : 1;
 
     /* stand-by: the Metal rules, which strata-ref follows so a plan made here matches the Mac's */
     if (stripped_equals(in->env_prompt, STRATA_PROMPT_WINDOW) ||

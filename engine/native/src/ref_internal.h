@@ -144,6 +144,7 @@ typedef struct {
     uint32_t drafter_layers;    /* MTP attention layers planned (--spec > 0): full pools */
     uint64_t drafter_bytes;     /* MTP weights planned (--spec > 0) */
     uint64_t context;           /* --ctx */
+    uint32_t n_seq;             /* --parallel: sequences, each with every pool (0 reads as 1) */
     int experts_resident;       /* --experts resident */
     int pools_format;           /* KV_INT8 or KV_Q4_0: the pools' format after the KV rules */
     uint64_t mem_budget_mb;     /* --mem-budget-mb, 0 = none */
@@ -198,6 +199,7 @@ typedef struct {
     int kv; /* KV_NONE when absent */
     long spec;
     long suffix_draft;
+    long parallel; /* sequences of a session, each with its own pools */
     long prompt_tokens;
     long n_predict;
     int fault; /* 0 none, 1 segv, 2 abort */

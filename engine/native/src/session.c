@@ -73,7 +73,7 @@ strata_session *strata_session_open_internal(int argc, const char *const *argv, 
         goto fail;
     }
     s->have_pool = 1;
-    s->n_seq = 1;
+    s->n_seq = (int32_t)st->o.parallel; /* --parallel: each sequence has its own pools */
     if (strata_kv_init(&s->kv, st->format, (int)md->n_layer, s->n_seq, (int)md->n_head_kv, (int)md->head_dim,
                        st->cells) != 0) {
         logf_(&s->lg, 2, "kv: out of memory allocating %zu bytes of pools (lower --ctx, or use --kv q4_0)",

@@ -57,7 +57,8 @@ static void count(char *b, size_t n, uint64_t v) {
 /* What to do when the stream arena cannot hold one token's experts (Java StreamSizing.advice). */
 static void stream_advice(char *b, size_t n, const char *lead, const strata_mem_plan *p, const strata_mem_inputs *in,
                           uint64_t stream_fixed, uint64_t context_length) {
-    uint64_t per_cell = p->kv_cell_bytes * (in->qsa_layers - in->swa_layers + in->drafter_layers); /* KvPools.bytesPerToken */
+    uint64_t per_cell = p->kv_cell_bytes * (in->qsa_layers - in->swa_layers + in->drafter_layers) *
+                        (in->n_seq > 1 ? in->n_seq : 1); /* KvPools.bytesPerToken */
     int64_t room = (int64_t)p->budget - (int64_t)(stream_fixed - p->kv) - (int64_t)(p->token_slots * p->slot_bytes);
     int64_t max_ctx = per_cell > 0 ? room / (int64_t)per_cell - STRATA_KV_EXTRA_CELLS : 0;
     int q4 = in->pools_format != KV_Q4_0 && in->head_dim == 256;
@@ -239,7 +240,8 @@ static int rules(int argc, const char *const *argv, const logger *lg, strata_sta
                                          : 0;
     uint32_t full_layers = g->qsa_layers - g->swa_layers;
     uint32_t n_pools = g->qsa_layers + drafter_layers;
-    size_t total_bytes = cell_bytes * (cells * (full_layers + drafter_layers) + swa_cells * g->swa_layers);
+    size_t total_bytes = cell_bytes * (cells * (full_layers + drafter_layers) + swa_cells * g->swa_layers) *
+                         (size_t)o->parallel;
     if (g->swa_layers == 0 && drafter_layers == 0) {
         logf_(lg, 0, "kv: format=%s cell_bytes=%zu layers=%u cells=%zu bytes=%zu", FORMAT_NAMES[format], cell_bytes,
               g->qsa_layers, cells, total_bytes);
@@ -247,6 +249,9 @@ static int rules(int argc, const char *const *argv, const logger *lg, strata_sta
         logf_(lg, 0, "kv: format=%s cell_bytes=%zu layers=%u cells=%zu swa_layers=%u swa_cells=%zu drafter_layers=%u "
                       "bytes=%zu", FORMAT_NAMES[format], cell_bytes, full_layers, cells, g->swa_layers, swa_cells,
               drafter_layers, total_bytes);
+    }
+    if (o->parallel > 1) {
+        logf_(lg, 0, "kv: sequences=%ld bytes_per_sequence=%zu", o->parallel, total_bytes / (size_t)o->parallel);
     }
     s->swa_cells = swa_cells;
     s->n_pools = n_pools;
@@ -264,7 +269,7 @@ static int rules(int argc, const char *const *argv, const logger *lg, strata_sta
         .expert_bytes = g->expert_bytes, .dense_bytes = g->dense_bytes, .ssm_state_bytes = state_bytes,
         .swa_layers = g->swa_layers, .swa_cells = swa_cells, .drafter_layers = drafter_layers,
         .drafter_bytes = o->spec > 0 ? g->drafter_bytes : 0,
-        .context = (uint64_t)o->ctx, .experts_resident = o->experts_resident, .pools_format = format,
+        .context = (uint64_t)o->ctx, .n_seq = (uint32_t)o->parallel, .experts_resident = o->experts_resident, .pools_format = format,
         .mem_budget_mb = (uint64_t)o->mem_budget_mb, .total_memory = strata_memory_total(), .k4 = 0,
         .env_prompt = getenv(STRATA_ENV_METAL_PROMPT), .env_prompt_gemm = getenv(STRATA_ENV_METAL_PROMPT_GEMM),
         .env_arena_bare = getenv(STRATA_ENV_ARENA_BARE),

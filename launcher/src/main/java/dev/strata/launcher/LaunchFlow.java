@@ -183,6 +183,7 @@ final class LaunchFlow {
                 : io.env().containsKey("STRATA_CONFIG")
                     ? "STRATA_CONFIG"
                     : "the default config path");
+    cfg = serve != null ? ServeArgs.withParallel(serve, cfg) : cfg;
     // --host-file: the one path rule (HostProfiles.open), as strata-setup's
     // the memory available now is this machine's: a host file's machine has none to check
     ProbeResult probed =
@@ -320,7 +321,7 @@ final class LaunchFlow {
                   false,
                   code,
                   summary,
-                  result == null ? null : g -> result.writeJson(g, options)));
+                  result == null ? null : g -> RunSummary.writeGeneration(g, result, options)));
       io.out().flush();
     }
     return code;

@@ -4,6 +4,7 @@ import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.Io;
 import dev.strata.engine.config.EngineConfig;
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.launcher.preflight.Preflight;
 import dev.strata.launcher.run.EngineRunner;
 import dev.strata.launcher.run.LogRouter;
@@ -15,6 +16,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -32,8 +35,12 @@ final class ServeArgs {
 
   private static final Pattern DIGITS = Pattern.compile("[0-9]{1,9}");
 
-  /** What was judged: serving ({@code address} set) or a chat ({@code address} null). */
-  record Judged(InetSocketAddress address, String apiKey, int queue) {
+  /**
+   * What was judged: serving ({@code address} set) or a chat ({@code address} null).
+   *
+   * @param parallel {@code --parallel N}, or 0 when not given (the config's, 1 by default)
+   */
+  record Judged(InetSocketAddress address, String apiKey, int queue, int parallel) {
     boolean serve() {
       return address != null;
     }
@@ -92,21 +99,13 @@ final class ServeArgs {
       if (stray != null) {
         throw usage(stray + " goes with --serve, not --chat");
       }
-      return new Judged(null, null, 0);
+      return new Judged(null, null, 0, 0);
     }
-    if (s.parallel() != null) {
-      int n = whole(LaunchOptions.PARALLEL.name(), s.parallel(), 1, 1024);
-      if (n != 1) {
-        throw usage(
-            "--parallel "
-                + n
-                + ": strata-ref's sessions have one sequence (n_seq = 1) today, so the server"
-                + " generates one request at a time and queues the rest; --parallel waits for an"
-                + " engine with sequences (the plan would then count "
-                + n
-                + " KV pools)");
-      }
-    }
+    // --parallel N: N sequences, each with its own KV pools; the plan counts them (withParallel)
+    int parallel =
+        s.parallel() == null
+            ? 0
+            : whole(LaunchOptions.PARALLEL.name(), s.parallel(), 1, EngineFlags.MAX_PARALLEL);
     int port =
         s.port() == null ? DEFAULT_PORT : whole(LaunchOptions.PORT.name(), s.port(), 0, 65535);
     int queue =
@@ -136,7 +135,40 @@ final class ServeArgs {
               + " is not a loopback address: serving beyond this machine needs an API key"
               + " (--api-key KEY or STRATA_API_KEY), which every request must then send");
     }
-    return new Judged(new InetSocketAddress(address, port), key, queue);
+    return new Judged(new InetSocketAddress(address, port), key, queue, parallel);
+  }
+
+  /**
+   * The config the server runs: {@code cfg} with the engine's {@code --parallel N} when {@code
+   * --parallel} was given (the value replaced, or the pair appended), so that the plan, preflight,
+   * the engine's check and its allocation all count N sequences' pools.
+   *
+   * @throws StrataException (exit 2) when the config's engine takes no {@code --parallel}
+   */
+  static EngineConfig withParallel(Judged j, EngineConfig cfg) {
+    if (!j.serve() || j.parallel() == 0) {
+      return cfg;
+    }
+    List<String> args = new ArrayList<>(cfg.args());
+    int at = args.indexOf(EngineFlags.PARALLEL);
+    if (at >= 0 && at + 1 < args.size()) {
+      args.set(at + 1, Integer.toString(j.parallel()));
+    } else {
+      args.add(EngineFlags.PARALLEL);
+      args.add(Integer.toString(j.parallel()));
+    }
+    EngineConfig out =
+        new EngineConfig(cfg.schema(), cfg.engine(), cfg.model(), cfg.host(), args, cfg.env());
+    if (cfg.engineArgs() != null && out.engineArgs() == null) {
+      throw usage(
+          "--parallel "
+              + j.parallel()
+              + ": the config's engine ("
+              + cfg.engine().backend()
+              + ") takes no --parallel (strata-ref holds sequences; docs/FLAGS.md): serve without"
+              + " --parallel, one request at a time");
+    }
+    return out;
   }
 
   /** Runs the server or the chat after preflight passed; returns the exit code. */

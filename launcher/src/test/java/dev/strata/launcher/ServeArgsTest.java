@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.engine.StrataException;
 import dev.strata.engine.cli.Io;
+import dev.strata.engine.config.EngineConfig;
 import java.io.PrintWriter;
 import java.io.Writer;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -63,11 +65,41 @@ class ServeArgsTest {
     assertTrue(!serve(null, null, "sk-secret", null).toString().contains("sk-secret"));
   }
 
+  static EngineConfig config(String backend, List<String> args) {
+    return new EngineConfig(
+        EngineConfig.SCHEMA,
+        new EngineConfig.Engine(backend, "/lib/libstrata_ref.so", null),
+        new EngineConfig.Model(List.of("/m.gguf")),
+        null,
+        args,
+        Map.of());
+  }
+
   @Test
-  void parallelIsOneUntilTheEngineHasSequences() {
+  void parallelIsJudgedAndGoesIntoTheEnginesArgv() {
+    ServeArgs.Judged two =
+        ServeArgs.judge(request(serve(null, null, null, "2"), null), io(Map.of()));
+    assertEquals(2, two.parallel());
     assertTrue(
-        refusal(request(serve(null, null, null, "2"), null), Map.of()).contains("n_seq = 1"));
-    ServeArgs.judge(request(serve(null, null, null, "1"), null), io(Map.of()));
+        refusal(request(serve(null, null, null, "0"), null), Map.of()).contains("--parallel"));
+    assertTrue(refusal(request(serve(null, null, null, "65"), null), Map.of()).contains("1..64"));
+    EngineConfig ref = config("cpu-reference", List.of("--model", "/m.gguf", "--ctx", "4096"));
+    assertEquals(
+        List.of("--model", "/m.gguf", "--ctx", "4096", "--parallel", "2"),
+        ServeArgs.withParallel(two, ref).args());
+    assertEquals(2, ServeArgs.withParallel(two, ref).engineArgs().parallel());
+    EngineConfig had = config("cpu-reference", List.of("--model", "/m.gguf", "--parallel", "4"));
+    assertEquals(
+        List.of("--model", "/m.gguf", "--parallel", "2"), ServeArgs.withParallel(two, had).args());
+    ServeArgs.Judged none =
+        ServeArgs.judge(request(serve(null, null, null, null), null), io(Map.of()));
+    assertEquals(had, ServeArgs.withParallel(none, had), "without --parallel: the config's");
+    StrataException e =
+        assertThrows(
+            StrataException.class,
+            () -> ServeArgs.withParallel(two, config("metal", List.of("--model", "/m.gguf"))));
+    assertEquals(2, e.exitCode());
+    assertTrue(e.getMessage().contains("takes no --parallel"), e.getMessage());
   }
 
   @Test

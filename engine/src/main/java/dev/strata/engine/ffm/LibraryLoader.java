@@ -41,6 +41,37 @@ final class LibraryLoader {
     }
 
     /**
+     * {@code strata_engine_abi_version()}, checked to be in {@code min..max} (the versions the
+     * binding speaks).
+     *
+     * @throws EngineLoadException (exit 3) when the call fails or the version is another
+     */
+    int abiVersion(int min, int max) {
+      MethodHandle abi =
+          downcall("strata_engine_abi_version", FunctionDescriptor.of(ValueLayout.JAVA_INT));
+      int version;
+      try {
+        version = (int) abi.invokeExact();
+      } catch (Throwable t) {
+        throw new EngineLoadException(
+            "engine library " + shown + ": strata_engine_abi_version failed: " + t, t);
+      }
+      if (version < min || version > max) {
+        throw new EngineLoadException(
+            "engine library "
+                + shown
+                + " has ABI version "
+                + version
+                + ", this launcher speaks ABI versions "
+                + min
+                + ".."
+                + max
+                + " (use an engine and a launcher from the same release)");
+      }
+      return version;
+    }
+
+    /**
      * A downcall handle to {@code symbol}, or null when the library lacks it (an optional part).
      */
     MethodHandle downcallIfPresent(String symbol, FunctionDescriptor d) {

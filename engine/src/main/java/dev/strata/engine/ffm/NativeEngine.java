@@ -1,6 +1,5 @@
 package dev.strata.engine.ffm;
 
-import dev.strata.engine.ExitCodes;
 import dev.strata.engine.Os;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.libc.NativeCalls;
@@ -11,17 +10,11 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A Strata engine library (the Metal engine, or strata-ref) bound through {@code
@@ -76,9 +69,6 @@ public final class NativeEngine implements AutoCloseable {
   /** {@code size_t} (64-bit platforms only). */
   static final ValueLayout SIZE_T = sizeT();
 
-  private static final FunctionDescriptor LOG_FN =
-      FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS);
-
   /**
    * {@code int f(int argc, char **argv, strata_log_fn log, void *user)}: strata_engine_main and
    * strata_engine_check, which takes the argv main would.
@@ -91,19 +81,6 @@ public final class NativeEngine implements AutoCloseable {
           ValueLayout.ADDRESS,
           ValueLayout.ADDRESS);
 
-  /**
-   * {@code int f(int format, const void *src, size_t n_vectors, int head_dim, void *dst)}:
-   * strata_kv_encode and strata_kv_decode.
-   */
-  private static final FunctionDescriptor KV_FN =
-      FunctionDescriptor.of(
-          ValueLayout.JAVA_INT,
-          ValueLayout.JAVA_INT,
-          ValueLayout.ADDRESS,
-          SIZE_T,
-          ValueLayout.JAVA_INT,
-          ValueLayout.ADDRESS);
-
   /** Only one engine run per process: the ABI's cancel flag and the engines' state are global. */
   private static final AtomicBoolean RUNNING = new AtomicBoolean();
 
@@ -114,49 +91,18 @@ public final class NativeEngine implements AutoCloseable {
   private final MethodHandle check; // null on an ABI 1 library
   private final int version;
   private final MethodHandle cancel;
-  private final MethodHandle cellBytes;
-  private final MethodHandle encode;
-  private final MethodHandle decode;
+  private final KvRecordCalls kv;
   private final SessionCalls sessionCalls; // null below ABI 3
-  private final MemorySegment logStub;
-
-  /** The open sessions' sinks, by the id passed to the engine as the log callback's user. */
-  private final ConcurrentHashMap<Long, LogSink> sessionSinks = new ConcurrentHashMap<>();
-
-  private final AtomicLong nextSessionId = new AtomicLong();
-  private volatile RunState current;
+  private final LogUpcall log;
   private volatile Throwable lastSinkFailure;
   private final AtomicBoolean closed = new AtomicBoolean();
-
-  /** The sink of the run in progress and the first exception it threw. */
-  private record RunState(LogSink sink, AtomicReference<Throwable> failure) {}
 
   private NativeEngine(LibraryLoader.Loaded lib) {
     this.path = lib.shown();
     this.arena = lib.arena();
     // The version first: a library of another ABI may lack (or redefine) the other symbols, and
     // "ABI 2, launcher speaks 1" is the message that helps there.
-    MethodHandle abiVersion =
-        lib.downcall("strata_engine_abi_version", FunctionDescriptor.of(ValueLayout.JAVA_INT));
-    int version;
-    try {
-      version = (int) abiVersion.invokeExact();
-    } catch (Throwable t) {
-      throw new EngineLoadException(
-          "engine library " + path + ": strata_engine_abi_version failed: " + t, t);
-    }
-    if (version < MIN_ABI_VERSION || version > ABI_VERSION) {
-      throw new EngineLoadException(
-          "engine library "
-              + path
-              + " has ABI version "
-              + version
-              + ", this launcher speaks ABI versions "
-              + MIN_ABI_VERSION
-              + ".."
-              + ABI_VERSION
-              + " (use an engine and a launcher from the same release)");
-    }
+    int version = lib.abiVersion(MIN_ABI_VERSION, ABI_VERSION);
     this.version = version;
     this.name = lib.downcall("strata_engine_name", FunctionDescriptor.of(ValueLayout.ADDRESS));
     this.main = lib.downcall("strata_engine_main", MAIN_FN);
@@ -164,30 +110,10 @@ public final class NativeEngine implements AutoCloseable {
     // rules and says so).
     this.check = version >= 2 ? lib.downcall(CHECK_SYMBOL, MAIN_FN) : null;
     this.cancel = lib.downcall("strata_engine_cancel", FunctionDescriptor.ofVoid());
-    this.cellBytes =
-        lib.downcall(
-            "strata_kv_cell_bytes",
-            FunctionDescriptor.of(
-                SIZE_T, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-    this.encode = lib.downcall("strata_kv_encode", KV_FN);
-    this.decode = lib.downcall("strata_kv_decode", KV_FN);
+    this.kv = new KvRecordCalls(lib);
     // ABI 3 requires every session symbol; older engines have none (what needs them says so)
     this.sessionCalls = version >= SESSION_ABI_VERSION ? SessionCalls.bind(lib) : null;
-    try {
-      MethodHandle onLog =
-          MethodHandles.lookup()
-              .findVirtual(
-                  NativeEngine.class,
-                  "onLog",
-                  MethodType.methodType(
-                      void.class, MemorySegment.class, int.class, MemorySegment.class))
-              .bindTo(this);
-      // In the engine's arena: it outlives every run, so an engine thread that logs late still
-      // finds a live stub.
-      this.logStub = LINKER.upcallStub(onLog, LOG_FN, arena);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("NativeEngine.onLog is missing", e);
-    }
+    this.log = new LogUpcall(arena);
   }
 
   /**
@@ -294,44 +220,16 @@ public final class NativeEngine implements AutoCloseable {
     if (sessionCalls == null) {
       throw new EngineLoadException(needsSessions("NativeEngine.openSession", "a session"));
     }
-    List<String> argv = argv(args);
+    List<String> argv = EngineArgv.of(path, args);
     if (closed.get()) {
       throw new IllegalStateException("engine library " + path + " is closed");
     }
-    long id = nextSessionId.incrementAndGet();
-    sessionSinks.put(id, sink);
-    MemorySegment handle;
-    int rc;
-    try (Arena a = Arena.ofConfined()) {
-      MemorySegment rcOut = a.allocate(ValueLayout.JAVA_INT);
-      rcOut.set(ValueLayout.JAVA_INT, 0, -1);
-      handle =
-          (MemorySegment)
-              sessionCalls
-                  .open()
-                  .invokeExact(
-                      argv.size(),
-                      argvSegment(a, argv),
-                      logStub,
-                      MemorySegment.ofAddress(id),
-                      rcOut);
-      rc = rcOut.get(ValueLayout.JAVA_INT, 0);
-    } catch (Throwable t) {
-      sessionSinks.remove(id);
-      throw NativeCalls.rethrow(t);
-    }
-    if (handle.equals(MemorySegment.NULL)) {
-      sessionSinks.remove(id);
-      int code = rc > 0 ? rc : ExitCodes.PREFLIGHT;
-      throw new SessionException(
-          code, "strata_session_open: the engine refused the session (code " + code + ")");
-    }
-    return new Session(this, sessionCalls, handle, id);
+    return sessionCalls.open(this, argv, log, sink);
   }
 
   /** A closed session's sink is dropped. */
   void forget(long sessionId) {
-    sessionSinks.remove(sessionId);
+    log.forget(sessionId);
   }
 
   /** {@code strata_engine_name()}, e.g. "strata-ref 0.1.0 (cpu)". */
@@ -398,49 +296,27 @@ public final class NativeEngine implements AutoCloseable {
     return call(check, args, sink);
   }
 
-  /** {@code [library file name, args...]}, every argument checked for NUL. */
-  private List<String> argv(List<String> args) {
-    List<String> argv = new ArrayList<>(args.size() + 1);
-    argv.add(path.getFileName().toString());
-    for (String a : args) {
-      if (Objects.requireNonNull(a, "argument").indexOf('\0') >= 0) {
-        throw new IllegalArgumentException(
-            "engine argument contains NUL: " + a.replace("\0", "\\0"));
-      }
-      argv.add(a);
-    }
-    return argv;
-  }
-
-  /** A NULL-terminated {@code char **} of {@code argv} in {@code a}. */
-  private static MemorySegment argvSegment(Arena a, List<String> argv) {
-    MemorySegment array = a.allocate(ValueLayout.ADDRESS, argv.size() + 1L);
-    for (int i = 0; i < argv.size(); i++) {
-      array.setAtIndex(ValueLayout.ADDRESS, i, a.allocateFrom(argv.get(i)));
-    }
-    array.setAtIndex(ValueLayout.ADDRESS, argv.size(), MemorySegment.NULL);
-    return array;
-  }
-
   private int call(MethodHandle fn, List<String> args, LogSink sink) {
     Objects.requireNonNull(sink, "sink");
-    List<String> argv = argv(args);
+    List<String> argv = EngineArgv.of(path, args);
     if (closed.get()) {
       throw new IllegalStateException("engine library " + path + " is closed");
     }
     if (!RUNNING.compareAndSet(false, true)) {
       throw new IllegalStateException("an engine run is already in progress in this process");
     }
-    RunState state = new RunState(sink, new AtomicReference<>());
-    current = state;
+    LogUpcall.RunState state = log.begin(sink);
     try (Arena a = Arena.ofConfined()) {
-      int rc = (int) fn.invokeExact(argv.size(), argvSegment(a, argv), logStub, MemorySegment.NULL);
+      int rc =
+          (int)
+              fn.invokeExact(
+                  argv.size(), EngineArgv.segment(a, argv), log.stub(), MemorySegment.NULL);
       lastSinkFailure = state.failure().get();
       return rc;
     } catch (Throwable t) {
       throw NativeCalls.rethrow(t);
     } finally {
-      current = null;
+      log.end();
       RUNNING.set(false);
     }
   }
@@ -464,25 +340,12 @@ public final class NativeEngine implements AutoCloseable {
 
   /**
    * Bytes of one cell: K and V records of every KV head of one layer (docs/ENGINE-CONTRACT.md, KV
-   * formats).
+   * formats; {@code strata_kv_cell_bytes}).
+   *
+   * @throws IllegalArgumentException when the engine has no such cell (it answered 0)
    */
   public long cellBytes(KvFormat format, int kvHeads, int headDim) {
-    long n;
-    try {
-      n = (long) cellBytes.invokeExact(format.id(), kvHeads, headDim);
-    } catch (Throwable t) {
-      throw NativeCalls.rethrow(t);
-    }
-    if (n == 0) {
-      throw new IllegalArgumentException(
-          "the engine has no "
-              + format.flagName()
-              + " cell for "
-              + kvHeads
-              + " heads of "
-              + headDim);
-    }
-    return n;
+    return kv.cellBytes(format, kvHeads, headDim);
   }
 
   /**
@@ -490,83 +353,12 @@ public final class NativeEngine implements AutoCloseable {
    * strata_kv_encode}).
    */
   public byte[] encode(KvFormat format, float[] src, int headDim) {
-    long rec = recordBytes(format, headDim);
-    long n = whole(src.length, headDim, "value", "vectors");
-    try (Arena a = Arena.ofConfined()) {
-      MemorySegment in = a.allocateFrom(ValueLayout.JAVA_FLOAT, src);
-      return kv(encode, "strata_kv_encode", format, headDim, a, in, n, n * rec)
-          .toArray(ValueLayout.JAVA_BYTE);
-    }
+    return kv.encode(format, src, headDim);
   }
 
   /** Decodes whole vector records back to floats ({@code strata_kv_decode}). */
   public float[] decode(KvFormat format, byte[] src, int headDim) {
-    long rec = recordBytes(format, headDim);
-    long n = whole(src.length, rec, "byte", "records");
-    try (Arena a = Arena.ofConfined()) {
-      MemorySegment in = a.allocateFrom(ValueLayout.JAVA_BYTE, src);
-      return kv(decode, "strata_kv_decode", format, headDim, a, in, n, n * headDim * Float.BYTES)
-          .toArray(ValueLayout.JAVA_FLOAT);
-    }
-  }
-
-  /**
-   * One {@code strata_kv_encode} or {@code strata_kv_decode} call over n vectors: {@code outBytes}
-   * of output in {@code a}, returned.
-   */
-  private static MemorySegment kv(
-      MethodHandle fn,
-      String fnName,
-      KvFormat format,
-      int headDim,
-      Arena a,
-      MemorySegment in,
-      long n,
-      long outBytes) {
-    MemorySegment out = a.allocate(Math.max(1, outBytes), Float.BYTES);
-    int rc;
-    try {
-      rc = (int) fn.invokeExact(format.id(), in, n, headDim, out);
-    } catch (Throwable t) {
-      throw NativeCalls.rethrow(t);
-    }
-    check(rc, fnName, format, headDim);
-    return out.asSlice(0, outBytes);
-  }
-
-  /**
-   * How many {@code per}-{@code unit} {@code items} {@code length} units hold ("512 values are a
-   * whole number of 256-value vectors").
-   *
-   * @throws IllegalArgumentException when they are not a whole number
-   */
-  private static long whole(long length, long per, String unit, String items) {
-    if (length % per != 0) {
-      throw new IllegalArgumentException(
-          length + " " + unit + "s are not a whole number of " + per + "-" + unit + " " + items);
-    }
-    return length / per;
-  }
-
-  private static long recordBytes(KvFormat format, int headDim) {
-    if (format == KvFormat.K8V4) {
-      throw new IllegalArgumentException("k8v4 has no single vector record (K is int8, V q4_0)");
-    }
-    return format.kRecordBytes(headDim);
-  }
-
-  private static void check(int rc, String fn, KvFormat format, int headDim) {
-    if (rc != 0) {
-      throw new IllegalArgumentException(
-          fn
-              + " refused "
-              + format.flagName()
-              + " with head_dim "
-              + headDim
-              + " (error "
-              + rc
-              + ")");
-    }
+    return kv.decode(format, src, headDim);
   }
 
   /**
@@ -577,62 +369,15 @@ public final class NativeEngine implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (current != null) {
+    if (log.running()) {
       throw new IllegalStateException("cannot close " + path + " while it runs");
     }
-    if (!sessionSinks.isEmpty()) {
+    if (log.sessions() > 0) {
       throw new IllegalStateException(
-          "cannot close " + path + " while " + sessionSinks.size() + " session(s) are open");
+          "cannot close " + path + " while " + log.sessions() + " session(s) are open");
     }
     if (closed.compareAndSet(false, true)) {
       arena.close();
-    }
-  }
-
-  /**
-   * The log upcall. Never throws: an exception reaching native code would take the process down.
-   * The first failure is kept and later lines of that run are dropped.
-   */
-  @SuppressWarnings("unused") // called from native code through the upcall stub
-  private void onLog(MemorySegment user, int level, MemorySegment line) {
-    if (user.address() != 0) {
-      onSessionLog(user.address(), level, line);
-      return;
-    }
-    try {
-      RunState s = current;
-      if (s == null || s.failure().get() != null) {
-        return;
-      }
-      String text =
-          line.equals(MemorySegment.NULL) ? "" : line.reinterpret(Integer.MAX_VALUE).getString(0);
-      s.sink().line(LogLevel.fromCode(level), text);
-    } catch (Throwable t) {
-      try {
-        RunState s = current;
-        if (s != null) {
-          s.failure().compareAndSet(null, t);
-        }
-      } catch (Throwable ignored) {
-        // nothing may escape into native code
-      }
-    }
-  }
-
-  /**
-   * A session's line (the user pointer is its id). Never throws; a sink's failure drops the line
-   * (the session's caller sees the call's result, and the first failure of the run is not kept).
-   */
-  private void onSessionLog(long id, int level, MemorySegment line) {
-    try {
-      LogSink sink = sessionSinks.get(id);
-      if (sink != null) {
-        String text =
-            line.equals(MemorySegment.NULL) ? "" : line.reinterpret(Integer.MAX_VALUE).getString(0);
-        sink.line(LogLevel.fromCode(level), text);
-      }
-    } catch (Throwable ignored) {
-      // nothing may escape into native code
     }
   }
 

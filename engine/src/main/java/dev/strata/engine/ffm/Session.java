@@ -5,10 +5,8 @@ import dev.strata.engine.libc.NativeCalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -49,15 +47,12 @@ public final class Session implements AutoCloseable {
   private final SessionCalls calls;
   private final MemorySegment handle;
   private final long id;
-  private final Arena arena = Arena.ofShared();
   private final int nVocab;
   private final Object lifecycle = new Object();
   private final AtomicBoolean inCall = new AtomicBoolean();
   private boolean closed; // guarded by lifecycle
-  private MemorySegment logits;
-  private MemorySegment tokens;
-  private MemorySegment bytes;
-  private final MemorySegment rng;
+  private final SessionBuffers buf;
+  private final SessionSnapshots snapshots;
   private long evalSerial;
 
   Session(NativeEngine engine, SessionCalls calls, MemorySegment handle, long id) {
@@ -70,10 +65,8 @@ public final class Session implements AutoCloseable {
     } catch (Throwable t) {
       throw NativeCalls.rethrow(t);
     }
-    this.logits = arena.allocate(ValueLayout.JAVA_FLOAT, Math.max(1, nVocab));
-    this.tokens = arena.allocate(ValueLayout.JAVA_INT, 512);
-    this.bytes = arena.allocate(256);
-    this.rng = arena.allocate(ValueLayout.JAVA_LONG);
+    this.buf = new SessionBuffers(nVocab);
+    this.snapshots = new SessionSnapshots(this, calls);
   }
 
   /** The engine this session belongs to. */
@@ -88,12 +81,12 @@ public final class Session implements AutoCloseable {
 
   /** {@code strata_session_n_ctx}: the positions one sequence may hold (the config's --ctx). */
   public int nCtx() {
-    return intCall(() -> (int) calls.nCtx().invokeExact(live()));
+    return SessionCalls.intCall(() -> (int) calls.nCtx().invokeExact(live()));
   }
 
   /** {@code strata_session_n_seq}: the sequences of the session. */
   public int nSeq() {
-    return intCall(() -> (int) calls.nSeq().invokeExact(live()));
+    return SessionCalls.intCall(() -> (int) calls.nSeq().invokeExact(live()));
   }
 
   /**
@@ -101,12 +94,12 @@ public final class Session implements AutoCloseable {
    * or -1 when the model has none.
    */
   public int token(int which) {
-    return intCall(() -> (int) calls.token().invokeExact(live(), which));
+    return SessionCalls.intCall(() -> (int) calls.token().invokeExact(live(), which));
   }
 
   /** {@code strata_session_is_eog}: whether generation ends at {@code token}. */
   public boolean isEog(int token) {
-    return intCall(() -> (int) calls.isEog().invokeExact(live(), token)) != 0;
+    return SessionCalls.intCall(() -> (int) calls.isEog().invokeExact(live(), token)) != 0;
   }
 
   /**
@@ -120,16 +113,8 @@ public final class Session implements AutoCloseable {
     }
     try (Arena a = Arena.ofConfined()) {
       MemorySegment k = a.allocateFrom(key);
-      long n = (long) calls.meta().invokeExact(live(), k, bytes, bytes.byteSize());
-      if (n < 0) {
-        return Optional.empty();
-      }
-      if (n >= bytes.byteSize()) {
-        bytes = grow(bytes, n + 1);
-        n = (long) calls.meta().invokeExact(live(), k, bytes, bytes.byteSize());
-      }
-      return Optional.of(
-          new String(bytes.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8));
+      long n = buf.intoBytes((b, cap) -> (long) calls.meta().invokeExact(live(), k, b, cap), 1);
+      return n < 0 ? Optional.empty() : Optional.of(buf.text(n));
     } catch (Throwable t) {
       throw NativeCalls.rethrow(t);
     }
@@ -146,18 +131,14 @@ public final class Session implements AutoCloseable {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment t = a.allocate(Math.max(1, utf8.length));
       MemorySegment.copy(utf8, 0, t, ValueLayout.JAVA_BYTE, 0, utf8.length);
-      long cap = tokens.byteSize() / Integer.BYTES;
+      long len = utf8.length;
       long n =
-          (long) calls.tokenize().invokeExact(live(), t, (long) utf8.length, flags, tokens, cap);
-      if (n > cap) {
-        tokens = grow(tokens, n * Integer.BYTES);
-        cap = tokens.byteSize() / Integer.BYTES;
-        n = (long) calls.tokenize().invokeExact(live(), t, (long) utf8.length, flags, tokens, cap);
+          buf.intoIds(
+              (b, cap) -> (long) calls.tokenize().invokeExact(live(), t, len, flags, b, cap));
+      if (n < 0) {
+        throw new IllegalArgumentException("strata_session_tokenize refused the text");
       }
-      if (n < 0 || n > cap) {
-        throw new IllegalArgumentException("strata_session_tokenize refused the text (" + n + ")");
-      }
-      return tokens.asSlice(0, n * Integer.BYTES).toArray(ValueLayout.JAVA_INT);
+      return buf.idsOf(n);
     } catch (Throwable e) {
       throw NativeCalls.rethrow(e);
     }
@@ -172,16 +153,14 @@ public final class Session implements AutoCloseable {
    */
   public byte[] tokenPiece(int token) {
     try {
-      long n = (long) calls.tokenPiece().invokeExact(live(), token, 1, bytes, bytes.byteSize());
-      if (n > bytes.byteSize()) {
-        bytes = grow(bytes, n);
-        n = (long) calls.tokenPiece().invokeExact(live(), token, 1, bytes, bytes.byteSize());
-      }
+      long n =
+          buf.intoBytes(
+              (b, cap) -> (long) calls.tokenPiece().invokeExact(live(), token, 1, b, cap), 0);
       if (n < 0) {
         throw new IllegalArgumentException(
             "token id " + token + " is outside the vocabulary (0.." + (nVocab - 1) + ")");
       }
-      return bytes.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE);
+      return buf.bytesOf(n);
     } catch (Throwable t) {
       throw NativeCalls.rethrow(t);
     }
@@ -207,21 +186,12 @@ public final class Session implements AutoCloseable {
     }
     try {
       MemorySegment s = live();
-      long need = (long) rows * nVocab * Float.BYTES;
-      if (need > logits.byteSize()) {
-        logits = grow(logits, need);
-      }
-      if ((long) ids.length * Integer.BYTES > tokens.byteSize()) {
-        tokens = grow(tokens, (long) ids.length * Integer.BYTES);
-      }
-      MemorySegment.copy(ids, 0, tokens, ValueLayout.JAVA_INT, 0, ids.length);
+      MemorySegment out = buf.logits((long) rows * nVocab);
+      MemorySegment in = buf.ids(ids);
       int rc =
-          (int)
-              calls
-                  .eval()
-                  .invokeExact(s, seq, tokens, (long) ids.length, (long) logitsFrom, logits);
+          (int) calls.eval().invokeExact(s, seq, in, (long) ids.length, (long) logitsFrom, out);
       if (rc == ExitCodes.INTERRUPTED) {
-        throw cancelledException();
+        throw new SessionException(ExitCodes.INTERRUPTED, "strata_session_eval: cancelled");
       }
       if (rc != 0) {
         throw new SessionException(
@@ -234,7 +204,8 @@ public final class Session implements AutoCloseable {
                 + rc
                 + ")");
       }
-      return new Logits(this, ++evalSerial, rows);
+      evalSerial++;
+      return new Logits(this, rows);
     } catch (Throwable t) {
       throw NativeCalls.rethrow(t);
     } finally {
@@ -242,13 +213,9 @@ public final class Session implements AutoCloseable {
     }
   }
 
-  private static SessionException cancelledException() {
-    return new SessionException(ExitCodes.INTERRUPTED, "strata_session_eval: cancelled");
-  }
-
   /** {@code strata_session_n_past}: the positions {@code seq} holds (-1: no such sequence). */
   public int nPast(int seq) {
-    return intCall(() -> (int) calls.nPast().invokeExact(live(), seq));
+    return SessionCalls.intCall(() -> (int) calls.nPast().invokeExact(live(), seq));
   }
 
   /**
@@ -258,7 +225,7 @@ public final class Session implements AutoCloseable {
    * @throws SessionException (2) when {@code nKeep} is over {@link #nPast} or the sequence is bad
    */
   public void truncate(int seq, int nKeep) {
-    int rc = intCall(() -> (int) calls.truncate().invokeExact(live(), seq, nKeep));
+    int rc = SessionCalls.intCall(() -> (int) calls.truncate().invokeExact(live(), seq, nKeep));
     if (rc != 0) {
       throw new SessionException(
           rc, "strata_session_truncate: sequence " + seq + " cannot keep " + nKeep + " positions");
@@ -272,11 +239,12 @@ public final class Session implements AutoCloseable {
    * (1: all), drawn with the splitmix64 state {@code rng[0]} (advanced).
    */
   public int sample(Logits l, int row, float temp, int topK, float topP, long[] rngState) {
-    if (l.session != this || l.serial != evalSerial) {
+    if (!l.current(this)) {
       throw new IllegalStateException("these logits were overwritten by a later eval");
     }
-    Objects.checkIndex(row, l.rows);
-    return sampleAt(logits.asSlice((long) row * nVocab * Float.BYTES), temp, topK, topP, rngState);
+    Objects.checkIndex(row, l.rows());
+    MemorySegment at = buf.logits().asSlice((long) row * nVocab * Float.BYTES);
+    return sampleAt(at, temp, topK, topP, rngState);
   }
 
   /** {@link #sample} on logits of the caller's ({@link #nVocab} of them). */
@@ -294,8 +262,11 @@ public final class Session implements AutoCloseable {
     if (rngState.length < 1) {
       throw new IllegalArgumentException("the RNG state is one long");
     }
+    MemorySegment rng = buf.rng();
     rng.set(ValueLayout.JAVA_LONG, 0, rngState[0]);
-    int tok = intCall(() -> (int) calls.sample().invokeExact(live(), at, temp, topK, topP, rng));
+    int tok =
+        SessionCalls.intCall(
+            () -> (int) calls.sample().invokeExact(live(), at, temp, topK, topP, rng));
     rngState[0] = rng.get(ValueLayout.JAVA_LONG, 0);
     return tok;
   }
@@ -325,35 +296,11 @@ public final class Session implements AutoCloseable {
    */
   public Map<String, String> stats() {
     try {
-      long n = (long) calls.stats().invokeExact(live(), bytes, bytes.byteSize());
-      if (n >= bytes.byteSize()) {
-        bytes = grow(bytes, n + 1);
-        n = (long) calls.stats().invokeExact(live(), bytes, bytes.byteSize());
-      }
-      String line =
-          n <= 0
-              ? ""
-              : new String(
-                  bytes
-                      .asSlice(0, Math.min(n, bytes.byteSize() - 1))
-                      .toArray(ValueLayout.JAVA_BYTE),
-                  StandardCharsets.UTF_8);
-      return parseStats(line);
+      return SessionCalls.statsWords(
+          buf.text(buf.intoBytes((b, cap) -> (long) calls.stats().invokeExact(live(), b, cap), 1)));
     } catch (Throwable t) {
       throw NativeCalls.rethrow(t);
     }
-  }
-
-  /** {@code key=value} words separated by spaces, in order; words without '=' are skipped. */
-  static Map<String, String> parseStats(String line) {
-    Map<String, String> m = new LinkedHashMap<>();
-    for (String word : line.trim().split(" +")) {
-      int eq = word.indexOf('=');
-      if (eq > 0) {
-        m.put(word.substring(0, eq), word.substring(eq + 1));
-      }
-    }
-    return m;
   }
 
   /**
@@ -371,7 +318,7 @@ public final class Session implements AutoCloseable {
    *     logged its one line); 3 when the engine has no snapshots
    */
   public void save(int seq, Path file) {
-    snapshotCall("strata_session_save", calls.save(), seq, file);
+    snapshots.call("strata_session_save", calls.save(), seq, file);
   }
 
   /**
@@ -384,59 +331,12 @@ public final class Session implements AutoCloseable {
    *     recurrent state) or an engine without snapshots. The engine logged its one line.
    */
   public void load(int seq, Path file) {
-    snapshotCall("strata_session_load", calls.load(), seq, file);
+    snapshots.call("strata_session_load", calls.load(), seq, file);
   }
 
   /** {@code strata_session_tokens}: the ids sequence {@code seq} holds, in position order. */
   public int[] tokens(int seq) {
-    if (!calls.snapshots()) {
-      throw noSnapshots("strata_session_tokens");
-    }
-    try {
-      long cap = tokens.byteSize() / Integer.BYTES;
-      long n = (long) calls.tokens().invokeExact(live(), seq, tokens, cap);
-      if (n > cap) {
-        tokens = grow(tokens, n * Integer.BYTES);
-        cap = tokens.byteSize() / Integer.BYTES;
-        n = (long) calls.tokens().invokeExact(live(), seq, tokens, cap);
-      }
-      if (n < 0 || n > cap) {
-        throw new IllegalArgumentException("sequence " + seq + " does not exist");
-      }
-      return tokens.asSlice(0, n * Integer.BYTES).toArray(ValueLayout.JAVA_INT);
-    } catch (Throwable t) {
-      throw NativeCalls.rethrow(t);
-    }
-  }
-
-  private void snapshotCall(String name, MethodHandle h, int seq, Path file) {
-    Objects.requireNonNull(file, "file");
-    if (h == null) {
-      throw noSnapshots(name);
-    }
-    String path = file.toString();
-    if (path.indexOf('\0') >= 0) {
-      throw new IllegalArgumentException("a path with a NUL byte");
-    }
-    if (!inCall.compareAndSet(false, true)) {
-      throw new IllegalStateException("a call on this session is already in progress");
-    }
-    try (Arena a = Arena.ofConfined()) {
-      int rc = (int) h.invokeExact(live(), seq, a.allocateFrom(path));
-      if (rc != 0) {
-        throw new SessionException(rc, name + " answered " + rc + " for " + path);
-      }
-    } catch (Throwable t) {
-      throw NativeCalls.rethrow(t);
-    } finally {
-      inCall.set(false);
-    }
-  }
-
-  private SessionException noSnapshots(String name) {
-    return new SessionException(
-        ExitCodes.PREFLIGHT,
-        "engine " + engine.name() + " has no session snapshots (" + name + " is absent)");
+    return snapshots.tokens(seq);
   }
 
   /** {@code strata_session_close}: frees the engine's session and this object's buffers. */
@@ -456,75 +356,38 @@ public final class Session implements AutoCloseable {
         throw NativeCalls.rethrow(t);
       } finally {
         engine.forget(id);
-        arena.close();
+        buf.close();
       }
     }
   }
 
-  private MemorySegment live() {
+  /** The serial of the last eval (a {@link Logits} of another serial is stale). */
+  long evalSerial() {
+    return evalSerial;
+  }
+
+  /** The session's buffers (its logits are read, and its snapshot calls use the id buffer). */
+  SessionBuffers buffers() {
+    return buf;
+  }
+
+  /** Marks a call in progress; false when one already is. */
+  boolean enter() {
+    return inCall.compareAndSet(false, true);
+  }
+
+  /** The call in progress ended. */
+  void leave() {
+    inCall.set(false);
+  }
+
+  MemorySegment live() {
     synchronized (lifecycle) {
       if (closed) {
         throw new IllegalStateException("the session is closed");
       }
     }
     return handle;
-  }
-
-  private MemorySegment grow(MemorySegment old, long atLeast) {
-    long size = Math.max(atLeast, old.byteSize() * 2);
-    return arena.allocate(size, Long.BYTES);
-  }
-
-  @FunctionalInterface
-  private interface IntCall {
-    int call() throws Throwable;
-  }
-
-  private static int intCall(IntCall c) {
-    try {
-      return c.call();
-    } catch (Throwable t) {
-      throw NativeCalls.rethrow(t);
-    }
-  }
-
-  /**
-   * The logits one {@link #eval} returned: {@link #rows()} rows of {@link #nVocab()} floats in the
-   * session's buffer, valid until the next eval of the session.
-   */
-  public static final class Logits {
-    private final Session session;
-    private final long serial;
-    private final int rows;
-
-    private Logits(Session session, long serial, int rows) {
-      this.session = session;
-      this.serial = serial;
-      this.rows = rows;
-    }
-
-    /** The positions whose logits the eval returned. */
-    public int rows() {
-      return rows;
-    }
-
-    /** A copy of row {@code i} ({@link Session#nVocab()} floats). */
-    public float[] row(int i) {
-      Objects.checkIndex(i, rows);
-      if (serial != session.evalSerial) {
-        throw new IllegalStateException("these logits were overwritten by a later eval");
-      }
-      long n = session.nVocab;
-      return session
-          .logits
-          .asSlice(i * n * Float.BYTES, n * Float.BYTES)
-          .toArray(ValueLayout.JAVA_FLOAT);
-    }
-
-    @Override
-    public String toString() {
-      return "Logits[rows=" + rows + ", n_vocab=" + session.nVocab + "]";
-    }
   }
 
   @Override

@@ -1,9 +1,15 @@
 package dev.strata.engine.ffm;
 
+import dev.strata.engine.ExitCodes;
+import dev.strata.engine.libc.NativeCalls;
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The method handles of ABI 3's session API ({@code strata_session_*} of strata_engine.h), resolved
@@ -102,5 +108,69 @@ record SessionCalls(
         lib.downcallIfPresent("strata_session_load", FunctionDescriptor.of(I32, P, I32, P)),
         lib.downcallIfPresent(
             "strata_session_tokens", FunctionDescriptor.of(I64, P, I32, P, sizeT)));
+  }
+
+  /**
+   * {@code strata_session_open} with {@code argv} (the library's name first), the session's lines
+   * to {@code sink} through the engine's one upcall ({@link NativeEngine#openSession}).
+   */
+  Session open(NativeEngine engine, List<String> argv, LogUpcall log, LogSink sink) {
+    long id = log.addSession(sink);
+    MemorySegment handle;
+    int rc;
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment rcOut = a.allocate(ValueLayout.JAVA_INT);
+      rcOut.set(ValueLayout.JAVA_INT, 0, -1);
+      handle =
+          (MemorySegment)
+              open()
+                  .invokeExact(
+                      argv.size(),
+                      EngineArgv.segment(a, argv),
+                      log.stub(),
+                      MemorySegment.ofAddress(id),
+                      rcOut);
+      rc = rcOut.get(ValueLayout.JAVA_INT, 0);
+    } catch (Throwable t) {
+      log.forget(id);
+      throw NativeCalls.rethrow(t);
+    }
+    if (handle.equals(MemorySegment.NULL)) {
+      log.forget(id);
+      int code = rc > 0 ? rc : ExitCodes.PREFLIGHT;
+      throw new SessionException(
+          code, "strata_session_open: the engine refused the session (code " + code + ")");
+    }
+    return new Session(engine, this, handle, id);
+  }
+
+  /**
+   * The line of {@code strata_session_stats}: {@code key=value} words separated by spaces, in
+   * order; words without '=' are skipped.
+   */
+  static Map<String, String> statsWords(String line) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (String word : line.trim().split(" +")) {
+      int eq = word.indexOf('=');
+      if (eq > 0) {
+        m.put(word.substring(0, eq), word.substring(eq + 1));
+      }
+    }
+    return m;
+  }
+
+  /** A call that answers an int (a method handle's {@code invokeExact}). */
+  @FunctionalInterface
+  interface IntCall {
+    int call() throws Throwable;
+  }
+
+  /** {@code c}'s answer, what it threw rethrown ({@link NativeCalls#rethrow}). */
+  static int intCall(IntCall c) {
+    try {
+      return c.call();
+    } catch (Throwable t) {
+      throw NativeCalls.rethrow(t);
+    }
   }
 }

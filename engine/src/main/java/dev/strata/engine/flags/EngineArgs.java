@@ -89,6 +89,11 @@ public final class EngineArgs {
     return valueOf(EngineFlags.KV_RESIDENT) != null;
   }
 
+  /** Sequences held at once, each with its own KV pools (strata-ref only, {@code --parallel}). */
+  public int parallel() {
+    return whole(EngineFlags.PARALLEL);
+  }
+
   /** Synthetic prompt tokens (strata-ref only, {@code --prompt-tokens}). */
   public int promptTokens() {
     return whole(EngineFlags.PROMPT_TOKENS);

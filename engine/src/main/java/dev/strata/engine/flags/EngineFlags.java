@@ -32,10 +32,14 @@ public final class EngineFlags {
   public static final String SPEC = "--spec";
   public static final String SUFFIX_DRAFT = "--suffix-draft";
   public static final String KV_RESIDENT = "--kv-resident";
+  public static final String PARALLEL = "--parallel";
   public static final String PROMPT_TOKENS = "--prompt-tokens";
   public static final String N_PREDICT = "--n-predict";
   public static final String FAULT = "--fault";
   public static final String KV = "--kv";
+
+  /** Most sequences strata-ref holds at once ({@code --parallel}). */
+  public static final int MAX_PARALLEL = 64;
 
   /** Largest context the engines take: 1 Mi tokens. */
   public static final int MAX_CTX = 1 << 20;
@@ -124,6 +128,16 @@ public final class EngineFlags {
               "off",
               "Keep the KV cache resident while the experts stream (PC engine only).",
               PC_ONLY,
+              false),
+          new FlagSpec(
+              PARALLEL,
+              "N",
+              new ValueKind.IntRange(1, MAX_PARALLEL),
+              "1",
+              "",
+              "Sequences the session holds at once (strata-launch --serve --parallel N), each with"
+                  + " its own KV pools of --ctx + 128 cells: the pools are N times one sequence's.",
+              REF_ONLY,
               false),
           new FlagSpec(
               PROMPT_TOKENS,

@@ -175,7 +175,11 @@ public final class Generator {
             env);
     MemoryPlan plan =
         MemoryPlan.compute(
-            request.withExperts(experts).withKv(kv).withSpec(config.engineArgs().spec()));
+            request
+                .withExperts(experts)
+                .withKv(kv)
+                .withSpec(config.engineArgs().spec())
+                .withParallel(config.engineArgs().parallel()));
     return new Generated(config, plan, defaults);
   }
 }

@@ -205,11 +205,21 @@ public final class LaunchMemory {
     if (request.pools() != KvFormat.Q4_0 && workable(request.withPools(KvFormat.Q4_0), room)) {
       changes.add("--kv q4_0");
     }
+    // --parallel N: fewer sequences, fewer pools (a launch flag of --serve, not the config's)
+    String fewer = "";
+    for (int m = request.parallel() - 1; m >= 1; m--) {
+      if (workable(request.withParallel(m), room)) {
+        fewer = ", or serve with --parallel " + m;
+        break;
+      }
+    }
     if (changes.isEmpty()) {
-      return "close other work";
+      return "close other work" + fewer;
     }
     String last = changes.removeLast();
-    return "close other work, or rerun strata-setup with "
+    return "close other work"
+        + fewer
+        + ", or rerun strata-setup with "
         + (changes.isEmpty() ? last : String.join(", ", changes) + " or " + last);
   }
 

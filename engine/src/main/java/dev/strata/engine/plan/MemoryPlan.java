@@ -4,6 +4,7 @@ import dev.strata.engine.Backend;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
+import dev.strata.engine.text.ByteSize;
 import java.util.List;
 import java.util.Map;
 
@@ -95,7 +96,62 @@ public record MemoryPlan(
    *     dev.strata.engine.kv.KvRules#decide} chose)
    */
   public static MemoryPlan compute(PlanRequest request) {
-    return Planner.plan(request);
+    MemoryPlan p = Planner.plan(request);
+    if (p.fits() || request.parallel() == 1 || p.kvFormatRefused()) {
+      return p;
+    }
+    return p.withRefusal(p.refusal() + "; " + parallelAdvice(request, p));
+  }
+
+  /**
+   * What a plan of {@code --parallel N > 1} that does not fit says about N: what the sequences'
+   * pools weigh, and the largest N that fits (each sequence has its own pools: {@link
+   * KvPools#sequences}), or that even one sequence does not.
+   */
+  static String parallelAdvice(PlanRequest request, MemoryPlan p) {
+    int n = request.parallel();
+    String weigh =
+        "--parallel "
+            + n
+            + " holds "
+            + n
+            + " sequences' KV pools, "
+            + n
+            + " × "
+            + ByteSize.iec(p.kv().bytesPerSequence())
+            + " = "
+            + ByteSize.iec(p.kv().bytes());
+    for (int m = n - 1; m >= 1; m--) {
+      if (Planner.plan(request.withParallel(m)).fits()) {
+        return weigh + ": --parallel " + m + " fits";
+      }
+    }
+    return weigh + ": even --parallel 1 does not fit";
+  }
+
+  /** This plan with another refusal line. */
+  private MemoryPlan withRefusal(String line) {
+    return new MemoryPlan(
+        backend,
+        experts,
+        context,
+        memory,
+        marginBytes,
+        budgetBytes,
+        denseBytes,
+        stateBytes,
+        drafterBytes,
+        kv,
+        standby,
+        standbyBytes,
+        pageCacheHeadroomBytes,
+        arena,
+        scratchBytes,
+        freeBytes,
+        shortfallBytes,
+        line,
+        notes,
+        reads);
   }
 
   /**

@@ -43,6 +43,8 @@ import java.util.Objects;
  * @param routing a recorded routing trace of this model ({@link RoutingProfile}), or null: the
  *     plan's expected reads per token come from it when its geometry is the model's, else from
  *     uniform routing ({@link ExpectedReads})
+ * @param parallel the engine's {@code --parallel}: sequences held at once, each with its own KV
+ *     pools ({@link KvPools#sequences}); at least 1
  */
 public record PlanRequest(
     HostFacts host,
@@ -55,9 +57,13 @@ public record PlanRequest(
     Map<String, String> env,
     long memBudgetMb,
     long spec,
-    RoutingProfile routing) {
+    RoutingProfile routing,
+    int parallel) {
 
   public PlanRequest {
+    if (parallel < 1) {
+      throw new IllegalArgumentException("parallel must be at least 1, got " + parallel);
+    }
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(backend, "backend");
@@ -86,19 +92,42 @@ public record PlanRequest(
         env,
         absent.memBudgetMb(),
         absent.spec(),
-        null);
+        null,
+        absent.parallel());
   }
 
   /** This request at another context, in tokens. */
   public PlanRequest withContext(long tokens) {
     return new PlanRequest(
-        host, model, backend, tokens, experts, pools, kvNotes, env, memBudgetMb, spec, routing);
+        host,
+        model,
+        backend,
+        tokens,
+        experts,
+        pools,
+        kvNotes,
+        env,
+        memBudgetMb,
+        spec,
+        routing,
+        parallel);
   }
 
   /** This request with the experts in another place. */
   public PlanRequest withExperts(ExpertsMode mode) {
     return new PlanRequest(
-        host, model, backend, context, mode, pools, kvNotes, env, memBudgetMb, spec, routing);
+        host,
+        model,
+        backend,
+        context,
+        mode,
+        pools,
+        kvNotes,
+        env,
+        memBudgetMb,
+        spec,
+        routing,
+        parallel);
   }
 
   /** This request with the pools of a KV decision and its notes. */
@@ -114,13 +143,25 @@ public record PlanRequest(
         env,
         memBudgetMb,
         spec,
-        routing);
+        routing,
+        parallel);
   }
 
   /** This request with pools of this format and no KV notes. */
   public PlanRequest withPools(KvFormat format) {
     return new PlanRequest(
-        host, model, backend, context, experts, format, List.of(), env, memBudgetMb, spec, routing);
+        host,
+        model,
+        backend,
+        context,
+        experts,
+        format,
+        List.of(),
+        env,
+        memBudgetMb,
+        spec,
+        routing,
+        parallel);
   }
 
   /**
@@ -139,13 +180,14 @@ public record PlanRequest(
         engineEnv,
         memBudgetMb,
         spec,
-        routing);
+        routing,
+        parallel);
   }
 
   /** This request with the engine's {@code --mem-budget-mb} (0 = none). */
   public PlanRequest withMemBudgetMb(long mb) {
     return new PlanRequest(
-        host, model, backend, context, experts, pools, kvNotes, env, mb, spec, routing);
+        host, model, backend, context, experts, pools, kvNotes, env, mb, spec, routing, parallel);
   }
 
   /** This request with the engine's {@code --spec} (0 = off). */
@@ -161,12 +203,41 @@ public record PlanRequest(
         env,
         memBudgetMb,
         draftTokens,
-        routing);
+        routing,
+        parallel);
   }
 
   /** This request with a recorded routing trace of the model (null: none, uniform routing). */
   public PlanRequest withRouting(RoutingProfile profile) {
     return new PlanRequest(
-        host, model, backend, context, experts, pools, kvNotes, env, memBudgetMb, spec, profile);
+        host,
+        model,
+        backend,
+        context,
+        experts,
+        pools,
+        kvNotes,
+        env,
+        memBudgetMb,
+        spec,
+        profile,
+        parallel);
+  }
+
+  /** This request with the engine's {@code --parallel} (sequences held at once, at least 1). */
+  public PlanRequest withParallel(int sequences) {
+    return new PlanRequest(
+        host,
+        model,
+        backend,
+        context,
+        experts,
+        pools,
+        kvNotes,
+        env,
+        memBudgetMb,
+        spec,
+        routing,
+        sequences);
   }
 }

@@ -157,7 +157,7 @@ final class Planner {
 
     KvPools kv;
     try {
-      kv = KvPools.of(pools, model, context, spec);
+      kv = KvPools.of(pools, model, context, spec, request.parallel());
     } catch (IllegalArgumentException e) {
       // The format cannot hold this model's head vectors: a refusal, not a crash.
       kv = new KvPools(pools, KvFormat.cells(context), 0, model.qsaLayerCount(), 0);

@@ -1,5 +1,6 @@
 package dev.strata.engine.quality;
 
+import dev.strata.engine.ffm.Logits;
 import dev.strata.engine.ffm.Session;
 import dev.strata.engine.kv.KvFormat;
 import java.io.IOException;
@@ -74,7 +75,7 @@ final class Chunks {
       }
     } else {
       ref.truncate(0, 0);
-      Session.Logits l = ref.eval(0, input, layout.first());
+      Logits l = ref.eval(0, input, layout.first());
       for (int k = 0; k < layout.scored(); k++) {
         float[] row = l.row(k);
         refLp[k] = KlStats.logSoftmax(row);
@@ -99,7 +100,7 @@ final class Chunks {
         }
       } else {
         s.truncate(0, 0);
-        Session.Logits l = s.eval(0, input, layout.first());
+        Logits l = s.eval(0, input, layout.first());
         double[][] lps = new double[layout.scored()][];
         for (int k = 0; k < layout.scored(); k++) {
           lps[k] = KlStats.logSoftmax(l.row(k));
@@ -130,7 +131,7 @@ final class Chunks {
     s.truncate(0, 0);
     s.eval(0, Arrays.copyOf(input, layout.first()), layout.first());
     for (int k = 0; k < layout.decodeN(); k++) {
-      Session.Logits l = s.eval(0, new int[] {input[layout.first() + k]}, 0);
+      Logits l = s.eval(0, new int[] {input[layout.first() + k]}, 0);
       double[] lp = KlStats.logSoftmax(l.row(0));
       for (int i = 0; i < layout.nVocab(); i++) {
         decodeMaxAbs = Math.max(decodeMaxAbs, Math.abs(lp[i] - batchLp[k][i]));

@@ -80,7 +80,7 @@ class SessionTest {
   /** Greedy continuation of {@code prompt}: the ids made. */
   static int[] greedy(Session s, String prompt, int n) {
     int[] ids = s.tokenize(prompt, Session.ADD_SPECIAL | Session.PARSE_SPECIAL);
-    Session.Logits l = s.eval(0, ids, ids.length - 1);
+    Logits l = s.eval(0, ids, ids.length - 1);
     int[] out = new int[n];
     long[] rng = {1};
     for (int i = 0; i < n; i++) {
@@ -111,7 +111,7 @@ class SessionTest {
       assertArrayEquals(held, s.tokens(0));
       int n = s.nPast(0);
       s.truncate(0, n - 1); // the last position again, for its logits
-      Session.Logits l = s.eval(0, new int[] {held[n - 1]}, 0);
+      Logits l = s.eval(0, new int[] {held[n - 1]}, 0);
       long[] rng = {1};
       for (int i = 4; i < 12; i++) {
         int t = s.sample(l, 0, 0f, 0, 1f, rng);
@@ -200,7 +200,7 @@ class SessionTest {
   void logitsRowsAreTheVocabulary() {
     try (Session s = open(new Lines())) {
       int[] ids = s.tokenize("def main():", 0);
-      Session.Logits l = s.eval(0, ids, 0);
+      Logits l = s.eval(0, ids, 0);
       assertEquals(ids.length, l.rows());
       float[] last = l.row(ids.length - 1);
       assertEquals(8192, last.length);
@@ -214,7 +214,7 @@ class SessionTest {
           s.sample(l, ids.length - 1, 0.8f, 40, 0.95f, r1),
           s.sample(l, ids.length - 1, 0.8f, 40, 0.95f, r2));
       assertTrue(r1[0] != 7);
-      Session.Logits later = s.eval(0, new int[] {viaView}, 0);
+      Logits later = s.eval(0, new int[] {viaView}, 0);
       assertThrows(IllegalStateException.class, () -> l.row(0), "an old view is refused");
       assertEquals(1, later.rows());
     }
@@ -336,6 +336,6 @@ class SessionTest {
 
   @Test
   void statsParseKeyValueWords() {
-    assertEquals(Map.of("a", "1", "b", "2.5"), Session.parseStats(" a=1  b=2.5 junk "));
+    assertEquals(Map.of("a", "1", "b", "2.5"), SessionCalls.statsWords(" a=1  b=2.5 junk "));
   }
 }

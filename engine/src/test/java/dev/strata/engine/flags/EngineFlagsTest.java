@@ -84,6 +84,7 @@ class EngineFlagsTest {
             "--spec",
             "--suffix-draft",
             "--kv-resident",
+            "--parallel",
             "--prompt-tokens",
             "--n-predict",
             "--fault"),
@@ -95,6 +96,7 @@ class EngineFlagsTest {
     assertEquals(Set.of(Backend.PC), EngineFlags.lookup("--kv-resident").backends());
     assertEquals(Set.of(Backend.CPU_REFERENCE), EngineFlags.lookup("--fault").backends());
     assertEquals(Set.of(Backend.CPU_REFERENCE), EngineFlags.lookup("--n-predict").backends());
+    assertEquals(Set.of(Backend.CPU_REFERENCE), EngineFlags.lookup("--parallel").backends());
   }
 
   @Test

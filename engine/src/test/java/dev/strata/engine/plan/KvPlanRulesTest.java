@@ -85,7 +85,7 @@ class KvPlanRulesTest {
   @Test
   void poolsWithoutTheDrafterByDefault() {
     assertEquals(
-        new KvPools(KvFormat.INT8, 32_896, 1_056, 12, 416_858_112L, 0, 0, 0),
+        new KvPools(KvFormat.INT8, 32_896, 1_056, 12, 416_858_112L, 0, 0, 0, 1),
         KvPools.of(KvFormat.INT8, seed(), 32_768));
     // q4_0: 2 heads × (K + V) × 144 B per 256 values = 576 B per cell
     assertEquals(32_896L * 576 * 12, KvPools.of(KvFormat.Q4_0, seed(), 32_768).bytes());

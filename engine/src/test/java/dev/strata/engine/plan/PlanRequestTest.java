@@ -61,13 +61,15 @@ class PlanRequestTest {
             env,
             30_000,
             2,
-            null),
+            null,
+            3),
         r.withContext(65_536)
             .withExperts(ExpertsMode.RESIDENT)
             .withPools(KvFormat.Q4_0)
             .withEnv(env)
             .withMemBudgetMb(30_000)
-            .withSpec(2));
+            .withSpec(2)
+            .withParallel(3));
   }
 
   @Test

@@ -275,7 +275,8 @@ final class PreflightRun {
               .withEnv(engineEnv)
               .withMemBudgetMb(engineArgs.memBudgetMb())
               .withSpec(engineArgs.spec())
-              .withRouting(routing());
+              .withRouting(routing())
+              .withParallel(engineArgs.parallel());
       plan = MemoryPlan.compute(planRequest);
     } catch (IllegalArgumentException e) {
       throw refuse("plan", new PreflightRefused("memory plan: " + e.getMessage(), e));

@@ -3,7 +3,6 @@ package dev.strata.launcher.run;
 import dev.strata.engine.ffm.EngineLoadException;
 import dev.strata.engine.ffm.NativeEngine;
 import dev.strata.engine.ffm.Session;
-import dev.strata.engine.ffm.SessionException;
 import dev.strata.engine.ffm.VerifiedLibrary;
 import java.io.PrintWriter;
 import java.util.List;
@@ -64,22 +63,11 @@ public final class GenerateRunner implements EngineRunner {
 
   @Override
   public int run(List<String> args, Map<String, String> env, EngineLog log) {
-    try {
-      return EngineEnv.with(engine, env, () -> generate(args, log));
-    } finally {
-      engine.close();
-    }
+    return SessionFrame.run(engine, args, env, log, null, this::generate);
   }
 
-  private int generate(List<String> args, EngineLog log) {
-    Session session;
+  private int generate(Session session) {
     try {
-      session =
-          engine.openSession(args, (level, line) -> log.line(InProcessRunner.code(level), line));
-    } catch (SessionException e) {
-      return e.exitCode(); // the engine said why (its error line went through the log)
-    }
-    try (session) {
       Generation g = new Generation(session, options);
       running = g;
       if (cancelled) {

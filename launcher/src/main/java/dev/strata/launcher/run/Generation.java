@@ -1,19 +1,15 @@
 package dev.strata.launcher.run;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.ffm.Logits;
 import dev.strata.engine.ffm.Session;
 import dev.strata.engine.ffm.SessionException;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -128,45 +124,6 @@ public final class Generation {
       return stop == Stop.CANCELLED ? ExitCodes.INTERRUPTED : ExitCodes.OK;
     }
 
-    /**
-     * {@code "generation": {...}} into the object {@code g} is inside: text, token counts, timings,
-     * stop reason, the sampling options with the seed, the engine's stats.
-     */
-    public void writeJson(JsonGenerator g, Options o) throws IOException {
-      g.writeObjectFieldStart("generation");
-      g.writeStringField("text", text);
-      g.writeObjectFieldStart("tokens");
-      g.writeNumberField("prompt", promptTokens);
-      g.writeNumberField("generated", generatedTokens);
-      g.writeEndObject();
-      g.writeStringField("stop", stop.word());
-      g.writeObjectFieldStart("sampling");
-      g.writeNumberField("n_predict", o.nPredict());
-      g.writeNumberField("temp", o.temp());
-      g.writeNumberField("top_k", o.topK());
-      g.writeNumberField("top_p", o.topP());
-      // unsigned: the seed as typed (or drawn), 0..2^64-1
-      g.writeFieldName("seed");
-      g.writeNumber(new java.math.BigInteger(Long.toUnsignedString(o.seed())));
-      g.writeEndObject();
-      g.writeObjectFieldStart("prefill");
-      g.writeNumberField("tokens", promptTokens);
-      g.writeNumberField("seconds", round(prefillSeconds));
-      g.writeNumberField("tok_s", round(prefillTokS()));
-      g.writeEndObject();
-      g.writeObjectFieldStart("decode");
-      g.writeNumberField("tokens", generatedTokens);
-      g.writeNumberField("seconds", round(decodeSeconds));
-      g.writeNumberField("tok_s", round(decodeTokS()));
-      g.writeEndObject();
-      g.writeObjectFieldStart("stats");
-      for (Map.Entry<String, String> e : stats.entrySet()) {
-        RunSummary.writeValue(g, e.getKey(), e.getValue());
-      }
-      g.writeEndObject();
-      g.writeEndObject();
-    }
-
     /** One line for standard error: the counts, the speeds, the stop, the seed when sampled. */
     public String summaryLine(Options o) {
       return String.format(
@@ -183,33 +140,51 @@ public final class Generation {
     }
   }
 
-  private static double round(double v) {
-    return Math.round(v * 1000.0) / 1000.0;
-  }
-
   private final Session session;
+  private final int seq;
+  private final Lock turn;
   private final Options options;
   private volatile boolean cancelled;
+  private volatile boolean evaluating; // this generation's eval is the one the session runs
   private int unevaluated = -1;
   private int[] sampled = new int[0];
   private int nSampled;
 
+  /** A generation on sequence 0 of a session nobody else uses. */
   public Generation(Session session, Options options) {
+    this(session, 0, new ReentrantLock(), options);
+  }
+
+  /**
+   * A generation on sequence {@code seq} of a session other generations share ({@code strata-launch
+   * --serve --parallel N}): every call on the session is made holding {@code turn}, one eval and
+   * the sampling of its logits in one hold (calls on a session are not concurrent, and an eval
+   * overwrites the logits the last one returned), so the sequences take turns token by token.
+   */
+  public Generation(Session session, int seq, Lock turn, Options options) {
     this.session = session;
+    this.seq = seq;
+    this.turn = turn;
     this.options = options;
   }
 
   /**
-   * Stops the generation: the eval in progress returns soon after, and no further token is made.
-   * Any thread.
+   * Stops the generation: no further token is made, and the eval in progress, when it is this
+   * generation's, returns soon after. Any thread. The session's cancel flag is one for every
+   * sequence: a cancel that lands on another sequence's eval (or is kept for the next one) makes
+   * that eval return cancelled, and {@link #eval} runs it again when its own generation was not
+   * cancelled — so no cancel is ever another generation's.
    */
   public void cancel() {
     cancelled = true;
-    session.cancel();
+    if (evaluating) {
+      session.cancel();
+    }
   }
 
   /**
-   * Generates on sequence 0 from an empty one.
+   * Generates on sequence 0 from an empty one ({@code --prompt}: the session is this generation's
+   * alone).
    *
    * @param text receives the text as it is made, whole UTF-8 characters only
    * @throws StrataException (exit 2) when the prompt has no tokens or does not fit the context; the
@@ -260,15 +235,21 @@ public final class Generation {
   }
 
   /**
-   * Appends {@code ids} to sequence 0 as it stands (one eval), then generates from their logits:
-   * the loop of {@link #run}, for callers that tokenized and placed the prompt themselves (the
-   * server, the chat). The caller checks that the ids fit the context.
+   * Appends {@code ids} to this generation's sequence as it stands (one eval), then generates from
+   * their logits: the loop of {@link #run}, for callers that tokenized and placed the prompt
+   * themselves (the server, the chat). The caller checks that the ids fit the context.
    *
    * @param ids at least one token
    * @param text receives the text as it is made, whole UTF-8 characters only
    */
   public Result generate(int[] ids, Consumer<String> text) {
-    int nCtx = session.nCtx();
+    int nCtx;
+    turn.lock();
+    try {
+      nCtx = session.nCtx();
+    } finally {
+      turn.unlock();
+    }
     sampled = new int[Math.min(Math.max(options.nPredict(), 0) + 1, 1 << 16)];
     nSampled = 0;
     Utf8Assembler utf8 = new Utf8Assembler();
@@ -283,78 +264,101 @@ public final class Generation {
     long[] rng = {options.seed()};
     int generated = 0;
     unevaluated = -1; // the last token sampled, when its K and V are not in the pools yet
-    Stop stop;
+    Stop stop = null;
     long t0 = System.nanoTime();
-    double prefill = 0;
+    double prefill = -1;
     long t1 = t0;
+    int[] feed = ids;
     try {
-      Session.Logits logits = session.eval(0, ids, ids.length - 1);
-      t1 = System.nanoTime();
-      prefill = (t1 - t0) / 1e9;
-      while (true) {
+      while (stop == null) {
         if (cancelled) {
           stop = Stop.CANCELLED;
           break;
         }
-        if (generated >= options.nPredict()) {
-          stop = Stop.N_PREDICT;
-          break;
+        int tok;
+        boolean eog;
+        byte[] piece = null;
+        int held;
+        turn.lock();
+        try {
+          Logits logits = eval(feed, feed.length - 1);
+          unevaluated = -1;
+          if (prefill < 0) {
+            t1 = System.nanoTime();
+            prefill = (t1 - t0) / 1e9;
+          }
+          if (cancelled || generated >= options.nPredict()) {
+            stop = cancelled ? Stop.CANCELLED : Stop.N_PREDICT;
+            break;
+          }
+          tok = session.sample(logits, 0, options.temp(), options.topK(), options.topP(), rng);
+          eog = session.isEog(tok);
+          if (!eog) {
+            piece = session.tokenPiece(tok);
+          }
+          held = session.nPast(seq);
+        } finally {
+          turn.unlock();
         }
-        int tok = session.sample(logits, 0, options.temp(), options.topK(), options.topP(), rng);
         unevaluated = tok;
         record(tok);
-        if (session.isEog(tok)) {
+        if (eog) {
           stop = Stop.EOG;
           break;
         }
-        out.accept(utf8.add(session.tokenPiece(tok)));
+        out.accept(utf8.add(piece));
         generated++;
         if (generated >= options.nPredict()) {
           stop = Stop.N_PREDICT; // the last token's own logits are not needed
-          break;
-        }
-        if (session.nPast(0) >= nCtx) {
+        } else if (held >= nCtx) {
           stop = Stop.CTX;
-          break;
         }
-        logits = session.eval(0, new int[] {tok}, 0);
-        unevaluated = -1;
+        feed = new int[] {tok};
       }
     } catch (SessionException e) {
       if (!e.cancelled()) {
         throw e;
       }
       stop = Stop.CANCELLED;
-      if (t1 == t0) {
-        t1 = System.nanoTime();
-        prefill = (t1 - t0) / 1e9;
-      }
+    }
+    if (prefill < 0) {
+      t1 = System.nanoTime();
+      prefill = (t1 - t0) / 1e9;
     }
     out.accept(utf8.finish());
     double decode = (System.nanoTime() - t1) / 1e9;
-    return new Result(
-        all.toString(), ids.length, generated, prefill, decode, stop, session.stats());
+    Map<String, String> stats;
+    turn.lock();
+    try {
+      stats = session.stats();
+    } finally {
+      turn.unlock();
+    }
+    return new Result(all.toString(), ids.length, generated, prefill, decode, stop, stats);
   }
 
   /**
-   * After a cancelled generation, on a session that goes on (the server's next request, the chat's
-   * next turn): the cancel may still be kept by the engine, which keeps it until an eval consumes
-   * it, and would stop the next eval at once. One throwaway eval of one token consumes it; the
-   * sequence is then truncated back to what it held.
+   * {@code session.eval} on this generation's sequence (the caller holds {@code turn}). An eval
+   * that returns cancelled while this generation was not cancelled met another generation's cancel
+   * (the session has one flag, which that eval consumed): it is run again — its tokens were not
+   * kept.
    */
-  public static void settleCancel(Session session) {
-    int held = session.nPast(0);
-    if (held >= session.nCtx()) {
-      return; // no room for the throwaway token; the caller truncates before its next eval
-    }
-    try {
-      session.eval(0, new int[] {0}, 1);
-    } catch (SessionException e) {
-      if (!e.cancelled()) {
-        throw e;
+  private Logits eval(int[] feed, int logitsFrom) {
+    while (true) {
+      evaluating = true;
+      if (cancelled) {
+        session.cancel(); // a cancel that came before this eval began stops it at once
+      }
+      try {
+        return session.eval(seq, feed, logitsFrom);
+      } catch (SessionException e) {
+        if (!e.cancelled() || cancelled) {
+          throw e;
+        }
+      } finally {
+        evaluating = false;
       }
     }
-    session.truncate(0, held);
   }
 
   private void record(int tok) {
@@ -382,50 +386,6 @@ public final class Generation {
       call.run();
     } catch (SessionException e) {
       throw new SnapshotRefused(e);
-    }
-  }
-
-  /**
-   * Token bytes to text: whole UTF-8 characters as soon as their last byte comes; a character split
-   * across tokens waits for the next one; malformed bytes become U+FFFD.
-   */
-  static final class Utf8Assembler {
-    private final CharsetDecoder decoder =
-        StandardCharsets.UTF_8
-            .newDecoder()
-            .onMalformedInput(CodingErrorAction.REPLACE)
-            .onUnmappableCharacter(CodingErrorAction.REPLACE);
-    private ByteBuffer pending = ByteBuffer.allocate(64);
-
-    /** The text the bytes complete (maybe empty). */
-    String add(byte[] bytes) {
-      if (pending.remaining() < bytes.length) {
-        ByteBuffer bigger = ByteBuffer.allocate(pending.position() + bytes.length + 64);
-        pending.flip();
-        bigger.put(pending);
-        pending = bigger;
-      }
-      pending.put(bytes);
-      return drain(false);
-    }
-
-    /** The rest: an unfinished character as U+FFFD. */
-    String finish() {
-      String s = drain(true);
-      CharBuffer tail = CharBuffer.allocate(4);
-      decoder.flush(tail);
-      tail.flip();
-      decoder.reset();
-      return s + tail;
-    }
-
-    private String drain(boolean end) {
-      pending.flip();
-      CharBuffer chars = CharBuffer.allocate(pending.remaining() + 4);
-      decoder.decode(pending, chars, end);
-      pending.compact();
-      chars.flip();
-      return chars.toString();
     }
   }
 }

@@ -93,4 +93,48 @@ public final class RunSummary {
       g.writeStringField(key, v);
     }
   }
+
+  /**
+   * {@code "generation": {...}} of {@code r} into the object {@code g} is inside: text, token
+   * counts, timings, stop reason, the sampling options with the seed, the engine's stats.
+   */
+  public static void writeGeneration(JsonGenerator g, Generation.Result r, Generation.Options o)
+      throws IOException {
+    g.writeObjectFieldStart("generation");
+    g.writeStringField("text", r.text());
+    g.writeObjectFieldStart("tokens");
+    g.writeNumberField("prompt", r.promptTokens());
+    g.writeNumberField("generated", r.generatedTokens());
+    g.writeEndObject();
+    g.writeStringField("stop", r.stop().word());
+    g.writeObjectFieldStart("sampling");
+    g.writeNumberField("n_predict", o.nPredict());
+    g.writeNumberField("temp", o.temp());
+    g.writeNumberField("top_k", o.topK());
+    g.writeNumberField("top_p", o.topP());
+    // unsigned: the seed as typed (or drawn), 0..2^64-1
+    g.writeFieldName("seed");
+    g.writeNumber(new java.math.BigInteger(Long.toUnsignedString(o.seed())));
+    g.writeEndObject();
+    g.writeObjectFieldStart("prefill");
+    g.writeNumberField("tokens", r.promptTokens());
+    g.writeNumberField("seconds", round(r.prefillSeconds()));
+    g.writeNumberField("tok_s", round(r.prefillTokS()));
+    g.writeEndObject();
+    g.writeObjectFieldStart("decode");
+    g.writeNumberField("tokens", r.generatedTokens());
+    g.writeNumberField("seconds", round(r.decodeSeconds()));
+    g.writeNumberField("tok_s", round(r.decodeTokS()));
+    g.writeEndObject();
+    g.writeObjectFieldStart("stats");
+    for (Map.Entry<String, String> e : r.stats().entrySet()) {
+      RunSummary.writeValue(g, e.getKey(), e.getValue());
+    }
+    g.writeEndObject();
+    g.writeEndObject();
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000.0) / 1000.0;
+  }
 }

@@ -7,11 +7,10 @@ import dev.strata.engine.ffm.Session;
 import dev.strata.engine.ffm.SessionException;
 import dev.strata.engine.ffm.VerifiedLibrary;
 import dev.strata.engine.text.TerminalText;
-import dev.strata.launcher.run.EngineEnv;
 import dev.strata.launcher.run.EngineLog;
 import dev.strata.launcher.run.GenerateRunner;
 import dev.strata.launcher.run.Generation;
-import dev.strata.launcher.run.InProcessRunner;
+import dev.strata.launcher.run.SessionFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -61,28 +60,16 @@ public final class ChatRunner {
 
   /** Opens the session with the config's argv and env and chats until /exit or end of input. */
   public int run(List<String> args, java.util.Map<String, String> env, EngineLog log) {
-    try {
-      return EngineEnv.with(engine, env, () -> chat(args, log));
-    } finally {
-      engine.close();
-    }
+    return SessionFrame.run(engine, args, env, log, null, this::chat);
   }
 
-  private int chat(List<String> args, EngineLog log) {
-    Session session;
-    try {
-      session =
-          engine.openSession(args, (level, line) -> log.line(InProcessRunner.code(level), line));
-    } catch (SessionException e) {
-      return e.exitCode();
-    }
-    try (session;
-        Terminal terminal =
-            TerminalBuilder.builder()
-                .system(true)
-                .name("strata-chat")
-                .encoding(StandardCharsets.UTF_8)
-                .build()) {
+  private int chat(Session session) {
+    try (Terminal terminal =
+        TerminalBuilder.builder()
+            .system(true)
+            .name("strata-chat")
+            .encoding(StandardCharsets.UTF_8)
+            .build()) {
       return new Conversation(session, terminal).loop();
     } catch (IOException e) {
       io.err().println("strata-launch: --chat: no terminal: " + e.getMessage());
@@ -100,7 +87,6 @@ public final class ChatRunner {
     private final List<ChatTemplate.Message> history = new ArrayList<>();
     private int[] prefix = new int[0]; // a loaded conversation's tokens, before the history
     private int[] held = new int[0]; // the tokens sequence 0 holds
-    private boolean cancelledBefore;
 
     Conversation(Session session, Terminal terminal) {
       this.session = session;
@@ -200,10 +186,6 @@ public final class ChatRunner {
         out.flush();
         return;
       }
-      if (cancelledBefore) {
-        Generation.settleCancel(session); // the last reply's Ctrl-C is not this one's
-        cancelledBefore = false;
-      }
       int keep = commonPrefix(held, ids);
       keep = Math.min(Math.min(keep, ids.length - 1), session.nPast(0));
       session.truncate(0, keep);
@@ -238,7 +220,6 @@ public final class ChatRunner {
       System.arraycopy(sampled, 0, all, ids.length, sampled.length);
       held = Arrays.copyOf(all, Math.min(all.length, session.nPast(0)));
       history.add(new ChatTemplate.Message("assistant", reply.toString().strip()));
-      cancelledBefore = r.stop() == Generation.Stop.CANCELLED;
       out.println();
       out.println(
           String.format(

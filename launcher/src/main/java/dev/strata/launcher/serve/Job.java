@@ -1,7 +1,6 @@
 package dev.strata.launcher.serve;
 
 import dev.strata.launcher.run.Generation;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -30,34 +29,14 @@ final class Job {
   /** {@link #maxTokens} of a chat that set none: what the context has room for, up to the limit. */
   static final int UP_TO_THE_CONTEXT = -1;
 
-  final String prompt;
-  final List<ChatTemplate.Message> messages;
-  final int maxTokens;
-  final float temp;
-  final int topK;
-  final float topP;
-  final long seed;
+  final OpenAiRequest request;
   final Sink sink;
   final CompletableFuture<Generation.Result> done = new CompletableFuture<>();
   private volatile boolean cancelled;
   private volatile Generation running;
 
-  Job(
-      String prompt,
-      List<ChatTemplate.Message> messages,
-      int maxTokens,
-      float temp,
-      int topK,
-      float topP,
-      long seed,
-      Sink sink) {
-    this.prompt = prompt;
-    this.messages = messages;
-    this.maxTokens = maxTokens;
-    this.temp = temp;
-    this.topK = topK;
-    this.topP = topP;
-    this.seed = seed;
+  Job(OpenAiRequest request, Sink sink) {
+    this.request = request;
     this.sink = sink;
   }
 

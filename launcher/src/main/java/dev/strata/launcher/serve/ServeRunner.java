@@ -3,12 +3,11 @@ package dev.strata.launcher.serve;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.ffm.NativeEngine;
 import dev.strata.engine.ffm.Session;
-import dev.strata.engine.ffm.SessionException;
 import dev.strata.engine.ffm.VerifiedLibrary;
-import dev.strata.launcher.run.EngineEnv;
 import dev.strata.launcher.run.EngineLog;
 import dev.strata.launcher.run.EngineRunner;
 import dev.strata.launcher.run.GenerateRunner;
+import dev.strata.launcher.run.SessionFrame;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -19,7 +18,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code strata-launch --serve}: the engine in this process, one session (ABI 3) opened with the
- * config's exact argv and env, the {@link OpenAiServer} on it until a signal ({@link
+ * config's exact argv and env ({@code --parallel N} among them: N sequences, a {@link
+ * SessionWorker} thread each), the {@link OpenAiServer} on it until a signal ({@link
  * dev.strata.launcher.run.Supervisor}: Ctrl-C, SIGTERM, SIGHUP) stops it.
  */
 public final class ServeRunner implements EngineRunner {
@@ -69,95 +69,80 @@ public final class ServeRunner implements EngineRunner {
 
   @Override
   public int run(List<String> args, Map<String, String> env, EngineLog log) {
-    try {
-      return EngineEnv.with(engine, env, () -> serve(args, log));
-    } finally {
-      engine.close();
-    }
+    ServeMemory memory = new ServeMemory();
+    return SessionFrame.run(engine, args, env, log, memory::line, s -> serve(s, memory));
   }
 
-  private int serve(List<String> args, EngineLog log) {
-    Session session;
+  private int serve(Session session, ServeMemory memory) {
+    ChatTemplate template = templateOf(session);
+    SessionWorker w = new SessionWorker(session, template, options.queue());
+    worker = w;
+    OpenAiServer server;
     try {
-      session =
-          engine.openSession(
-              args,
-              (level, line) -> log.line(dev.strata.launcher.run.InProcessRunner.code(level), line));
-    } catch (SessionException e) {
-      return e.exitCode();
+      server =
+          new OpenAiServer(
+              options.address(),
+              w,
+              template,
+              session.nCtx(),
+              new OpenAiServer.Settings(
+                  options.modelId(),
+                  options.apiKey(),
+                  MAX_BODY_BYTES,
+                  MAX_TOKENS,
+                  options.queue() + 4),
+              out);
+    } catch (IOException e) {
+      out.println(
+          "strata-launch: --serve: cannot listen on "
+              + options.address().getHostString()
+              + ":"
+              + options.address().getPort()
+              + ": "
+              + e.getMessage());
+      out.flush();
+      return ExitCodes.USAGE;
     }
-    try (session) {
-      if (session.nSeq() > 1) {
-        out.println(
-            "strata-launch: --serve: the session has "
-                + session.nSeq()
-                + " sequences; this server uses one (one generation at a time)");
-      }
-      ChatTemplate template = templateOf(session);
-      SessionWorker w = new SessionWorker(session, template, options.queue());
-      worker = w;
-      Thread t = new Thread(w, "strata-serve-engine");
-      OpenAiServer server;
+    try (server) {
+      w.start();
+      server.start();
+      String host = options.address().getAddress().getHostAddress();
+      out.println(
+          "strata-launch: serving "
+              + options.modelId()
+              + " on http://"
+              + (host.contains(":") ? "[" + host + "]" : host)
+              + ":"
+              + server.port()
+              + "/v1 (context "
+              + session.nCtx()
+              + (w.sequences() == 1
+                  ? ", one generation at a time"
+                  : ", " + w.sequences() + " generations at once (--parallel)")
+              + ", queue "
+              + options.queue()
+              + ", chat template: "
+              + template.kind()
+              + (template.why() != null ? " — " + template.why() : "")
+              + ", API key: "
+              + (options.apiKey() != null ? "required" : "none (loopback only)")
+              + "); Ctrl-C stops");
+      out.println(memory.startLine());
+      out.flush();
+      stop.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      w.stop();
       try {
-        server =
-            new OpenAiServer(
-                options.address(),
-                w,
-                template,
-                session.nCtx(),
-                new OpenAiServer.Settings(
-                    options.modelId(),
-                    options.apiKey(),
-                    MAX_BODY_BYTES,
-                    MAX_TOKENS,
-                    options.queue() + 4),
-                out);
-      } catch (IOException e) {
-        out.println(
-            "strata-launch: --serve: cannot listen on "
-                + options.address().getHostString()
-                + ":"
-                + options.address().getPort()
-                + ": "
-                + e.getMessage());
-        out.flush();
-        return ExitCodes.USAGE;
-      }
-      try (server) {
-        t.start();
-        server.start();
-        String host = options.address().getAddress().getHostAddress();
-        out.println(
-            "strata-launch: serving "
-                + options.modelId()
-                + " on http://"
-                + (host.contains(":") ? "[" + host + "]" : host)
-                + ":"
-                + server.port()
-                + "/v1 (context "
-                + session.nCtx()
-                + ", one generation at a time, queue "
-                + options.queue()
-                + ", chat template: "
-                + template.kind()
-                + (template.why() != null ? " — " + template.why() : "")
-                + ", API key: "
-                + (options.apiKey() != null ? "required" : "none (loopback only)")
-                + "); Ctrl-C stops");
-        out.flush();
-        stop.await();
+        w.join(5000);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-      } finally {
-        w.stop();
-        try {
-          t.join(5000);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
       }
-      return ExitCodes.OK;
+      out.println(memory.stopLine());
+      out.flush();
     }
+    return ExitCodes.OK;
   }
 
   /** The model's template ({@code tokenizer.chat_template}) with its BOS/EOS text, or fallback. */

@@ -4,17 +4,24 @@ import dev.strata.engine.ffm.Session;
 import dev.strata.engine.ffm.SessionException;
 import dev.strata.launcher.run.Generation;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The one thread that uses the session (calls on a session are not concurrent): it takes {@link
- * Job}s from a bounded queue, one at a time — a full queue is the server's 503 — renders and
- * tokenizes each, checks it fits the context, and generates on sequence 0 from empty (the same
- * prompt and sampling give the same text as {@code strata-launch --prompt}).
+ * The threads that use the session, one per sequence ({@link Session#nSeq()}: the engine's {@code
+ * --parallel N}): each takes {@link Job}s from one bounded queue — a full queue is the server's 503
+ * — renders and tokenizes it, checks it fits the context, and generates on its own sequence from
+ * empty (the same prompt and sampling give the same text as {@code strata-launch --prompt}). Calls
+ * on a session are not concurrent: the threads take turns on it through one fair lock, an eval and
+ * the sampling of its logits per turn ({@link Generation}), so N requests advance token by token
+ * together.
  */
-final class SessionWorker implements Runnable {
+final class SessionWorker {
 
   /** A job that ended without a generation: the client went away, or the server is stopping. */
   static final class Dropped extends RuntimeException {
@@ -28,14 +35,41 @@ final class SessionWorker implements Runnable {
   private final Session session;
   private final ChatTemplate template;
   private final BlockingQueue<Job> queue;
+  private final ReentrantLock turn = new ReentrantLock(true);
+  private final int nCtx;
+  private final AtomicReferenceArray<Job> current;
+  private final List<Thread> threads = new ArrayList<>();
   private volatile boolean stopping;
-  private volatile Job current;
-  private boolean settle; // the last job was cancelled: its cancel may still be kept
 
   SessionWorker(Session session, ChatTemplate template, int queueSize) {
     this.session = session;
     this.template = template;
     this.queue = new ArrayBlockingQueue<>(queueSize);
+    this.nCtx = session.nCtx();
+    this.current = new AtomicReferenceArray<>(Math.max(1, session.nSeq()));
+  }
+
+  /** The sequences generating at once. */
+  int sequences() {
+    return current.length();
+  }
+
+  /** Starts one thread per sequence. */
+  void start() {
+    for (int i = 0; i < current.length(); i++) {
+      int seq = i;
+      Thread t = new Thread(() -> loop(seq), "strata-serve-seq-" + i);
+      threads.add(t);
+      t.start();
+    }
+  }
+
+  /** Waits up to {@code millis} for the threads to end (after {@link #stop}). */
+  void join(long millis) throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    for (Thread t : threads) {
+      t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())));
+    }
   }
 
   /** Queues {@code job}; false when the queue is full (the caller answers 503). */
@@ -43,22 +77,23 @@ final class SessionWorker implements Runnable {
     return !stopping && queue.offer(job);
   }
 
-  /** Jobs waiting (the one running not counted). */
+  /** Jobs waiting (the running ones not counted). */
   int waiting() {
     return queue.size();
   }
 
-  /** Stops taking jobs: the running one is cancelled, the queued ones dropped. */
+  /** Stops taking jobs: the running ones are cancelled, the queued ones dropped. */
   void stop() {
     stopping = true;
-    Job j = current;
-    if (j != null) {
-      j.cancel();
+    for (int i = 0; i < current.length(); i++) {
+      Job j = current.get(i);
+      if (j != null) {
+        j.cancel();
+      }
     }
   }
 
-  @Override
-  public void run() {
+  private void loop(int seq) {
     try {
       while (!stopping) {
         Job job;
@@ -68,11 +103,11 @@ final class SessionWorker implements Runnable {
           break;
         }
         if (job != null) {
-          current = job;
+          current.set(seq, job);
           try {
-            runOne(job);
+            runOne(seq, job);
           } finally {
-            current = null;
+            current.set(seq, null);
           }
         }
       }
@@ -84,36 +119,37 @@ final class SessionWorker implements Runnable {
     }
   }
 
-  private void runOne(Job job) {
+  private void runOne(int seq, Job job) {
     if (job.cancelled() || stopping) {
       job.done.completeExceptionally(new Dropped("the client went away while queued"));
       return;
     }
     try {
-      if (settle) {
-        Generation.settleCancel(session); // the job before's cancel is not this one's
-        settle = false;
-      }
-      boolean chat = job.messages != null;
+      boolean chat = job.request.messages() != null;
       String text;
       try {
-        text = chat ? template.render(job.messages, true) : job.prompt;
+        text = chat ? template.render(job.request.messages(), true) : job.request.prompt();
       } catch (ChatTemplate.TemplateException e) {
         throw ApiError.invalid("messages", "the model's chat template refused: " + e.getMessage());
       }
       // a template that writes the BOS itself gets no second one
       boolean ownBos = chat && !template.bos().isEmpty() && text.startsWith(template.bos());
-      int[] ids =
-          session.tokenize(text, (ownBos ? 0 : Session.ADD_SPECIAL) | Session.PARSE_SPECIAL);
+      int[] ids;
+      turn.lock();
+      try {
+        ids = session.tokenize(text, (ownBos ? 0 : Session.ADD_SPECIAL) | Session.PARSE_SPECIAL);
+        session.truncate(seq, 0);
+      } finally {
+        turn.unlock();
+      }
       String field = chat ? "messages" : "prompt";
       if (ids.length == 0) {
         throw ApiError.invalid(field, "the " + field + " has no tokens: give some text");
       }
-      int nCtx = session.nCtx();
       int maxTokens =
-          job.maxTokens == Job.UP_TO_THE_CONTEXT
+          job.request.maxTokens() == Job.UP_TO_THE_CONTEXT
               ? Math.max(1, Math.min(ServeRunner.MAX_TOKENS, nCtx - ids.length))
-              : job.maxTokens;
+              : job.request.maxTokens();
       if ((long) ids.length + maxTokens > nCtx) {
         throw ApiError.invalid(
             field,
@@ -132,17 +168,23 @@ final class SessionWorker implements Runnable {
                 + field
                 + " or lower max_tokens");
       }
-      session.truncate(0, 0);
       Generation g =
           new Generation(
               session,
-              new Generation.Options(text, job.maxTokens, job.temp, job.topK, job.topP, job.seed));
+              seq,
+              turn,
+              new Generation.Options(
+                  text,
+                  job.request.maxTokens(),
+                  job.request.temp(),
+                  job.request.topK(),
+                  job.request.topP(),
+                  job.request.seed()));
       job.running(g);
       try {
         job.sink.started(ids.length);
       } catch (IOException e) {
         job.cancel();
-        settle = true;
         throw new Dropped("the client went away");
       }
       Generation.Result r =
@@ -159,7 +201,6 @@ final class SessionWorker implements Runnable {
                 }
               });
       job.running(null);
-      settle = r.stop() == Generation.Stop.CANCELLED;
       job.done.complete(r);
     } catch (ApiError | Dropped e) {
       job.done.completeExceptionally(e);

@@ -193,6 +193,48 @@ class MemoryAccountingE2eTest {
   }
 
   /**
+   * {@code --parallel N}: every sequence has its own pools, and the engine's check lists the items
+   * of the Java plan of N sequences — the KV item N times one sequence's, the rest (a stream arena
+   * sized after the KV) as the plan says.
+   */
+  @Test
+  void parallelSequencesArePlannedAndCheckedAlike() throws Exception {
+    HostFacts here = E2e.here();
+    for (TinyModel m : List.of(TinyModel.dense("qwen3"), TinyModel.moe())) {
+      List<Path> files = m.write(dir.resolve("parallel-" + m.arch()), m.arch(), 1, 5);
+      ModelGeometry g = GgufReader.readModel(files.getFirst()).geometry();
+      MemoryPlan one = plan(here, g, 512, ExpertsMode.STREAM, KvFormat.INT8, Map.of(), 0);
+      MemoryPlan three =
+          MemoryPlan.compute(planRequest(here, g, 512, KvFormat.INT8).withParallel(3));
+      assertEquals(3 * one.kv().bytes(), three.kv().bytes(), m.arch());
+      assertEquals(3, three.kv().sequences());
+      RefRun r =
+          RefRun.of(
+              "check",
+              files.getFirst(),
+              List.of("--ctx", "512", "--kv", "int8", "--parallel", "3"),
+              Map.of());
+      String all = m.arch() + ":\n" + String.join("\n", r.lines());
+      assertEquals(0, r.code(), all);
+      assertEquals(
+          PlanItems.lines(three),
+          r.lines().stream().filter(l -> l.startsWith("plan: ")).toList(),
+          all);
+      assertTrue(r.lines().contains("kv: sequences=3 bytes_per_sequence=" + one.kv().bytes()), all);
+    }
+  }
+
+  private static PlanRequest planRequest(HostFacts host, ModelGeometry g, long ctx, KvFormat f) {
+    KvDecision.Accepted kv =
+        (KvDecision.Accepted) KvRules.decide(Backend.CPU_REFERENCE, f, Map.of());
+    return PlanRequest.of(host, g, Backend.CPU_REFERENCE)
+        .withContext(ctx)
+        .withExperts(ExpertsMode.STREAM)
+        .withKv(kv)
+        .withEnv(Map.of());
+  }
+
+  /**
    * {@code strata-launch --json} of a run: one JSON document on stdout with the engine's {@code
    * alloc} items (the plan's), its arena counters and its peak memory; the engine's lines on
    * stderr.

@@ -2,7 +2,6 @@ package dev.strata.tests.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -24,16 +23,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -65,9 +59,16 @@ class ServeE2eTest {
     }
 
     static Server start(Path config, List<String> more) throws Exception {
+      return start(config, more, Map.of());
+    }
+
+    /** A server with {@code env} added to its environment. */
+    static Server start(Path config, List<String> more, Map<String, String> env) throws Exception {
       List<String> args = new ArrayList<>(List.of("--config", config.toString(), "--serve"));
       args.addAll(more);
-      Process p = E2e.launcherProcess(args).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      ProcessBuilder pb = E2e.launcherProcess(args).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+      pb.environment().putAll(env);
+      Process p = pb.start();
       p.getOutputStream().close();
       StringBuffer err = new StringBuffer();
       CountDownLatch ready = new CountDownLatch(1);
@@ -115,18 +116,9 @@ class ServeE2eTest {
 
   @BeforeAll
   static void setUp() throws Exception {
-    Path model = SharedData.resolve("models/tiny-qwen3-q8_0.gguf").orElse(null);
-    assumeTrue(model != null && Files.isRegularFile(model), SharedData.WHY_NOT);
+    Path model = denseModel();
     dir = E2e.privateDir(Files.createTempDirectory("strata-serve-"));
-    config =
-        E2e.config(
-            dir.resolve("serve.yaml"),
-            E2e.refLibrary(),
-            null,
-            List.of(model),
-            256,
-            List.of("--prompt-tokens", "16", "--n-predict", "16"),
-            Map.of());
+    config = tinyConfig(dir.resolve("serve.yaml"), model);
     server = Server.start(List.of("--port", "0"));
   }
 
@@ -143,6 +135,20 @@ class ServeE2eTest {
     }
   }
 
+  /** The shared dense model (tiny-qwen3-q8_0); the test is skipped without the shared data. */
+  static Path denseModel() {
+    Path model = SharedData.resolve("models/tiny-qwen3-q8_0.gguf").orElse(null);
+    assumeTrue(model != null && Files.isRegularFile(model), SharedData.WHY_NOT);
+    return model;
+  }
+
+  /** A strata-ref config of {@code model} at context 256, {@code more} engine flags appended. */
+  static Path tinyConfig(Path file, Path model, String... more) throws IOException {
+    List<String> args = new ArrayList<>(List.of("--prompt-tokens", "16", "--n-predict", "16"));
+    args.addAll(List.of(more));
+    return E2e.config(file, E2e.refLibrary(), null, List.of(model), 256, args, Map.of());
+  }
+
   static HttpResponse<String> post(String base, String path, String body, String key)
       throws Exception {
     HttpRequest.Builder b =
@@ -154,6 +160,46 @@ class ServeE2eTest {
       b.header("Authorization", "Bearer " + key);
     }
     return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** A POST of {@code body} on a socket of its own, which the caller closes to go away. */
+  static java.net.Socket rawPost(String base, String path, String body) throws IOException {
+    URI u = URI.create(base);
+    java.net.Socket sock = new java.net.Socket(u.getHost(), u.getPort());
+    byte[] b = body.getBytes(StandardCharsets.UTF_8);
+    sock.getOutputStream()
+        .write(
+            ("POST "
+                    + path
+                    + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: "
+                    + b.length
+                    + "\r\n\r\n")
+                .getBytes(StandardCharsets.UTF_8));
+    sock.getOutputStream().write(b);
+    sock.getOutputStream().flush();
+    return sock;
+  }
+
+  /**
+   * The tokens of the {@code n}-th (0-based) generation the server's log says it cancelled for a
+   * client gone ({@code client gone: cancelled after N tokens}), waiting up to 30 s for it.
+   */
+  static int cancelledAfter(Server s, int n) throws InterruptedException {
+    Pattern gone = Pattern.compile("client gone: cancelled after (\\d+) tokens");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      Matcher m = gone.matcher(s.err());
+      for (int i = 0; m.find(); i++) {
+        if (i == n) {
+          return Integer.parseInt(m.group(1));
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the server cancelled no generation #" + n + ":\n" + s.err());
+      }
+      Thread.sleep(100);
+    }
   }
 
   static boolean onPath(String tool) {
@@ -408,10 +454,6 @@ class ServeE2eTest {
         E2e.launch("--config", config.toString(), "--serve", "--host", "0.0.0.0", "--port", "0");
     assertEquals(2, refused.code(), refused.err());
     assertTrue(refused.err().contains("--api-key"), refused.err());
-    assertTrue(
-        E2e.launch("--config", config.toString(), "--serve", "--parallel", "2")
-            .err()
-            .contains("n_seq = 1"));
     String key = "sk-strata-test-" + Long.toHexString(System.nanoTime());
     try (Server s = Server.start(List.of("--host", "0.0.0.0", "--port", "0", "--api-key", key))) {
       String body = "{\"model\":\"tiny-qwen3-q8_0\",\"prompt\":\"Debian\",\"max_tokens\":2}";
@@ -465,21 +507,10 @@ class ServeE2eTest {
         }
       }
       // a streamed request whose client goes away after the first tokens: cancelled
-      URI u = URI.create(s.base());
       String stream =
           "{\"model\":\"tiny-qwen3-q8_0\",\"prompt\":\"The Debian\",\"max_tokens\":200,"
               + "\"stream\":true}";
-      try (java.net.Socket sock = new java.net.Socket(u.getHost(), u.getPort())) {
-        byte[] b = stream.getBytes(StandardCharsets.UTF_8);
-        sock.getOutputStream()
-            .write(
-                ("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                        + "Content-Length: "
-                        + b.length
-                        + "\r\n\r\n")
-                    .getBytes(StandardCharsets.UTF_8));
-        sock.getOutputStream().write(b);
-        sock.getOutputStream().flush();
+      try (java.net.Socket sock = rawPost(s.base(), "/v1/completions", stream)) {
         BufferedReader r =
             new BufferedReader(
                 new InputStreamReader(sock.getInputStream(), StandardCharsets.UTF_8));
@@ -492,114 +523,10 @@ class ServeE2eTest {
         }
         assertEquals(3, events, "the stream started");
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      Pattern gone = Pattern.compile("client gone: cancelled after (\\d+) tokens");
-      Matcher m = gone.matcher("");
-      while (System.nanoTime() < deadline && !(m = gone.matcher(s.err())).find()) {
-        Thread.sleep(100);
-      }
-      assertTrue(m.find(0), "the server cancelled the stream:\n" + s.err());
-      assertTrue(Integer.parseInt(m.group(1)) < 200, m.group());
+      assertTrue(cancelledAfter(s, 0) < 200, "the stream stopped early");
       HttpResponse<String> after = post(s.base(), "/v1/completions", body, null);
       assertEquals(200, after.statusCode(), "the next request is not the one cancelled");
       assertEquals(48, JSON.readTree(after.body()).get("usage").get("completion_tokens").asInt());
     }
-  }
-
-  @Test
-  void loadEightClientsTwentyRequestsEachAllAnsweredOnce() throws Exception {
-    int clients = 8;
-    int each = 20;
-    int maxTokens = 4;
-    ConcurrentLinkedQueue<long[]> done = new ConcurrentLinkedQueue<>(); // status, nanos, tokens
-    Set<String> ids = Collections.synchronizedSet(new HashSet<>());
-    AtomicInteger duplicates = new AtomicInteger();
-    AtomicInteger failures = new AtomicInteger();
-    List<Thread> threads = new ArrayList<>();
-    long t0 = System.nanoTime();
-    for (int c = 0; c < clients; c++) {
-      int client = c;
-      Thread t =
-          new Thread(
-              () -> {
-                for (int i = 0; i < each; i++) {
-                  String body =
-                      "{\"model\":\"tiny-qwen3-q8_0\",\"prompt\":\"Request "
-                          + client
-                          + "-"
-                          + i
-                          + ": the package\",\"max_tokens\":"
-                          + maxTokens
-                          + ",\"temperature\":0}";
-                  long s = System.nanoTime();
-                  try {
-                    HttpResponse<String> r = post(server.base(), "/v1/completions", body, null);
-                    long ns = System.nanoTime() - s;
-                    int tokens = 0;
-                    if (r.statusCode() == 200) {
-                      JsonNode j = JSON.readTree(r.body());
-                      if (!ids.add(j.get("id").asText())) {
-                        duplicates.incrementAndGet();
-                      }
-                      tokens = j.get("usage").get("completion_tokens").asInt();
-                    } else if (r.statusCode() != 503
-                        || r.headers().firstValue("Retry-After").isEmpty()) {
-                      failures.incrementAndGet();
-                    }
-                    done.add(new long[] {r.statusCode(), ns, tokens});
-                  } catch (Exception e) {
-                    failures.incrementAndGet();
-                  }
-                }
-              });
-      threads.add(t);
-      t.start();
-    }
-    for (Thread t : threads) {
-      t.join(TimeUnit.MINUTES.toMillis(4));
-      assertFalse(t.isAlive(), "the load test stops by itself");
-    }
-    double wall = (System.nanoTime() - t0) / 1e9;
-    assertEquals(0, failures.get(), "every request answered 200 or 503 with Retry-After");
-    assertEquals(clients * each, done.size(), "none lost");
-    assertEquals(0, duplicates.get(), "none answered twice");
-    long ok = done.stream().filter(d -> d[0] == 200).count();
-    long busy = done.stream().filter(d -> d[0] == 503).count();
-    assertEquals(ids.size(), ok);
-    long[] lat = done.stream().filter(d -> d[0] == 200).mapToLong(d -> d[1]).sorted().toArray();
-    long tokens = done.stream().mapToLong(d -> d[2]).sum();
-    assertTrue(lat.length > 0);
-    double p50 = lat[(int) Math.floor(0.50 * (lat.length - 1))] / 1e6;
-    double p99 = lat[(int) Math.floor(0.99 * (lat.length - 1))] / 1e6;
-    Path results = RepoRoot.path().resolve("bench/results/2026-12-01-serve");
-    Files.createDirectories(results);
-    String uptime = "";
-    try {
-      uptime = Files.readString(Path.of("/proc/loadavg")).strip();
-    } catch (IOException e) {
-      // not Linux
-    }
-    String doc =
-        String.format(
-            Locale.ROOT,
-            "{\"clients\": %d, \"requests_per_client\": %d, \"max_tokens\": %d, \"ok\": %d,"
-                + " \"busy_503\": %d, \"lost\": 0, \"duplicates\": 0, \"p50_ms\": %.1f,"
-                + " \"p99_ms\": %.1f, \"wall_seconds\": %.2f, \"completion_tokens\": %d,"
-                + " \"aggregate_tok_s\": %.1f, \"model\": \"tiny-qwen3-q8_0\", \"ctx\": 256,"
-                + " \"loadavg\": \"%s\"}%n",
-            clients,
-            each,
-            maxTokens,
-            ok,
-            busy,
-            p50,
-            p99,
-            wall,
-            tokens,
-            tokens / wall,
-            uptime);
-    Files.writeString(results.resolve("load.json"), doc);
-    assertNotEquals(0, ok);
-    System.out.println("serve load: " + doc + Arrays.toString(new long[] {ok, busy}));
   }
 }
