@@ -4,10 +4,12 @@
 #include "forward.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attn.h"
+#include "ggml_vec.h"
 #include "moe.h"
 #include "ops.h"
 #include "quant.h"
@@ -104,6 +106,23 @@ static int cancelled(const strata_fwd *f) {
     return f->cancel != NULL && atomic_load_explicit(f->cancel, memory_order_relaxed) != 0;
 }
 
+/* DEBUG dump (STRATA_DUMP=file): {char name[64]; int32 ne[4]; float data[]} records, lc_dump's format */
+static FILE *dumpf;
+static void dump(const char *name, int l, const float *d, size_t n, int B) {
+    if (dumpf == NULL) {
+        static int init;
+        if (init++ || getenv("STRATA_DUMP") == NULL) return;
+        dumpf = fopen(getenv("STRATA_DUMP"), "wb");
+    }
+    char nm[64] = {0};
+    if (l >= 0) snprintf(nm, sizeof nm, "%s-%d", name, l); else snprintf(nm, sizeof nm, "%s", name);
+    int32_t ne[4] = {(int32_t)n, B, 1, 1};
+    fwrite(nm, 1, 64, dumpf);
+    fwrite(ne, 4, 4, dumpf);
+    fwrite(d, 4, n * (size_t)B, dumpf);
+    fflush(dumpf);
+}
+
 /* One batch of B tokens at positions pos0.. */
 static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t pos0, int logits_from, float *logits) {
     const strata_model *md = f->md;
@@ -114,6 +133,7 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
         strata_dequant_row(te->type, te->data + (size_t)tokens[t] * strata_row_bytes(te->type, (int64_t)E),
                            f->x + (size_t)t * E, (int64_t)E);
     }
+    dump("embd", -1, f->x, E, B);
     for (uint32_t l = 0; l < md->n_layer; l++) {
         if (cancelled(f)) {
             return 1;
@@ -122,40 +142,50 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
         for (int t = 0; t < B; t++) {
             strata_rmsnorm(f->xb + (size_t)t * E, f->x + (size_t)t * E, (const float *)w->attn_norm->data, E, md->eps);
         }
+        dump("attn_norm", (int)l, f->xb, E, B);
         strata_matmul_t(f->pool, f->xq, w->wq, f->xb, B, f->q);
         strata_matmul_t(f->pool, f->xq, w->wk, f->xb, B, f->k);
         strata_matmul_t(f->pool, f->xq, w->wv, f->xb, B, f->v);
+        dump("Qmm", (int)l, f->q, Q, B);
+        dump("Kmm", (int)l, f->k, KV, B);
+        dump("Vcur", (int)l, f->v, KV, B);
+        for (int t = 0; t < B; t++) {
+            for (size_t h = 0; h < H && w->q_norm; h++) strata_rmsnorm(f->q + (size_t)t * Q + h * D, f->q + (size_t)t * Q + h * D, (const float *)w->q_norm->data, D, md->eps);
+            for (size_t h = 0; h < HK && w->k_norm; h++) strata_rmsnorm(f->k + (size_t)t * KV + h * D, f->k + (size_t)t * KV + h * D, (const float *)w->k_norm->data, D, md->eps);
+        }
+        dump("Qcur_normed", (int)l, f->q, Q, B);
+        dump("Kcur_normed", (int)l, f->k, KV, B);
         strata_add_bias(f->q, w->bq, B, Q);
         strata_add_bias(f->k, w->bk, B, KV);
         strata_add_bias(f->v, w->bv, B, KV);
         for (int t = 0; t < B; t++) {
             for (size_t h = 0; h < H; h++) {
                 float *qh = f->q + (size_t)t * Q + h * D;
-                if (w->q_norm != NULL) {
-                    strata_rmsnorm(qh, qh, (const float *)w->q_norm->data, D, md->eps);
-                }
                 strata_rope(qh, pos0 + (size_t)t, md);
             }
             for (size_t h = 0; h < HK; h++) {
                 float *kh = f->k + (size_t)t * KV + h * D;
-                if (w->k_norm != NULL) {
-                    strata_rmsnorm(kh, kh, (const float *)w->k_norm->data, D, md->eps);
-                }
                 strata_rope(kh, pos0 + (size_t)t, md);
             }
             if (strata_kv_store(f->kv, seq, (int)l, pos0 + (size_t)t, f->k + (size_t)t * KV, f->v + (size_t)t * KV) != 0) {
                 return -1;
             }
         }
+        dump("Qrope", (int)l, f->q, Q, B);
+        dump("Krope", (int)l, f->k, KV, B);
         att_job aj = {f, seq, (int)l, (int)(H / HK), pos0, 1.0f / sqrtf((float)D)};
         strata_pool_run(f->pool, (size_t)B * (H / HK), att_item, &aj);
+        dump("kqv_out", (int)l, f->att, Q, B);
         strata_matmul_t(f->pool, f->xq, w->wo, f->att, B, f->xb);
+        dump("wo", (int)l, f->xb, E, B);
         for (size_t i = 0; i < (size_t)B * E; i++) {
             f->x[i] += f->xb[i];
         }
+        dump("ffn_inp", (int)l, f->x, E, B);
         for (int t = 0; t < B; t++) {
             strata_rmsnorm(f->xb + (size_t)t * E, f->x + (size_t)t * E, (const float *)w->ffn_norm->data, E, md->eps);
         }
+        dump("ffn_norm", (int)l, f->xb, E, B);
         if (w->gate_inp != NULL) {
             if (strata_moe_ffn(f, (int)l, B) != 0) {
                 return -1;
@@ -164,13 +194,16 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
             const size_t F = md->n_ff;
             strata_matmul_t(f->pool, f->xq, w->ffn_gate, f->xb, B, f->hb);
             strata_matmul_t(f->pool, f->xq, w->ffn_up, f->xb, B, f->hb2);
-            for (size_t i = 0; i < (size_t)B * F; i++) {
-                f->hb[i] = strata_silu(f->hb[i]) * f->hb2[i];
-            }
+            dump("ffn_gate", (int)l, f->hb, F, B);
+            dump("ffn_up", (int)l, f->hb2, F, B);
+            strata_ggml_swiglu(f->hb, f->hb, f->hb2, (size_t)B * F);
+            dump("ffn_swiglu", (int)l, f->hb, F, B);
             strata_matmul_t(f->pool, f->xq, w->ffn_down, f->hb, B, f->xb);
+            dump("ffn_out", (int)l, f->xb, E, B);
             for (size_t i = 0; i < (size_t)B * E; i++) {
                 f->x[i] += f->xb[i];
             }
+            dump("l_out", (int)l, f->x, E, B);
         }
     }
     if (logits_from < B && logits != NULL) {
@@ -179,7 +212,9 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
             strata_rmsnorm(f->xb + (size_t)t * E, f->x + (size_t)(logits_from + t) * E, (const float *)md->output_norm->data, E,
                     md->eps);
         }
+        dump("result_norm", -1, f->xb, E, nl);
         strata_matmul_t(f->pool, f->xq, md->output, f->xb, nl, logits);
+        dump("result_output", -1, logits, md->n_vocab, nl);
     }
     return 0;
 }

@@ -2,6 +2,8 @@
 #include "moe.h"
 
 #include <math.h>
+
+#include "ggml_vec.h"
 #include <string.h>
 
 #include "ops.h"
@@ -84,9 +86,7 @@ int strata_moe_ffn(strata_fwd *f, int layer, int B) {
         }
         strata_matmul(f->pool, f->xq, w->gate_exps->type, ew[0], (int64_t)E, (int64_t)F, f->xe, E, cnt, f->hb, F);
         strata_matmul(f->pool, f->xq, w->up_exps->type, ew[1], (int64_t)E, (int64_t)F, f->xe, E, cnt, f->hb2, F);
-        for (size_t i = 0; i < (size_t)cnt * F; i++) {
-            f->hb[i] = strata_silu(f->hb[i]) * f->hb2[i];
-        }
+        strata_ggml_swiglu(f->hb, f->hb, f->hb2, (size_t)cnt * F);
         float *out = f->xe; /* the gathered inputs are no longer needed */
         strata_matmul(f->pool, f->xq, w->down_exps->type, ew[2], (int64_t)F, (int64_t)E, f->hb, F, cnt, out, E);
         for (int c = 0; c < cnt; c++) {

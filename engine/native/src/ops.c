@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ggml_vec.h"
 #include "half.h"
 #include "quant.h"
 
@@ -87,7 +88,7 @@ void strata_add_bias(float *y, const strata_gguf_tensor *b, int ncols, size_t n)
 void strata_rmsnorm(float *o, const float *x, const float *w, size_t n, float eps) {
     double ss = 0.0;
     for (size_t i = 0; i < n; i++) {
-        ss += (double)x[i] * (double)x[i];
+        ss += (double)(x[i] * x[i]); /* the square in float, as ggml_compute_forward_rms_norm_f32 */
     }
     float scale = 1.0f / sqrtf((float)(ss / (double)n) + eps);
     for (size_t i = 0; i < n; i++) {
@@ -99,6 +100,10 @@ void strata_rmsnorm(float *o, const float *x, const float *w, size_t n, float ep
  * divided by rope_freqs[i] when the model has them; NEOX rotates pairs (i, i + n_rot/2), NORM pairs (2i, 2i+1)). */
 void strata_rope(float *x, size_t pos, const strata_model *md) {
     const int nr = (int)md->n_rot;
+    /* ggml's rotate_pairs (ops.cpp) is compiled with FMA in llama.cpp's x86 variants that have it: GCC fuses the
+     * first product of each line (x0*cos - x1*sin → fma(x0, cos, -(x1*sin))); measured bit-exact against the
+     * shipped libggml-cpu-zen4.so */
+    const int fused = strcmp(strata_ggml_isa(), "scalar") != 0;
     const float theta_scale = powf(md->rope_base, -2.0f / (float)nr);
     float theta = (float)pos;
     for (int i = 0; i < nr / 2; i++) {
@@ -107,11 +112,14 @@ void strata_rope(float *x, size_t pos, const strata_model *md) {
         int a = md->rope_neox ? i : 2 * i;
         int b = md->rope_neox ? i + nr / 2 : 2 * i + 1;
         float x0 = x[a], x1 = x[b];
-        x[a] = x0 * c - x1 * s;
-        x[b] = x0 * s + x1 * c;
+        if (fused) {
+            x[a] = fmaf(x0, c, -(x1 * s));
+            x[b] = fmaf(x0, s, x1 * c);
+        } else {
+            x[a] = x0 * c - x1 * s;
+            x[b] = x0 * s + x1 * c;
+        }
         theta *= theta_scale;
     }
 }
-
-float strata_silu(float x) { return x / (1.0f + expf(-x)); }
 

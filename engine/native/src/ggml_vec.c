@@ -1,0 +1,230 @@
+/* ggml_vec.c — llama.cpp's CPU float loops, bit for bit (ggml_vec.h). The x86 bodies are ggml's own intrinsics
+ * (ggml/src/ggml-cpu/vec.h ggml_v_expf / ggml_v_silu, vec.cpp ggml_vec_swiglu_f32 / ggml_vec_soft_max_f32),
+ * compiled for their instruction set with target attributes and picked at run time; the scalar ones are ggml's
+ * fallbacks (ggml_silu_f32, expf). */
+#include "ggml_vec.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "half.h"
+
+enum { ISA_UNSET = 0, ISA_SCALAR, ISA_AVX2, ISA_AVX512 };
+static atomic_int isa;
+
+static int pick(void) {
+    int v = atomic_load_explicit(&isa, memory_order_relaxed);
+    if (v != ISA_UNSET) {
+        return v;
+    }
+    v = ISA_SCALAR;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    const char *force = getenv("STRATA_GGML_ISA");
+    __builtin_cpu_init();
+    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    int avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    if (force != NULL && strcmp(force, "scalar") == 0) {
+        v = ISA_SCALAR;
+    } else if (avx512 && (force == NULL || strcmp(force, "avx2") != 0)) {
+        v = ISA_AVX512;
+    } else if (avx2) {
+        v = ISA_AVX2;
+    }
+#endif
+    atomic_store_explicit(&isa, v, memory_order_relaxed);
+    return v;
+}
+
+const char *strata_ggml_isa(void) {
+    int v = pick();
+    return v == ISA_AVX512 ? "avx512" : v == ISA_AVX2 ? "avx2" : "scalar";
+}
+
+static inline float silu_f32(float x) { return x / (1.0f + expf(-x)); } /* ggml_silu_f32 */
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#define T512 __attribute__((target("avx512f,avx512dq,fma,avx2,f16c")))
+#define T256 __attribute__((target("avx2,fma,f16c")))
+
+/* ggml_v_expf, AVX-512F+DQ */
+T512 static inline __m512 v_expf16(__m512 x) {
+    const __m512 r = _mm512_set1_ps(0x1.8p23f);
+    const __m512 z = _mm512_fmadd_ps(x, _mm512_set1_ps(0x1.715476p+0f), r);
+    const __m512 n = _mm512_sub_ps(z, r);
+    const __m512 b = _mm512_fnmadd_ps(n, _mm512_set1_ps(0x1.7f7d1cp-20f),
+                                      _mm512_fnmadd_ps(n, _mm512_set1_ps(0x1.62e4p-1f), x));
+    const __mmask16 d = _mm512_cmp_ps_mask(_mm512_abs_ps(n), _mm512_set1_ps(192), _CMP_GT_OQ);
+    const __m512 u = _mm512_mul_ps(b, b);
+    const __m512 j = _mm512_fmadd_ps(
+        _mm512_fmadd_ps(_mm512_fmadd_ps(_mm512_set1_ps(0x1.0e4020p-7f), b, _mm512_set1_ps(0x1.573e2ep-5f)), u,
+                        _mm512_fmadd_ps(_mm512_set1_ps(0x1.555e66p-3f), b, _mm512_set1_ps(0x1.fffdb6p-2f))),
+        u, _mm512_fmadd_ps(_mm512_set1_ps(0x1.ffffecp-1f), b, _mm512_set1_ps(1.0F)));
+    const __m512 res = _mm512_scalef_ps(j, n);
+    if (_mm512_kortestz(d, d)) {
+        return res;
+    }
+    const __m512 zero = _mm512_setzero_ps();
+    const __m512 alt = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(n, zero, _CMP_LE_OQ), _mm512_set1_ps(INFINITY), zero);
+    return _mm512_mask_blend_ps(d, res, alt);
+}
+
+/* ggml_v_expf, AVX2+FMA */
+T256 static inline __m256 v_expf8(__m256 x) {
+    const __m256 r = _mm256_set1_ps(0x1.8p23f);
+    const __m256 z = _mm256_fmadd_ps(x, _mm256_set1_ps(0x1.715476p+0f), r);
+    const __m256 n = _mm256_sub_ps(z, r);
+    const __m256 b = _mm256_fnmadd_ps(n, _mm256_set1_ps(0x1.7f7d1cp-20f),
+                                      _mm256_fnmadd_ps(n, _mm256_set1_ps(0x1.62e4p-1f), x));
+    const __m256i e = _mm256_slli_epi32(_mm256_castps_si256(z), 23);
+    const __m256 k = _mm256_castsi256_ps(_mm256_add_epi32(e, _mm256_castps_si256(_mm256_set1_ps(1))));
+    const __m256i c =
+        _mm256_castps_si256(_mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.f), n), _mm256_set1_ps(126), _CMP_GT_OQ));
+    const __m256 u = _mm256_mul_ps(b, b);
+    const __m256 j = _mm256_fmadd_ps(
+        _mm256_fmadd_ps(_mm256_fmadd_ps(_mm256_set1_ps(0x1.0e4020p-7f), b, _mm256_set1_ps(0x1.573e2ep-5f)), u,
+                        _mm256_fmadd_ps(_mm256_set1_ps(0x1.555e66p-3f), b, _mm256_set1_ps(0x1.fffdb6p-2f))),
+        u, _mm256_mul_ps(_mm256_set1_ps(0x1.ffffecp-1f), b));
+    if (!_mm256_movemask_ps(_mm256_castsi256_ps(c))) {
+        return _mm256_fmadd_ps(j, k, k);
+    }
+    const __m256i g = _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(n, _mm256_setzero_ps(), _CMP_LE_OQ)),
+                                       _mm256_set1_epi32((int)0x82000000u));
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_add_epi32(g, _mm256_set1_epi32(0x7f000000)));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_sub_epi32(e, g));
+    const __m256i d =
+        _mm256_castps_si256(_mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.f), n), _mm256_set1_ps(192), _CMP_GT_OQ));
+    return _mm256_or_ps(
+        _mm256_and_ps(_mm256_castsi256_ps(d), _mm256_mul_ps(s1, s1)),
+        _mm256_andnot_ps(_mm256_castsi256_ps(d),
+                         _mm256_or_ps(_mm256_and_ps(_mm256_castsi256_ps(c), _mm256_mul_ps(_mm256_fmadd_ps(s2, j, s2), s1)),
+                                      _mm256_andnot_ps(_mm256_castsi256_ps(c), _mm256_fmadd_ps(k, j, k)))));
+}
+
+T512 static size_t swiglu16(float *y, const float *x, const float *g, size_t n) {
+    size_t i = 0;
+    for (; i + 15 < n; i += 16) {
+        __m512 v = _mm512_loadu_ps(x + i);
+        __m512 e = v_expf16(_mm512_sub_ps(_mm512_setzero_ps(), v));
+        __m512 s = _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1), e));
+        _mm512_storeu_ps(y + i, _mm512_mul_ps(s, _mm512_loadu_ps(g + i)));
+    }
+    return i;
+}
+
+T256 static size_t swiglu8(float *y, const float *x, const float *g, size_t n) {
+    size_t i = 0;
+    for (; i + 7 < n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256 e = v_expf8(_mm256_sub_ps(_mm256_setzero_ps(), v));
+        __m256 s = _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1), e));
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(s, _mm256_loadu_ps(g + i)));
+    }
+    return i;
+}
+
+T512 static size_t soft_max16(float *y, const float *x, size_t n, float max, double *sum) {
+    size_t i = 0;
+    for (; i + 15 < n; i += 16) {
+        __m512 val = v_expf16(_mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_set1_ps(max)));
+        _mm512_storeu_ps(y + i, val);
+        *sum += (double)_mm512_reduce_add_ps(val);
+    }
+    return i;
+}
+
+T256 static size_t soft_max8(float *y, const float *x, size_t n, float max, double *sum) {
+    size_t i = 0;
+    for (; i + 7 < n; i += 8) {
+        __m256 val = v_expf8(_mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_set1_ps(max)));
+        _mm256_storeu_ps(y + i, val);
+        __m128 val2 = _mm_add_ps(_mm256_extractf128_ps(val, 1), _mm256_castps256_ps128(val));
+        val2 = _mm_add_ps(val2, _mm_movehl_ps(val2, val2));
+        val2 = _mm_add_ss(val2, _mm_movehdup_ps(val2));
+        *sum += (double)_mm_cvtss_f32(val2);
+    }
+    return i;
+}
+
+/* 8 cells at a time: each cell's 8 halves of a block of dims, transposed so that lane c holds cell c. */
+T256 static size_t kq8(const uint8_t *cells, size_t cell_bytes, size_t koff, size_t n, int hd, const float *q,
+                       float scale, float *s) {
+    size_t t = 0;
+    for (; t + 8 <= n; t += 8) {
+        __m256 acc = _mm256_setzero_ps();
+        const uint8_t *base = cells + t * cell_bytes + koff;
+        for (int d = 0; d < hd; d += 8) {
+            __m256 r[8];
+            for (int c = 0; c < 8; c++) {
+                r[c] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(base + c * cell_bytes + 2 * (size_t)d)));
+            }
+            __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+            __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+            __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+            __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+            __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+            __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+            __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+            __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+            __m256 col[8] = {
+                _mm256_permute2f128_ps(u0, u4, 0x20), _mm256_permute2f128_ps(u1, u5, 0x20),
+                _mm256_permute2f128_ps(u2, u6, 0x20), _mm256_permute2f128_ps(u3, u7, 0x20),
+                _mm256_permute2f128_ps(u0, u4, 0x31), _mm256_permute2f128_ps(u1, u5, 0x31),
+                _mm256_permute2f128_ps(u2, u6, 0x31), _mm256_permute2f128_ps(u3, u7, 0x31),
+            };
+            for (int j = 0; j < 8; j++) {
+                acc = _mm256_fmadd_ps(col[j], _mm256_set1_ps(q[d + j]), acc);
+            }
+        }
+        _mm256_storeu_ps(s + t, _mm256_mul_ps(acc, _mm256_set1_ps(scale)));
+    }
+    return t;
+}
+#endif
+
+void strata_ggml_swiglu(float *y, const float *x, const float *g, size_t n) {
+    size_t i = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    int v = pick();
+    i = v == ISA_AVX512 ? swiglu16(y, x, g, n) : v == ISA_AVX2 ? swiglu8(y, x, g, n) : 0;
+#endif
+    for (; i < n; i++) {
+        y[i] = silu_f32(x[i]) * g[i];
+    }
+}
+
+double strata_ggml_soft_max(float *y, const float *x, size_t n, float max) {
+    double sum = 0.0;
+    size_t i = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    int v = pick();
+    i = v == ISA_AVX512 ? soft_max16(y, x, n, max, &sum) : v == ISA_AVX2 ? soft_max8(y, x, n, max, &sum) : 0;
+#endif
+    for (; i < n; i++) {
+        float val = expf(x[i] - max);
+        sum += (double)val;
+        y[i] = val;
+    }
+    return sum;
+}
+
+void strata_ggml_kq_f16(const uint8_t *cells, size_t cell_bytes, size_t koff, size_t n, int hd, const float *q,
+                        float scale, float *s) {
+    size_t t = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (pick() != ISA_SCALAR) {
+        t = kq8(cells, cell_bytes, koff, n, hd, q, scale, s);
+    }
+#endif
+    for (; t < n; t++) {
+        const uint8_t *k = cells + t * cell_bytes + koff;
+        float a = 0.0f;
+        for (int d = 0; d < hd; d++) {
+            a = fmaf(strata_half_to_float(strata_load_u16le(k + 2 * (size_t)d)), q[d], a);
+        }
+        s[t] = a * scale;
+    }
+}

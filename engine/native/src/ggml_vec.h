@@ -1,0 +1,32 @@
+/* ggml_vec.h — the few float loops of llama.cpp's CPU backend whose rounding strata-ref reproduces bit for bit
+ * (ggml/src/ggml-cpu/vec.h, vec.cpp, simd-gemm.h, ops.cpp of the llama.cpp that node-llama-cpp 3.21.1 ships),
+ * so that both engines feed the same floats to the 8-bit activation quantizers (q8_0 / q8_K) of the next matrix
+ * product. llama.cpp's result depends on the instruction set of the CPU variant it loads (libggml-cpu-<variant>):
+ * ggml_v_expf has one formula for AVX-512F+DQ (16 lanes, _mm512_scalef_ps), another for AVX2+FMA (8 lanes), and
+ * the scalar libm expf where neither applies; strata_ggml_isa() names the one this CPU gets (chosen at first use;
+ * STRATA_GGML_ISA=avx2|scalar forces a narrower one, for tests). */
+#ifndef STRATA_GGML_VEC_H
+#define STRATA_GGML_VEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "avx512", "avx2" or "scalar". */
+const char *strata_ggml_isa(void);
+
+/* y[i] = silu(x[i]) * g[i], silu(x) = x / (1 + e^-x): ggml_vec_swiglu_f32 (the fused GLU op llama.cpp's
+ * build_ffn uses for LLM_FFN_SILU + LLM_FFN_PAR). y may alias x. */
+void strata_ggml_swiglu(float *y, const float *x, const float *g, size_t n);
+
+/* y[i] = e^(x[i] - max), returns the sum in double: ggml_vec_soft_max_f32 (sum of per-vector float reductions).
+ * y may alias x. */
+double strata_ggml_soft_max(float *y, const float *x, size_t n, float max);
+
+/* llama.cpp's tiled flash attention (ops.cpp ggml_compute_forward_flash_attn_ext_tiled, the path of a ubatch of
+ * >= GGML_FA_TILE_Q = 64 query rows with f16 K/V) for one query row q (hd floats) against n fp16 K records
+ * (cells cell_bytes apart, K of this head at koff bytes): s[t] = scale * (fma chain over d = 0..hd-1 of
+ * k_t[d] * q[d], from 0), the simd_gemm order. */
+void strata_ggml_kq_f16(const uint8_t *cells, size_t cell_bytes, size_t koff, size_t n, int hd, const float *q,
+                        float scale, float *s);
+
+#endif
