@@ -26,8 +26,8 @@ static size_t widest(const strata_model *md) {
 uint64_t strata_fwd_scratch_bytes(const strata_model *md) {
     const size_t B = STRATA_BATCH, E = md->n_embd, Q = (size_t)md->n_head * md->head_dim;
     const size_t KV = (size_t)md->n_head_kv * md->head_dim, F = maxz(md->n_ff, md->n_ff_exp);
-    const size_t X = md->n_expert;
-    size_t floats = B * (E * 4 + Q * 2 + KV * 2 + F * 2 + X * 2);
+    const size_t X = md->n_expert, K = md->n_expert_used ? md->n_expert_used : 1;
+    size_t floats = B * (E * (3 + K) + Q * 2 + KV * 2 + F * 2 + X * 2);
     size_t xq = B * widest(md) * 4;
     return (uint64_t)(floats * sizeof(float) + xq + B * md->n_expert_used * (sizeof(int32_t) + sizeof(float)));
 }
@@ -44,7 +44,7 @@ int strata_fwd_init(strata_fwd *f, const strata_model *md, strata_kv *kv, strata
     const size_t X = md->n_expert;
     f->x = malloc(B * E * sizeof(float));
     f->xb = malloc(B * E * sizeof(float));
-    f->eo = malloc(B * E * sizeof(float));
+    f->eo = malloc(B * E * (md->n_expert_used ? md->n_expert_used : 1) * sizeof(float));
     f->xe = malloc(B * E * sizeof(float));
     f->q = malloc(B * Q * sizeof(float));
     f->att = malloc(B * Q * sizeof(float));
@@ -190,6 +190,7 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
             if (strata_moe_ffn(f, (int)l, B) != 0) {
                 return -1;
             }
+            dump("l_out", (int)l, f->x, E, B);
         } else {
             const size_t F = md->n_ff;
             strata_matmul_t(f->pool, f->xq, w->ffn_gate, f->xb, B, f->hb);
