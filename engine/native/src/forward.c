@@ -108,7 +108,7 @@ static int cancelled(const strata_fwd *f) {
 
 /* DEBUG dump (STRATA_DUMP=file): {char name[64]; int32 ne[4]; float data[]} records, lc_dump's format */
 static FILE *dumpf;
-static void dump(const char *name, int l, const float *d, size_t n, int B) {
+void strata_fwd_dump(const char *name, int l, const float *d, size_t n, int B) {
     if (dumpf == NULL) {
         static int init;
         if (init++ || getenv("STRATA_DUMP") == NULL) return;
@@ -133,7 +133,7 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
         strata_dequant_row(te->type, te->data + (size_t)tokens[t] * strata_row_bytes(te->type, (int64_t)E),
                            f->x + (size_t)t * E, (int64_t)E);
     }
-    dump("embd", -1, f->x, E, B);
+    strata_fwd_dump("embd", -1, f->x, E, B);
     for (uint32_t l = 0; l < md->n_layer; l++) {
         if (cancelled(f)) {
             return 1;
@@ -142,19 +142,19 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
         for (int t = 0; t < B; t++) {
             strata_rmsnorm(f->xb + (size_t)t * E, f->x + (size_t)t * E, (const float *)w->attn_norm->data, E, md->eps);
         }
-        dump("attn_norm", (int)l, f->xb, E, B);
-        strata_matmul_t(f->pool, f->xq, w->wq, f->xb, B, f->q);
-        strata_matmul_t(f->pool, f->xq, w->wk, f->xb, B, f->k);
-        strata_matmul_t(f->pool, f->xq, w->wv, f->xb, B, f->v);
-        dump("Qmm", (int)l, f->q, Q, B);
-        dump("Kmm", (int)l, f->k, KV, B);
-        dump("Vcur", (int)l, f->v, KV, B);
+        strata_fwd_dump("attn_norm", (int)l, f->xb, E, B);
+        strata_matmul_t(f->pool, f->xq, w->wq, f->xb, B, f->ngemm4, f->q);
+        strata_matmul_t(f->pool, f->xq, w->wk, f->xb, B, f->ngemm4, f->k);
+        strata_matmul_t(f->pool, f->xq, w->wv, f->xb, B, f->ngemm4, f->v);
+        strata_fwd_dump("Qmm", (int)l, f->q, Q, B);
+        strata_fwd_dump("Kmm", (int)l, f->k, KV, B);
+        strata_fwd_dump("Vcur", (int)l, f->v, KV, B);
         for (int t = 0; t < B; t++) {
             for (size_t h = 0; h < H && w->q_norm; h++) strata_rmsnorm(f->q + (size_t)t * Q + h * D, f->q + (size_t)t * Q + h * D, (const float *)w->q_norm->data, D, md->eps);
             for (size_t h = 0; h < HK && w->k_norm; h++) strata_rmsnorm(f->k + (size_t)t * KV + h * D, f->k + (size_t)t * KV + h * D, (const float *)w->k_norm->data, D, md->eps);
         }
-        dump("Qcur_normed", (int)l, f->q, Q, B);
-        dump("Kcur_normed", (int)l, f->k, KV, B);
+        strata_fwd_dump("Qcur_normed", (int)l, f->q, Q, B);
+        strata_fwd_dump("Kcur_normed", (int)l, f->k, KV, B);
         strata_add_bias(f->q, w->bq, B, Q);
         strata_add_bias(f->k, w->bk, B, KV);
         strata_add_bias(f->v, w->bv, B, KV);
@@ -171,40 +171,40 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
                 return -1;
             }
         }
-        dump("Qrope", (int)l, f->q, Q, B);
-        dump("Krope", (int)l, f->k, KV, B);
+        strata_fwd_dump("Qrope", (int)l, f->q, Q, B);
+        strata_fwd_dump("Krope", (int)l, f->k, KV, B);
         att_job aj = {f, seq, (int)l, (int)(H / HK), pos0, 1.0f / sqrtf((float)D)};
         strata_pool_run(f->pool, (size_t)B * (H / HK), att_item, &aj);
-        dump("kqv_out", (int)l, f->att, Q, B);
-        strata_matmul_t(f->pool, f->xq, w->wo, f->att, B, f->xb);
-        dump("wo", (int)l, f->xb, E, B);
+        strata_fwd_dump("kqv_out", (int)l, f->att, Q, B);
+        strata_matmul_t(f->pool, f->xq, w->wo, f->att, B, f->ngemm4, f->xb);
+        strata_fwd_dump("wo", (int)l, f->xb, E, B);
         for (size_t i = 0; i < (size_t)B * E; i++) {
             f->x[i] += f->xb[i];
         }
-        dump("ffn_inp", (int)l, f->x, E, B);
+        strata_fwd_dump("ffn_inp", (int)l, f->x, E, B);
         for (int t = 0; t < B; t++) {
             strata_rmsnorm(f->xb + (size_t)t * E, f->x + (size_t)t * E, (const float *)w->ffn_norm->data, E, md->eps);
         }
-        dump("ffn_norm", (int)l, f->xb, E, B);
+        strata_fwd_dump("ffn_norm", (int)l, f->xb, E, B);
         if (w->gate_inp != NULL) {
             if (strata_moe_ffn(f, (int)l, B) != 0) {
                 return -1;
             }
-            dump("l_out", (int)l, f->x, E, B);
+            strata_fwd_dump("l_out", (int)l, f->x, E, B);
         } else {
             const size_t F = md->n_ff;
-            strata_matmul_t(f->pool, f->xq, w->ffn_gate, f->xb, B, f->hb);
-            strata_matmul_t(f->pool, f->xq, w->ffn_up, f->xb, B, f->hb2);
-            dump("ffn_gate", (int)l, f->hb, F, B);
-            dump("ffn_up", (int)l, f->hb2, F, B);
+            strata_matmul_t(f->pool, f->xq, w->ffn_gate, f->xb, B, f->ngemm4, f->hb);
+            strata_matmul_t(f->pool, f->xq, w->ffn_up, f->xb, B, f->ngemm4, f->hb2);
+            strata_fwd_dump("ffn_gate", (int)l, f->hb, F, B);
+            strata_fwd_dump("ffn_up", (int)l, f->hb2, F, B);
             strata_ggml_swiglu(f->hb, f->hb, f->hb2, (size_t)B * F);
-            dump("ffn_swiglu", (int)l, f->hb, F, B);
-            strata_matmul_t(f->pool, f->xq, w->ffn_down, f->hb, B, f->xb);
-            dump("ffn_out", (int)l, f->xb, E, B);
+            strata_fwd_dump("ffn_swiglu", (int)l, f->hb, F, B);
+            strata_matmul_t(f->pool, f->xq, w->ffn_down, f->hb, B, f->ngemm4, f->xb);
+            strata_fwd_dump("ffn_out", (int)l, f->xb, E, B);
             for (size_t i = 0; i < (size_t)B * E; i++) {
                 f->x[i] += f->xb[i];
             }
-            dump("l_out", (int)l, f->x, E, B);
+            strata_fwd_dump("l_out", (int)l, f->x, E, B);
         }
     }
     if (logits_from < B && logits != NULL) {
@@ -213,9 +213,9 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
             strata_rmsnorm(f->xb + (size_t)t * E, f->x + (size_t)(logits_from + t) * E, (const float *)md->output_norm->data, E,
                     md->eps);
         }
-        dump("result_norm", -1, f->xb, E, nl);
-        strata_matmul_t(f->pool, f->xq, md->output, f->xb, nl, logits);
-        dump("result_output", -1, logits, md->n_vocab, nl);
+        strata_fwd_dump("result_norm", -1, f->xb, E, nl);
+        strata_matmul_t(f->pool, f->xq, md->output, f->xb, nl, nl < f->ngemm4 ? nl : f->ngemm4, logits);
+        strata_fwd_dump("result_output", -1, logits, md->n_vocab, nl);
     }
     return 0;
 }
@@ -227,6 +227,12 @@ int strata_forward(strata_fwd *f, int seq, const int32_t *tokens, size_t n, size
         int B = (int)(n - b0 < STRATA_BATCH ? n - b0 : STRATA_BATCH);
         int lf = logits_from <= b0 ? 0 : (logits_from - b0 >= (size_t)B ? B : (int)(logits_from - b0));
         float *out = logits != NULL && lf < B ? logits + (b0 + (size_t)lf - logits_from) * V : NULL;
+        /* the llama.cpp ubatch holding these tokens: its rows in groups of 4 go through the repacked GEMM, the last
+         * n_u % 4 through the gemv (repack.cpp forward_mul_mat_one_chunk) */
+        size_t u0 = b0 / STRATA_LLAMA_UBATCH * STRATA_LLAMA_UBATCH;
+        size_t nu = n - u0 < STRATA_LLAMA_UBATCH ? n - u0 : STRATA_LLAMA_UBATCH;
+        size_t gend = u0 + nu - nu % 4;
+        f->ngemm4 = gend <= b0 ? 0 : (gend - b0 >= (size_t)B ? B : (int)(gend - b0));
         int rc = batch(f, seq, tokens + b0, B, pos0 + b0, lf, out);
         if (rc != 0) {
             return rc;

@@ -13,7 +13,8 @@ int strata_moe_ffn(strata_fwd *f, int layer, int B) {
     const strata_layer_w *w = &md->layers[layer];
     const size_t E = md->n_embd, X = md->n_expert, K = md->n_expert_used, F = md->n_ff_exp;
     float *logits = f->router;
-    strata_matmul_t(f->pool, f->xq, w->gate_inp, f->xb, B, logits);
+    strata_matmul_t(f->pool, f->xq, w->gate_inp, f->xb, B, f->ngemm4, logits);
+    strata_fwd_dump("ffn_moe_logits", layer, logits, X, B);
     for (int t = 0; t < B; t++) {
         float *p = logits + (size_t)t * X;
         /* ggml_soft_max (ops.cpp ggml_compute_forward_soft_max_f32): exponentials as ggml_vec_soft_max_f32, then
@@ -53,6 +54,8 @@ int strata_moe_ffn(strata_fwd *f, int layer, int B) {
             }
         }
     }
+    strata_fwd_dump("ffn_moe_probs", layer, logits, X, B);
+    strata_fwd_dump("ffn_moe_weights_norm", layer, f->route_w, K, B);
     if (f->route != NULL) {
         f->route(f->expert_user, layer, B, f->route_e, (int)K);
     }
@@ -83,11 +86,12 @@ int strata_moe_ffn(strata_fwd *f, int layer, int B) {
             ew[1] = w->up_exps->data + e * (w->up_exps->bytes / X);
             ew[2] = w->down_exps->data + e * (w->down_exps->bytes / X);
         }
-        strata_matmul(f->pool, f->xq, w->gate_exps->type, ew[0], (int64_t)E, (int64_t)F, f->xe, E, cnt, f->hb, F);
-        strata_matmul(f->pool, f->xq, w->up_exps->type, ew[1], (int64_t)E, (int64_t)F, f->xe, E, cnt, f->hb2, F);
+        /* ngemm4 0: llama.cpp's mul_mat_id of repacked experts runs its gemv on every row */
+        strata_matmul(f->pool, f->xq, w->gate_exps->type, ew[0], (int64_t)E, (int64_t)F, f->xe, E, cnt, 0, f->hb, F);
+        strata_matmul(f->pool, f->xq, w->up_exps->type, ew[1], (int64_t)E, (int64_t)F, f->xe, E, cnt, 0, f->hb2, F);
         strata_ggml_swiglu(f->hb, f->hb, f->hb2, (size_t)cnt * F);
         float *out = f->xe; /* the gathered inputs are no longer needed */
-        strata_matmul(f->pool, f->xq, w->down_exps->type, ew[2], (int64_t)F, (int64_t)E, f->hb, F, cnt, out, E);
+        strata_matmul(f->pool, f->xq, w->down_exps->type, ew[2], (int64_t)F, (int64_t)E, f->hb, F, cnt, 0, out, E);
         for (int c = 0; c < cnt; c++) {
             float *o = f->eo + (size_t)idx[c] * E;
             for (size_t i = 0; i < E; i++) {

@@ -18,7 +18,7 @@ typedef struct {
     size_t wrow;
     const uint8_t *xq;
     size_t xstride;
-    int ncols;
+    int ncols, ngemm4;
     float *y;
     size_t ystride;
 } mm_job;
@@ -27,7 +27,14 @@ static void mm_item(void *ctx, size_t item) {
     const mm_job *j = ctx;
     int64_t r0 = (int64_t)item * j->rows_per_item;
     int64_t r1 = r0 + j->rows_per_item < j->n_out ? r0 + j->rows_per_item : j->n_out;
-    strata_gemm_rows(j->wtype, j->n_in, j->w, j->wrow, r0, r1, j->xq, j->xstride, j->ncols, j->y, j->ystride);
+    int g = j->ngemm4;
+    if (g > 0) {
+        strata_gemm_rows(j->wtype | STRATA_GEMM4, j->n_in, j->w, j->wrow, r0, r1, j->xq, j->xstride, g, j->y, j->ystride);
+    }
+    if (g < j->ncols) {
+        strata_gemm_rows(j->wtype, j->n_in, j->w, j->wrow, r0, r1, j->xq + (size_t)g * j->xstride, j->xstride,
+                         j->ncols - g, j->y + (size_t)g * j->ystride, j->ystride);
+    }
 }
 
 /* x rounded to bf16, nearest-even (ggml_compute_fp32_to_bf16) */
@@ -44,7 +51,7 @@ static float bf16_round(float x) {
 }
 
 void strata_matmul(strata_pool *pool, uint8_t *xq, uint32_t wtype, const uint8_t *w, int64_t n_in, int64_t n_out,
-                   const float *x, size_t xs, int ncols, float *y, size_t ys) {
+                   const float *x, size_t xs, int ncols, int ngemm4, float *y, size_t ys) {
     const strata_type_info *ti = strata_type(wtype);
     uint32_t vt = (uint32_t)ti->vec_dot_type;
     size_t xrow = strata_row_bytes(vt, n_in);
@@ -62,12 +69,14 @@ void strata_matmul(strata_pool *pool, uint8_t *xq, uint32_t wtype, const uint8_t
     int threads = strata_pool_size(pool);
     int64_t per = n_out / (threads * 4);
     per = per < 16 ? 16 : (per + 3) / 4 * 4;
-    mm_job j = {wtype, n_in, n_out, per, w, strata_row_bytes(wtype, n_in), xq, xrow, ncols, y, ys};
+    mm_job j = {wtype, n_in, n_out, per, w, strata_row_bytes(wtype, n_in), xq, xrow, ncols, ngemm4, y, ys};
     strata_pool_run(pool, (size_t)((n_out + per - 1) / per), mm_item, &j);
 }
 
-void strata_matmul_t(strata_pool *pool, uint8_t *xq, const strata_gguf_tensor *t, const float *x, int ncols, float *y) {
-    strata_matmul(pool, xq, t->type, t->data, t->ne[0], t->ne[1], x, (size_t)t->ne[0], ncols, y, (size_t)t->ne[1]);
+void strata_matmul_t(strata_pool *pool, uint8_t *xq, const strata_gguf_tensor *t, const float *x, int ncols, int ngemm4,
+                     float *y) {
+    strata_matmul(pool, xq, t->type, t->data, t->ne[0], t->ne[1], x, (size_t)t->ne[0], ncols, ngemm4, y,
+                  (size_t)t->ne[1]);
 }
 
 void strata_add_bias(float *y, const strata_gguf_tensor *b, int ncols, size_t n) {

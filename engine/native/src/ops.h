@@ -18,10 +18,13 @@
 #include "model.h"
 #include "threads.h"
 
+/* ngemm4: the first ngemm4 columns are token rows that llama.cpp computes with its 4-row repacked GEMM (quant.h
+ * STRATA_GEMM4), the others with its gemv / vec_dot. */
 void strata_matmul(strata_pool *pool, uint8_t *xq, uint32_t wtype, const uint8_t *w, int64_t n_in, int64_t n_out,
-                   const float *x, size_t xs, int ncols, float *y, size_t ys);
+                   const float *x, size_t xs, int ncols, int ngemm4, float *y, size_t ys);
 /* strata_matmul of a 2-D weight tensor [n_in, n_out] on ncols contiguous rows of x into contiguous rows of y. */
-void strata_matmul_t(strata_pool *pool, uint8_t *xq, const strata_gguf_tensor *t, const float *x, int ncols, float *y);
+void strata_matmul_t(strata_pool *pool, uint8_t *xq, const strata_gguf_tensor *t, const float *x, int ncols, int ngemm4,
+                     float *y);
 /* y[c][i] += b[i] for c < ncols, i < n (b: an f32 tensor; NULL: nothing) */
 void strata_add_bias(float *y, const strata_gguf_tensor *b, int ncols, size_t n);
 void strata_rmsnorm(float *o, const float *x, const float *w, size_t n, float eps);

@@ -238,6 +238,12 @@ static inline void k4_scales(const uint8_t *s, int *sc, int *m) {
 
 #if defined(QUANT_AVX2)
 
+static inline int32_t hsum_i32(__m256i v) { /* exact */
+    __m128i t = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    t = _mm_add_epi32(t, _mm_srli_si128(t, 8));
+    t = _mm_add_epi32(t, _mm_srli_si128(t, 4));
+    return _mm_cvtsi128_si32(t);
+}
 static inline float hsum8(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -302,7 +308,61 @@ INLINE void dot_float2_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t 
         out[c] = s;
     }
 }
+/* f32 / f16 weights as llama.cpp's x86 backend multiplies them: llamafile's tinyBLAS (sgemm.cpp; the activations
+ * already rounded to the weight type by the caller) keeps one vector accumulator per output, 16 lanes on an
+ * AVX-512F CPU (tinyBLAS<16, __m512>) or 8 (tinyBLAS<8, __m256>), one FMA per step in order, then hsum:
+ * 16 lanes: (a + b) over the two halves, then the 8-lane tree below (GCC's _mm512_reduce_add_ps). */
+static int tinyblas_lanes(void) {
+    static int lanes; /* 0 until the first call; a benign race (every thread computes the same value) */
+    if (lanes == 0) {
+        const char *force = getenv("STRATA_GGML_ISA");
+        __builtin_cpu_init();
+        lanes = (force == NULL || strcmp(force, "avx2") != 0) && __builtin_cpu_supports("avx512f") ? 16 : 8;
+    }
+    return lanes;
+}
+static inline float tree8(__m256 v) { /* ((v0+v4) + (v2+v6)) + ((v1+v5) + (v3+v7)) */
+    __m128 x = _mm_add_ps(_mm256_extractf128_ps(v, 1), _mm256_castps256_ps128(v));
+    x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+    x = _mm_add_ss(x, _mm_movehdup_ps(x));
+    return _mm_cvtss_f32(x);
+}
+INLINE void dot_tinyblas_k(uint32_t t, int lanes, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc,
+                           float *out) {
+    const size_t es = t == GGML_TYPE_F32 ? 4 : 2;
+    __m256 lo[NC], hi[NC];
+    for (int c = 0; c < nc; c++) {
+        lo[c] = hi[c] = _mm256_setzero_ps();
+    }
+    int64_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+        const __m256 w0 = ld8w(t, w + es * (size_t)i);
+        const __m256 w1 = lanes == 16 ? ld8w(t, w + es * (size_t)(i + 8)) : w0;
+        for (int c = 0; c < nc; c++) {
+            const float *xc = (const float *)(const void *)x[c] + i;
+            lo[c] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(xc), lo[c]);
+            if (lanes == 16) {
+                hi[c] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(xc + 8), hi[c]);
+            }
+        }
+    }
+    for (int c = 0; c < nc; c++) {
+        float s = tree8(lanes == 16 ? _mm256_add_ps(hi[c], lo[c]) : lo[c]);
+        for (int64_t j = i; j < n; j++) { /* tinyBLAS needs k % lanes == 0; ggml's vec_dot takes the rest */
+            s += ld1w(t, w + es * (size_t)j) * ld_f32(x[c] + 4 * (size_t)j);
+        }
+        out[c] = s;
+    }
+}
 INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+    if (t != GGML_TYPE_BF16) {
+        if (tinyblas_lanes() == 16) {
+            dot_tinyblas_k(t, 16, w, n, x, nc, out);
+        } else {
+            dot_tinyblas_k(t, 8, w, n, x, nc, out);
+        }
+        return;
+    }
     for (int c0 = 0; c0 < nc; c0 += 2) {
         dot_float2_k(t, w, n, x + c0, nc - c0 < 2 ? nc - c0 : 2, out + c0);
     }
@@ -399,16 +459,20 @@ static inline void k4_scales_bytes(const uint8_t *s, uint8_t out[16]) {
     memcpy(out, u, 16); /* out[0..8) scales, out[8..16) mins */
 }
 
-INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q45_k_k(int five, int gemm4, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     const size_t wbytes = five ? Q5_K_BYTES : Q4_K_BYTES;
     const __m256i m4 = _mm256_set1_epi8(0xF), one = _mm256_set1_epi8(1);
     __m256 acc[NC];
-    __m128 accm[NC]; /* q4_K: the min term in 4 float lanes, as llama.cpp's AVX2 q4_K dot */
-    float summs[NC]; /* q5_K: the min term in one float, as llama.cpp's AVX2 q5_K dot (same bits as theirs) */
+    /* q4_K: llama.cpp's x86 CPU backend repacks q4_K weights (CPU_REPACK, q4_K_8x8, on every AVX2 CPU) and its
+     * gemm / gemv (arch/x86/repack.cpp ggml_gemm_q4_K_8x8_q8_K, ggml_gemv_q4_K_8x8_q8_K) accumulate per super-block
+     * b, in one float lane per output: A = fma((float)sumi_b, d·d_x, A), M = fma((float)summ_b, dmin·d_x, M), the
+     * result A - M; the same here (ra, rm). q5_K: not repacked, llama.cpp's AVX2 q5_K dot: 8 lanes + one float for
+     * the min term (same bits as theirs). */
+    float summs[NC], ra[NC], rm[NC];
+    int32_t pm[NC][4];
     for (int c = 0; c < nc; c++) {
         acc[c] = _mm256_setzero_ps();
-        accm[c] = _mm_setzero_ps();
-        summs[c] = 0.0f;
+        summs[c] = ra[c] = rm[c] = 0.0f;
     }
     for (int64_t b = 0; b < n / QK_K; b++) {
         const uint8_t *wb = w + wbytes * (size_t)b, *qs = wb + (five ? 48 : 16);
@@ -426,12 +490,14 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
             const __m256i bs = ldu256(xb + Q8_K_BSUMS);
             const __m128i pairs = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
             const __m128i prod = _mm_madd_epi16(mins, pairs);
+            __m128i h = _mm_add_epi32(prod, _mm_srli_si128(prod, 8));
+            h = _mm_add_epi32(h, _mm_srli_si128(h, 4));
             if (five) {
-                __m128i h = _mm_add_epi32(prod, _mm_srli_si128(prod, 8));
-                h = _mm_add_epi32(h, _mm_srli_si128(h, 4));
                 summs[c] += (-q8k_d(xb) * dmin) * (float)_mm_cvtsi128_si32(h);
+            } else if (gemm4) {
+                _mm_storeu_si128((__m128i *)(void *)pm[c], prod);
             } else {
-                accm[c] = _mm_fmadd_ps(_mm_cvtepi32_ps(prod), _mm_set1_ps(dmin * q8k_d(xb)), accm[c]);
+                rm[c] = fmaf((float)_mm_cvtsi128_si32(h), dmin * q8k_d(xb), rm[c]);
             }
         }
         __m256i qh = five ? ldu256(wb + 16) : _mm256_setzero_si256();
@@ -449,27 +515,39 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
                 const uint8_t *xq = x[c] + Q8_K_BYTES * (size_t)b + Q8_K_QS + 64 * k;
                 const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, ldu256(xq)), sl);
                 const __m256i ph = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, ldu256(xq + 32)), sh);
+                if (gemm4 && !five) { /* ggml_gemm_q4_K_8x8_q8_K: A and M per pair of sub-blocks */
+                    const float dx = q8k_d(x[c] + Q8_K_BYTES * (size_t)b);
+                    ra[c] = fmaf((float)hsum_i32(_mm256_add_epi32(pl, ph)), d * dx, ra[c]);
+                    rm[c] = fmaf((float)pm[c][k], dmin * dx, rm[c]);
+                    continue;
+                }
                 sumi[c] = _mm256_add_epi32(sumi[c], _mm256_add_epi32(pl, ph));
             }
         }
         for (int c = 0; c < nc; c++) {
             const float dd = d * q8k_d(x[c] + Q8_K_BYTES * (size_t)b);
-            acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi[c]), _mm256_set1_ps(dd), acc[c]);
+            if (five) {
+                acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi[c]), _mm256_set1_ps(dd), acc[c]);
+            } else if (!gemm4) {
+                ra[c] = fmaf((float)hsum_i32(sumi[c]), dd, ra[c]);
+            }
         }
     }
     for (int c = 0; c < nc; c++) {
-        __m128 m = _mm_add_ps(accm[c], _mm_movehl_ps(accm[c], accm[c]));
-        m = _mm_add_ss(m, _mm_movehdup_ps(m));
-        out[c] = five ? hsum8(acc[c]) + summs[c] : hsum8(acc[c]) - _mm_cvtss_f32(m);
+        out[c] = five ? hsum8(acc[c]) + summs[c] : ra[c] - rm[c];
     }
 }
 INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
                        int nc, float *out) {
-    dot_q45_k_k(0, w, n, x, nc, out);
+    dot_q45_k_k(0, 0, w, n, x, nc, out);
+}
+INLINE void dot_q4_k_gemm4_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                             int nc, float *out) {
+    dot_q45_k_k(0, 1, w, n, x, nc, out); /* the base variant has one order (llama.cpp repacks only with AVX2) */
 }
 INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
                        int nc, float *out) {
-    dot_q45_k_k(1, w, n, x, nc, out);
+    dot_q45_k_k(1, 0, w, n, x, nc, out);
 }
 
 /* ---- q6_K weights × q8_K activations ----
@@ -618,7 +696,7 @@ INLINE void dot_q5_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, con
 }
 
 /* q4_K / q5_K × q8_K (ggml_vec_dot_q{4,5}_K_q8_K_generic): see the AVX2 kernel's comment for the sums. */
-INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
+INLINE void dot_q45_k_k(int five, int gemm4, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     const size_t wbytes = five ? Q5_K_BYTES : Q4_K_BYTES;
     float acc[NC] = {0}, accm[NC] = {0};
     for (int64_t b = 0; b < n / QK_K; b++) {
@@ -655,11 +733,15 @@ INLINE void dot_q45_k_k(int five, const uint8_t *w, int64_t n, const uint8_t *co
 }
 INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
                        int nc, float *out) {
-    dot_q45_k_k(0, w, n, x, nc, out);
+    dot_q45_k_k(0, 0, w, n, x, nc, out);
+}
+INLINE void dot_q4_k_gemm4_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                             int nc, float *out) {
+    dot_q45_k_k(0, 1, w, n, x, nc, out); /* the base variant has one order (llama.cpp repacks only with AVX2) */
 }
 INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
                        int nc, float *out) {
-    dot_q45_k_k(1, w, n, x, nc, out);
+    dot_q45_k_k(1, 0, w, n, x, nc, out);
 }
 
 /* q6_K × q8_K (ggml_vec_dot_q6_K_q8_K_generic), codes unpacked once into signed q - 32. */
@@ -708,6 +790,7 @@ DOT_NC(dot_q8_0)
 DOT_NC(dot_q4_0)
 DOT_NC(dot_q5_0)
 DOT_NC(dot_q4_k)
+DOT_NC(dot_q4_k_gemm4)
 DOT_NC(dot_q5_k)
 DOT_NC(dot_q6_k)
 
@@ -720,6 +803,7 @@ static dot_fn dot_of(uint32_t t) {
     case GGML_TYPE_Q4_0: return dot_q4_0;
     case GGML_TYPE_Q5_0: return dot_q5_0;
     case GGML_TYPE_Q4_K: return dot_q4_k;
+    case GGML_TYPE_Q4_K | STRATA_GEMM4: return dot_q4_k_gemm4;
     case GGML_TYPE_Q5_K: return dot_q5_k;
     case GGML_TYPE_Q6_K: return dot_q6_k;
     default: return NULL;
@@ -738,7 +822,8 @@ enum { XD_MAX = 4096 };
 
 static void NAME(gemm_rows)(uint32_t wtype, int64_t n, const uint8_t *w, size_t wrow_bytes, int64_t r0, int64_t r1,
                             const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride) {
-    const dot_fn dot = dot_of(wtype);
+    const dot_fn dot = dot_of(wtype) != NULL ? dot_of(wtype) : dot_of(wtype & ~STRATA_GEMM4); /* one order */
+    wtype &= ~STRATA_GEMM4;
     const size_t rb = strata_row_bytes(wtype, n);
     const int q0 = wtype == GGML_TYPE_Q8_0 || wtype == GGML_TYPE_Q4_0 || wtype == GGML_TYPE_Q5_0;
     const int64_t nb = n / QK;
