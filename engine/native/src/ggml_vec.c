@@ -104,51 +104,11 @@ T256 static inline __m256 v_expf8(__m256 x) {
                                       _mm256_andnot_ps(_mm256_castsi256_ps(c), _mm256_fmadd_ps(k, j, k)))));
 }
 
-T512 static size_t swiglu16(float *y, const float *x, const float *g, size_t n) {
-    size_t i = 0;
-    for (; i + 15 < n; i += 16) {
-        __m512 v = _mm512_loadu_ps(x + i);
-        __m512 e = v_expf16(_mm512_sub_ps(_mm512_setzero_ps(), v));
-        __m512 s = _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1), e));
-        _mm512_storeu_ps(y + i, _mm512_mul_ps(s, _mm512_loadu_ps(g + i)));
-    }
-    return i;
-}
-
-T256 static size_t swiglu8(float *y, const float *x, const float *g, size_t n) {
-    size_t i = 0;
-    for (; i + 7 < n; i += 8) {
-        __m256 v = _mm256_loadu_ps(x + i);
-        __m256 e = v_expf8(_mm256_sub_ps(_mm256_setzero_ps(), v));
-        __m256 s = _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1), e));
-        _mm256_storeu_ps(y + i, _mm256_mul_ps(s, _mm256_loadu_ps(g + i)));
-    }
-    return i;
-}
-
-T512 static size_t soft_max16(float *y, const float *x, size_t n, float max, double *sum) {
-    size_t i = 0;
-    for (; i + 15 < n; i += 16) {
-        __m512 val = v_expf16(_mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_set1_ps(max)));
-        _mm512_storeu_ps(y + i, val);
-        *sum += (double)_mm512_reduce_add_ps(val);
-    }
-    return i;
-}
-
-T256 static size_t soft_max8(float *y, const float *x, size_t n, float max, double *sum) {
-    size_t i = 0;
-    for (; i + 7 < n; i += 8) {
-        __m256 val = v_expf8(_mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_set1_ps(max)));
-        _mm256_storeu_ps(y + i, val);
-        __m128 val2 = _mm_add_ps(_mm256_extractf128_ps(val, 1), _mm256_castps256_ps128(val));
-        val2 = _mm_add_ps(val2, _mm_movehl_ps(val2, val2));
-        val2 = _mm_add_ss(val2, _mm_movehdup_ps(val2));
-        *sum += (double)_mm_cvtss_f32(val2);
-    }
-    return i;
-}
-
+/* e^x of one vector of 16 (8) floats at x into y, in ggml_v_expf's formula; ggml's callers put only the exponential
+ * in vectors: the adds, the division and the products around it round the same in scalar code (IEEE, one rounding
+ * each), and a vector's horizontal sum is spelled out below in the reduction's own order. */
+T512 static void expf16(float *y, const float *x) { _mm512_storeu_ps(y, v_expf16(_mm512_loadu_ps(x))); }
+T256 static void expf8(float *y, const float *x) { _mm256_storeu_ps(y, v_expf8(_mm256_loadu_ps(x))); }
 /* 8 cells at a time: each cell's 8 halves of a block of dims, transposed so that lane c holds cell c. */
 T256 static size_t kq8(const uint8_t *cells, size_t cell_bytes, size_t koff, size_t n, int hd, const float *q,
                        float scale, float *s) {
@@ -185,24 +145,59 @@ T256 static size_t kq8(const uint8_t *cells, size_t cell_bytes, size_t koff, siz
 }
 #endif
 
-void strata_ggml_swiglu(float *y, const float *x, const float *g, size_t n) {
-    size_t i = 0;
+/* The vector width of this CPU's ggml_v_expf and its exponential, or 0 (scalar expf). */
+static int vexp(void (**fn)(float *, const float *)) {
+    *fn = NULL;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     int v = pick();
-    i = v == ISA_AVX512 ? swiglu16(y, x, g, n) : v == ISA_AVX2 ? swiglu8(y, x, g, n) : 0;
+    *fn = v == ISA_AVX512 ? expf16 : v == ISA_AVX2 ? expf8 : NULL;
+    return v == ISA_AVX512 ? 16 : v == ISA_AVX2 ? 8 : 0;
+#else
+    return 0;
 #endif
+}
+
+void strata_ggml_swiglu(float *y, const float *x, const float *g, size_t n) {
+    void (*ex)(float *, const float *);
+    const size_t L = (size_t)vexp(&ex);
+    size_t i = 0;
+    for (; L != 0 && i + L <= n; i += L) { /* ggml_v_silu(x) * g: x / (1 + e^-x), then the product */
+        float t[16], e[16];
+        for (size_t j = 0; j < L; j++) {
+            t[j] = 0.0f - x[i + j];
+        }
+        ex(e, t);
+        for (size_t j = 0; j < L; j++) {
+            y[i + j] = x[i + j] / (1.0f + e[j]) * g[i + j];
+        }
+    }
     for (; i < n; i++) {
         y[i] = silu_f32(x[i]) * g[i];
     }
 }
 
 double strata_ggml_soft_max(float *y, const float *x, size_t n, float max) {
+    void (*ex)(float *, const float *);
+    const size_t L = (size_t)vexp(&ex);
     double sum = 0.0;
     size_t i = 0;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    int v = pick();
-    i = v == ISA_AVX512 ? soft_max16(y, x, n, max, &sum) : v == ISA_AVX2 ? soft_max8(y, x, n, max, &sum) : 0;
-#endif
+    for (; L != 0 && i + L <= n; i += L) {
+        float t[16], v[16];
+        for (size_t j = 0; j < L; j++) {
+            t[j] = x[i + j] - max;
+        }
+        ex(v, t);
+        memcpy(y + i, v, L * sizeof(float));
+        /* the horizontal sum: _mm512_reduce_add_ps (GCC: halves of 8, of 4, then (0+2) + (1+3)) folds 16 lanes
+         * to 8 first; the AVX2 code's extract / movehl / movehdup is the same tree on 8 */
+        if (L == 16) {
+            for (size_t j = 0; j < 8; j++) {
+                v[j] = v[j + 8] + v[j];
+            }
+        }
+        float a0 = v[4] + v[0], a1 = v[5] + v[1], a2 = v[6] + v[2], a3 = v[7] + v[3];
+        sum += (double)((a0 + a2) + (a1 + a3));
+    }
     for (; i < n; i++) {
         float val = expf(x[i] - max);
         sum += (double)val;
