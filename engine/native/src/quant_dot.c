@@ -151,18 +151,6 @@ INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *
         dot_float2_k(t, w, n, x + c0, nc - c0 < 2 ? nc - c0 : 2, out + c0);
     }
 }
-INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                      int nc, float *out) {
-    dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
-}
-INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                      int nc, float *out) {
-    dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
-}
-INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                       int nc, float *out) {
-    dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
-}
 
 /* ---- q8_0, q4_0 and q5_0 weights × q8_0 activations ---- */
 enum { K_Q8_0, K_Q4_0, K_Q5_0 };
@@ -212,18 +200,6 @@ INLINE void dot_q_0_k(int kind, const uint8_t *w, int64_t n, const uint8_t *cons
     for (int c = 0; c < nc; c++) {
         out[c] = hsum8(acc[c]);
     }
-}
-INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                       int nc, float *out) {
-    dot_q_0_k(K_Q8_0, w, n, x, xd, nc, out);
-}
-INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                       int nc, float *out) {
-    dot_q_0_k(K_Q4_0, w, n, x, xd, nc, out);
-}
-INLINE void dot_q5_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                       int nc, float *out) {
-    dot_q_0_k(K_Q5_0, w, n, x, xd, nc, out);
 }
 
 /* ---- q4_K / q5_K weights × q8_K activations ----
@@ -321,18 +297,6 @@ INLINE void dot_q45_k_k(int five, int gemm4, const uint8_t *w, int64_t n, const 
         out[c] = five ? hsum8(acc[c]) + summs[c] : ra[c] - rm[c];
     }
 }
-INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                       int nc, float *out) {
-    dot_q45_k_k(0, 0, w, n, x, nc, out);
-}
-INLINE void dot_q4_k_gemm4_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                             int nc, float *out) {
-    dot_q45_k_k(0, 1, w, n, x, nc, out); /* the base variant has one order (llama.cpp repacks only with AVX2) */
-}
-INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                       int nc, float *out) {
-    dot_q45_k_k(1, 0, w, n, x, nc, out);
-}
 
 /* ---- q6_K weights × q8_K activations ----
  * Per super-block: sumi = sum_i sc_i * (sum over its 16 values of q * x) - 32 * sum_i sc_i * bsum_i, q the
@@ -413,18 +377,6 @@ INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *
         out[c] = s;
     }
 }
-INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                      int nc, float *out) {
-    dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
-}
-INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                      int nc, float *out) {
-    dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
-}
-INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                       int nc, float *out) {
-    dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
-}
 
 /* q8_0 / q4_0 / q5_0 × q8_0 (ggml-cpu/quants.c ggml_vec_dot_*_q8_0_generic): exact int per block × d_w d_x. */
 enum { K_Q8_0, K_Q4_0, K_Q5_0 };
@@ -466,18 +418,6 @@ INLINE void dot_q_0_k(int kind, const uint8_t *w, int64_t n, const uint8_t *cons
         out[c] = acc[c];
     }
 }
-INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                       int nc, float *out) {
-    dot_q_0_k(K_Q8_0, w, n, x, xd, nc, out);
-}
-INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                       int nc, float *out) {
-    dot_q_0_k(K_Q4_0, w, n, x, xd, nc, out);
-}
-INLINE void dot_q5_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                       int nc, float *out) {
-    dot_q_0_k(K_Q5_0, w, n, x, xd, nc, out);
-}
 
 /* q4_K / q5_K × q8_K (ggml_vec_dot_q{4,5}_K_q8_K_generic): see the AVX2 kernel's comment for the sums. */
 INLINE void dot_q45_k_k(int five, int gemm4, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
@@ -514,18 +454,6 @@ INLINE void dot_q45_k_k(int five, int gemm4, const uint8_t *w, int64_t n, const 
     for (int c = 0; c < nc; c++) {
         out[c] = acc[c] - accm[c];
     }
-}
-INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                       int nc, float *out) {
-    dot_q45_k_k(0, 0, w, n, x, nc, out);
-}
-INLINE void dot_q4_k_gemm4_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                             int nc, float *out) {
-    dot_q45_k_k(0, 1, w, n, x, nc, out); /* the base variant has one order (llama.cpp repacks only with AVX2) */
-}
-INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
-                       int nc, float *out) {
-    dot_q45_k_k(1, 0, w, n, x, nc, out);
 }
 
 /* q6_K × q8_K (ggml_vec_dot_q6_K_q8_K_generic), codes unpacked once into signed q - 32. */
@@ -566,6 +494,52 @@ INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, con
 }
 
 #endif
+
+/* ---- the typed entry points, the same in both variants ---- */
+INLINE void dot_f32_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                      int nc, float *out) {
+    dot_float_k(GGML_TYPE_F32, w, n, x, nc, out);
+}
+
+INLINE void dot_f16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                      int nc, float *out) {
+    dot_float_k(GGML_TYPE_F16, w, n, x, nc, out);
+}
+
+INLINE void dot_bf16_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_float_k(GGML_TYPE_BF16, w, n, x, nc, out);
+}
+
+INLINE void dot_q4_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q_0_k(K_Q4_0, w, n, x, xd, nc, out);
+}
+
+INLINE void dot_q5_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q_0_k(K_Q5_0, w, n, x, xd, nc, out);
+}
+
+INLINE void dot_q8_0_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q_0_k(K_Q8_0, w, n, x, xd, nc, out);
+}
+
+INLINE void dot_q4_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q45_k_k(0, 0, w, n, x, nc, out);
+}
+
+INLINE void dot_q4_k_gemm4_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                             int nc, float *out) {
+    dot_q45_k_k(0, 1, w, n, x, nc, out); /* base: one order (llama.cpp repacks only with AVX2) */
+}
+
+INLINE void dot_q5_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, const float *const *xd,
+                       int nc, float *out) {
+    dot_q45_k_k(1, 0, w, n, x, nc, out);
+}
 
 DOT_NC(dot_f32)
 DOT_NC(dot_f16)
