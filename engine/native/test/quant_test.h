@@ -5,19 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "check.h"
+
 extern int fails, checks;
-#define CHECK(cond, ...)                                                                                              \
-    do {                                                                                                              \
-        checks++;                                                                                                     \
-        if (!(cond)) {                                                                                                \
-            fails++;                                                                                                  \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
-            fprintf(stderr, __VA_ARGS__);                                                                             \
-            fputc('\n', stderr);                                                                                      \
-        }                                                                                                             \
-    } while (0)
-
-
 /* an f16 bit pattern's value (an independent decoder, not half.h); a little-endian u16 */
 double ref_half(uint16_t h);
 uint16_t ld16(const uint8_t *p);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "gguf_write.h"
 #include "half.h"
 #include "ref_internal.h"
@@ -16,16 +17,6 @@
 #include "strata_kernels.h"
 
 static int fails = 0, checks = 0;
-#define CHECK(cond, ...)                                                                                              \
-    do {                                                                                                              \
-        checks++;                                                                                                     \
-        if (!(cond)) {                                                                                                \
-            fails++;                                                                                                  \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
-            fprintf(stderr, __VA_ARGS__);                                                                             \
-            fputc('\n', stderr);                                                                                      \
-        }                                                                                                             \
-    } while (0)
 
 static uint64_t rs = 0x1234567;
 static double urand(void) {

@@ -16,20 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "gguf_map.h"
 #include "vocab.h"
 
 static int fails = 0, checks = 0;
-#define CHECK(cond, ...)                                                                                              \
-    do {                                                                                                              \
-        checks++;                                                                                                     \
-        if (!(cond)) {                                                                                                \
-            fails++;                                                                                                  \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
-            fprintf(stderr, __VA_ARGS__);                                                                             \
-            fputc('\n', stderr);                                                                                      \
-        }                                                                                                             \
-    } while (0)
 
 static char *slurp(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
