@@ -2,68 +2,82 @@
 #include "attn.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ggml_vec.h"
 
 enum { CHUNK = 64, MAX_KV_HEADS = 64, MAX_HD = 256 };
 
-/* fp16 pools: llama.cpp's tiled flash attention (ggml_compute_forward_flash_attn_ext_tiled, KV tiles of
- * GGML_FA_TILE_KV = 64 cells from cell 0, the query in f32), operation for operation, so that the two engines
- * give the same floats: per tile the scores (strata_ggml_kq_f16), the tile's maximum, a rescale by expf(Mold -
- * Mnew) when it grows, the exponentials and their sum (ggml_vec_soft_max_f32 over the whole tile, cells past n
- * at -inf), then V accumulated cell by cell with one fused multiply-add per value (simd_gemm). */
-static void attend_f16(const strata_kv *kv, const strata_fused_ops *ops, const uint8_t *base, size_t n, const float *q,
-                       int n_head, int g0, int g1, float scale, float *out) {
-    const int H = kv->kv_heads, D = kv->hd, G = n_head / H;
-    float acc[MAX_HD], s[CHUNK];
-    for (int h = 0; h < H; h++) {
-        for (int g = g0; g < g1 && g < G; g++) {
-            const float *qh = q + (size_t)(h * G + g) * D;
-            float M = -INFINITY, S = 0.0f;
-            memset(acc, 0, sizeof(float) * (size_t)D);
-            for (size_t c0 = 0; c0 < n; c0 += CHUNK) {
-                size_t cn = c0 + CHUNK < n ? CHUNK : n - c0;
-                const uint8_t *cells = base + c0 * kv->cell_bytes;
-                strata_ggml_kq_f16(cells, kv->cell_bytes, (size_t)h * (size_t)D * 2, cn, D, qh, scale, s);
-                float tmax = -INFINITY;
-                for (size_t t = 0; t < CHUNK; t++) {
-                    if (t >= cn) {
-                        s[t] = -INFINITY;
-                    }
-                    tmax = s[t] > tmax ? s[t] : tmax;
-                }
-                float Mnew = fmaxf(M, tmax);
-                if (Mnew > M) {
-                    float ms = expf(M - Mnew);
-                    for (int i = 0; i < D; i++) {
-                        acc[i] *= ms;
-                    }
-                    S *= ms;
-                }
-                M = Mnew;
-                S = (float)((double)S + strata_ggml_soft_max(s, s, CHUNK, M));
-                /* one head: with heads = 1 the axpy reads V at hd·2 bytes into a cell, so shift the cells by the
-                 * (H + h - 1) records that come before V of head h */
-                ops->axpy_f16(cells + (size_t)(H + h - 1) * (size_t)D * 2, kv->cell_bytes, cn, 1, D, s, acc);
+/* fp16 pools: llama.cpp's tiled flash attention (ggml_compute_forward_flash_attn_ext_tiled: KV tiles of
+ * GGML_FA_TILE_KV = 64 cells from cell 0, K of a tile converted to f32 and transposed once for all the query rows,
+ * the query in f32), operation for operation, so that the two engines give the same floats: per tile and query row
+ * the scores (strata_ggml_fa_kq; cells past the row's own at -inf), the tile's maximum, a rescale by expf(Mold -
+ * Mnew) when it grows, the exponentials and their sum (ggml_vec_soft_max_f32 over the whole tile), then V
+ * accumulated cell by cell with one fused multiply-add per value (strata_ggml_fa_v). */
+int strata_attend_f16(const strata_kv *kv, int seq, int layer, size_t pos0, int B, const float *q, int n_head, int h,
+                      float scale, float *out) {
+    const int H = kv->kv_heads, D = kv->hd, G = n_head / H, R = B * G; /* query rows: token t, group g → t·G + g */
+    const uint8_t *base = strata_kv_cells(kv, seq, layer);
+    const size_t Q = (size_t)n_head * (size_t)D;
+    float *kt = malloc(sizeof(float) * ((size_t)D * CHUNK * 2 + (size_t)R * ((size_t)D + 2)));
+    if (kt == NULL) {
+        return -1;
+    }
+    float *v32 = kt + (size_t)D * CHUNK, *acc = v32 + (size_t)D * CHUNK, *M = acc + (size_t)R * D, *S = M + R;
+    memset(acc, 0, sizeof(float) * (size_t)R * (size_t)D);
+    for (int r = 0; r < R; r++) {
+        M[r] = -INFINITY;
+        S[r] = 0.0f;
+    }
+    const size_t nmax = pos0 + (size_t)B;
+    for (size_t c0 = 0; c0 < nmax; c0 += CHUNK) {
+        const size_t cn = c0 + CHUNK < nmax ? CHUNK : nmax - c0;
+        strata_ggml_fa_pack(base + c0 * kv->cell_bytes, kv->cell_bytes, (size_t)h * (size_t)D * 2,
+                            (size_t)(H + h) * (size_t)D * 2, cn, D, kt, v32);
+        for (int r = 0; r < R; r++) {
+            const int t = r / G, g = r % G;
+            const size_t n = pos0 + (size_t)t + 1; /* the row's cells: [0, n) */
+            if (n <= c0) {
+                continue; /* a tile all masked for this row: llama.cpp skips it (tile_max = -inf) */
             }
-            float inv = S == 0.0f ? 0.0f : 1.0f / S;
-            for (int i = 0; i < D; i++) {
-                acc[i] *= inv;
+            float s[CHUNK], *at = acc + (size_t)r * D;
+            strata_ggml_fa_kq(kt, D, q + (size_t)t * Q + (size_t)(h * G + g) * D, scale, s);
+            float tmax = -INFINITY;
+            for (size_t c = 0; c < CHUNK; c++) {
+                if (c0 + c >= n) {
+                    s[c] = -INFINITY;
+                }
+                tmax = s[c] > tmax ? s[c] : tmax;
             }
-            memcpy(out + (size_t)(h * G + g) * D, acc, sizeof(float) * (size_t)D);
+            const float Mnew = fmaxf(M[r], tmax);
+            if (Mnew > M[r]) {
+                const float ms = expf(M[r] - Mnew);
+                for (int i = 0; i < D; i++) {
+                    at[i] *= ms;
+                }
+                S[r] *= ms;
+            }
+            M[r] = Mnew;
+            S[r] = (float)((double)S[r] + strata_ggml_soft_max(s, s, CHUNK, Mnew));
+            strata_ggml_fa_v(v32, n - c0 < cn ? n - c0 : cn, D, s, at);
         }
     }
+    for (int r = 0; r < R; r++) {
+        const float inv = S[r] == 0.0f ? 0.0f : 1.0f / S[r];
+        float *o = out + (size_t)(r / G) * Q + (size_t)(h * G + r % G) * D;
+        for (int i = 0; i < D; i++) {
+            o[i] = acc[(size_t)r * D + (size_t)i] * inv;
+        }
+    }
+    free(kt);
+    return 0;
 }
 
 void strata_attend(const strata_kv *kv, const strata_fused_ops *ops, int seq, int layer, size_t n, const float *q,
                    int n_head, int g0, int g1, float scale, float *out) {
     const int H = kv->kv_heads, D = kv->hd, G = n_head / H;
     const uint8_t *base = strata_kv_cells(kv, seq, layer);
-    if (kv->format == KV_FP16) {
-        attend_f16(kv, ops, base, n, q, n_head, g0, g1, scale, out);
-        return;
-    }
     float qg[MAX_KV_HEADS * MAX_HD];
     float acc[MAX_KV_HEADS * MAX_HD];
     float s[MAX_KV_HEADS * CHUNK];

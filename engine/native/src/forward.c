@@ -90,6 +90,8 @@ typedef struct {
     int seq, layer, groups;
     size_t pos0;
     float scale;
+    int B;
+    atomic_int failed;
 } att_job;
 
 static void att_item(void *ctx, size_t item) {
@@ -100,6 +102,15 @@ static void att_item(void *ctx, size_t item) {
     size_t Q = (size_t)md->n_head * md->head_dim;
     strata_attend(j->f->kv, j->f->ops, j->seq, j->layer, j->pos0 + t + 1, j->f->q + t * Q, (int)md->n_head, g, g + 1,
                   j->scale, j->f->att + t * Q);
+}
+
+static void att_item_f16(void *ctx, size_t item) {
+    att_job *j = ctx;
+    const strata_model *md = j->f->md;
+    if (strata_attend_f16(j->f->kv, j->seq, j->layer, j->pos0, j->B, j->f->q, (int)md->n_head, (int)item, j->scale,
+                          j->f->att) != 0) {
+        atomic_store(&j->failed, 1);
+    }
 }
 
 static int cancelled(const strata_fwd *f) {
@@ -173,8 +184,15 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
         }
         strata_fwd_dump("Qrope", (int)l, f->q, Q, B);
         strata_fwd_dump("Krope", (int)l, f->k, KV, B);
-        att_job aj = {f, seq, (int)l, (int)(H / HK), pos0, 1.0f / sqrtf((float)D)};
-        strata_pool_run(f->pool, (size_t)B * (H / HK), att_item, &aj);
+        att_job aj = {f, seq, (int)l, (int)(H / HK), pos0, 1.0f / sqrtf((float)D), B, 0};
+        if (f->kv->format == KV_FP16) { /* one item per KV head: its query heads and all B tokens share a tile */
+            strata_pool_run(f->pool, (size_t)HK, att_item_f16, &aj);
+            if (atomic_load(&aj.failed)) {
+                return -1;
+            }
+        } else {
+            strata_pool_run(f->pool, (size_t)B * (H / HK), att_item, &aj);
+        }
         strata_fwd_dump("kqv_out", (int)l, f->att, Q, B);
         strata_matmul_t(f->pool, f->xq, w->wo, f->att, B, f->ngemm4, f->xb);
         strata_fwd_dump("wo", (int)l, f->xb, E, B);

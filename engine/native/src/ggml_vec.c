@@ -109,17 +109,22 @@ T256 static inline __m256 v_expf8(__m256 x) {
  * each), and a vector's horizontal sum is spelled out below in the reduction's own order. */
 T512 static void expf16(float *y, const float *x) { _mm512_storeu_ps(y, v_expf16(_mm512_loadu_ps(x))); }
 T256 static void expf8(float *y, const float *x) { _mm256_storeu_ps(y, v_expf8(_mm256_loadu_ps(x))); }
-/* 8 cells at a time: each cell's 8 halves of a block of dims, transposed so that lane c holds cell c. */
-T256 static size_t kq8(const uint8_t *cells, size_t cell_bytes, size_t koff, size_t n, int hd, const float *q,
-                       float scale, float *s) {
-    size_t t = 0;
-    for (; t + 8 <= n; t += 8) {
-        __m256 acc = _mm256_setzero_ps();
-        const uint8_t *base = cells + t * cell_bytes + koff;
+T256 static void fa_pack8(const uint8_t *cells, size_t cell_bytes, size_t koff, size_t voff, size_t cn, int hd,
+                          float *kt, float *v) {
+    for (size_t c = 0; c < cn; c++) {
+        const uint8_t *vc = cells + c * cell_bytes + voff;
+        for (int d = 0; d < hd; d += 8) {
+            _mm256_storeu_ps(v + c * (size_t)hd + (size_t)d,
+                             _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(vc + 2 * (size_t)d))));
+        }
+    }
+    for (size_t c0 = 0; c0 < 64; c0 += 8) { /* 8 cells × 8 dims at a time, transposed in registers */
         for (int d = 0; d < hd; d += 8) {
             __m256 r[8];
-            for (int c = 0; c < 8; c++) {
-                r[c] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(base + c * cell_bytes + 2 * (size_t)d)));
+            for (size_t c = 0; c < 8; c++) {
+                r[c] = c0 + c < cn ? _mm256_cvtph_ps(_mm_loadu_si128(
+                                         (const __m128i *)(const void *)(cells + (c0 + c) * cell_bytes + koff + 2 * (size_t)d)))
+                                   : _mm256_setzero_ps();
             }
             __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
             __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
@@ -129,19 +134,52 @@ T256 static size_t kq8(const uint8_t *cells, size_t cell_bytes, size_t koff, siz
             __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
             __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
             __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-            __m256 col[8] = {
+            const __m256 col[8] = {
                 _mm256_permute2f128_ps(u0, u4, 0x20), _mm256_permute2f128_ps(u1, u5, 0x20),
                 _mm256_permute2f128_ps(u2, u6, 0x20), _mm256_permute2f128_ps(u3, u7, 0x20),
                 _mm256_permute2f128_ps(u0, u4, 0x31), _mm256_permute2f128_ps(u1, u5, 0x31),
                 _mm256_permute2f128_ps(u2, u6, 0x31), _mm256_permute2f128_ps(u3, u7, 0x31),
             };
             for (int j = 0; j < 8; j++) {
-                acc = _mm256_fmadd_ps(col[j], _mm256_set1_ps(q[d + j]), acc);
+                _mm256_storeu_ps(kt + (size_t)(d + j) * 64 + c0, col[j]);
             }
         }
-        _mm256_storeu_ps(s + t, _mm256_mul_ps(acc, _mm256_set1_ps(scale)));
     }
-    return t;
+}
+
+T256 static void fa_kq8(const float *kt, int hd, const float *q, float scale, float s[64]) {
+    __m256 acc[8];
+    for (int j = 0; j < 8; j++) {
+        acc[j] = _mm256_setzero_ps();
+    }
+    for (int d = 0; d < hd; d++) {
+        const __m256 qd = _mm256_set1_ps(q[d]);
+        for (int j = 0; j < 8; j++) {
+            acc[j] = _mm256_fmadd_ps(_mm256_loadu_ps(kt + (size_t)d * 64 + 8 * j), qd, acc[j]);
+        }
+    }
+    for (int j = 0; j < 8; j++) {
+        _mm256_storeu_ps(s + 8 * j, _mm256_mul_ps(acc[j], _mm256_set1_ps(scale)));
+    }
+}
+
+T256 static void fa_v8(const float *v, size_t n, int hd, const float *p, float *acc) {
+    for (int d = 0; d < hd; d += 32) {
+        __m256 a0 = _mm256_loadu_ps(acc + d), a1 = _mm256_loadu_ps(acc + d + 8);
+        __m256 a2 = _mm256_loadu_ps(acc + d + 16), a3 = _mm256_loadu_ps(acc + d + 24);
+        for (size_t c = 0; c < n; c++) {
+            const float *vc = v + c * (size_t)hd + d;
+            const __m256 w = _mm256_set1_ps(p[c]);
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(vc), w, a0);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(vc + 8), w, a1);
+            a2 = _mm256_fmadd_ps(_mm256_loadu_ps(vc + 16), w, a2);
+            a3 = _mm256_fmadd_ps(_mm256_loadu_ps(vc + 24), w, a3);
+        }
+        _mm256_storeu_ps(acc + d, a0);
+        _mm256_storeu_ps(acc + d + 8, a1);
+        _mm256_storeu_ps(acc + d + 16, a2);
+        _mm256_storeu_ps(acc + d + 24, a3);
+    }
 }
 #endif
 
@@ -206,20 +244,51 @@ double strata_ggml_soft_max(float *y, const float *x, size_t n, float max) {
     return sum;
 }
 
-void strata_ggml_kq_f16(const uint8_t *cells, size_t cell_bytes, size_t koff, size_t n, int hd, const float *q,
-                        float scale, float *s) {
-    size_t t = 0;
+void strata_ggml_fa_pack(const uint8_t *cells, size_t cell_bytes, size_t koff, size_t voff, size_t cn, int hd,
+                         float *kt, float *v) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     if (pick() != ISA_SCALAR) {
-        t = kq8(cells, cell_bytes, koff, n, hd, q, scale, s);
+        fa_pack8(cells, cell_bytes, koff, voff, cn, hd, kt, v);
+        return;
     }
 #endif
-    for (; t < n; t++) {
-        const uint8_t *k = cells + t * cell_bytes + koff;
+    for (size_t c = 0; c < 64; c++) {
+        const uint8_t *k = cells + c * cell_bytes + koff, *vc = cells + c * cell_bytes + voff;
+        for (int d = 0; d < hd; d++) {
+            kt[(size_t)d * 64 + c] = c < cn ? strata_half_to_float(strata_load_u16le(k + 2 * (size_t)d)) : 0.0f;
+            if (c < cn) {
+                v[c * (size_t)hd + (size_t)d] = strata_half_to_float(strata_load_u16le(vc + 2 * (size_t)d));
+            }
+        }
+    }
+}
+
+void strata_ggml_fa_kq(const float *kt, int hd, const float *q, float scale, float s[64]) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (pick() != ISA_SCALAR) {
+        fa_kq8(kt, hd, q, scale, s);
+        return;
+    }
+#endif
+    for (int c = 0; c < 64; c++) {
         float a = 0.0f;
         for (int d = 0; d < hd; d++) {
-            a = fmaf(strata_half_to_float(strata_load_u16le(k + 2 * (size_t)d)), q[d], a);
+            a = fmaf(kt[(size_t)d * 64 + (size_t)c], q[d], a);
         }
-        s[t] = a * scale;
+        s[c] = a * scale;
+    }
+}
+
+void strata_ggml_fa_v(const float *v, size_t n, int hd, const float *p, float *acc) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (pick() != ISA_SCALAR && hd % 32 == 0) {
+        fa_v8(v, n, hd, p, acc);
+        return;
+    }
+#endif
+    for (size_t c = 0; c < n; c++) {
+        for (int d = 0; d < hd; d++) {
+            acc[d] = fmaf(v[c * (size_t)hd + (size_t)d], p[c], acc[d]);
+        }
     }
 }

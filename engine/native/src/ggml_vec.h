@@ -22,11 +22,17 @@ void strata_ggml_swiglu(float *y, const float *x, const float *g, size_t n);
  * y may alias x. */
 double strata_ggml_soft_max(float *y, const float *x, size_t n, float max);
 
-/* llama.cpp's tiled flash attention (ops.cpp ggml_compute_forward_flash_attn_ext_tiled, the path of a ubatch of
- * >= GGML_FA_TILE_Q = 64 query rows with f16 K/V) for one query row q (hd floats) against n fp16 K records
- * (cells cell_bytes apart, K of this head at koff bytes): s[t] = scale * (fma chain over d = 0..hd-1 of
- * k_t[d] * q[d], from 0), the simd_gemm order. */
-void strata_ggml_kq_f16(const uint8_t *cells, size_t cell_bytes, size_t koff, size_t n, int hd, const float *q,
-                        float scale, float *s);
+/* The two products of llama.cpp's tiled flash attention (ops.cpp ggml_compute_forward_flash_attn_ext_tiled, the
+ * path of a ubatch of >= GGML_FA_TILE_Q = 64 query rows with f16 K/V; simd_gemm.h's order), for one query row and
+ * one tile of 64 cells:
+ *   kq: s[c] = scale * (fma chain over d = 0..hd-1 of kt[d*64 + c] * q[d], from 0), c < 64 (kt: the tile's K
+ *       transposed, d-major, as llama.cpp packs it);
+ *   v:  acc[d] = fma(v[c*hd + d], p[c], acc[d]) for c = 0..n-1 in order, d < hd (hd a multiple of 8). */
+/* A tile's K and V records (cn <= 64 cells cell_bytes apart, hd fp16 values at koff / voff in each; hd a multiple
+ * of 8) as the two products read them: kt[d*64 + c] (cells past cn 0), v[c*hd + d]. */
+void strata_ggml_fa_pack(const uint8_t *cells, size_t cell_bytes, size_t koff, size_t voff, size_t cn, int hd,
+                         float *kt, float *v);
+void strata_ggml_fa_kq(const float *kt, int hd, const float *q, float scale, float s[64]);
+void strata_ggml_fa_v(const float *v, size_t n, int hd, const float *p, float *acc);
 
 #endif
