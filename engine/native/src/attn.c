@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ggml_vec.h"
+#include "half.h"
 
 enum { CHUNK = 64, MAX_KV_HEADS = 64, MAX_HD = 256 };
 
@@ -72,6 +73,45 @@ int strata_attend_f16(const strata_kv *kv, int seq, int layer, size_t pos0, int 
     }
     free(kt);
     return 0;
+}
+
+/* fp16 pools, a llama.cpp ubatch of fewer than 64 rows: ggml_compute_forward_flash_attn_ext_f16_one_chunk, cell by
+ * cell: the query rounded to f16, K·q by ggml_vec_dot_f16, the weighted V summed in f16 (VKQ16), S = S·ms + vs
+ * (not fused; measured bit-exact against libggml-cpu-zen4.so). Not yet the split over threads llama.cpp uses for
+ * one row over >= 512 KV cells (ggml_flash_attn_ext_reduce_partials). */
+void strata_attend_f16_row(const strata_kv *kv, int seq, int layer, size_t n, const float *q, int n_head, int h,
+                           float scale, float *out) {
+    const int H = kv->kv_heads, D = kv->hd, G = n_head / H;
+    const uint8_t *base = strata_kv_cells(kv, seq, layer);
+    uint16_t q16[MAX_HD], vkq[MAX_HD];
+    for (int g = 0; g < G; g++) {
+        const float *qh = q + (size_t)(h * G + g) * D;
+        for (int i = 0; i < D; i++) {
+            q16[i] = strata_float_to_half(qh[i]);
+        }
+        memset(vkq, 0, sizeof(uint16_t) * (size_t)D);
+        float M = -INFINITY, S = 0.0f;
+        for (size_t c = 0; c < n; c++) {
+            const uint8_t *cell = base + c * kv->cell_bytes;
+            const float s = strata_ggml_dot_f16(cell + (size_t)h * (size_t)D * 2, q16, D) * scale;
+            float ms = 1.0f, vs = 1.0f;
+            if (s > M) {
+                const float Mold = M;
+                M = s;
+                ms = expf(Mold - M);
+                strata_ggml_scale_f16(vkq, ms, D);
+            } else {
+                vs = expf(s - M);
+            }
+            strata_ggml_mad_f16(vkq, cell + (size_t)(H + h) * (size_t)D * 2, vs, D);
+            S = S * ms + vs;
+        }
+        const float inv = S == 0.0f ? 0.0f : 1.0f / S;
+        float *o = out + (size_t)(h * G + g) * D;
+        for (int i = 0; i < D; i++) {
+            o[i] = strata_half_to_float(vkq[i]) * inv;
+        }
+    }
 }
 
 void strata_attend(const strata_kv *kv, const strata_fused_ops *ops, int seq, int layer, size_t n, const float *q,

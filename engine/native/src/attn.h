@@ -22,4 +22,8 @@ void strata_attend(const strata_kv *kv, const strata_fused_ops *ops, int seq, in
 int strata_attend_f16(const strata_kv *kv, int seq, int layer, size_t pos0, int B, const float *q, int n_head, int h,
                       float scale, float *out);
 
+/* The same for one token (cells [0, n)) as llama.cpp computes a ubatch of fewer than 64 rows (attn.c). */
+void strata_attend_f16_row(const strata_kv *kv, int seq, int layer, size_t n, const float *q, int n_head, int h,
+                           float scale, float *out);
+
 #endif

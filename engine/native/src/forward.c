@@ -113,6 +113,14 @@ static void att_item_f16(void *ctx, size_t item) {
     }
 }
 
+static void att_item_f16_row(void *ctx, size_t item) {
+    att_job *j = ctx;
+    const strata_model *md = j->f->md;
+    const size_t t = item / md->n_head_kv, Q = (size_t)md->n_head * md->head_dim;
+    strata_attend_f16_row(j->f->kv, j->seq, j->layer, j->pos0 + t + 1, j->f->q + t * Q, (int)md->n_head,
+                          (int)(item % md->n_head_kv), j->scale, j->f->att + t * Q);
+}
+
 static int cancelled(const strata_fwd *f) {
     return f->cancel != NULL && atomic_load_explicit(f->cancel, memory_order_relaxed) != 0;
 }
@@ -185,7 +193,9 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
         strata_fwd_dump("Qrope", (int)l, f->q, Q, B);
         strata_fwd_dump("Krope", (int)l, f->k, KV, B);
         att_job aj = {f, seq, (int)l, (int)(H / HK), pos0, 1.0f / sqrtf((float)D), B, 0};
-        if (f->kv->format == KV_FP16) { /* one item per KV head: its query heads and all B tokens share a tile */
+        if (f->kv->format == KV_FP16 && f->small_ubatch) { /* llama.cpp's one_chunk path: one item per (token, KV head) */
+            strata_pool_run(f->pool, (size_t)B * HK, att_item_f16_row, &aj);
+        } else if (f->kv->format == KV_FP16) { /* one item per KV head: its query heads and all B tokens share a tile */
             strata_pool_run(f->pool, (size_t)HK, att_item_f16, &aj);
             if (atomic_load(&aj.failed)) {
                 return -1;
@@ -238,6 +248,18 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
     return 0;
 }
 
+/* STRATA_LLAMA_UBATCH, or STRATA_LLAMA_UBATCH=N in the environment (a multiple of STRATA_BATCH: the llama.cpp run
+ * to agree with used --ubatch N) */
+static size_t llama_ubatch(void) {
+    static size_t u;
+    if (u == 0) {
+        const char *e = getenv("STRATA_LLAMA_UBATCH");
+        long v = e != NULL ? strtol(e, NULL, 10) : 0;
+        u = v > 0 && v % STRATA_BATCH == 0 ? (size_t)v : STRATA_LLAMA_UBATCH;
+    }
+    return u;
+}
+
 int strata_forward(strata_fwd *f, int seq, const int32_t *tokens, size_t n, size_t pos0, size_t logits_from,
                    float *logits) {
     const size_t V = f->md->n_vocab;
@@ -247,10 +269,14 @@ int strata_forward(strata_fwd *f, int seq, const int32_t *tokens, size_t n, size
         float *out = logits != NULL && lf < B ? logits + (b0 + (size_t)lf - logits_from) * V : NULL;
         /* the llama.cpp ubatch holding these tokens: its rows in groups of 4 go through the repacked GEMM, the last
          * n_u % 4 through the gemv (repack.cpp forward_mul_mat_one_chunk) */
-        size_t u0 = b0 / STRATA_LLAMA_UBATCH * STRATA_LLAMA_UBATCH;
-        size_t nu = n - u0 < STRATA_LLAMA_UBATCH ? n - u0 : STRATA_LLAMA_UBATCH;
+        const size_t U = llama_ubatch();
+        size_t u0 = b0 / U * U;
+        size_t nu = n - u0 < U ? n - u0 : U;
         size_t gend = u0 + nu - nu % 4;
         f->ngemm4 = gend <= b0 ? 0 : (gend - b0 >= (size_t)B ? B : (int)(gend - b0));
+        /* and its flash attention: tiled from 64 rows, else the f16 one_chunk path (ops.cpp), whose f16 loops are
+         * mirrored for llama.cpp's AVX-512 variant only */
+        f->small_ubatch = nu < 64 && strcmp(strata_ggml_isa(), "avx512") == 0;
         int rc = batch(f, seq, tokens + b0, B, pos0 + b0, lf, out);
         if (rc != 0) {
             return rc;

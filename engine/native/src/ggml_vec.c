@@ -109,6 +109,46 @@ T256 static inline __m256 v_expf8(__m256 x) {
  * each), and a vector's horizontal sum is spelled out below in the reduction's own order. */
 T512 static void expf16(float *y, const float *x) { _mm512_storeu_ps(y, v_expf16(_mm512_loadu_ps(x))); }
 T256 static void expf8(float *y, const float *x) { _mm256_storeu_ps(y, v_expf8(_mm256_loadu_ps(x))); }
+T256 static inline __m256 ld_h8(const void *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
+
+T256 static float dot_f16_16(const uint8_t *k, const uint16_t *q, int hd) {
+    __m256 lo[4], hi[4];
+    for (int j = 0; j < 4; j++) {
+        lo[j] = hi[j] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < hd; i += 64) {
+        for (int j = 0; j < 4; j++) {
+            const int o = i + 16 * j;
+            lo[j] = _mm256_fmadd_ps(ld_h8(k + 2 * o), ld_h8(q + o), lo[j]);
+            hi[j] = _mm256_fmadd_ps(ld_h8(k + 2 * (o + 8)), ld_h8(q + o + 8), hi[j]);
+        }
+    }
+    for (int j = 0; j < 2; j++) { /* GGML_F32x16_REDUCE: x0 + x2, x1 + x3, then x0 + x1, then the 16 lanes */
+        lo[j] = _mm256_add_ps(lo[j], lo[j + 2]);
+        hi[j] = _mm256_add_ps(hi[j], hi[j + 2]);
+    }
+    __m256 v = _mm256_add_ps(_mm256_add_ps(hi[0], hi[1]), _mm256_add_ps(lo[0], lo[1]));
+    float t[8];
+    _mm256_storeu_ps(t, v);
+    float a0 = t[4] + t[0], a1 = t[5] + t[1], a2 = t[6] + t[2], a3 = t[7] + t[3];
+    return (float)(double)((a0 + a2) + (a1 + a3));
+}
+
+T256 static void mad_f16_8(uint16_t *y, const uint8_t *v, float s, int hd) {
+    const __m256 w = _mm256_set1_ps(s);
+    for (int i = 0; i < hd; i += 8) {
+        __m256 r = _mm256_fmadd_ps(ld_h8(v + 2 * i), w, ld_h8(y + i));
+        _mm_storeu_si128((__m128i *)(void *)(y + i), _mm256_cvtps_ph(r, 0));
+    }
+}
+
+T256 static void scale_f16_8(uint16_t *y, float s, int hd) {
+    const __m256 w = _mm256_set1_ps(s);
+    for (int i = 0; i < hd; i += 8) {
+        _mm_storeu_si128((__m128i *)(void *)(y + i), _mm256_cvtps_ph(_mm256_mul_ps(ld_h8(y + i), w), 0));
+    }
+}
+
 T256 static void fa_pack8(const uint8_t *cells, size_t cell_bytes, size_t koff, size_t voff, size_t cn, int hd,
                           float *kt, float *v) {
     for (size_t c = 0; c < cn; c++) {
@@ -290,5 +330,42 @@ void strata_ggml_fa_v(const float *v, size_t n, int hd, const float *p, float *a
         for (int d = 0; d < hd; d++) {
             acc[d] = fmaf(v[c * (size_t)hd + (size_t)d], p[c], acc[d]);
         }
+    }
+}
+
+float strata_ggml_dot_f16(const uint8_t *k, const uint16_t *q16, int hd) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (pick() != ISA_SCALAR && hd % 64 == 0) {
+        return dot_f16_16(k, q16, hd);
+    }
+#endif
+    double sum = 0.0;
+    for (int i = 0; i < hd; i++) {
+        sum += (double)(strata_half_to_float(strata_load_u16le(k + 2 * i)) * strata_half_to_float(q16[i]));
+    }
+    return (float)sum;
+}
+
+void strata_ggml_mad_f16(uint16_t *y, const uint8_t *v, float s, int hd) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (pick() != ISA_SCALAR && hd % 8 == 0) {
+        mad_f16_8(y, v, s, hd);
+        return;
+    }
+#endif
+    for (int i = 0; i < hd; i++) {
+        y[i] = strata_float_to_half(fmaf(strata_half_to_float(strata_load_u16le(v + 2 * i)), s, strata_half_to_float(y[i])));
+    }
+}
+
+void strata_ggml_scale_f16(uint16_t *y, float s, int hd) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (pick() != ISA_SCALAR && hd % 8 == 0) {
+        scale_f16_8(y, s, hd);
+        return;
+    }
+#endif
+    for (int i = 0; i < hd; i++) {
+        y[i] = strata_float_to_half(strata_half_to_float(y[i]) * s);
     }
 }

@@ -35,4 +35,13 @@ void strata_ggml_fa_pack(const uint8_t *cells, size_t cell_bytes, size_t koff, s
 void strata_ggml_fa_kq(const float *kt, int hd, const float *q, float scale, float s[64]);
 void strata_ggml_fa_v(const float *v, size_t n, int hd, const float *p, float *acc);
 
+/* llama.cpp's flash attention for a ubatch of fewer than 64 query rows (ops.cpp
+ * ggml_compute_forward_flash_attn_ext_f16_one_chunk, f16 K/V) needs its f16 vector loops as an AVX-512 CPU runs them
+ * (strata_ggml_isa() "avx512"; elsewhere these are not llama.cpp's order):
+ *   dot_f16: ggml_vec_dot_f16 of hd fp16 records k and q16 (4 accumulators of 16 lanes, hd a multiple of 64);
+ *   mad_f16: y[i] = f16(fma(v[i], s, y[i])) (ggml_vec_mad_f16); scale_f16: y[i] = f16(y[i] * s). */
+float strata_ggml_dot_f16(const uint8_t *k, const uint16_t *q16, int hd);
+void strata_ggml_mad_f16(uint16_t *y, const uint8_t *v, float s, int hd);
+void strata_ggml_scale_f16(uint16_t *y, float s, int hd);
+
 #endif
