@@ -260,6 +260,18 @@ static size_t llama_ubatch(void) {
     return u;
 }
 
+/* STRATA_ONE_ORDER=1: one arithmetic for every batch (q4_K in the gemv's order, fp16 attention tiled), so that a
+ * token's logits do not depend on the batch it came in: llama.cpp's do (its kernels depend on the ubatch's size),
+ * and so do strata-ref's by default, to agree with them; the session test's batch = one-at-a-time checks set it. */
+static int one_order(void) {
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("STRATA_ONE_ORDER");
+        v = e != NULL && strcmp(e, "1") == 0;
+    }
+    return v;
+}
+
 int strata_forward(strata_fwd *f, int seq, const int32_t *tokens, size_t n, size_t pos0, size_t logits_from,
                    float *logits) {
     const size_t V = f->md->n_vocab;
@@ -273,10 +285,10 @@ int strata_forward(strata_fwd *f, int seq, const int32_t *tokens, size_t n, size
         size_t u0 = b0 / U * U;
         size_t nu = n - u0 < U ? n - u0 : U;
         size_t gend = u0 + nu - nu % 4;
-        f->ngemm4 = gend <= b0 ? 0 : (gend - b0 >= (size_t)B ? B : (int)(gend - b0));
+        f->ngemm4 = one_order() || gend <= b0 ? 0 : (gend - b0 >= (size_t)B ? B : (int)(gend - b0));
         /* and its flash attention: tiled from 64 rows, else the f16 one_chunk path (ops.cpp), whose f16 loops are
          * mirrored for llama.cpp's AVX-512 variant only */
-        f->small_ubatch = nu < 64 && strcmp(strata_ggml_isa(), "avx512") == 0;
+        f->small_ubatch = !one_order() && nu < 64 && strcmp(strata_ggml_isa(), "avx512") == 0;
         int rc = batch(f, seq, tokens + b0, B, pos0 + b0, lf, out);
         if (rc != 0) {
             return rc;
