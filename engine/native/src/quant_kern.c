@@ -7,8 +7,8 @@
  *
  * Numerics follow llama.cpp's CPU backend (ggml-cpu/quants.c and arch/x86/quants.c): the product of a quantized
  * weight block with a quantized activation block is summed exactly in integers, then scaled in float by
- * d_w * d_x (plus the K-quants' min term from the activation's block sums). Only the float accumulation order
- * differs between variants (and from llama.cpp).
+ * d_w * d_x (plus the K-quants' min term from the activation's block sums). The AVX2 variant sums the floats in
+ * the order of the llama.cpp kernel that runs on an AVX2 CPU (quant.h); the base variant in its own order.
  *
  * gemm_rows walks the rows outer and the activation columns inner, NC = 4 columns at a time: a weight block is
  * loaded and unpacked once and dotted with up to four activation blocks, so a decode (ncols = 1) streams every
