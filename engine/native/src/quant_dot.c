@@ -22,12 +22,6 @@
 
 #if defined(QUANT_AVX2)
 
-static inline int32_t hsum_i32(__m256i v) { /* exact */
-    __m128i t = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    t = _mm_add_epi32(t, _mm_srli_si128(t, 8));
-    t = _mm_add_epi32(t, _mm_srli_si128(t, 4));
-    return _mm_cvtsi128_si32(t);
-}
 static inline float hsum8(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -219,20 +213,27 @@ static inline void k4_scales_bytes(const uint8_t *s, uint8_t out[16]) {
     memcpy(out, u, 16); /* out[0..8) scales, out[8..16) mins */
 }
 
+/* Four int32 vectors' totals, one per lane (exact). */
+static inline __m128i hsum4_i32(__m256i a, __m256i b, __m256i c, __m256i d) {
+    const __m256i t = _mm256_hadd_epi32(_mm256_hadd_epi32(a, b), _mm256_hadd_epi32(c, d));
+    return _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+}
+
+/* q4_K: llama.cpp's x86 CPU backend repacks q4_K weights (CPU_REPACK, q4_K_8x8, on every AVX2 CPU); its gemm and gemv
+ * (arch/x86/repack.cpp ggml_gemm_q4_K_8x8_q8_K, ggml_gemv_q4_K_8x8_q8_K) keep one float lane per output:
+ * A = fma((float)sumi, d·d_x, A), M = fma((float)summ, dmin·d_x, M), the result A - M, with sumi and summ the exact
+ * integer sums of a super-block (gemv) or of each pair of sub-blocks (gemm4: the 4-row GEMM). Here lane c of ra, rm
+ * is column c (the same operations as one scalar chain per column). q5_K: not repacked, llama.cpp's AVX2 q5_K dot:
+ * 8 lanes + one float for the min term (same bits as theirs). */
 INLINE void dot_q45_k_k(int five, int gemm4, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     const size_t wbytes = five ? Q5_K_BYTES : Q4_K_BYTES;
     const __m256i m4 = _mm256_set1_epi8(0xF), one = _mm256_set1_epi8(1);
     __m256 acc[NC];
-    /* q4_K: llama.cpp's x86 CPU backend repacks q4_K weights (CPU_REPACK, q4_K_8x8, on every AVX2 CPU) and its
-     * gemm / gemv (arch/x86/repack.cpp ggml_gemm_q4_K_8x8_q8_K, ggml_gemv_q4_K_8x8_q8_K) accumulate per super-block
-     * b, in one float lane per output: A = fma((float)sumi_b, d·d_x, A), M = fma((float)summ_b, dmin·d_x, M), the
-     * result A - M; the same here (ra, rm). q5_K: not repacked, llama.cpp's AVX2 q5_K dot: 8 lanes + one float for
-     * the min term (same bits as theirs). */
-    float summs[NC], ra[NC], rm[NC];
-    int32_t pm[NC][4];
+    float summs[NC];
+    __m128 ra = _mm_setzero_ps(), rm = _mm_setzero_ps();
     for (int c = 0; c < nc; c++) {
         acc[c] = _mm256_setzero_ps();
-        summs[c] = ra[c] = rm[c] = 0.0f;
+        summs[c] = 0.0f;
     }
     for (int64_t b = 0; b < n / QK_K; b++) {
         const uint8_t *wb = w + wbytes * (size_t)b, *qs = wb + (five ? 48 : 16);
@@ -243,22 +244,37 @@ INLINE void dot_q45_k_k(int five, int gemm4, const uint8_t *w, int64_t n, const 
         /* the 8 scales as int16 in both 128-bit lanes; scale j is broadcast with one byte shuffle */
         const __m256i scales =
             _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)sm)));
-        __m256i sumi[NC];
-        for (int c = 0; c < nc; c++) { /* the min term: sum_j m_j * (bsum 2j + bsum 2j+1), 4 int32 lanes */
-            sumi[c] = _mm256_setzero_si256();
+        __m256i sumi[NC], sk[NC];
+        __m128i prod[NC];
+        float dxs[NC] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int c = 0; c < NC; c++) { /* the min term: m_j * (bsum 2j + bsum 2j+1), pairs of j in 4 int32 lanes */
+            sumi[c] = sk[c] = _mm256_setzero_si256();
+            prod[c] = _mm_setzero_si128();
+            if (c >= nc) {
+                continue;
+            }
             const uint8_t *xb = x[c] + Q8_K_BYTES * (size_t)b;
             const __m256i bs = ldu256(xb + Q8_K_BSUMS);
             const __m128i pairs = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
-            const __m128i prod = _mm_madd_epi16(mins, pairs);
-            __m128i h = _mm_add_epi32(prod, _mm_srli_si128(prod, 8));
-            h = _mm_add_epi32(h, _mm_srli_si128(h, 4));
+            prod[c] = _mm_madd_epi16(mins, pairs);
+            dxs[c] = q8k_d(xb);
             if (five) {
-                summs[c] += (-q8k_d(xb) * dmin) * (float)_mm_cvtsi128_si32(h);
-            } else if (gemm4) {
-                _mm_storeu_si128((__m128i *)(void *)pm[c], prod);
-            } else {
-                rm[c] = fmaf((float)_mm_cvtsi128_si32(h), dmin * q8k_d(xb), rm[c]);
+                __m128i h = _mm_add_epi32(prod[c], _mm_srli_si128(prod[c], 8));
+                h = _mm_add_epi32(h, _mm_srli_si128(h, 4));
+                summs[c] += (-dxs[c] * dmin) * (float)_mm_cvtsi128_si32(h);
             }
+        }
+        const __m128 dx4 = _mm_loadu_ps(dxs);
+        const __m128 dd4 = _mm_mul_ps(_mm_set1_ps(d), dx4), dm4 = _mm_mul_ps(_mm_set1_ps(dmin), dx4);
+        /* the min sums, one lane per column: per pair of sub-blocks k (gemm4: lane k of each prod, transposed) or
+         * per super-block (the 4 lanes' total) */
+        __m128 pt[4] = {_mm_castsi128_ps(prod[0]), _mm_castsi128_ps(prod[1]), _mm_castsi128_ps(prod[2]),
+                        _mm_castsi128_ps(prod[3])};
+        if (!five && gemm4) {
+            _MM_TRANSPOSE4_PS(pt[0], pt[1], pt[2], pt[3]); /* moves bits only */
+        } else if (!five) {
+            const __m128i tot = _mm_hadd_epi32(_mm_hadd_epi32(prod[0], prod[1]), _mm_hadd_epi32(prod[2], prod[3]));
+            rm = _mm_fmadd_ps(_mm_cvtepi32_ps(tot), dm4, rm);
         }
         __m256i qh = five ? ldu256(wb + 16) : _mm256_setzero_si256();
         for (int k = 0; k < 4; k++) {
@@ -275,26 +291,25 @@ INLINE void dot_q45_k_k(int five, int gemm4, const uint8_t *w, int64_t n, const 
                 const uint8_t *xq = x[c] + Q8_K_BYTES * (size_t)b + Q8_K_QS + 64 * k;
                 const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, ldu256(xq)), sl);
                 const __m256i ph = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, ldu256(xq + 32)), sh);
-                if (gemm4 && !five) { /* ggml_gemm_q4_K_8x8_q8_K: A and M per pair of sub-blocks */
-                    const float dx = q8k_d(x[c] + Q8_K_BYTES * (size_t)b);
-                    ra[c] = fmaf((float)hsum_i32(_mm256_add_epi32(pl, ph)), d * dx, ra[c]);
-                    rm[c] = fmaf((float)pm[c][k], dmin * dx, rm[c]);
-                    continue;
-                }
-                sumi[c] = _mm256_add_epi32(sumi[c], _mm256_add_epi32(pl, ph));
+                sk[c] = _mm256_add_epi32(pl, ph);
+                sumi[c] = _mm256_add_epi32(sumi[c], sk[c]);
+            }
+            if (gemm4 && !five) { /* ggml_gemm_q4_K_8x8_q8_K: A and M per pair of sub-blocks */
+                ra = _mm_fmadd_ps(_mm_cvtepi32_ps(hsum4_i32(sk[0], sk[1], sk[2], sk[3])), dd4, ra);
+                rm = _mm_fmadd_ps(_mm_cvtepi32_ps(_mm_castps_si128(pt[k])), dm4, rm);
             }
         }
-        for (int c = 0; c < nc; c++) {
-            const float dd = d * q8k_d(x[c] + Q8_K_BYTES * (size_t)b);
-            if (five) {
-                acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi[c]), _mm256_set1_ps(dd), acc[c]);
-            } else if (!gemm4) {
-                ra[c] = fmaf((float)hsum_i32(sumi[c]), dd, ra[c]);
-            }
+        for (int c = 0; c < nc && five; c++) {
+            acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi[c]), _mm256_set1_ps(d * dxs[c]), acc[c]);
+        }
+        if (!five && !gemm4) {
+            ra = _mm_fmadd_ps(_mm_cvtepi32_ps(hsum4_i32(sumi[0], sumi[1], sumi[2], sumi[3])), dd4, ra);
         }
     }
+    float r[4];
+    _mm_storeu_ps(r, _mm_sub_ps(ra, rm));
     for (int c = 0; c < nc; c++) {
-        out[c] = five ? hsum8(acc[c]) + summs[c] : ra[c] - rm[c];
+        out[c] = five ? hsum8(acc[c]) + summs[c] : r[c];
     }
 }
 
