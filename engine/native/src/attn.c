@@ -75,41 +75,78 @@ int strata_attend_f16(const strata_kv *kv, int seq, int layer, size_t pos0, int 
     return 0;
 }
 
-/* fp16 pools, a llama.cpp ubatch of fewer than 64 rows: ggml_compute_forward_flash_attn_ext_f16_one_chunk, cell by
- * cell: the query rounded to f16, K·q by ggml_vec_dot_f16, the weighted V summed in f16 (VKQ16), S = S·ms + vs
- * (not fused; measured bit-exact against libggml-cpu-zen4.so). Not yet the split over threads llama.cpp uses for
- * one row over >= 512 KV cells (ggml_flash_attn_ext_reduce_partials). */
+/* One query row over cells [c0, c1) (of [0, n): later cells are masked, so skipped) as
+ * ggml_compute_forward_flash_attn_ext_f16_one_chunk runs it: K·q by ggml_vec_dot_f16 against the f16 query, the
+ * weighted V summed in f16 (vkq), S = S·ms + vs (not fused; measured bit-exact against libggml-cpu-zen4.so). */
+static void one_chunk(const strata_kv *kv, const uint8_t *base, int h, const uint16_t *q16, size_t c0, size_t c1,
+                      float scale, float *M, float *S, uint16_t *vkq) {
+    const int H = kv->kv_heads, D = kv->hd;
+    *M = -INFINITY;
+    *S = 0.0f;
+    memset(vkq, 0, sizeof(uint16_t) * (size_t)D);
+    for (size_t c = c0; c < c1; c++) {
+        const uint8_t *cell = base + c * kv->cell_bytes;
+        const float s = strata_ggml_dot_f16(cell + (size_t)h * (size_t)D * 2, q16, D) * scale;
+        float ms = 1.0f, vs = 1.0f;
+        if (s > *M) {
+            const float Mold = *M;
+            *M = s;
+            ms = expf(Mold - *M);
+            strata_ggml_scale_f16(vkq, ms, D);
+        } else {
+            vs = expf(s - *M);
+        }
+        strata_ggml_mad_f16(vkq, cell + (size_t)(H + h) * (size_t)D * 2, vs, D);
+        *S = *S * ms + vs;
+    }
+}
+
+/* fp16 pools, a llama.cpp ubatch of fewer than 64 rows: one_chunk over all cells; for a ubatch of one row whose KV
+ * view (the cells used, padded to 256) reaches 512, llama.cpp splits the view over its nth threads and merges the
+ * partial (M, S, VKQ) in order (ops.cpp ggml_flash_attn_ext_reduce_partials): the same here when nth > 0. */
 void strata_attend_f16_row(const strata_kv *kv, int seq, int layer, size_t n, const float *q, int n_head, int h,
-                           float scale, float *out) {
+                           float scale, int nth, float *out) {
     const int H = kv->kv_heads, D = kv->hd, G = n_head / H;
     const uint8_t *base = strata_kv_cells(kv, seq, layer);
     uint16_t q16[MAX_HD], vkq[MAX_HD];
+    float fin[MAX_HD];
+    const size_t nkv = (n + 255) / 256 * 256 < 256 ? 256 : (n + 255) / 256 * 256;
+    const int split = nth > 0 && nkv >= 512;
+    const size_t chunk = split ? (nkv + (size_t)nth - 1) / (size_t)nth : nkv;
     for (int g = 0; g < G; g++) {
         const float *qh = q + (size_t)(h * G + g) * D;
         for (int i = 0; i < D; i++) {
             q16[i] = strata_float_to_half(qh[i]);
         }
-        memset(vkq, 0, sizeof(uint16_t) * (size_t)D);
-        float M = -INFINITY, S = 0.0f;
-        for (size_t c = 0; c < n; c++) {
-            const uint8_t *cell = base + c * kv->cell_bytes;
-            const float s = strata_ggml_dot_f16(cell + (size_t)h * (size_t)D * 2, q16, D) * scale;
-            float ms = 1.0f, vs = 1.0f;
-            if (s > M) {
-                const float Mold = M;
-                M = s;
-                ms = expf(Mold - M);
-                strata_ggml_scale_f16(vkq, ms, D);
-            } else {
-                vs = expf(s - M);
+        float Mf = -INFINITY, Sf = 0.0f;
+        memset(fin, 0, sizeof fin);
+        for (size_t c0 = 0; c0 < (split ? nkv : 1); c0 += chunk) {
+            const size_t c1 = split ? (c0 + chunk < n ? c0 + chunk : n) : n;
+            float M, S;
+            one_chunk(kv, base, h, q16, c0 < n ? c0 : n, c1 > c0 ? c1 : c0, scale, &M, &S, vkq);
+            if (!split) {
+                Mf = M;
+                Sf = S;
+                for (int i = 0; i < D; i++) {
+                    fin[i] = strata_half_to_float(vkq[i]);
+                }
+                break;
             }
-            strata_ggml_mad_f16(vkq, cell + (size_t)(H + h) * (size_t)D * 2, vs, D);
-            S = S * ms + vs;
+            if (S == 0.0f) {
+                continue;
+            }
+            const float Mn = fmaxf(Mf, M), so = expf(Mf - Mn), sn = expf(M - Mn);
+            /* `a*so + b*sn` as the FMA build contracts it: the first product fused (measured bit-exact) */
+            for (int i = 0; i < D; i++) {
+                fin[i] = fmaf(fin[i], so, strata_half_to_float(vkq[i]) * sn);
+            }
+            Sf = fmaf(Sf, so, S * sn);
+            Mf = Mn;
         }
-        const float inv = S == 0.0f ? 0.0f : 1.0f / S;
+        const float inv = Sf == 0.0f ? 0.0f : 1.0f / Sf;
         float *o = out + (size_t)(h * G + g) * D;
         for (int i = 0; i < D; i++) {
-            o[i] = strata_half_to_float(vkq[i]) * inv;
+            o[i] = fin[i] * inv;
         }
     }
 }

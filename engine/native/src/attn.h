@@ -22,8 +22,9 @@ void strata_attend(const strata_kv *kv, const strata_fused_ops *ops, int seq, in
 int strata_attend_f16(const strata_kv *kv, int seq, int layer, size_t pos0, int B, const float *q, int n_head, int h,
                       float scale, float *out);
 
-/* The same for one token (cells [0, n)) as llama.cpp computes a ubatch of fewer than 64 rows (attn.c). */
+/* The same for one token (cells [0, n)) as llama.cpp computes a ubatch of fewer than 64 rows (attn.c); nth > 0: a
+ * ubatch of this one row, llama.cpp running nth threads (its split over the KV cells). */
 void strata_attend_f16_row(const strata_kv *kv, int seq, int layer, size_t n, const float *q, int n_head, int h,
-                           float scale, float *out);
+                           float scale, int nth, float *out);
 
 #endif

@@ -118,7 +118,8 @@ static void att_item_f16_row(void *ctx, size_t item) {
     const strata_model *md = j->f->md;
     const size_t t = item / md->n_head_kv, Q = (size_t)md->n_head * md->head_dim;
     strata_attend_f16_row(j->f->kv, j->seq, j->layer, j->pos0 + t + 1, j->f->q + t * Q, (int)md->n_head,
-                          (int)(item % md->n_head_kv), j->scale, j->f->att + t * Q);
+                          (int)(item % md->n_head_kv), j->scale, j->f->row_ubatch ? strata_pool_size(j->f->pool) : 0,
+                          j->f->att + t * Q);
 }
 
 static int cancelled(const strata_fwd *f) {
@@ -248,14 +249,14 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
     return 0;
 }
 
-/* STRATA_LLAMA_UBATCH, or STRATA_LLAMA_UBATCH=N in the environment (a multiple of STRATA_BATCH: the llama.cpp run
- * to agree with used --ubatch N) */
+/* STRATA_LLAMA_UBATCH, or STRATA_LLAMA_UBATCH=N in the environment (1 or a multiple of STRATA_BATCH: the llama.cpp
+ * run to agree with used --ubatch N) */
 static size_t llama_ubatch(void) {
     static size_t u;
     if (u == 0) {
         const char *e = getenv("STRATA_LLAMA_UBATCH");
         long v = e != NULL ? strtol(e, NULL, 10) : 0;
-        u = v > 0 && v % STRATA_BATCH == 0 ? (size_t)v : STRATA_LLAMA_UBATCH;
+        u = v == 1 || (v > 0 && v % STRATA_BATCH == 0) ? (size_t)v : STRATA_LLAMA_UBATCH;
     }
     return u;
 }
@@ -289,6 +290,7 @@ int strata_forward(strata_fwd *f, int seq, const int32_t *tokens, size_t n, size
         /* and its flash attention: tiled from 64 rows, else the f16 one_chunk path (ops.cpp), whose f16 loops are
          * mirrored for llama.cpp's AVX-512 variant only */
         f->small_ubatch = !one_order() && nu < 64 && strcmp(strata_ggml_isa(), "avx512") == 0;
+        f->row_ubatch = f->small_ubatch && (nu == 1 || U == 1);
         int rc = batch(f, seq, tokens + b0, B, pos0 + b0, lf, out);
         if (rc != 0) {
             return rc;

@@ -40,6 +40,7 @@ typedef struct {
     atomic_int *cancel;       /* checked between layers; 1 = stop */
     int ngemm4;               /* of the current batch: its first tokens in llama.cpp's 4-row GEMM (ops.h) */
     int small_ubatch;         /* of the current batch: llama.cpp's ubatch has < 64 rows (its f16 attention path) */
+    int row_ubatch;           /* ... and one row (its split of the KV cells over the threads) */
     /* scratch, sized for STRATA_BATCH tokens */
     float *x, *xb, *q, *k, *v, *att, *hb, *hb2, *router, *eo, *xe;
     uint8_t *xq;
