@@ -6,7 +6,7 @@
 #   - teacher-forced: 4 chunks of 1,024 tokens of val.u16 (2,044 scored positions, llama-perplexity's layout), f16 KV
 #     in llama.cpp, fp16 pools in strata-ref; compare.py's statistics → OUTDIR/<name>.cmp.json
 #     (synthetic models: 2 chunks; their weights are random, the test is of the families' layouts and keys);
-#   - greedy: 32 tokens for each prompt of prompts.jsonl in both engines → OUTDIR/<name>.gen.tsv
+#   - greedy: 32 tokens for each prompt of prompts.jsonl in both engines (f16 KV / fp16 pools, as above) → OUTDIR/<name>.gen.tsv
 #     (prompt, first index where the tokens differ or -1, llama.cpp's top-2 log-prob gap there).
 # Writes OUTDIR/summary.tsv (one row per model: compare.py's figures, prompts equal, seconds per engine).
 # Exit 0 when everything ran (the thresholds are the test's), 2 on a setup problem.
@@ -49,7 +49,7 @@ for name in "${names[@]}"; do
   while IFS= read -r line; do
     # the prompt through a file: a command substitution would drop its trailing newlines
     printf '%s' "$line" | python3 -c 'import json,sys; sys.stdout.write(json.loads(sys.stdin.read())["text"])' > "$out/prompt.txt"
-    "$bin/session_test" gen "$model" 32 --threads "$threads" --prompt-file "$out/prompt.txt" 2>> "$out/$name.ref.log" \
+    "$bin/session_test" gen "$model" 32 --kv fp16 --threads "$threads" --prompt-file "$out/prompt.txt" 2>> "$out/$name.ref.log" \
       | head -n 1 >> "$out/$name.ref.gen.txt"
   done < "$here/prompts.jsonl"
   t2=$(date +%s.%N)

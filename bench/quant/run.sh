@@ -20,7 +20,7 @@ make -s -C "$ROOT/kernels" OUT="$ROOT/kernels/target/native" lib
 make -s -C "$ROOT/engine/native" OUT="$NATIVE" KERNELS="$ROOT/kernels/src/main/metal" "$NATIVE/quant_test"
 OBJS=("$NATIVE/obj/quant.o")
 for v in base avx2; do
-  [ -f "$NATIVE/obj/quant_kern_$v.o" ] && OBJS+=("$NATIVE/obj/quant_kern_$v.o")
+  [ -f "$NATIVE/obj/quant_kern_$v.o" ] && OBJS+=("$NATIVE/obj/quant_kern_$v.o" "$NATIVE/obj/quant_dot_$v.o")
 done
 BIN="$NATIVE/quant_bench"
 ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/engine/native/src" -o "$BIN" "$ROOT/bench/quant/quant_bench.c" \

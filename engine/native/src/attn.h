@@ -16,4 +16,15 @@
 void strata_attend(const strata_kv *kv, const strata_fused_ops *ops, int seq, int layer, size_t n, const float *q,
                    int n_head, int g0, int g1, float scale, float *out);
 
+/* fp16 pools, llama.cpp's tiled flash attention for the B tokens of a batch at positions pos0.. (token t attends
+ * cells [0, pos0 + t + 1)) and the query heads of KV head h (h·G .. h·G + G-1): q and out are B rows of n_head × hd
+ * floats, only those heads' part of out written. 0, or -1 out of memory. */
+int strata_attend_f16(const strata_kv *kv, int seq, int layer, size_t pos0, int B, const float *q, int n_head, int h,
+                      float scale, float *out);
+
+/* The same for one token (cells [0, n)) as llama.cpp computes a ubatch of fewer than 64 rows (attn.c); nth > 0: a
+ * ubatch of this one row, llama.cpp running nth threads (its split over the KV cells). */
+void strata_attend_f16_row(const strata_kv *kv, int seq, int layer, size_t n, const float *q, int n_head, int h,
+                           float scale, int nth, float *out);
+
 #endif

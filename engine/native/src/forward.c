@@ -4,10 +4,12 @@
 #include "forward.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attn.h"
+#include "ggml_vec.h"
 #include "moe.h"
 #include "ops.h"
 #include "quant.h"
@@ -24,8 +26,8 @@ static size_t widest(const strata_model *md) {
 uint64_t strata_fwd_scratch_bytes(const strata_model *md) {
     const size_t B = STRATA_BATCH, E = md->n_embd, Q = (size_t)md->n_head * md->head_dim;
     const size_t KV = (size_t)md->n_head_kv * md->head_dim, F = maxz(md->n_ff, md->n_ff_exp);
-    const size_t X = md->n_expert;
-    size_t floats = B * (E * 4 + Q * 2 + KV * 2 + F * 2 + X * 2);
+    const size_t X = md->n_expert, K = md->n_expert_used ? md->n_expert_used : 1;
+    size_t floats = B * (E * (3 + K) + Q * 2 + KV * 2 + F * 2 + X * 2);
     size_t xq = B * widest(md) * 4;
     return (uint64_t)(floats * sizeof(float) + xq + B * md->n_expert_used * (sizeof(int32_t) + sizeof(float)));
 }
@@ -42,7 +44,7 @@ int strata_fwd_init(strata_fwd *f, const strata_model *md, strata_kv *kv, strata
     const size_t X = md->n_expert;
     f->x = malloc(B * E * sizeof(float));
     f->xb = malloc(B * E * sizeof(float));
-    f->eo = malloc(B * E * sizeof(float));
+    f->eo = malloc(B * E * (md->n_expert_used ? md->n_expert_used : 1) * sizeof(float));
     f->xe = malloc(B * E * sizeof(float));
     f->q = malloc(B * Q * sizeof(float));
     f->att = malloc(B * Q * sizeof(float));
@@ -88,6 +90,8 @@ typedef struct {
     int seq, layer, groups;
     size_t pos0;
     float scale;
+    int B;
+    atomic_int failed;
 } att_job;
 
 static void att_item(void *ctx, size_t item) {
@@ -100,8 +104,43 @@ static void att_item(void *ctx, size_t item) {
                   j->scale, j->f->att + t * Q);
 }
 
+static void att_item_f16(void *ctx, size_t item) {
+    att_job *j = ctx;
+    const strata_model *md = j->f->md;
+    if (strata_attend_f16(j->f->kv, j->seq, j->layer, j->pos0, j->B, j->f->q, (int)md->n_head, (int)item, j->scale,
+                          j->f->att) != 0) {
+        atomic_store(&j->failed, 1);
+    }
+}
+
+static void att_item_f16_row(void *ctx, size_t item) {
+    att_job *j = ctx;
+    const strata_model *md = j->f->md;
+    const size_t t = item / md->n_head_kv, Q = (size_t)md->n_head * md->head_dim;
+    strata_attend_f16_row(j->f->kv, j->seq, j->layer, j->pos0 + t + 1, j->f->q + t * Q, (int)md->n_head,
+                          (int)(item % md->n_head_kv), j->scale, j->f->row_ubatch ? strata_pool_size(j->f->pool) : 0,
+                          j->f->att + t * Q);
+}
+
 static int cancelled(const strata_fwd *f) {
     return f->cancel != NULL && atomic_load_explicit(f->cancel, memory_order_relaxed) != 0;
+}
+
+/* DEBUG dump (STRATA_DUMP=file): {char name[64]; int32 ne[4]; float data[]} records, lc_dump's format */
+static FILE *dumpf;
+void strata_fwd_dump(const char *name, int l, const float *d, size_t n, int B) {
+    if (dumpf == NULL) {
+        static int init;
+        if (init++ || getenv("STRATA_DUMP") == NULL) return;
+        dumpf = fopen(getenv("STRATA_DUMP"), "wb");
+    }
+    char nm[64] = {0};
+    if (l >= 0) snprintf(nm, sizeof nm, "%s-%d", name, l); else snprintf(nm, sizeof nm, "%s", name);
+    int32_t ne[4] = {(int32_t)n, B, 1, 1};
+    fwrite(nm, 1, 64, dumpf);
+    fwrite(ne, 4, 4, dumpf);
+    fwrite(d, 4, n * (size_t)B, dumpf);
+    fflush(dumpf);
 }
 
 /* One batch of B tokens at positions pos0.. */
@@ -114,6 +153,7 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
         strata_dequant_row(te->type, te->data + (size_t)tokens[t] * strata_row_bytes(te->type, (int64_t)E),
                            f->x + (size_t)t * E, (int64_t)E);
     }
+    strata_fwd_dump("embd", -1, f->x, E, B);
     for (uint32_t l = 0; l < md->n_layer; l++) {
         if (cancelled(f)) {
             return 1;
@@ -122,55 +162,78 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
         for (int t = 0; t < B; t++) {
             strata_rmsnorm(f->xb + (size_t)t * E, f->x + (size_t)t * E, (const float *)w->attn_norm->data, E, md->eps);
         }
-        strata_matmul_t(f->pool, f->xq, w->wq, f->xb, B, f->q);
-        strata_matmul_t(f->pool, f->xq, w->wk, f->xb, B, f->k);
-        strata_matmul_t(f->pool, f->xq, w->wv, f->xb, B, f->v);
+        strata_fwd_dump("attn_norm", (int)l, f->xb, E, B);
+        strata_matmul_t(f->pool, f->xq, w->wq, f->xb, B, f->ngemm4, f->q);
+        strata_matmul_t(f->pool, f->xq, w->wk, f->xb, B, f->ngemm4, f->k);
+        strata_matmul_t(f->pool, f->xq, w->wv, f->xb, B, f->ngemm4, f->v);
+        strata_fwd_dump("Qmm", (int)l, f->q, Q, B);
+        strata_fwd_dump("Kmm", (int)l, f->k, KV, B);
+        strata_fwd_dump("Vcur", (int)l, f->v, KV, B);
+        for (int t = 0; t < B; t++) {
+            for (size_t h = 0; h < H && w->q_norm; h++) strata_rmsnorm(f->q + (size_t)t * Q + h * D, f->q + (size_t)t * Q + h * D, (const float *)w->q_norm->data, D, md->eps);
+            for (size_t h = 0; h < HK && w->k_norm; h++) strata_rmsnorm(f->k + (size_t)t * KV + h * D, f->k + (size_t)t * KV + h * D, (const float *)w->k_norm->data, D, md->eps);
+        }
+        strata_fwd_dump("Qcur_normed", (int)l, f->q, Q, B);
+        strata_fwd_dump("Kcur_normed", (int)l, f->k, KV, B);
         strata_add_bias(f->q, w->bq, B, Q);
         strata_add_bias(f->k, w->bk, B, KV);
         strata_add_bias(f->v, w->bv, B, KV);
         for (int t = 0; t < B; t++) {
             for (size_t h = 0; h < H; h++) {
                 float *qh = f->q + (size_t)t * Q + h * D;
-                if (w->q_norm != NULL) {
-                    strata_rmsnorm(qh, qh, (const float *)w->q_norm->data, D, md->eps);
-                }
                 strata_rope(qh, pos0 + (size_t)t, md);
             }
             for (size_t h = 0; h < HK; h++) {
                 float *kh = f->k + (size_t)t * KV + h * D;
-                if (w->k_norm != NULL) {
-                    strata_rmsnorm(kh, kh, (const float *)w->k_norm->data, D, md->eps);
-                }
                 strata_rope(kh, pos0 + (size_t)t, md);
             }
             if (strata_kv_store(f->kv, seq, (int)l, pos0 + (size_t)t, f->k + (size_t)t * KV, f->v + (size_t)t * KV) != 0) {
                 return -1;
             }
         }
-        att_job aj = {f, seq, (int)l, (int)(H / HK), pos0, 1.0f / sqrtf((float)D)};
-        strata_pool_run(f->pool, (size_t)B * (H / HK), att_item, &aj);
-        strata_matmul_t(f->pool, f->xq, w->wo, f->att, B, f->xb);
+        strata_fwd_dump("Qrope", (int)l, f->q, Q, B);
+        strata_fwd_dump("Krope", (int)l, f->k, KV, B);
+        att_job aj = {f, seq, (int)l, (int)(H / HK), pos0, 1.0f / sqrtf((float)D), B, 0};
+        if (f->kv->format == KV_FP16 && f->small_ubatch) { /* llama.cpp's one_chunk path: one item per (token, KV head) */
+            strata_pool_run(f->pool, (size_t)B * HK, att_item_f16_row, &aj);
+        } else if (f->kv->format == KV_FP16) { /* one item per KV head: its query heads and all B tokens share a tile */
+            strata_pool_run(f->pool, (size_t)HK, att_item_f16, &aj);
+            if (atomic_load(&aj.failed)) {
+                return -1;
+            }
+        } else {
+            strata_pool_run(f->pool, (size_t)B * (H / HK), att_item, &aj);
+        }
+        strata_fwd_dump("kqv_out", (int)l, f->att, Q, B);
+        strata_matmul_t(f->pool, f->xq, w->wo, f->att, B, f->ngemm4, f->xb);
+        strata_fwd_dump("wo", (int)l, f->xb, E, B);
         for (size_t i = 0; i < (size_t)B * E; i++) {
             f->x[i] += f->xb[i];
         }
+        strata_fwd_dump("ffn_inp", (int)l, f->x, E, B);
         for (int t = 0; t < B; t++) {
             strata_rmsnorm(f->xb + (size_t)t * E, f->x + (size_t)t * E, (const float *)w->ffn_norm->data, E, md->eps);
         }
+        strata_fwd_dump("ffn_norm", (int)l, f->xb, E, B);
         if (w->gate_inp != NULL) {
             if (strata_moe_ffn(f, (int)l, B) != 0) {
                 return -1;
             }
+            strata_fwd_dump("l_out", (int)l, f->x, E, B);
         } else {
             const size_t F = md->n_ff;
-            strata_matmul_t(f->pool, f->xq, w->ffn_gate, f->xb, B, f->hb);
-            strata_matmul_t(f->pool, f->xq, w->ffn_up, f->xb, B, f->hb2);
-            for (size_t i = 0; i < (size_t)B * F; i++) {
-                f->hb[i] = strata_silu(f->hb[i]) * f->hb2[i];
-            }
-            strata_matmul_t(f->pool, f->xq, w->ffn_down, f->hb, B, f->xb);
+            strata_matmul_t(f->pool, f->xq, w->ffn_gate, f->xb, B, f->ngemm4, f->hb);
+            strata_matmul_t(f->pool, f->xq, w->ffn_up, f->xb, B, f->ngemm4, f->hb2);
+            strata_fwd_dump("ffn_gate", (int)l, f->hb, F, B);
+            strata_fwd_dump("ffn_up", (int)l, f->hb2, F, B);
+            strata_ggml_swiglu(f->hb, f->hb, f->hb2, (size_t)B * F);
+            strata_fwd_dump("ffn_swiglu", (int)l, f->hb, F, B);
+            strata_matmul_t(f->pool, f->xq, w->ffn_down, f->hb, B, f->ngemm4, f->xb);
+            strata_fwd_dump("ffn_out", (int)l, f->xb, E, B);
             for (size_t i = 0; i < (size_t)B * E; i++) {
                 f->x[i] += f->xb[i];
             }
+            strata_fwd_dump("l_out", (int)l, f->x, E, B);
         }
     }
     if (logits_from < B && logits != NULL) {
@@ -179,9 +242,35 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
             strata_rmsnorm(f->xb + (size_t)t * E, f->x + (size_t)(logits_from + t) * E, (const float *)md->output_norm->data, E,
                     md->eps);
         }
-        strata_matmul_t(f->pool, f->xq, md->output, f->xb, nl, logits);
+        strata_fwd_dump("result_norm", -1, f->xb, E, nl);
+        strata_matmul_t(f->pool, f->xq, md->output, f->xb, nl, nl < f->ngemm4 ? nl : f->ngemm4, logits);
+        strata_fwd_dump("result_output", -1, logits, md->n_vocab, nl);
     }
     return 0;
+}
+
+/* STRATA_LLAMA_UBATCH, or STRATA_LLAMA_UBATCH=N in the environment (1 or a multiple of STRATA_BATCH: the llama.cpp
+ * run to agree with used --ubatch N) */
+static size_t llama_ubatch(void) {
+    static size_t u;
+    if (u == 0) {
+        const char *e = getenv("STRATA_LLAMA_UBATCH");
+        long v = e != NULL ? strtol(e, NULL, 10) : 0;
+        u = v == 1 || (v > 0 && v % STRATA_BATCH == 0) ? (size_t)v : STRATA_LLAMA_UBATCH;
+    }
+    return u;
+}
+
+/* STRATA_ONE_ORDER=1: one arithmetic for every batch (q4_K in the gemv's order, fp16 attention tiled), so that a
+ * token's logits do not depend on the batch it came in: llama.cpp's do (its kernels depend on the ubatch's size),
+ * and so do strata-ref's by default, to agree with them; the session test's batch = one-at-a-time checks set it. */
+static int one_order(void) {
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("STRATA_ONE_ORDER");
+        v = e != NULL && strcmp(e, "1") == 0;
+    }
+    return v;
 }
 
 int strata_forward(strata_fwd *f, int seq, const int32_t *tokens, size_t n, size_t pos0, size_t logits_from,
@@ -191,6 +280,17 @@ int strata_forward(strata_fwd *f, int seq, const int32_t *tokens, size_t n, size
         int B = (int)(n - b0 < STRATA_BATCH ? n - b0 : STRATA_BATCH);
         int lf = logits_from <= b0 ? 0 : (logits_from - b0 >= (size_t)B ? B : (int)(logits_from - b0));
         float *out = logits != NULL && lf < B ? logits + (b0 + (size_t)lf - logits_from) * V : NULL;
+        /* the llama.cpp ubatch holding these tokens: its rows in groups of 4 go through the repacked GEMM, the last
+         * n_u % 4 through the gemv (repack.cpp forward_mul_mat_one_chunk) */
+        const size_t U = llama_ubatch();
+        size_t u0 = b0 / U * U;
+        size_t nu = n - u0 < U ? n - u0 : U;
+        size_t gend = u0 + nu - nu % 4;
+        f->ngemm4 = one_order() || gend <= b0 ? 0 : (gend - b0 >= (size_t)B ? B : (int)(gend - b0));
+        /* and its flash attention: tiled from 64 rows, else the f16 one_chunk path (ops.cpp), whose f16 loops are
+         * mirrored for llama.cpp's AVX-512 variant only */
+        f->small_ubatch = !one_order() && nu < 64 && strcmp(strata_ggml_isa(), "avx512") == 0;
+        f->row_ubatch = f->small_ubatch && (nu == 1 || U == 1);
         int rc = batch(f, seq, tokens + b0, B, pos0 + b0, lf, out);
         if (rc != 0) {
             return rc;

@@ -24,6 +24,11 @@ typedef void (*strata_route_fn)(void *user, int layer, int B, const int32_t *sel
 /* Tokens per batch of prompt processing. */
 /* STRATA_BATCH, tokens per batch of prompt processing: rules.def (Java RefScratch.BATCH) */
 
+/* llama.cpp's n_ubatch (its default, llama-perplexity's and node-llama-cpp's): an evaluation of n tokens is computed
+ * as ubatches of this many, and some of its kernels depend on the ubatch's size (forward.c). A multiple of
+ * STRATA_BATCH. */
+#define STRATA_LLAMA_UBATCH 512
+
 typedef struct {
     const strata_model *md;
     strata_kv *kv;
@@ -33,6 +38,9 @@ typedef struct {
     void *expert_user;
     strata_route_fn route;    /* NULL: no trace; called with expert_user */
     atomic_int *cancel;       /* checked between layers; 1 = stop */
+    int ngemm4;               /* of the current batch: its first tokens in llama.cpp's 4-row GEMM (ops.h) */
+    int small_ubatch;         /* of the current batch: llama.cpp's ubatch has < 64 rows (its f16 attention path) */
+    int row_ubatch;           /* ... and one row (its split of the KV cells over the threads) */
     /* scratch, sized for STRATA_BATCH tokens */
     float *x, *xb, *q, *k, *v, *att, *hb, *hb2, *router, *eo, *xe;
     uint8_t *xq;
@@ -40,6 +48,11 @@ typedef struct {
     int32_t *route_e;
     float *route_w;
 } strata_fwd;
+
+/* Debugging: with STRATA_DUMP=FILE in the environment, appends the B rows of n floats at d as one record named
+ * "name-l" (l >= 0) or "name" ({char name[64]; int32 ne[4] = {n, B, 1, 1}; float data[n·B]}) to FILE, the layout
+ * of llama.cpp's tensors as a cb_eval callback sees them; nothing without it. */
+void strata_fwd_dump(const char *name, int l, const float *d, size_t n, int B);
 
 /* Bytes of scratch strata_fwd_init allocates for this model (the memory plan's `scratch` item). */
 uint64_t strata_fwd_scratch_bytes(const strata_model *md);

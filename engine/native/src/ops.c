@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ggml_vec.h"
 #include "half.h"
 #include "quant.h"
 
@@ -17,7 +18,7 @@ typedef struct {
     size_t wrow;
     const uint8_t *xq;
     size_t xstride;
-    int ncols;
+    int ncols, ngemm4;
     float *y;
     size_t ystride;
 } mm_job;
@@ -26,7 +27,14 @@ static void mm_item(void *ctx, size_t item) {
     const mm_job *j = ctx;
     int64_t r0 = (int64_t)item * j->rows_per_item;
     int64_t r1 = r0 + j->rows_per_item < j->n_out ? r0 + j->rows_per_item : j->n_out;
-    strata_gemm_rows(j->wtype, j->n_in, j->w, j->wrow, r0, r1, j->xq, j->xstride, j->ncols, j->y, j->ystride);
+    int g = j->ngemm4;
+    if (g > 0) {
+        strata_gemm_rows(j->wtype | STRATA_GEMM4, j->n_in, j->w, j->wrow, r0, r1, j->xq, j->xstride, g, j->y, j->ystride);
+    }
+    if (g < j->ncols) {
+        strata_gemm_rows(j->wtype, j->n_in, j->w, j->wrow, r0, r1, j->xq + (size_t)g * j->xstride, j->xstride,
+                         j->ncols - g, j->y + (size_t)g * j->ystride, j->ystride);
+    }
 }
 
 /* x rounded to bf16, nearest-even (ggml_compute_fp32_to_bf16) */
@@ -43,7 +51,7 @@ static float bf16_round(float x) {
 }
 
 void strata_matmul(strata_pool *pool, uint8_t *xq, uint32_t wtype, const uint8_t *w, int64_t n_in, int64_t n_out,
-                   const float *x, size_t xs, int ncols, float *y, size_t ys) {
+                   const float *x, size_t xs, int ncols, int ngemm4, float *y, size_t ys) {
     const strata_type_info *ti = strata_type(wtype);
     uint32_t vt = (uint32_t)ti->vec_dot_type;
     size_t xrow = strata_row_bytes(vt, n_in);
@@ -61,12 +69,14 @@ void strata_matmul(strata_pool *pool, uint8_t *xq, uint32_t wtype, const uint8_t
     int threads = strata_pool_size(pool);
     int64_t per = n_out / (threads * 4);
     per = per < 16 ? 16 : (per + 3) / 4 * 4;
-    mm_job j = {wtype, n_in, n_out, per, w, strata_row_bytes(wtype, n_in), xq, xrow, ncols, y, ys};
+    mm_job j = {wtype, n_in, n_out, per, w, strata_row_bytes(wtype, n_in), xq, xrow, ncols, ngemm4, y, ys};
     strata_pool_run(pool, (size_t)((n_out + per - 1) / per), mm_item, &j);
 }
 
-void strata_matmul_t(strata_pool *pool, uint8_t *xq, const strata_gguf_tensor *t, const float *x, int ncols, float *y) {
-    strata_matmul(pool, xq, t->type, t->data, t->ne[0], t->ne[1], x, (size_t)t->ne[0], ncols, y, (size_t)t->ne[1]);
+void strata_matmul_t(strata_pool *pool, uint8_t *xq, const strata_gguf_tensor *t, const float *x, int ncols, int ngemm4,
+                     float *y) {
+    strata_matmul(pool, xq, t->type, t->data, t->ne[0], t->ne[1], x, (size_t)t->ne[0], ncols, ngemm4, y,
+                  (size_t)t->ne[1]);
 }
 
 void strata_add_bias(float *y, const strata_gguf_tensor *b, int ncols, size_t n) {
@@ -87,7 +97,7 @@ void strata_add_bias(float *y, const strata_gguf_tensor *b, int ncols, size_t n)
 void strata_rmsnorm(float *o, const float *x, const float *w, size_t n, float eps) {
     double ss = 0.0;
     for (size_t i = 0; i < n; i++) {
-        ss += (double)x[i] * (double)x[i];
+        ss += (double)(x[i] * x[i]); /* the square in float, as ggml_compute_forward_rms_norm_f32 */
     }
     float scale = 1.0f / sqrtf((float)(ss / (double)n) + eps);
     for (size_t i = 0; i < n; i++) {
@@ -99,6 +109,10 @@ void strata_rmsnorm(float *o, const float *x, const float *w, size_t n, float ep
  * divided by rope_freqs[i] when the model has them; NEOX rotates pairs (i, i + n_rot/2), NORM pairs (2i, 2i+1)). */
 void strata_rope(float *x, size_t pos, const strata_model *md) {
     const int nr = (int)md->n_rot;
+    /* ggml's rotate_pairs (ops.cpp) is compiled with FMA in llama.cpp's x86 variants that have it: GCC fuses the
+     * first product of each line (x0*cos - x1*sin → fma(x0, cos, -(x1*sin))); measured bit-exact against the
+     * shipped libggml-cpu-zen4.so */
+    const int fused = strcmp(strata_ggml_isa(), "scalar") != 0;
     const float theta_scale = powf(md->rope_base, -2.0f / (float)nr);
     float theta = (float)pos;
     for (int i = 0; i < nr / 2; i++) {
@@ -107,11 +121,14 @@ void strata_rope(float *x, size_t pos, const strata_model *md) {
         int a = md->rope_neox ? i : 2 * i;
         int b = md->rope_neox ? i + nr / 2 : 2 * i + 1;
         float x0 = x[a], x1 = x[b];
-        x[a] = x0 * c - x1 * s;
-        x[b] = x0 * s + x1 * c;
+        if (fused) {
+            x[a] = fmaf(x0, c, -(x1 * s));
+            x[b] = fmaf(x0, s, x1 * c);
+        } else {
+            x[a] = x0 * c - x1 * s;
+            x[b] = x0 * s + x1 * c;
+        }
         theta *= theta_scale;
     }
 }
-
-float strata_silu(float x) { return x / (1.0f + expf(-x)); }
 

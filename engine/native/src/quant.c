@@ -153,7 +153,7 @@ void strata_dequant_row(uint32_t type, const void *src, float *dst, int64_t n) {
 
 void strata_gemm_rows(uint32_t wtype, int64_t n, const uint8_t *w, size_t wrow_bytes, int64_t r0, int64_t r1,
                       const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride) {
-    const strata_type_info *t = strata_type(wtype);
+    const strata_type_info *t = strata_type(wtype & ~STRATA_GEMM4);
     if (r1 <= r0 || ncols <= 0) {
         return;
     }

@@ -61,9 +61,16 @@ void strata_quantize_act(uint32_t vt, const float *x, void *dst, int64_t n);
  *   y[c * ystride + r] = dot(W row r, activation c)      for r0 <= r < r1, 0 <= c < ncols.
  * Picks the best instruction set at run time (AVX2+FMA+F16C on x86-64 when present, else the portable variant).
  * Thread-safe (no state but the variant, chosen once); no alignment needed of w, xq or y. A column's results do not
- * depend on ncols or on the rows around it (the same bits alone or in a batch); for the quantized types the AVX2
- * variant gives the bits of llama.cpp's AVX2 ggml_vec_dot_*_q8_* (tools/ggml_quant_check). A type that is not
+ * depend on ncols or on the rows around it (the same bits alone or in a batch); the AVX2 variant gives the bits of
+ * the llama.cpp kernel that multiplies that type on an AVX2 CPU: ggml_vec_dot_*_q8_* for q8_0, q4_0, q5_0, q5_K,
+ * q6_K (tools/ggml_quant_check), the repacked q4_K_8x8 gemv (or GEMM, STRATA_GEMM4) for q4_K, tinyBLAS for f32 /
+ * f16 (tools/llamacpp_dump checks the last two through a whole forward pass). A type that is not
  * computable, or n not a multiple of its block, writes NaN to the rows asked for. */
+/* wtype | STRATA_GEMM4: the columns are token rows that llama.cpp's x86 backend computes with its 4-row GEMM of
+ * repacked q4_K weights (arch/x86/repack.cpp ggml_gemm_q4_K_8x8_q8_K: the float sums per pair of sub-blocks)
+ * rather than with its gemv (per super-block, the order without the flag); only q4_K in the AVX2 variant changes. */
+#define STRATA_GEMM4 0x10000u
+
 void strata_gemm_rows(uint32_t wtype, int64_t n, const uint8_t *w, size_t wrow_bytes, int64_t r0, int64_t r1,
                       const uint8_t *xq, size_t xstride, int ncols, float *y, size_t ystride);
 

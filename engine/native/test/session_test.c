@@ -73,6 +73,9 @@ static int greedy(strata_session *s, const int32_t *prompt, int np, int n, int32
 }
 
 static int cmd_check(const char *model) {
+    /* batch = one at a time holds for one arithmetic per batch size only: llama.cpp's (and so strata-ref's default)
+     * q4_K GEMM and small-ubatch attention differ from its gemv and tiled path in the last bits (forward.c) */
+    setenv("STRATA_ONE_ORDER", "1", 1);
     const char *formats[] = {"fp16", "int8", "q4_0"};
     for (int fi = 0; fi < 3; fi++) {
         strata_session *s = open_model(model, formats[fi], "2", "512");

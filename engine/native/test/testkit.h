@@ -1,5 +1,5 @@
-/* testkit.h — what the native test programs share: CHECK (counts the check; a failure is reported with its file and
- * line on stderr and the test goes on), its counters `fails` and `checks`, a seeded splitmix64 `rnd` (seed it through
+/* testkit.h — what the native test programs share: CHECK (check.h: counts the check; a failure is reported with its
+ * file and line on stderr and the test goes on), its counters `fails` and `checks`, a seeded splitmix64 `rnd` (seed it through
  * `rnd_state`) and a monotonic clock `now_s`. The file with main includes it as it is; a program's further files
  * define TESTKIT_PART first and count into the same counters. The including file defines _POSIX_C_SOURCE first
  * (clock_gettime). */
@@ -15,16 +15,7 @@ extern int fails, checks;
 #else
 int fails = 0, checks = 0;
 #endif
-#define CHECK(cond, ...)                                                                                              \
-    do {                                                                                                              \
-        checks++;                                                                                                     \
-        if (!(cond)) {                                                                                                \
-            fails++;                                                                                                  \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
-            fprintf(stderr, __VA_ARGS__);                                                                             \
-            fputc('\n', stderr);                                                                                      \
-        }                                                                                                             \
-    } while (0)
+#include "check.h" /* CHECK */
 
 static uint64_t rnd_state __attribute__((unused));
 

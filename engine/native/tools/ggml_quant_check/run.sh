@@ -18,5 +18,5 @@ cc -O2 -mavx2 -mfma -mf16c -std=gnu11 -D_GNU_SOURCE "${INC[@]}" -c "$L/src/ggml-
 cc -O2 -mavx2 -mfma -mf16c -std=gnu11 -D_GNU_SOURCE "${INC[@]}" -c "$L/src/ggml-cpu/quants.c" -o "$TMP/cpu-quants.o"
 cc -O2 -mavx2 -mfma -mf16c -std=gnu11 -D_GNU_SOURCE "${INC[@]}" -c "$L/src/ggml-cpu/arch/x86/quants.c" -o "$TMP/x86-quants.o"
 cc -O2 -mf16c -I"$ROOT/engine/native/src" -o "$TMP/check" "$HERE/check.c" "$HERE/stubs.c" "$OBJ/quant.o" \
-  "$OBJ/quant_kern_base.o" "$OBJ/quant_kern_avx2.o" "$TMP/ggml-quants.o" "$TMP/cpu-quants.o" "$TMP/x86-quants.o" -lm
+  "$OBJ/quant_kern_base.o" "$OBJ/quant_kern_avx2.o" "$OBJ/quant_dot_base.o" "$OBJ/quant_dot_avx2.o" "$TMP/ggml-quants.o" "$TMP/cpu-quants.o" "$TMP/x86-quants.o" -lm
 "$TMP/check"

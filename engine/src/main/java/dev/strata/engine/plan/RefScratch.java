@@ -22,8 +22,9 @@ final class RefScratch {
    * strata-ref's working buffers, in bytes; they do not depend on the context. With B = {@link
    * #BATCH}, E = embedding, Q = heads × head_dim, KV = KV heads × head_dim, F = max(FFN, expert
    * FFN), X = experts, K = experts used, W = max(E, Q, FFN, expert FFN), V = vocabulary: the
-   * batch's activations 4·B·(4E + 2Q + 2KV + 2F + 2X), its quantized rows 4·B·W, the router's picks
-   * 8·B·K, one row of logits 4·V, and the arena's books 16 B per model slot.
+   * batch's activations 4·B·((3 + max(K, 1))·E + 2Q + 2KV + 2F + 2X) (the MoE keeps each token's K
+   * weighted expert outputs, to add them in llama.cpp's slot order), its quantized rows 4·B·W, the
+   * router's picks 8·B·K, one row of logits 4·V, and the arena's books 16 B per model slot.
    */
   static long bytes(ModelGeometry model) {
     ModelWidths w = model.widths();
@@ -33,7 +34,8 @@ final class RefScratch {
     long f = Math.max(w.feedForward(), w.expertFeedForward());
     long x = model.experts();
     long widest = Math.max(Math.max(e, q), f);
-    long floats = BATCH * (4 * e + 2 * q + 2 * kv + 2 * f + 2 * x);
+    long slots = Math.max(model.expertsUsed(), 1);
+    long floats = BATCH * ((3 + slots) * e + 2 * q + 2 * kv + 2 * f + 2 * x);
     long activations = Math.multiplyExact(floats, Float.BYTES);
     long rows = BATCH * widest * Float.BYTES;
     long picks = BATCH * model.expertsUsed() * (Integer.BYTES + Float.BYTES);

@@ -154,12 +154,12 @@ class PlanEdgesTest {
     // strata-ref on a 48 GiB Linux machine: headroom 48 GiB / 8 = 6 GiB, and its scratch
     // (RefScratchTest: 4,018,176 B); the prompt switch off leaves 64 stand-by slots
     MemoryPlan ref = MemoryPlan.compute(at32k(linux(48), seed(), Backend.CPU_REFERENCE));
-    assertEquals(4_018_176, ref.scratchBytes());
+    assertEquals(6_377_472, ref.scratchBytes());
     assertEquals(
-        DENSE + KV_32K + 576 * SLOT + 6 * GIB + 4_018_176,
+        DENSE + KV_32K + 576 * SLOT + 6 * GIB + 6_377_472,
         MemoryPlan.streamingFixedBytes(ref, seed(), Map.of(), linux(48)));
     assertEquals(
-        DENSE + KV_32K + 64 * SLOT + 6 * GIB + 4_018_176,
+        DENSE + KV_32K + 64 * SLOT + 6 * GIB + 6_377_472,
         MemoryPlan.streamingFixedBytes(
             ref, seed(), Map.of(StandbySlots.ENV_PROMPT_GEMM, "0"), linux(48)));
   }
@@ -176,7 +176,7 @@ class PlanEdgesTest {
             "item=weights bytes=2684354560",
             "item=kv bytes=416858112",
             "item=arena bytes=19931332608",
-            "item=scratch bytes=4018176"),
+            "item=scratch bytes=6377472"),
         PlanText.items(ref));
     assertEquals(24_576L * SLOT, 19_931_332_608L);
     MemoryPlan hybrid =
@@ -187,7 +187,7 @@ class PlanEdgesTest {
             "item=kv bytes=416858112",
             "item=ssm_state bytes=37748736",
             "item=arena bytes=19931332608",
-            "item=scratch bytes=4018176"),
+            "item=scratch bytes=6377472"),
         PlanText.items(hybrid));
     // Metal on 16 GiB streams: stand-by 576 slots, an arena of 5,750 (PlanTextTest's table)
     MemoryPlan metal = MemoryPlan.compute(at32k(mac(16), seed(), Backend.METAL));
@@ -257,9 +257,9 @@ class PlanEdgesTest {
     MemoryPlan p =
         MemoryPlan.compute(
             at32k(linux(48), seed(), Backend.CPU_REFERENCE).withExperts(ExpertsMode.RESIDENT));
-    assertEquals(4_018_176, p.scratchBytes());
-    assertEquals(27_429_302_272L, p.freeBytes());
-    assertEquals(47 * GIB - DENSE - 4_018_176 - KV_32K - 24_576 * SLOT, p.freeBytes());
+    assertEquals(6_377_472, p.scratchBytes());
+    assertEquals(27_426_942_976L, p.freeBytes());
+    assertEquals(47 * GIB - DENSE - 6_377_472 - KV_32K - 24_576 * SLOT, p.freeBytes());
   }
 
   /** A model without experts has nothing to stream and no "holds every expert" note. */

@@ -131,8 +131,8 @@ class PlanTextWrapTest {
     String json = PlanText.json(p).replaceAll("\\s+", "");
     assertTrue(
         json.contains(
-            "\"bytes\":19931332608},\"scratch_bytes\":4018176,\"free_bytes\":"
-                + (47L * Fixtures.GIB - 2_684_354_560L - 416_858_112L - 4_018_176 - 19_931_332_608L)
+            "\"bytes\":19931332608},\"scratch_bytes\":6377472,\"free_bytes\":"
+                + (47L * Fixtures.GIB - 2_684_354_560L - 416_858_112L - 6_377_472 - 19_931_332_608L)
                 + ","),
         json);
     assertTrue(json.contains("\"notes\":[\"experts:thestreamarenaholdseveryexpert"), json);

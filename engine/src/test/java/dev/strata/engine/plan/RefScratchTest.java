@@ -10,16 +10,17 @@ import org.junit.jupiter.api.Test;
 /**
  * strata-ref's working buffers (docs/PLAN.md; engine/native/src/forward.c and memory.c) worked by
  * hand. The seed (E 2048, Q 16 × 256 = 4096, KV 2 × 256 = 512, F 512, 512 experts, 10 used,
- * vocabulary 151,936) in batches of 32: activations 32 × (8192 + 8192 + 1024 + 1024 + 1024) floats
- * = 2,490,368 B, quantized rows 32 × 4096 × 4 = 524,288 B, router picks 32 × 10 × 8 = 2,560 B, one
- * row of logits 607,744 B, the arena's books 24,576 slots × 16 = 393,216 B.
+ * vocabulary 151,936) in batches of 32: activations 32 × (13 × 2048 + 8192 + 1024 + 1024 + 1024)
+ * floats = 4,849,664 B (the MoE's 10 weighted expert outputs per token among them), quantized rows
+ * 32 × 4096 × 4 = 524,288 B, router picks 32 × 10 × 8 = 2,560 B, one row of logits 607,744 B, the
+ * arena's books 24,576 slots × 16 = 393,216 B.
  */
 class RefScratchTest {
 
   @Test
   void theSeed() {
-    assertEquals(2_490_368 + 524_288 + 2_560 + 607_744 + 393_216, RefScratch.bytes(seed()));
-    assertEquals(4_018_176, RefScratch.bytes(seed()));
+    assertEquals(4_849_664 + 524_288 + 2_560 + 607_744 + 393_216, RefScratch.bytes(seed()));
+    assertEquals(6_377_472, RefScratch.bytes(seed()));
   }
 
   @Test
@@ -29,7 +30,7 @@ class RefScratchTest {
       MemoryPlan p =
           MemoryPlan.compute(
               PlanRequest.of(Fixtures.linux(512), seed(), Backend.CPU_REFERENCE).withContext(ctx));
-      assertEquals(4_018_176, p.scratchBytes(), "at " + ctx);
+      assertEquals(6_377_472, p.scratchBytes(), "at " + ctx);
     }
   }
 

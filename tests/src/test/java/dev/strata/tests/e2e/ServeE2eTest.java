@@ -38,8 +38,7 @@ import org.junit.jupiter.api.Test;
  * {@code strata-launch --serve} as its own JVM on the shared dense model (tiny-qwen3-q8_0): the
  * official {@code openai} npm client (tests/openai-client, pinned) gets the same text as {@code
  * strata-launch --prompt --temp 0}; bad requests get 4xx OpenAI error bodies and the server keeps
- * serving; the API key off loopback; a bounded load test (8 clients × 20 requests) whose figures go
- * to bench/results/2026-12-01-serve/.
+ * serving; the API key off loopback. The load test is {@link ServeParallelE2eTest}'s.
  */
 class ServeE2eTest {
   static final String PROMPT = "The Linux kernel";

@@ -53,7 +53,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * two sequences' pools; a non-streamed request whose client goes away is cancelled, and the other
  * sequence's request is whole; an N the plan cannot hold is refused naming the figures; and the
  * bounded load test (8 clients × 20 requests) on both servers, memory within the plan, figures to
- * bench/results/2026-12-02-serve/.
+ * {@code tests/target/serve-load/} (or the folder {@code STRATA_BENCH_OUT} names: that is how
+ * bench/results/2026-12-02-serve/ was written; a suite run never rewrites committed results).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ServeParallelE2eTest {
@@ -277,7 +278,11 @@ class ServeParallelE2eTest {
   @Test
   @Order(4)
   void loadEightClientsTwentyRequestsEachAllAnsweredOnceWithinThePlan() throws Exception {
-    Path results = RepoRoot.path().resolve("bench/results/2026-12-02-serve");
+    String out = System.getenv("STRATA_BENCH_OUT");
+    Path results =
+        out != null && !out.isBlank()
+            ? Path.of(out)
+            : RepoRoot.path().resolve("tests/target/serve-load");
     Files.createDirectories(results);
     for (ServeE2eTest.Server s : List.of(one, two)) {
       int parallel = s == one ? 1 : 2;

@@ -25,33 +25,32 @@ import org.junit.jupiter.api.TestFactory;
  * bench/llamacpp/package.json) on the same files and tokens: bench/llamacpp/agree.sh runs both
  * engines teacher-forced over 2,044 positions of val.u16 (llama-perplexity's layout; f16 KV in
  * llama.cpp, fp16 pools in strata-ref) and greedy over 5 prompts × 32 tokens, for the dense F16 and
- * the MoE Q8_0 shared models and two synthetic ones of the llama and qwen2 families (synth_model);
- * the quantized dense files run in agree.sh's full run (bench/results/2026-12-01-agreement). The
- * thresholds are issue 27's where they are met, and just under the measured level where they are
- * not (docs/MODELS.md, "Agreement with llama.cpp", says which and why): F16 weights top-1 ≥ 99.9 %,
- * mean KL ≤ 1e-4; quantized weights mean KL ≤ 1e-3 (met everywhere) and top-1 ≥ 99 % where met (the
- * MoE Q8_0), else the figure in {@link #MIN_TOP}. Greedy: every prompt's 32 tokens equal
- * llama.cpp's, or they part at a near-tie (llama.cpp's top-2 log-prob gap below {@link #NEAR_TIE}),
- * which gen.tsv then shows.
+ * the MoE Q8_0 and dense Q4_K_M shared models and two synthetic ones of the llama and qwen2
+ * families (synth_model); the other quantized files run in agree.sh's full run
+ * (bench/results/2026-12-02-agreement). The thresholds are issue 27's, met on every file
+ * (docs/MODELS.md, "Agreement with llama.cpp"): F16 weights top-1 ≥ 99.9 %, mean KL ≤ 1e-4;
+ * quantized weights top-1 ≥ 99 %, mean KL ≤ 1e-3 ({@link #MIN_TOP}). Greedy: every prompt's 32
+ * tokens equal llama.cpp's, or they part at a near-tie (llama.cpp's top-2 log-prob gap below {@link
+ * #NEAR_TIE}), which gen.tsv then shows.
  */
 class LlamaCppAgreementTest {
   /**
-   * Least same-top-1 share (%) per model. Measured 2026-12-01 (bench/results/2026-12-01-agreement):
-   * dense F16 100.0, synthetic F16 files 100.0, MoE Q8_0 99.27 — issue 27's ≥ 99.9 / ≥ 99 met;
-   * dense Q8_0 98.68 and Q4_K_M 97.75, MoE Q4_K_M 98.92 — under issue 27's 99 %: the two engines
-   * quantize the activations (Q8_0 / Q8_K) of inputs that differ in the last float bits, and each
-   * is as far from llama.cpp's own F16 run as the other (docs/MODELS.md), so the gap is rounding
-   * noise, not a wrong formula.
+   * Least same-top-1 share (%) per model: issue 27's bars. Measured 2026-12-02
+   * (bench/results/2026-12-02-agreement) on an AVX-512 CPU, where strata-ref follows the float
+   * operation order of the llama.cpp kernels that run there (docs/MODELS.md): 100.0 on every file.
+   * The bars, not the measured 100, are the floors: on a CPU whose llama.cpp variant runs kernels
+   * strata-ref does not mirror (e.g. AMX) the two engines again round their 8-bit activations
+   * independently, which measured 97.8–99.3 % (bench/results/2026-12-01-agreement).
    */
   private static final Map<String, Double> MIN_TOP =
       Map.of(
           "tiny-qwen3-f16", 99.9,
           "synth-llama-f16", 99.9,
           "synth-qwen2-f16", 99.9,
-          "tiny-qwen3-q8_0", 98.0,
-          "tiny-qwen3-q4_k_m", 97.0,
+          "tiny-qwen3-q8_0", 99.0,
+          "tiny-qwen3-q4_k_m", 99.0,
           "tiny-qwen3moe-q8_0", 99.0,
-          "tiny-qwen3moe-q4_k_m", 98.0);
+          "tiny-qwen3moe-q4_k_m", 99.0);
 
   /**
    * A near-tie, in nats between llama.cpp's top two log-probs at the step where the tokens part:
@@ -78,11 +77,11 @@ class LlamaCppAgreementTest {
                 "bash",
                 root.resolve("bench/llamacpp/agree.sh").toString(),
                 out.toString(),
-                // the suite's share (CI's 10 minutes): the strict F16 file, the MoE and the two
-                // families;
-                // the quantized dense files are bench/llamacpp/agree.sh's full run (bench/results)
+                // the suite's share (CI's 10 minutes): the strict F16 file, the MoE, one K-quant
+                // dense file and the two families; the rest is bench/llamacpp/agree.sh's full run
                 "tiny-qwen3-f16",
                 "tiny-qwen3moe-q8_0",
+                "tiny-qwen3-q4_k_m",
                 "synth-llama-f16",
                 "synth-qwen2-f16")
             .redirectErrorStream(true)
@@ -114,7 +113,12 @@ class LlamaCppAgreementTest {
 
   @TestFactory
   Stream<DynamicTest> teacherForcedAgreement() {
-    return Stream.of("tiny-qwen3-f16", "tiny-qwen3moe-q8_0", "synth-llama-f16", "synth-qwen2-f16")
+    return Stream.of(
+            "tiny-qwen3-f16",
+            "tiny-qwen3moe-q8_0",
+            "tiny-qwen3-q4_k_m",
+            "synth-llama-f16",
+            "synth-qwen2-f16")
         .map(
             name ->
                 DynamicTest.dynamicTest(
