@@ -36,7 +36,7 @@ class DidYouMeanSurfacesTest {
           --treads | 4 | "unknown flag '--treads' (did you mean --threads?)"
           --mem-bud | 4 | "unknown flag '--mem-bud' (did you mean --mem-budget-mb?)"
           --N_PREDICT | 4 | "unknown flag '--N_PREDICT' (did you mean --n-predict?)"
-          --ctx-size | 4 | "unknown flag '--ctx-size' (known: --model --ctx --experts --threads --mem-budget-mb --spec --suffix-draft --kv-resident --prompt-tokens --n-predict --fault --kv)"
+          --ctx-size | 4 | "unknown flag '--ctx-size' (known: --model --ctx --experts --threads --mem-budget-mb --spec --suffix-draft --kv-resident --parallel --prompt-tokens --n-predict --fault --kv)"
           --experts | resdent | "--experts: 'resdent' is not one of stream, resident (did you mean resident?)"
           --experts | res | "--experts: 'res' is not one of stream, resident (did you mean resident?)"
           --kv | Q4-0 | "--kv: 'Q4-0' is not one of fp16, int8, q4_0, k8v4 (did you mean q4_0?)"
