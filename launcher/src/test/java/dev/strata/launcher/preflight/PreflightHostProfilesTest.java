@@ -69,7 +69,7 @@ class PreflightHostProfilesTest {
             assertEquals(r.plan().refusal() + " (planned for the Apple M1)", m);
             assertTrue(
                 m.contains(
-                    kv.equals("int8") ? "(--ctx 138240 fits) or --kv q4_0" : "(--ctx 254976 fits)"),
+                    kv.equals("int8") ? "(--ctx 138240 fits) or --kv q4_0" : "(--ctx 253952 fits)"),
                 m);
             assertNull(r.engine(), "the engine is not asked after a refusal");
             assertNull(r.verified());
