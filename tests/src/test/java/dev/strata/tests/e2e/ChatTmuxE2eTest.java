@@ -38,8 +38,8 @@ class ChatTmuxE2eTest {
               E2e.refLibrary(),
               null,
               List.of(model),
-              1024,
-              List.of("--prompt-tokens", "16", "--n-predict", "16"),
+              4096, // room for a whole 512-token third reply (at 1024 the history left 170)
+              List.of("--prompt-tokens", "16", "--n-predict", "16", "--threads", "1"),
               Map.of());
       Path exit = dir.resolve("exit-code");
       List<String> cmd =
@@ -55,8 +55,18 @@ class ChatTmuxE2eTest {
       awaitScreen(socket, s -> count(s, " tok/s") >= 1, 90, "the first reply's tokens/s");
       send(socket, "Tell me about Debian packages");
       awaitScreen(socket, s -> count(s, " tok/s") >= 2, 90, "the second reply's tokens/s");
-      send(socket, "Write a long essay about the Linux kernel");
-      Thread.sleep(700);
+      String third = "Write a long essay about the Linux kernel";
+      send(socket, third);
+      // Ctrl-C as soon as the reply streams: on an idle machine a whole reply takes about a second,
+      // so a fixed wait could land after it (the 2026-12-02 CI saw that)
+      awaitScreen(
+          socket,
+          s -> {
+            int at = s.lastIndexOf(third);
+            return at >= 0 && s.substring(at + third.length()).strip().length() > 40;
+          },
+          60,
+          "the third reply streaming");
       tmux(socket, "send-keys", "-t", "chat", "C-c");
       awaitScreen(socket, s -> s.contains("stopped (Ctrl-C)"), 30, "the reply stopped by Ctrl-C");
       // the chat goes on after a Ctrl-C: the next reply is a whole one
