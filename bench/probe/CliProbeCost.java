@@ -1,4 +1,4 @@
-import dev.strata.engine.cli.Io;
+import dev.strata.cli.Io;
 import dev.strata.setup.SetupCli;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;

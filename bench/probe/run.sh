@@ -13,7 +13,7 @@ M2="${M2_REPO:-$HOME/.m2/repository}/com/fasterxml/jackson/core"
 CP="metal/target/classes:metal/target/test-classes:engine/target/classes"
 CP="$CP:$M2/jackson-core/2.20.1/jackson-core-2.20.1.jar:$M2/jackson-annotations/2.20/jackson-annotations-2.20.jar"
 PICOCLI="${M2_REPO:-$HOME/.m2/repository}/info/picocli/picocli/4.7.7/picocli-4.7.7.jar"
-SETUP_CP="setup/target/classes:$CP:$PICOCLI"
+SETUP_CP="setup/target/classes:cli/target/classes:$CP:$PICOCLI"
 # The same JVM flags as ./strata uses.
 FLAGS=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto --enable-native-access=ALL-UNNAMED)
 

@@ -1,6 +1,6 @@
 package dev.strata.dist;
 
-import dev.strata.engine.cli.Io;
+import dev.strata.cli.Io;
 import dev.strata.launcher.LaunchCli;
 import dev.strata.setup.SetupCli;
 import java.io.IOException;

@@ -1,16 +1,16 @@
 package dev.strata.launcher;
 
+import dev.strata.cli.CliOption;
+import dev.strata.cli.CliSpec;
+import dev.strata.cli.CliValues;
+import dev.strata.cli.CommandNames;
+import dev.strata.cli.EngineOptions;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
+import dev.strata.cli.VersionProvider;
 import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.cli.CliOption;
-import dev.strata.engine.cli.CliSpec;
-import dev.strata.engine.cli.CliValues;
-import dev.strata.engine.cli.CommandNames;
-import dev.strata.engine.cli.EngineOptions;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
-import dev.strata.engine.cli.VersionProvider;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.flags.EngineFlags;
@@ -288,7 +288,7 @@ public final class DemoCommand implements Callable<Integer> {
    * bin/strata-launch} otherwise. A checkout has no strata-launch on the PATH.
    */
   static String launchCommand(Machine machine) {
-    return dev.strata.engine.cli.LaunchHint.command(
+    return dev.strata.cli.LaunchHint.command(
         machine.strataRoot(), machine.strataHome(), machine.workingDir());
   }
 

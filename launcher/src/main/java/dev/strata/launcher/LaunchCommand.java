@@ -1,10 +1,10 @@
 package dev.strata.launcher;
 
-import dev.strata.engine.cli.CliSpec;
-import dev.strata.engine.cli.CommandNames;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
-import dev.strata.engine.cli.VersionProvider;
+import dev.strata.cli.CliSpec;
+import dev.strata.cli.CommandNames;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
+import dev.strata.cli.VersionProvider;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

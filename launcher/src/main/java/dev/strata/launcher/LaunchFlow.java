@@ -1,10 +1,10 @@
 package dev.strata.launcher;
 
+import dev.strata.cli.CommandNames;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.cli.CommandNames;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.HostProfiles;

@@ -1,10 +1,10 @@
 package dev.strata.launcher;
 
-import dev.strata.engine.cli.CommandNames;
-import dev.strata.engine.cli.FastPath;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
-import dev.strata.engine.cli.MainExit;
+import dev.strata.cli.CommandNames;
+import dev.strata.cli.FastPath;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
+import dev.strata.cli.MainExit;
 import dev.strata.metal.HostProbe;
 
 /**

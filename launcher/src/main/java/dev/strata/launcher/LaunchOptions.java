@@ -1,12 +1,12 @@
 package dev.strata.launcher;
 
-import dev.strata.engine.cli.CliOption;
-import dev.strata.engine.cli.CliValues;
-import dev.strata.engine.cli.CommandNames;
-import dev.strata.engine.cli.HostFileOption;
-import dev.strata.engine.cli.JsonOption;
-import dev.strata.engine.cli.PathArgs;
-import dev.strata.engine.cli.SimpleArgs;
+import dev.strata.cli.CliOption;
+import dev.strata.cli.CliValues;
+import dev.strata.cli.CommandNames;
+import dev.strata.cli.HostFileOption;
+import dev.strata.cli.JsonOption;
+import dev.strata.cli.PathArgs;
+import dev.strata.cli.SimpleArgs;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

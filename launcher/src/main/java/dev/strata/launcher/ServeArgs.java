@@ -1,8 +1,8 @@
 package dev.strata.launcher;
 
+import dev.strata.cli.Io;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.cli.Io;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.launcher.preflight.Preflight;

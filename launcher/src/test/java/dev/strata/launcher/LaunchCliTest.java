@@ -3,7 +3,7 @@ package dev.strata.launcher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.strata.engine.cli.Io;
+import dev.strata.cli.Io;
 import dev.strata.testsupport.Captured;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.engine.ExitCodes;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.model.TinyModel;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.strata.engine.cli.CliOption;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
+import dev.strata.cli.CliOption;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.testsupport.FastPathCheck;
 import java.io.IOException;
 import java.io.PrintWriter;

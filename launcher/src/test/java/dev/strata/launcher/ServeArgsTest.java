@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.strata.cli.Io;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.cli.Io;
 import dev.strata.engine.config.EngineConfig;
 import java.io.PrintWriter;
 import java.io.Writer;

@@ -1,8 +1,8 @@
 package dev.strata.setup;
 
+import dev.strata.cli.CommandNames;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.cli.CommandNames;
 import dev.strata.engine.model.DemoModel;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;

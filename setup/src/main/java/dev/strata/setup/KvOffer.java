@@ -1,7 +1,7 @@
 package dev.strata.setup;
 
+import dev.strata.cli.Machine;
 import dev.strata.engine.Os;
-import dev.strata.engine.cli.Machine;
 import dev.strata.engine.ffm.StrataRefLibrary;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvFormat;

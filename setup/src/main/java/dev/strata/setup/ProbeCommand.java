@@ -1,15 +1,15 @@
 package dev.strata.setup;
 
+import dev.strata.cli.CliOption;
+import dev.strata.cli.CliSpec;
+import dev.strata.cli.CliValues;
+import dev.strata.cli.CommandNames;
+import dev.strata.cli.HostFileOption;
+import dev.strata.cli.Io;
+import dev.strata.cli.JsonOption;
 import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.cli.CliOption;
-import dev.strata.engine.cli.CliSpec;
-import dev.strata.engine.cli.CliValues;
-import dev.strata.engine.cli.CommandNames;
-import dev.strata.engine.cli.HostFileOption;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.JsonOption;
 import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsCodec;

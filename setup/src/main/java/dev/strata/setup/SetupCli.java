@@ -1,10 +1,10 @@
 package dev.strata.setup;
 
-import dev.strata.engine.cli.Cli;
-import dev.strata.engine.cli.CliSpec;
-import dev.strata.engine.cli.CompletionCommand;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
+import dev.strata.cli.Cli;
+import dev.strata.cli.CliSpec;
+import dev.strata.cli.CompletionCommand;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.metal.HostProbe;
 import dev.strata.setup.prompt.JLinePrompter;
 import dev.strata.setup.prompt.Prompter;

@@ -1,12 +1,12 @@
 package dev.strata.setup;
 
+import dev.strata.cli.Io;
+import dev.strata.cli.LaunchHint;
+import dev.strata.cli.Machine;
+import dev.strata.cli.TableValues;
 import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.LaunchHint;
-import dev.strata.engine.cli.Machine;
-import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.flags.EngineArgs;
 import dev.strata.engine.flags.EngineFlags;

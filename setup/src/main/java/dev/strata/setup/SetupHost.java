@@ -1,9 +1,9 @@
 package dev.strata.setup;
 
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
 import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;

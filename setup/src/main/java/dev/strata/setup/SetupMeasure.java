@@ -1,10 +1,10 @@
 package dev.strata.setup;
 
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.engine.Backend;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
 import dev.strata.engine.gen.Templates;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.model.GgufModel;

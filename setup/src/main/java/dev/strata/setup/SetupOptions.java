@@ -1,13 +1,13 @@
 package dev.strata.setup;
 
+import dev.strata.cli.CliOption;
+import dev.strata.cli.CliValues;
+import dev.strata.cli.CommandNames;
+import dev.strata.cli.EngineOptions;
+import dev.strata.cli.HostFileOption;
+import dev.strata.cli.PathArgs;
+import dev.strata.cli.SimpleArgs;
 import dev.strata.engine.Backend;
-import dev.strata.engine.cli.CliOption;
-import dev.strata.engine.cli.CliValues;
-import dev.strata.engine.cli.CommandNames;
-import dev.strata.engine.cli.EngineOptions;
-import dev.strata.engine.cli.HostFileOption;
-import dev.strata.engine.cli.PathArgs;
-import dev.strata.engine.cli.SimpleArgs;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.model.ExpertsMode;

@@ -1,7 +1,7 @@
 package dev.strata.setup;
 
+import dev.strata.cli.Machine;
 import dev.strata.engine.Backend;
-import dev.strata.engine.cli.Machine;
 import dev.strata.engine.gen.Answers;
 import dev.strata.engine.gen.Generator;
 import dev.strata.engine.gen.Template;

@@ -1,7 +1,7 @@
 package dev.strata.setup;
 
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.host.ProbeResult;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.strata.engine.cli.CliOption;
+import dev.strata.cli.CliOption;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.host.GpuFamily;
 import dev.strata.engine.host.HostFacts;

@@ -1,7 +1,7 @@
 package dev.strata.setup;
 
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.metal.HostProbe;
 import dev.strata.setup.prompt.JLinePrompter;
 import java.io.PrintWriter;

@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.strata.engine.cli.CliOption;
-import dev.strata.engine.cli.CliSpec;
-import dev.strata.engine.cli.CliValues;
-import dev.strata.engine.cli.EngineOptions;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
-import dev.strata.engine.cli.SimpleArgs;
+import dev.strata.cli.CliOption;
+import dev.strata.cli.CliSpec;
+import dev.strata.cli.CliValues;
+import dev.strata.cli.EngineOptions;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
+import dev.strata.cli.SimpleArgs;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.testsupport.FastPathCheck;
 import java.io.PrintWriter;
@@ -186,7 +186,7 @@ class SetupOptionsTest {
         () -> {
           CommandLine cl = picocli();
           SetupCommand command = cl.getCommand();
-          return dev.strata.engine.cli.Cli.configure(
+          return dev.strata.cli.Cli.configure(
               new CommandLine(CliSpec.of(command, table)), command.io());
         };
 

@@ -3,8 +3,8 @@ package dev.strata.setup;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.metal.MacProbe;
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -78,8 +78,7 @@ public final class HostProfiles {
 
   /**
    * {@link #open(String)} with a relative path resolved against {@code workingDir} (null: the
-   * process's own): the one path rule of {@code --host-file}
-   * (dev.strata.engine.cli.HostFileOption).
+   * process's own): the one path rule of {@code --host-file} (dev.strata.cli.HostFileOption).
    */
   public static Loaded open(String fileOrName, Path workingDir) {
     Path path = workingDir == null ? Path.of(fileOrName) : workingDir.resolve(fileOrName);

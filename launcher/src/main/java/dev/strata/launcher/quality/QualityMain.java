@@ -1,9 +1,9 @@
 package dev.strata.launcher.quality;
 
+import dev.strata.cli.SignalTrap;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.IoReason;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.cli.SignalTrap;
 import dev.strata.engine.ffm.SessionException;
 import dev.strata.engine.quality.Evaluation;
 import dev.strata.engine.quality.QualitySpec;

@@ -1,8 +1,8 @@
 package dev.strata.launcher.run;
 
+import dev.strata.cli.SignalTrap;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
-import dev.strata.engine.cli.SignalTrap;
 import dev.strata.engine.ffm.NativeEngine;
 import dev.strata.engine.ffm.VerifiedLibrary;
 import dev.strata.engine.text.Clip;

@@ -1,7 +1,7 @@
 package dev.strata.launcher.run;
 
+import dev.strata.cli.SignalTrap;
 import dev.strata.engine.ExitCodes;
-import dev.strata.engine.cli.SignalTrap;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.strata.launcher.serve;
 
+import dev.strata.cli.Io;
 import dev.strata.engine.ExitCodes;
-import dev.strata.engine.cli.Io;
 import dev.strata.engine.ffm.NativeEngine;
 import dev.strata.engine.ffm.Session;
 import dev.strata.engine.ffm.SessionException;

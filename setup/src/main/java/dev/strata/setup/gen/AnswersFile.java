@@ -1,8 +1,8 @@
 package dev.strata.setup.gen;
 
+import dev.strata.cli.ContextSize;
+import dev.strata.cli.TableValues;
 import dev.strata.engine.Backend;
-import dev.strata.engine.cli.ContextSize;
-import dev.strata.engine.cli.TableValues;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.gen.StrictYaml;
 import dev.strata.engine.kv.KvFormat;

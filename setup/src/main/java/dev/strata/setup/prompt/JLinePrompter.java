@@ -1,6 +1,6 @@
 package dev.strata.setup.prompt;
 
-import dev.strata.engine.cli.SignalTrap;
+import dev.strata.cli.SignalTrap;
 import dev.strata.engine.text.Wrap;
 import java.io.IOException;
 import java.io.InputStream;

@@ -171,8 +171,8 @@ public sealed interface Question<T>
 
     @Override
     public Parsed<Long> parse(String input) {
-      long v = dev.strata.engine.cli.ContextSize.parse(input);
-      if (v < 0 && dev.strata.engine.cli.ContextSize.isNumber(input)) {
+      long v = dev.strata.cli.ContextSize.parse(input);
+      if (v < 0 && dev.strata.cli.ContextSize.isNumber(input)) {
         // negative, or more digits than any size: out of range, not malformed
         return new Parsed.Bad<>(
             Clip.clip(input.strip()) + " is out of range: between " + min + " and " + max);

@@ -1,6 +1,6 @@
 package dev.strata.setup.prompt;
 
-import dev.strata.engine.cli.Io;
+import dev.strata.cli.Io;
 import java.util.Map;
 
 /**

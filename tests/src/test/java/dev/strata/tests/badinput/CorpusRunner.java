@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.launcher.LaunchMain;
 import dev.strata.metal.HostProbe;
 import dev.strata.setup.SetupMain;

@@ -1,7 +1,7 @@
 package dev.strata.tests.dist;
 
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.launcher.LaunchMain;
 import dev.strata.metal.HostProbe;
 import dev.strata.setup.SetupMain;

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.engine.Folders;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
 import dev.strata.launcher.LaunchMain;
 import dev.strata.metal.HostProbe;
 import dev.strata.testsupport.RepoRoot;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.engine.config.ConfigCodec;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.host.AvailableMemory;

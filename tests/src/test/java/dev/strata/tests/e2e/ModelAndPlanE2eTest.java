@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.strata.engine.cli.Io;
-import dev.strata.engine.cli.Machine;
+import dev.strata.cli.Io;
+import dev.strata.cli.Machine;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.host.HostFactsCodec;
 import dev.strata.engine.host.ProbeResult;

@@ -2,7 +2,7 @@ package dev.strata.tests.golden;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.strata.engine.cli.Io;
+import dev.strata.cli.Io;
 import dev.strata.launcher.LaunchCli;
 import dev.strata.setup.SetupCli;
 import dev.strata.testsupport.GoldenFiles;

@@ -11,8 +11,9 @@ import java.util.List;
 /**
  * The dependency rules of docs/ARCHITECTURE.md, checked on a module's compiled classes (its tests
  * left out) with ArchUnit: no cycle between the module's packages, and the module direction — setup
- * and launcher on metal, metal on engine; nothing of the toolkit on setup or launcher (the
- * distribution's launcher aside). Each module's {@code ArchitectureTest} calls {@link #check}.
+ * and launcher on metal and cli, metal and cli (side by side, neither on the other) on engine,
+ * engine on nothing of the toolkit; nothing of the toolkit on setup or launcher (the distribution's
+ * launcher aside). Each module's {@code ArchitectureTest} calls {@link #check}.
  */
 public final class Architecture {
   /** The toolkit's modules, each named by its root package, lowest first. */
@@ -20,6 +21,7 @@ public final class Architecture {
       List.of(
           "dev.strata.kernels",
           "dev.strata.engine",
+          "dev.strata.cli",
           "dev.strata.metal",
           "dev.strata.setup",
           "dev.strata.launcher");
@@ -29,8 +31,9 @@ public final class Architecture {
   /**
    * Checks the module whose root package is {@code root} (one of {@link #MODULES}): its packages
    * (the root one and every sub-package, each a slice of its own) are free of cycles, and no class
-   * of it depends on a module it must not see: setup and launcher on none above metal, and neither
-   * on the other.
+   * of it depends on a module it must not see: a module on none listed after it in {@link
+   * #MODULES}, but cli and metal on neither of each other, and setup and launcher on neither of
+   * each other.
    *
    * @throws AssertionError naming every violation
    */
@@ -58,7 +61,8 @@ public final class Architecture {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(forbidden.stream().map(p -> p + "..").toArray(String[]::new))
-          .because("the module direction is setup, launcher -> metal -> engine (ARCHITECTURE.md)")
+          .because(
+              "the module direction is setup, launcher -> metal, cli -> engine (ARCHITECTURE.md)")
           .check(classes);
     }
   }
@@ -66,6 +70,10 @@ public final class Architecture {
   /** The modules' root packages {@code root} must not depend on. */
   static List<String> forbiddenFor(String root) {
     return switch (root) {
+      case "dev.strata.cli" ->
+          List.of("dev.strata.metal", "dev.strata.setup", "dev.strata.launcher");
+      case "dev.strata.metal" ->
+          List.of("dev.strata.cli", "dev.strata.setup", "dev.strata.launcher");
       case "dev.strata.setup" -> List.of("dev.strata.launcher");
       case "dev.strata.launcher" -> List.of("dev.strata.setup");
       default -> MODULES.subList(MODULES.indexOf(root) + 1, MODULES.size());
