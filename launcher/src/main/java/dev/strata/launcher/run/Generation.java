@@ -370,15 +370,10 @@ public final class Generation {
 
   /**
    * The tokens the last {@link #generate} sampled, in order (an end-of-generation token included);
-   * all but the last are in the pools, the last one too unless {@link #lastEvaluated()} is false.
+   * all but the last are in the pools (the last one too once a following call evaluated it).
    */
   public int[] sampled() {
     return java.util.Arrays.copyOf(sampled, nSampled);
-  }
-
-  /** Whether the last sampled token's K and V are in the pools. */
-  public boolean lastEvaluated() {
-    return unevaluated < 0;
   }
 
   private static void snapshot(Runnable call) {
