@@ -4,6 +4,7 @@ import dev.strata.cli.Io;
 import dev.strata.cli.Machine;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.cli.CliOption;
 import dev.strata.launcher.run.Generation;
 import java.io.IOException;
 import java.io.InputStream;
@@ -81,21 +82,21 @@ final class GenerateArgs {
       throw usage("--prompt runs the engine in this process: --isolate does not go with it yet");
     }
     int nPredict =
-        g.nPredict() == null
-            ? DEFAULT_N_PREDICT
-            : (int) whole(LaunchOptions.N_PREDICT.name(), g.nPredict(), 0, 1 << 20, "tokens");
+        (int)
+            number(
+                LaunchOptions.N_PREDICT,
+                g.nPredict(),
+                DEFAULT_N_PREDICT,
+                DIGITS,
+                0,
+                1 << 20,
+                "tokens");
     float temp =
-        g.temp() == null
-            ? DEFAULT_TEMP
-            : decimal(LaunchOptions.TEMP.name(), g.temp(), 0, 100, "(0 = greedy)");
+        (float) number(LaunchOptions.TEMP, g.temp(), DEFAULT_TEMP, DECIMAL, 0, 100, "(0 = greedy)");
     int topK =
-        g.topK() == null
-            ? DEFAULT_TOP_K
-            : (int) whole(LaunchOptions.TOP_K.name(), g.topK(), 0, 1 << 24, "(0 = all)");
+        (int) number(LaunchOptions.TOP_K, g.topK(), DEFAULT_TOP_K, DIGITS, 0, 1 << 24, "(0 = all)");
     float topP =
-        g.topP() == null
-            ? DEFAULT_TOP_P
-            : decimal(LaunchOptions.TOP_P.name(), g.topP(), 0, 1, "(1 = all)");
+        (float) number(LaunchOptions.TOP_P, g.topP(), DEFAULT_TOP_P, DECIMAL, 0, 1, "(1 = all)");
     if (g.topP() != null && topP <= 0) {
       throw usage("--top-p: " + g.topP() + " keeps no token: give a value above 0, at most 1");
     }
@@ -126,25 +127,42 @@ final class GenerateArgs {
     }
   }
 
-  private static long whole(String flag, String text, long min, long max, String what) {
-    if (DIGITS.matcher(text).matches()) {
-      long v = Long.parseLong(text.length() > 18 ? "9" + "0".repeat(18) : text);
+  /**
+   * The number {@code text} gives {@code option}, {@code dflt} when it is absent (null). {@code
+   * form} is {@link #DIGITS} for a whole number (exact here: every bound is below 2^53) or {@link
+   * #DECIMAL}.
+   *
+   * @throws StrataException (exit 2) naming the option and the range when text is not such a number
+   *     within min..max
+   */
+  private static double number(
+      CliOption<?> option,
+      String text,
+      double dflt,
+      Pattern form,
+      double min,
+      double max,
+      String what) {
+    if (text == null) {
+      return dflt;
+    }
+    if (form.matcher(text).matches()) {
+      double v = Double.parseDouble(text);
       if (v >= min && v <= max) {
         return v;
       }
     }
-    throw usage(flag + ": '" + text + "' is not a whole number " + min + ".." + max + " " + what);
-  }
-
-  private static float decimal(String flag, String text, double min, double max, String what) {
-    if (DECIMAL.matcher(text).matches()) {
-      double v = Double.parseDouble(text);
-      if (v >= min && v <= max) {
-        return (float) v;
-      }
-    }
     throw usage(
-        flag + ": '" + text + "' is not a number " + num(min) + ".." + num(max) + " " + what);
+        option.name()
+            + ": '"
+            + text
+            + "' is not a "
+            + (form == DIGITS ? "whole number " : "number ")
+            + num(min)
+            + ".."
+            + num(max)
+            + " "
+            + what);
   }
 
   private static String num(double v) {

@@ -126,7 +126,7 @@ final class ConfigRules {
     try {
       EnvPolicy.validate(c.env());
     } catch (FlagException e) {
-      throw w.at("env." + e.envName() + (e.isEnvValue() ? "=" : ""), e.getMessage());
+      throw w.at("env." + e.place().envName() + (e.place().envValue() ? "=" : ""), e.getMessage());
     }
   }
 

@@ -77,7 +77,7 @@ public record EngineConfig(
       try {
         return new ParsedArgs(EngineFlags.parse(args, backend), null, -1);
       } catch (FlagException e) {
-        return new ParsedArgs(null, e.getMessage(), e.argIndex());
+        return new ParsedArgs(null, e.getMessage(), e.place().argIndex());
       }
     }
   }

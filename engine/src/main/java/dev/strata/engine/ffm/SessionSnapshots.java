@@ -11,15 +11,11 @@ import java.util.Objects;
  * A {@link Session}'s snapshot calls ({@code strata_session_save}, {@code _load}, {@code _tokens};
  * docs/ENGINE-ABI.md, "Session snapshots"): optional in an ABI 3 engine, so each says so (code 3)
  * when the engine has none.
+ *
+ * @param session the session the calls act on
+ * @param calls the engine's session symbols, the snapshot ones among them when it has them
  */
-final class SessionSnapshots {
-  private final Session session;
-  private final SessionCalls calls;
-
-  SessionSnapshots(Session session, SessionCalls calls) {
-    this.session = session;
-    this.calls = calls;
-  }
+record SessionSnapshots(Session session, SessionCalls calls) {
 
   /** {@code strata_session_tokens} of {@code seq}. */
   int[] tokens(int seq) {

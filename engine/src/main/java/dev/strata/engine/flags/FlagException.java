@@ -12,44 +12,40 @@ import dev.strata.engine.StrataException;
 public final class FlagException extends StrataException {
   private static final long serialVersionUID = 1L;
 
-  private final int argIndex;
-  private final String envName;
-  private final boolean envValue;
+  /**
+   * Where the problem is.
+   *
+   * @param argIndex the 0-based argv index of the offending item, or -1 (env problems, a missing
+   *     flag, argv as a whole)
+   * @param envName the env name at fault, or null when the problem is in argv
+   * @param envValue true when the env value (not its name) is at fault
+   */
+  public record Place(int argIndex, String envName, boolean envValue) {}
 
-  private FlagException(String message, int argIndex, String envName, boolean envValue) {
+  private final Place place;
+
+  private FlagException(String message, Place place) {
     super(ExitCodes.USAGE, message);
-    this.argIndex = argIndex;
-    this.envName = envName;
-    this.envValue = envValue;
+    this.place = place;
   }
 
   /** A problem with argv item {@code argIndex} (0-based), or with argv as a whole when -1. */
   static FlagException arg(int argIndex, String message) {
-    return new FlagException(message, argIndex, null, false);
+    return new FlagException(message, new Place(argIndex, null, false));
   }
 
   /** A problem with the env name itself. */
   static FlagException envName(String name, String message) {
-    return new FlagException(message, -1, name, false);
+    return new FlagException(message, new Place(-1, name, false));
   }
 
   /** A problem with the value of env {@code name}. */
   static FlagException envValue(String name, String message) {
-    return new FlagException(message, -1, name, true);
+    return new FlagException(message, new Place(-1, name, true));
   }
 
-  /** The 0-based argv index of the offending item, or -1 (env problems, a missing flag). */
-  public int argIndex() {
-    return argIndex;
-  }
-
-  /** The env name at fault, or null when the problem is in argv. */
-  public String envName() {
-    return envName;
-  }
-
-  /** True when the env value (not its name) is at fault. */
-  public boolean isEnvValue() {
-    return envValue;
+  /** Where the problem is, so that a config reader can point at the offending line. */
+  public Place place() {
+    return place;
   }
 }

@@ -34,56 +34,18 @@ public final class Posix {
   /** One platform's flag values and {@code struct stat} offsets. */
   public enum Platform {
     /** glibc on x86_64: {@code struct stat} of 144 bytes. */
-    LINUX_X86_64(0400, 04000, 0400000, 02000000, 1030, 144, 0, 8, 8, 24, 4, 28, 32, 48),
+    LINUX_X86_64(new Layout(0400, 04000, 0400000, 02000000, 1030, 144, 0, 8, 8, 24, 4, 28, 32, 48)),
     /** glibc on aarch64 (the generic layout): 128 bytes. */
-    LINUX_AARCH64(0400, 04000, 0100000, 02000000, 1030, 128, 0, 8, 8, 16, 4, 24, 28, 48),
+    LINUX_AARCH64(
+        new Layout(0400, 04000, 0100000, 02000000, 1030, 128, 0, 8, 8, 16, 4, 24, 28, 48)),
     /** macOS (64-bit inodes, arm64 and x86_64 {@code $INODE64}): 144 bytes. */
-    MACOS(0x20000, 0x0004, 0x0100, 0x01000000, 67, 144, 0, 4, 8, 4, 2, 16, 20, 96);
+    MACOS(new Layout(0x20000, 0x0004, 0x0100, 0x01000000, 67, 144, 0, 4, 8, 4, 2, 16, 20, 96));
 
-    final int oNoctty;
-    final int oNonblock;
-    final int oNofollow;
-    final int oCloexec;
-    final int fDupfdCloexec;
-    final int statSize;
-    final int devOffset;
-    final int devBytes;
-    final int inoOffset;
-    final int modeOffset;
-    final int modeBytes;
-    final int uidOffset;
-    final int gidOffset;
-    final int sizeOffset;
+    /** Its flag values and {@code struct stat} offsets. */
+    final Layout layout;
 
-    Platform(
-        int oNoctty,
-        int oNonblock,
-        int oNofollow,
-        int oCloexec,
-        int fDupfdCloexec,
-        int statSize,
-        int devOffset,
-        int devBytes,
-        int inoOffset,
-        int modeOffset,
-        int modeBytes,
-        int uidOffset,
-        int gidOffset,
-        int sizeOffset) {
-      this.oNoctty = oNoctty;
-      this.oNonblock = oNonblock;
-      this.oNofollow = oNofollow;
-      this.oCloexec = oCloexec;
-      this.fDupfdCloexec = fDupfdCloexec;
-      this.statSize = statSize;
-      this.devOffset = devOffset;
-      this.devBytes = devBytes;
-      this.inoOffset = inoOffset;
-      this.modeOffset = modeOffset;
-      this.modeBytes = modeBytes;
-      this.uidOffset = uidOffset;
-      this.gidOffset = gidOffset;
-      this.sizeOffset = sizeOffset;
+    Platform(Layout layout) {
+      this.layout = layout;
     }
 
     /** The platform of this JVM, or null where none of the layouts applies. */
@@ -105,24 +67,48 @@ public final class Posix {
 
     /** The flags of a read-only open that follows no link at the last hop and never blocks. */
     public int openReadFlags(boolean followLast) {
-      return oNoctty | oNonblock | oCloexec | (followLast ? 0 : oNofollow);
+      Layout l = layout;
+      return l.oNoctty | l.oNonblock | l.oCloexec | (followLast ? 0 : l.oNofollow);
     }
 
     /** Decodes a {@code struct stat} as this platform's {@code fstat} fills it. */
     public Stat decode(ByteBuffer raw) {
       ByteBuffer b = raw.duplicate().order(ByteOrder.nativeOrder());
-      long dev = devBytes == 8 ? b.getLong(devOffset) : Integer.toUnsignedLong(b.getInt(devOffset));
+      Layout l = layout;
+      long dev =
+          l.devBytes == 8 ? b.getLong(l.devOffset) : Integer.toUnsignedLong(b.getInt(l.devOffset));
       int mode =
-          modeBytes == 4 ? b.getInt(modeOffset) : Short.toUnsignedInt(b.getShort(modeOffset));
+          l.modeBytes == 4 ? b.getInt(l.modeOffset) : Short.toUnsignedInt(b.getShort(l.modeOffset));
       return new Stat(
           dev,
-          b.getLong(inoOffset),
+          b.getLong(l.inoOffset),
           mode,
-          b.getInt(uidOffset),
-          b.getInt(gidOffset),
-          b.getLong(sizeOffset));
+          b.getInt(l.uidOffset),
+          b.getInt(l.gidOffset),
+          b.getLong(l.sizeOffset));
     }
   }
+
+  /**
+   * One platform's flag values ({@code O_NOCTTY}, {@code O_NONBLOCK}, {@code O_NOFOLLOW}, {@code
+   * O_CLOEXEC}, {@code F_DUPFD_CLOEXEC}) and {@code struct stat}: its size, then the byte offset
+   * (and for {@code st_dev}, {@code st_mode} the width in bytes) of each field read.
+   */
+  record Layout(
+      int oNoctty,
+      int oNonblock,
+      int oNofollow,
+      int oCloexec,
+      int fDupfdCloexec,
+      int statSize,
+      int devOffset,
+      int devBytes,
+      int inoOffset,
+      int modeOffset,
+      int modeBytes,
+      int uidOffset,
+      int gidOffset,
+      int sizeOffset) {}
 
   /**
    * What {@code fstat} says about an open file.
@@ -185,7 +171,7 @@ public final class Posix {
     Platform pf = platform();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment state = a.allocate(CALL_STATE);
-      MemorySegment buf = a.allocate(pf.statSize, 8);
+      MemorySegment buf = a.allocate(pf.layout.statSize, 8);
       int rc = (int) Calls.FSTAT.invokeExact(state, fd, buf);
       if (rc != 0) {
         throw failure(state);
@@ -254,7 +240,7 @@ public final class Posix {
    *     limit)
    */
   public static int dupAtLeast(int fd, int min) throws IOException {
-    int cmd = platform().fDupfdCloexec;
+    int cmd = platform().layout.fDupfdCloexec;
     return call("fcntl", (a, state) -> (int) Calls.FCNTL.invokeExact(state, fd, cmd, min));
   }
 

@@ -32,8 +32,19 @@ public record KvPools(
     int sequences) {
 
   public KvPools {
+    requireSequences("sequences", sequences);
+  }
+
+  /**
+   * Checks a count of sequences held at once ({@code --parallel}): every pool is held once per
+   * sequence, so there is at least one.
+   *
+   * @param what the name the message gives the count
+   * @throws IllegalArgumentException when {@code sequences} is below 1
+   */
+  static void requireSequences(String what, int sequences) {
     if (sequences < 1) {
-      throw new IllegalArgumentException("sequences must be at least 1, got " + sequences);
+      throw new IllegalArgumentException(what + " must be at least 1, got " + sequences);
     }
   }
 
@@ -67,9 +78,7 @@ public record KvPools(
    */
   public static KvPools of(
       KvFormat format, ModelGeometry model, long context, long spec, int sequences) {
-    if (sequences < 1) {
-      throw new IllegalArgumentException("sequences must be at least 1, got " + sequences);
-    }
+    requireSequences("sequences", sequences);
     long cellBytes = format.cellBytes(model.kvHeads(), model.headDim(), model.headDimV());
     long cells = KvFormat.cells(context);
     int full = model.fullLayerCount();

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * One configuration to plan: the only input of {@link MemoryPlan#compute} (docs/PLAN.md).
@@ -61,9 +62,7 @@ public record PlanRequest(
     int parallel) {
 
   public PlanRequest {
-    if (parallel < 1) {
-      throw new IllegalArgumentException("parallel must be at least 1, got " + parallel);
-    }
+    KvPools.requireSequences("parallel", parallel);
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(backend, "backend");
@@ -98,70 +97,22 @@ public record PlanRequest(
 
   /** This request at another context, in tokens. */
   public PlanRequest withContext(long tokens) {
-    return new PlanRequest(
-        host,
-        model,
-        backend,
-        tokens,
-        experts,
-        pools,
-        kvNotes,
-        env,
-        memBudgetMb,
-        spec,
-        routing,
-        parallel);
+    return with(f -> f.context = tokens);
   }
 
   /** This request with the experts in another place. */
   public PlanRequest withExperts(ExpertsMode mode) {
-    return new PlanRequest(
-        host,
-        model,
-        backend,
-        context,
-        mode,
-        pools,
-        kvNotes,
-        env,
-        memBudgetMb,
-        spec,
-        routing,
-        parallel);
+    return with(f -> f.experts = mode);
   }
 
   /** This request with the pools of a KV decision and its notes. */
   public PlanRequest withKv(KvDecision.Accepted kv) {
-    return new PlanRequest(
-        host,
-        model,
-        backend,
-        context,
-        experts,
-        kv.pools(),
-        kv.notes(),
-        env,
-        memBudgetMb,
-        spec,
-        routing,
-        parallel);
+    return with(f -> f.kv(kv.pools(), kv.notes()));
   }
 
   /** This request with pools of this format and no KV notes. */
   public PlanRequest withPools(KvFormat format) {
-    return new PlanRequest(
-        host,
-        model,
-        backend,
-        context,
-        experts,
-        format,
-        List.of(),
-        env,
-        memBudgetMb,
-        spec,
-        routing,
-        parallel);
+    return with(f -> f.kv(format, List.of()));
   }
 
   /**
@@ -169,75 +120,67 @@ public record PlanRequest(
    * they do not depend on it: {@link dev.strata.engine.kv.KvRules#decide}).
    */
   public PlanRequest withEnv(Map<String, String> engineEnv) {
-    return new PlanRequest(
-        host,
-        model,
-        backend,
-        context,
-        experts,
-        pools,
-        kvNotes,
-        engineEnv,
-        memBudgetMb,
-        spec,
-        routing,
-        parallel);
+    return with(f -> f.env = engineEnv);
   }
 
   /** This request with the engine's {@code --mem-budget-mb} (0 = none). */
   public PlanRequest withMemBudgetMb(long mb) {
-    return new PlanRequest(
-        host, model, backend, context, experts, pools, kvNotes, env, mb, spec, routing, parallel);
+    return with(f -> f.memBudgetMb = mb);
   }
 
   /** This request with the engine's {@code --spec} (0 = off). */
   public PlanRequest withSpec(long draftTokens) {
-    return new PlanRequest(
-        host,
-        model,
-        backend,
-        context,
-        experts,
-        pools,
-        kvNotes,
-        env,
-        memBudgetMb,
-        draftTokens,
-        routing,
-        parallel);
+    return with(f -> f.spec = draftTokens);
   }
 
   /** This request with a recorded routing trace of the model (null: none, uniform routing). */
   public PlanRequest withRouting(RoutingProfile profile) {
-    return new PlanRequest(
-        host,
-        model,
-        backend,
-        context,
-        experts,
-        pools,
-        kvNotes,
-        env,
-        memBudgetMb,
-        spec,
-        profile,
-        parallel);
+    return with(f -> f.routing = profile);
   }
 
   /** This request with the engine's {@code --parallel} (sequences held at once, at least 1). */
   public PlanRequest withParallel(int sequences) {
+    return with(f -> f.parallel = sequences);
+  }
+
+  /** A copy of this request with what {@code change} sets, checked by the canonical constructor. */
+  private PlanRequest with(Consumer<Fields> change) {
+    Fields f = new Fields();
+    change.accept(f);
     return new PlanRequest(
         host,
         model,
         backend,
-        context,
-        experts,
-        pools,
-        kvNotes,
-        env,
-        memBudgetMb,
-        spec,
-        routing,
-        sequences);
+        f.context,
+        f.experts,
+        f.pools,
+        f.kvNotes,
+        f.env,
+        f.memBudgetMb,
+        f.spec,
+        f.routing,
+        f.parallel);
+  }
+
+  /**
+   * The fields a wither may change, as a scratch copy of this request's (host, model and backend
+   * stay).
+   */
+  private final class Fields {
+    long context = PlanRequest.this.context;
+    ExpertsMode experts = PlanRequest.this.experts;
+    KvFormat pools = PlanRequest.this.pools;
+    List<String> kvNotes = PlanRequest.this.kvNotes;
+    Map<String, String> env = PlanRequest.this.env;
+    long memBudgetMb = PlanRequest.this.memBudgetMb;
+    long spec = PlanRequest.this.spec;
+    RoutingProfile routing = PlanRequest.this.routing;
+    int parallel = PlanRequest.this.parallel;
+
+    /** The KV pools and the notes that come with them, changed together. */
+    void kv(KvFormat format, List<String> notes) {
+      pools = format;
+      kvNotes = notes;
+    }
   }
 }

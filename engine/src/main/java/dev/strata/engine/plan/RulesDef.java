@@ -48,8 +48,8 @@ public final class RulesDef {
     }
     define(c, "STRATA_KV_FORMAT_IDS", ids.toString());
     define(c, "STRATA_KV_FORMAT_NAMES", "{" + names + "}");
-    define(c, "STRATA_KV_N_FORMATS", Integer.toString(KvFormat.values().length));
-    define(c, "STRATA_KV_EXTRA_CELLS", Integer.toString(KvFormat.EXTRA_CELLS));
+    define(c, "STRATA_KV_N_FORMATS", KvFormat.values().length);
+    define(c, "STRATA_KV_EXTRA_CELLS", KvFormat.EXTRA_CELLS);
 
     c.append(
             "\n/* KvRules.decide(cpu-reference, format, STRATA_KV_ROT): {requested, rot on, pools (-1:\n")
@@ -81,20 +81,19 @@ public final class RulesDef {
         "/* a switch is on when C atoi of it is not 0: these blanks, a sign, ASCII digits */\n");
     define(c, "STRATA_SWITCH_BLANKS", quote(KvRules.SWITCH_BLANKS));
 
-    c.append("\n/* MemoryPlan, StandbySlots, StreamSizing, RefScratch (docs/PLAN.md) */\n");
+    section(c, "MemoryPlan, StandbySlots, StreamSizing, RefScratch (docs/PLAN.md)");
     define(c, "STRATA_PLAN_MARGIN_BYTES", MemoryPlan.SAFETY_MARGIN + "ull");
-    define(c, "STRATA_STANDBY_WITH_GEMM", Integer.toString(StandbySlots.WITH_PROMPT_GEMM));
-    define(c, "STRATA_STANDBY_WITHOUT_GEMM", Integer.toString(StandbySlots.WITHOUT_PROMPT_GEMM));
+    define(c, "STRATA_STANDBY_WITH_GEMM", StandbySlots.WITH_PROMPT_GEMM);
+    define(c, "STRATA_STANDBY_WITHOUT_GEMM", StandbySlots.WITHOUT_PROMPT_GEMM);
     define(c, "STRATA_ENV_METAL_PROMPT", quote(StandbySlots.ENV_PROMPT));
     define(c, "STRATA_ENV_METAL_PROMPT_GEMM", quote(StandbySlots.ENV_PROMPT_GEMM));
     define(c, "STRATA_PROMPT_WINDOW", quote(StandbySlots.PROMPT_WINDOW));
     define(c, "STRATA_HEADROOM_MIN_BYTES", StreamSizing.HEADROOM_MIN + "ull");
-    define(c, "STRATA_HEADROOM_DIVISOR", Integer.toString(StreamSizing.HEADROOM_DIVISOR));
-    define(c, "STRATA_CONTEXT_ROUNDING", Long.toString(StreamSizing.CONTEXT_ROUNDING));
-    define(c, "STRATA_BATCH", Long.toString(RefScratch.BATCH));
-    define(c, "STRATA_BOOK_BYTES_PER_SLOT", Long.toString(RefScratch.BOOK_BYTES_PER_SLOT));
-    c.append(
-        "\n/* the expert arena's switches and router trace (ExpectedReads, RoutingProfile) */\n");
+    define(c, "STRATA_HEADROOM_DIVISOR", StreamSizing.HEADROOM_DIVISOR);
+    define(c, "STRATA_CONTEXT_ROUNDING", StreamSizing.CONTEXT_ROUNDING);
+    define(c, "STRATA_BATCH", RefScratch.BATCH);
+    define(c, "STRATA_BOOK_BYTES_PER_SLOT", RefScratch.BOOK_BYTES_PER_SLOT);
+    section(c, "the expert arena's switches and router trace (ExpectedReads, RoutingProfile)");
     define(c, "STRATA_ENV_ARENA_BARE", quote(StreamSizing.ENV_BARE));
     define(c, "STRATA_ENV_ARENA_POLICY", quote(ExpectedReads.ENV_POLICY));
     define(c, "STRATA_TRACE_HEADER", quote(RoutingProfile.HEADER));
@@ -105,16 +104,15 @@ public final class RulesDef {
     }
     c.append("/* PlanText.items: what the engine holds, in allocation order */\n");
     define(c, "STRATA_PLAN_ITEM_NAMES", "{" + items + "}");
-    define(c, "STRATA_PLAN_N_ITEMS", Integer.toString(PlanText.ITEM_NAMES.size()));
+    define(c, "STRATA_PLAN_N_ITEMS", PlanText.ITEM_NAMES.size());
 
-    c.append("\n/* ExitCodes the engine returns (strata-ref's own: 4, out of memory) */\n");
-    define(c, "STRATA_EXIT_OK", Integer.toString(ExitCodes.OK));
-    define(c, "STRATA_EXIT_USAGE", Integer.toString(ExitCodes.USAGE));
-    define(c, "STRATA_EXIT_PREFLIGHT", Integer.toString(ExitCodes.PREFLIGHT));
-    define(c, "STRATA_EXIT_INTERRUPTED", Integer.toString(ExitCodes.INTERRUPTED));
+    section(c, "ExitCodes the engine returns (strata-ref's own: 4, out of memory)");
+    define(c, "STRATA_EXIT_OK", ExitCodes.OK);
+    define(c, "STRATA_EXIT_USAGE", ExitCodes.USAGE);
+    define(c, "STRATA_EXIT_PREFLIGHT", ExitCodes.PREFLIGHT);
+    define(c, "STRATA_EXIT_INTERRUPTED", ExitCodes.INTERRUPTED);
 
-    c.append(
-        "\n/* the words of a refused plan: every placeholder is %s (PlanWords, PoolRule) */\n");
+    section(c, "the words of a refused plan: every placeholder is %s (PlanWords, PoolRule)");
     words(c, "STREAM_REFUSAL", PlanWords.STREAM_REFUSAL);
     words(c, "RESIDENT_REFUSAL", PlanWords.RESIDENT_REFUSAL);
     words(c, "RECURRENT_STATE_TERM", PlanWords.RECURRENT_STATE_TERM);
@@ -136,6 +134,15 @@ public final class RulesDef {
 
   private static void define(StringBuilder c, String name, String value) {
     c.append("#define ").append(name).append(' ').append(value).append('\n');
+  }
+
+  private static void define(StringBuilder c, String name, long value) {
+    define(c, name, Long.toString(value));
+  }
+
+  /** A section's comment, after a blank line. */
+  private static void section(StringBuilder c, String title) {
+    c.append("\n/* ").append(title).append(" */\n");
   }
 
   private static void words(StringBuilder c, String name, String template) {

@@ -41,7 +41,7 @@ class EngineFlagsTest {
   /** A refusal on Metal that points at argument {@code index} (from 0): its message. */
   private static String refusedAt(int index, List<String> argv) {
     FlagException e = refused(Backend.METAL, argv);
-    assertEquals(index, e.argIndex(), e.getMessage());
+    assertEquals(index, e.place().argIndex(), e.getMessage());
     return e.getMessage();
   }
 
@@ -251,7 +251,7 @@ class EngineFlagsTest {
         refused(Backend.METAL, argv("--kv", "int8", "q4_0")).getMessage());
     FlagException noModel = refused(Backend.METAL, List.of("--ctx", "4096"));
     assertTrue(noModel.getMessage().startsWith("--model is required"), noModel.getMessage());
-    assertEquals(-1, noModel.argIndex());
+    assertEquals(-1, noModel.place().argIndex());
   }
 
   /**
@@ -346,7 +346,7 @@ class EngineFlagsTest {
     FlagException e =
         assertThrows(FlagException.class, () -> EnvPolicy.validate(Map.of(name, value)));
     assertEquals(ExitCodes.USAGE, e.exitCode());
-    assertEquals(name, e.envName());
+    assertEquals(name, e.place().envName());
     assertFalse(e.getMessage().contains("\n"));
     return e;
   }
@@ -383,7 +383,7 @@ class EngineFlagsTest {
             "CLASSPATH")) {
       FlagException e = envRefused(n, "x");
       assertTrue(e.getMessage().startsWith("env " + n + " is refused: it changes how"), n);
-      assertFalse(e.isEnvValue());
+      assertFalse(e.place().envValue());
     }
   }
 
@@ -401,7 +401,7 @@ class EngineFlagsTest {
     assertEquals(
         "env STRATA_METAL_PROMPT: 'windows' is not one of window (did you mean window?)",
         v.getMessage());
-    assertTrue(v.isEnvValue());
+    assertTrue(v.place().envValue());
     assertEquals(
         "env FOO: the value contains a line break", envRefused("FOO", "a\nb").getMessage());
     assertEquals(

@@ -31,14 +31,14 @@ class PoolRuleTest {
         "--prompt-tokens 512 + --n-predict 64 exceed the pool's 575 cells (--ctx 447 + 128): lower"
             + " them, or raise --ctx",
         e.getMessage());
-    assertEquals(3, e.argIndex(), "the --ctx value");
+    assertEquals(3, e.place().argIndex(), "the --ctx value");
     FlagException noCtx =
         assertThrows(
             FlagException.class,
             () ->
                 EngineFlags.parse(
                     List.of("--model", M, "--n-predict", "4000"), Backend.CPU_REFERENCE));
-    assertEquals(-1, noCtx.argIndex(), "the default --ctx: the list as a whole");
+    assertEquals(-1, noCtx.place().argIndex(), "the default --ctx: the list as a whole");
     // only strata-ref runs a synthetic workload
     EngineFlags.parse(List.of("--model", M, "--ctx", "1"), Backend.METAL);
     EngineFlags.parse(List.of("--model", M, "--ctx", "1"), Backend.PC);

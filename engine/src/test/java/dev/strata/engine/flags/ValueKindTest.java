@@ -122,7 +122,7 @@ class ValueKindTest {
         assertThrows(
             FlagException.class,
             () -> EnvPolicy.validate(Map.of("V", "v".repeat(EnvPolicy.MAX_ENV_VALUE_BYTES + 1))));
-    assertEquals("V", g.envName());
+    assertEquals("V", g.place().envName());
   }
 
   @Test

@@ -16,18 +16,18 @@ import org.junit.jupiter.api.io.TempDir;
 class PosixTest {
   /** A struct stat filled by hand at a platform's offsets (from its system headers). */
   static ByteBuffer stat(Posix.Platform p, boolean shortFields) {
-    ByteBuffer b = ByteBuffer.allocate(p.statSize).order(ByteOrder.nativeOrder());
+    ByteBuffer b = ByteBuffer.allocate(p.layout.statSize()).order(ByteOrder.nativeOrder());
     if (shortFields) {
-      b.putInt(p.devOffset, 0x1234);
-      b.putShort(p.modeOffset, (short) 0100644);
+      b.putInt(p.layout.devOffset(), 0x1234);
+      b.putShort(p.layout.modeOffset(), (short) 0100644);
     } else {
-      b.putLong(p.devOffset, 0x1234);
-      b.putInt(p.modeOffset, 0100644);
+      b.putLong(p.layout.devOffset(), 0x1234);
+      b.putInt(p.layout.modeOffset(), 0100644);
     }
-    b.putLong(p.inoOffset, 987654321L);
-    b.putInt(p.uidOffset, 501);
-    b.putInt(p.gidOffset, 20);
-    b.putLong(p.sizeOffset, 123456789L);
+    b.putLong(p.layout.inoOffset(), 987654321L);
+    b.putInt(p.layout.uidOffset(), 501);
+    b.putInt(p.layout.gidOffset(), 20);
+    b.putLong(p.layout.sizeOffset(), 123456789L);
     return b;
   }
 
@@ -40,9 +40,9 @@ class PosixTest {
       assertEquals(0644, s.permissions());
     }
     // the offsets of the headers, not of one another: macOS keeps st_size at 96
-    assertEquals(96, Posix.Platform.MACOS.sizeOffset);
-    assertEquals(144, Posix.Platform.MACOS.statSize);
-    assertEquals(128, Posix.Platform.LINUX_AARCH64.statSize);
+    assertEquals(96, Posix.Platform.MACOS.layout.sizeOffset());
+    assertEquals(144, Posix.Platform.MACOS.layout.statSize());
+    assertEquals(128, Posix.Platform.LINUX_AARCH64.layout.statSize());
     assertEquals(0x0100, Posix.Platform.MACOS.openReadFlags(false) & 0x0100);
   }
 
