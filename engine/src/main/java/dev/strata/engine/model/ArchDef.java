@@ -46,29 +46,18 @@ public final class ArchDef {
       "STRATA_LIMIT(n, v)",
       "STRATA_KEY(n, k)"
     };
-    for (String m : macros) {
-      String name = m.substring(0, m.indexOf('('));
-      c.append("#ifndef ")
-          .append(name)
-          .append("\n#define ")
-          .append(m)
-          .append("\n#define ")
-          .append(name)
-          .append("_OWN\n#endif\n");
-    }
+    // a macro the includer did not define gets an empty one, which the end of the file undefines
+    perMacro(c, macros, "#ifndef %1$s\n#define %2$s\n#define %1$s_OWN\n#endif\n");
     c.append('\n');
     for (Arch a : ArchTable.ARCHES) {
-      c.append("STRATA_ARCH(")
-          .append(quote(a.name()))
-          .append(", STRATA_SUPPORT_")
-          .append(a.support().name())
-          .append(", ")
-          .append(a.swaPattern())
-          .append(", STRATA_STATE_")
-          .append(a.state().name())
-          .append(", STRATA_LAYERS_")
-          .append(a.layers().name())
-          .append(")\n");
+      c.append(
+          "STRATA_ARCH(%s, STRATA_SUPPORT_%s, %s, STRATA_STATE_%s, STRATA_LAYERS_%s)\n"
+              .formatted(
+                  quote(a.name()),
+                  a.support().name(),
+                  a.swaPattern(),
+                  a.state().name(),
+                  a.layers().name()));
     }
     c.append('\n');
     for (String t : ArchTable.KV_TENSORS) {
@@ -81,19 +70,11 @@ public final class ArchDef {
       if (k == StateKind.NONE) {
         continue;
       }
-      c.append("STRATA_STATE_TENSOR(")
-          .append(quote(k.marker))
-          .append(", STRATA_STATE_")
-          .append(k.name())
-          .append(")\n");
+      c.append("STRATA_STATE_TENSOR(%s, STRATA_STATE_%s)\n".formatted(quote(k.marker), k.name()));
       for (int i = 0; i < k.keys.size(); i++) {
-        c.append("STRATA_STATE_KEY(STRATA_STATE_")
-            .append(k.name())
-            .append(", ")
-            .append(i)
-            .append(", ")
-            .append(quote(k.keys.get(i)))
-            .append(")\n");
+        c.append(
+            "STRATA_STATE_KEY(STRATA_STATE_%s, %s, %s)\n"
+                .formatted(k.name(), i, quote(k.keys.get(i))));
       }
     }
     for (String t : ArchTable.EXPERT_TENSORS) {
@@ -112,17 +93,15 @@ public final class ArchDef {
     key(c, "NEXTN", ArchTable.NEXTN_KEY);
     key(c, "MLA", ArchTable.MLA_KEY);
     c.append('\n');
-    for (String m : macros) {
-      String name = m.substring(0, m.indexOf('('));
-      c.append("#ifdef ")
-          .append(name)
-          .append("_OWN\n#undef ")
-          .append(name)
-          .append("\n#undef ")
-          .append(name)
-          .append("_OWN\n#endif\n");
-    }
+    perMacro(c, macros, "#ifdef %1$s_OWN\n#undef %1$s\n#undef %1$s_OWN\n#endif\n");
     return c.toString();
+  }
+
+  /** {@code template} once per macro: %1$s its name, %2$s the macro with its parameters. */
+  private static void perMacro(StringBuilder c, String[] macros, String template) {
+    for (String m : macros) {
+      c.append(template.formatted(m.substring(0, m.indexOf('(')), m));
+    }
   }
 
   private static void limit(StringBuilder c, String name, long value) {

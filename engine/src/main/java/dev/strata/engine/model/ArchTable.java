@@ -1,5 +1,17 @@
 package dev.strata.engine.model;
 
+import static dev.strata.engine.model.ArchTable.Layers.ALL;
+import static dev.strata.engine.model.ArchTable.Layers.INTERVAL;
+import static dev.strata.engine.model.ArchTable.Layers.KV_HEADS;
+import static dev.strata.engine.model.ArchTable.Layers.TENSORS;
+import static dev.strata.engine.model.ArchTable.StateKind.NONE;
+import static dev.strata.engine.model.ArchTable.StateKind.SHORT_CONV;
+import static dev.strata.engine.model.ArchTable.StateKind.SSM;
+import static dev.strata.engine.model.ArchTable.Support.ENCODER;
+import static dev.strata.engine.model.ArchTable.Support.MLA;
+import static dev.strata.engine.model.ArchTable.Support.RECURRENT_ONLY;
+import static dev.strata.engine.model.ArchTable.Support.RUNS;
+
 import java.util.List;
 
 /**
@@ -142,85 +154,37 @@ public final class ArchTable {
   /** The rows, by name. Sources: llama.cpp src/llama-arch.cpp and src/llama-model.cpp. */
   public static final List<Arch> ARCHES =
       List.of(
-          new Arch(
-              "llama",
-              Support.RUNS,
-              1,
-              StateKind.NONE,
-              Layers.ALL,
-              "Llama 3.x, Mistral 7B, Mixtral"),
-          new Arch("qwen2", Support.RUNS, 0, StateKind.NONE, Layers.ALL, "Qwen2.5"),
-          new Arch(
-              "qwen2moe",
-              Support.RUNS,
-              0,
-              StateKind.NONE,
-              Layers.ALL,
-              "Qwen1.5-MoE, Qwen2-57B-A14B"),
-          new Arch("qwen3", Support.RUNS, 0, StateKind.NONE, Layers.ALL, "Qwen3 dense"),
-          new Arch(
-              "qwen3moe",
-              Support.RUNS,
-              0,
-              StateKind.NONE,
-              Layers.ALL,
-              "Qwen3-30B-A3B, Qwen3-235B-A22B"),
-          new Arch(
-              "qwen3next", Support.RUNS, 0, StateKind.SSM, Layers.INTERVAL, "Qwen3-Next-80B-A3B"),
-          new Arch(
-              "qwen35", Support.RUNS, 0, StateKind.SSM, Layers.INTERVAL, "Qwen3.5 dense hybrids"),
-          new Arch(
-              "qwen35moe",
-              Support.RUNS,
-              0,
-              StateKind.SSM,
-              Layers.INTERVAL,
-              "Qwen3.5/3.6 MoE hybrids"),
-          new Arch(
-              "gpt-oss", Support.RUNS, 2, StateKind.NONE, Layers.ALL, "gpt-oss-20b, gpt-oss-120b"),
-          new Arch("gemma3", Support.RUNS, 6, StateKind.NONE, Layers.ALL, "Gemma 3"),
-          new Arch("gemma2", Support.RUNS, 2, StateKind.NONE, Layers.ALL, "Gemma 2"),
-          new Arch("lfm2", Support.RUNS, 0, StateKind.SHORT_CONV, Layers.KV_HEADS, "LFM2"),
-          new Arch(
-              "lfm2moe", Support.RUNS, 0, StateKind.SHORT_CONV, Layers.KV_HEADS, "LFM2-8B-A1B"),
+          new Arch("llama", RUNS, 1, NONE, ALL, "Llama 3.x, Mistral 7B, Mixtral"),
+          new Arch("qwen2", RUNS, 0, NONE, ALL, "Qwen2.5"),
+          new Arch("qwen2moe", RUNS, 0, NONE, ALL, "Qwen1.5-MoE, Qwen2-57B-A14B"),
+          new Arch("qwen3", RUNS, 0, NONE, ALL, "Qwen3 dense"),
+          new Arch("qwen3moe", RUNS, 0, NONE, ALL, "Qwen3-30B-A3B, Qwen3-235B-A22B"),
+          new Arch("qwen3next", RUNS, 0, SSM, INTERVAL, "Qwen3-Next-80B-A3B"),
+          new Arch("qwen35", RUNS, 0, SSM, INTERVAL, "Qwen3.5 dense hybrids"),
+          new Arch("qwen35moe", RUNS, 0, SSM, INTERVAL, "Qwen3.5/3.6 MoE hybrids"),
+          new Arch("gpt-oss", RUNS, 2, NONE, ALL, "gpt-oss-20b, gpt-oss-120b"),
+          new Arch("gemma3", RUNS, 6, NONE, ALL, "Gemma 3"),
+          new Arch("gemma2", RUNS, 2, NONE, ALL, "Gemma 2"),
+          new Arch("lfm2", RUNS, 0, SHORT_CONV, KV_HEADS, "LFM2"),
+          new Arch("lfm2moe", RUNS, 0, SHORT_CONV, KV_HEADS, "LFM2-8B-A1B"),
           // llama.cpp disables Phi-3's sliding window ("Phi SWA is currently disabled"): full.
-          new Arch(
-              "phi3", Support.RUNS, 0, StateKind.NONE, Layers.ALL, "Phi-3, Phi-3.5, Phi-4-mini"),
-          new Arch("phi2", Support.RUNS, 0, StateKind.NONE, Layers.ALL, "Phi-2"),
-          new Arch("mistral3", Support.RUNS, 0, StateKind.NONE, Layers.ALL, "Mistral Small 3.x"),
-          new Arch(
-              "granitehybrid", Support.RUNS, 0, StateKind.SSM, Layers.KV_HEADS, "Granite 4.0-H"),
-          new Arch("jamba", Support.RUNS, 0, StateKind.SSM, Layers.KV_HEADS, "Jamba"),
-          new Arch(
-              "deepseek2",
-              Support.MLA,
-              0,
-              StateKind.NONE,
-              Layers.TENSORS,
-              "DeepSeek-V2/V3, Kimi K2"),
-          new Arch("minicpm3", Support.MLA, 0, StateKind.NONE, Layers.TENSORS, "MiniCPM3"),
-          new Arch("bert", Support.ENCODER, 0, StateKind.NONE, Layers.TENSORS, "BERT embeddings"),
-          new Arch("nomic-bert", Support.ENCODER, 0, StateKind.NONE, Layers.TENSORS, "nomic-embed"),
-          new Arch(
-              "nomic-bert-moe",
-              Support.ENCODER,
-              0,
-              StateKind.NONE,
-              Layers.TENSORS,
-              "nomic-embed v2"),
-          new Arch(
-              "jina-bert-v2",
-              Support.ENCODER,
-              0,
-              StateKind.NONE,
-              Layers.TENSORS,
-              "jina embeddings v2"),
-          new Arch("modern-bert", Support.ENCODER, 0, StateKind.NONE, Layers.TENSORS, "ModernBERT"),
-          new Arch("t5encoder", Support.ENCODER, 0, StateKind.NONE, Layers.TENSORS, "T5 encoders"),
-          new Arch("mamba", Support.RECURRENT_ONLY, 0, StateKind.SSM, Layers.TENSORS, "Mamba"),
-          new Arch("mamba2", Support.RECURRENT_ONLY, 0, StateKind.SSM, Layers.TENSORS, "Mamba-2"),
-          new Arch("rwkv6", Support.RECURRENT_ONLY, 0, StateKind.NONE, Layers.TENSORS, "RWKV-6"),
-          new Arch("rwkv7", Support.RECURRENT_ONLY, 0, StateKind.NONE, Layers.TENSORS, "RWKV-7"));
+          new Arch("phi3", RUNS, 0, NONE, ALL, "Phi-3, Phi-3.5, Phi-4-mini"),
+          new Arch("phi2", RUNS, 0, NONE, ALL, "Phi-2"),
+          new Arch("mistral3", RUNS, 0, NONE, ALL, "Mistral Small 3.x"),
+          new Arch("granitehybrid", RUNS, 0, SSM, KV_HEADS, "Granite 4.0-H"),
+          new Arch("jamba", RUNS, 0, SSM, KV_HEADS, "Jamba"),
+          new Arch("deepseek2", MLA, 0, NONE, TENSORS, "DeepSeek-V2/V3, Kimi K2"),
+          new Arch("minicpm3", MLA, 0, NONE, TENSORS, "MiniCPM3"),
+          new Arch("bert", ENCODER, 0, NONE, TENSORS, "BERT embeddings"),
+          new Arch("nomic-bert", ENCODER, 0, NONE, TENSORS, "nomic-embed"),
+          new Arch("nomic-bert-moe", ENCODER, 0, NONE, TENSORS, "nomic-embed v2"),
+          new Arch("jina-bert-v2", ENCODER, 0, NONE, TENSORS, "jina embeddings v2"),
+          new Arch("modern-bert", ENCODER, 0, NONE, TENSORS, "ModernBERT"),
+          new Arch("t5encoder", ENCODER, 0, NONE, TENSORS, "T5 encoders"),
+          new Arch("mamba", RECURRENT_ONLY, 0, SSM, TENSORS, "Mamba"),
+          new Arch("mamba2", RECURRENT_ONLY, 0, SSM, TENSORS, "Mamba-2"),
+          new Arch("rwkv6", RECURRENT_ONLY, 0, NONE, TENSORS, "RWKV-6"),
+          new Arch("rwkv7", RECURRENT_ONLY, 0, NONE, TENSORS, "RWKV-7"));
 
   private ArchTable() {}
 

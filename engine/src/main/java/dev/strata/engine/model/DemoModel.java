@@ -225,7 +225,7 @@ public final class DemoModel {
       }
     }
     List<Path> written =
-        GgufWriter.writeSplit(dir, PREFIX, shards, metadata(mtp), tensors(mtp), subject);
+        GgufWriter.writeSplit(dir, PREFIX, shards, metadata(mtp), tensors(mtp), subject, null);
     for (Path p : inTheWay) {
       if (!written.contains(p)) {
         Files.deleteIfExists(p); // a demo shard of another shard count

@@ -1,6 +1,5 @@
 package dev.strata.engine.model;
 
-import dev.strata.engine.model.GgufException.Kind;
 import dev.strata.engine.text.Clip;
 import java.util.Map;
 import java.util.TreeMap;
@@ -52,26 +51,16 @@ final class ExpertTensors {
 
   private void checkShape(GgufFile shard, GgufTensor t) {
     if (experts == 0) {
-      throw new GgufException(
-          Kind.INCONSISTENT,
+      throw GgufException.inconsistent(
           shard.file(),
-          "holds expert tensor "
-              + Clip.clip(t.name())
-              + " but has no "
-              + arch
-              + ".expert_count; the file is damaged");
+          "holds expert tensor %s but has no %s.expert_count; the file is damaged"
+              .formatted(Clip.clip(t.name()), arch));
     }
     if (t.dims().isEmpty() || t.dims().getLast() != experts) {
-      throw new GgufException(
-          Kind.INCONSISTENT,
+      throw GgufException.inconsistent(
           shard.file(),
-          "tensor "
-              + Clip.clip(t.name())
-              + " has shape "
-              + t.dims()
-              + " but its last dimension must be the expert count "
-              + experts
-              + "; the file is damaged");
+          "tensor %s has shape %s but its last dimension must be the expert count %s; the file is damaged"
+              .formatted(Clip.clip(t.name()), t.dims(), experts));
     }
   }
 
@@ -101,16 +90,9 @@ final class ExpertTensors {
       for (int x = 0; x < l.length; x++) {
         if (l[x][1] != 7) {
           int miss = Long.numberOfTrailingZeros(~l[x][1]);
+          String tensor = ArchTable.LEGACY_EXPERT_TENSORS.get(miss);
           throw incomplete(
-              file,
-              e.getKey(),
-              "blk."
-                  + e.getKey()
-                  + "."
-                  + ArchTable.LEGACY_EXPERT_TENSORS.get(miss)
-                  + "."
-                  + x
-                  + ".weight");
+              file, e.getKey(), "blk.%s.%s.%s.weight".formatted(e.getKey(), tensor, x));
         }
         max = Math.max(max, l[x][0]);
       }
@@ -119,8 +101,7 @@ final class ExpertTensors {
   }
 
   private static GgufException incomplete(String file, int layer, String tensor) {
-    return new GgufException(
-        Kind.INCONSISTENT,
+    return GgufException.inconsistent(
         file,
         "block " + layer + " has expert tensors but no " + tensor + "; the model is incomplete");
   }

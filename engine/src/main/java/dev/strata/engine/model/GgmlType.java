@@ -47,36 +47,32 @@ public enum GgmlType {
   /** Ids ggml once defined and has since removed from GGUF files (re-quantize such a model). */
   private static final List<Integer> REMOVED = List.of(4, 5, 31, 32, 33, 36, 37, 38);
 
-  private static final GgmlType[] BY_ID = new GgmlType[43];
+  private static final IdIndex<GgmlType> BY_ID = new IdIndex<>(values(), GgmlType::id);
 
-  static {
-    for (GgmlType t : values()) {
-      BY_ID[t.id] = t;
-    }
-  }
+  /**
+   * How a GGUF file stores a type: its id, and ggml's block layout ({@code blck_size} and {@code
+   * type_size} of the type's traits; tensors are stored as whole blocks).
+   *
+   * @param id ggml's {@code enum ggml_type} value, which a tensor info writes
+   * @param blockSize elements per block: a row's first dimension must be a multiple of it
+   * @param blockBytes bytes per block
+   */
+  public record Layout(int id, int blockSize, int blockBytes) {}
 
-  private final int id;
-  private final int blockSize;
-  private final int blockBytes;
+  private final Layout layout;
 
   GgmlType(int id, int blockSize, int blockBytes) {
-    this.id = id;
-    this.blockSize = blockSize;
-    this.blockBytes = blockBytes;
+    layout = new Layout(id, blockSize, blockBytes);
   }
 
+  /** The id and the block layout. */
+  public Layout layout() {
+    return layout;
+  }
+
+  /** The id a GGUF file writes for the type. */
   public int id() {
-    return id;
-  }
-
-  /** Elements per block: a row's first dimension must be a multiple of it. */
-  public int blockSize() {
-    return blockSize;
-  }
-
-  /** Bytes per block. */
-  public int blockBytes() {
-    return blockBytes;
+    return layout.id();
   }
 
   /**
@@ -97,16 +93,16 @@ public enum GgmlType {
    */
   public long bytes(List<Long> dims) {
     long row = dims.isEmpty() ? 1 : dims.get(0);
-    if (row < 0 || row % blockSize != 0) {
+    if (row < 0 || row % layout.blockSize() != 0) {
       throw new IllegalArgumentException(
           "row of "
               + row
               + " elements is not a multiple of "
               + name()
               + "'s block of "
-              + blockSize);
+              + layout.blockSize());
     }
-    long blocks = row / blockSize;
+    long blocks = row / layout.blockSize();
     for (int i = 1; i < dims.size(); i++) {
       long d = dims.get(i);
       if (d < 0) {
@@ -114,12 +110,12 @@ public enum GgmlType {
       }
       blocks = Math.multiplyExact(blocks, d);
     }
-    return Math.multiplyExact(blocks, (long) blockBytes);
+    return Math.multiplyExact(blocks, (long) layout.blockBytes());
   }
 
   /** The type of a file id, or null when unknown. */
   public static GgmlType fromId(long id) {
-    return id >= 0 && id < BY_ID.length ? BY_ID[(int) id] : null;
+    return BY_ID.get(id);
   }
 
   /** Whether ggml used this id once and removed it (the model needs re-quantizing). */

@@ -21,15 +21,10 @@ public final class GgmlTypesDef {
             " *     file, ggml's name, values per block, bytes per block (ggml's type traits)\n")
         .append(" */\n");
     for (GgmlType t : GgmlType.values()) {
-      c.append("STRATA_GGML_TYPE(")
-          .append(t.id())
-          .append(", \"")
-          .append(t.ggmlName())
-          .append("\", ")
-          .append(t.blockSize())
-          .append(", ")
-          .append(t.blockBytes())
-          .append(")\n");
+      GgmlType.Layout l = t.layout();
+      c.append(
+          "STRATA_GGML_TYPE(%s, \"%s\", %s, %s)\n"
+              .formatted(l.id(), t.ggmlName(), l.blockSize(), l.blockBytes()));
     }
     return c.toString();
   }

@@ -67,20 +67,23 @@ public final class GgufException extends StrataException {
   }
 
   /**
+   * Metadata and tensors disagree ({@link Kind#INCONSISTENT}).
+   *
+   * @param detail what disagrees and what to do, without the file name
+   */
+  static GgufException inconsistent(String file, String detail) {
+    return new GgufException(Kind.INCONSISTENT, file, detail);
+  }
+
+  /**
    * "holds tensor T but KEY is V; the file is damaged": a tensor of a block or expert the header's
    * count says does not exist ({@link Kind#INCONSISTENT}).
    */
   static GgufException tensorBeyond(String file, String tensor, String key, long value) {
-    return new GgufException(
-        Kind.INCONSISTENT,
+    return inconsistent(
         file,
-        "holds tensor "
-            + Clip.clip(tensor)
-            + " but "
-            + key
-            + " is "
-            + value
-            + "; the file is damaged");
+        "holds tensor %s but %s is %s; the file is damaged"
+            .formatted(Clip.clip(tensor), key, value));
   }
 
   public Kind kind() {

@@ -56,14 +56,10 @@ final class GgufSplitCheck {
     if (!splitNamed) {
       long count = first.unsigned("split.count");
       if (count > 1) {
-        throw new GgufException(
-            Kind.INCONSISTENT,
+        throw GgufException.inconsistent(
             first.file(),
-            "says it is shard "
-                + (first.unsigned("split.no") + 1)
-                + " of "
-                + count
-                + " but its name lacks -0000k-of-0000n.gguf; restore the original file names");
+            "says it is shard %s of %s but its name lacks -0000k-of-0000n.gguf; restore the original file names"
+                .formatted(first.unsigned("split.no") + 1, count));
       }
       return;
     }
@@ -76,34 +72,20 @@ final class GgufSplitCheck {
         if (n == 1) {
           continue; // NAME-00001-of-00001.gguf without split keys: just a single file
         }
-        throw new GgufException(
-            Kind.FOREIGN_SHARD,
-            f.file(),
-            "has no split.count/split.no: it is not a shard of this split model; download shard "
-                + (k + 1)
-                + " again");
+        throw foreign(f, k, "has no split.count/split.no: it is not a shard of this split model");
       }
       if (count != n) {
-        throw new GgufException(
-            Kind.FOREIGN_SHARD,
-            f.file(),
-            "says it is one of "
-                + count
-                + " shards but the set has "
-                + n
-                + ": a shard of another model or split; download shard "
-                + (k + 1)
-                + " again");
+        throw foreign(
+            f,
+            k,
+            "says it is one of %s shards but the set has %s: a shard of another model or split"
+                .formatted(count, n));
       }
       if (no != k) {
-        throw new GgufException(
-            Kind.INCONSISTENT,
+        throw GgufException.inconsistent(
             f.file(),
-            "is named shard "
-                + (k + 1)
-                + " but says it is shard "
-                + (no + 1)
-                + "; restore the original file names");
+            "is named shard %s but says it is shard %s; restore the original file names"
+                .formatted(k + 1, no + 1));
       }
     }
     // The value most shards hold is the set's: the odd one out is named, even when it is the first.
@@ -112,16 +94,13 @@ final class GgufSplitCheck {
       GgufFile f = files.get(k);
       GgufValue v = f.get("split.tensors.count");
       if (!Objects.equals(v, common)) {
-        throw new GgufException(
-            Kind.FOREIGN_SHARD,
-            f.file(),
-            "split.tensors.count is "
-                + (v == null ? "absent" : GgufFile.describe(v))
-                + " but the other shards say "
-                + (common == null ? "nothing" : GgufFile.describe(common))
-                + ": a shard of another model; download shard "
-                + (k + 1)
-                + " again");
+        throw foreign(
+            f,
+            k,
+            "split.tensors.count is %s but the other shards say %s: a shard of another model"
+                .formatted(
+                    v == null ? "absent" : GgufFile.describe(v),
+                    common == null ? "nothing" : GgufFile.describe(common)));
       }
     }
     for (int k = 1; k < n; k++) {
@@ -132,17 +111,14 @@ final class GgufSplitCheck {
         }
         GgufValue mine = first.get(e.getKey());
         if (mine != null && !mine.equals(e.getValue())) {
-          throw new GgufException(
-              Kind.FOREIGN_SHARD,
-              f.file(),
-              Clip.clip(e.getKey())
-                  + " is "
-                  + GgufFile.describe(e.getValue())
-                  + " but the first shard's is "
-                  + GgufFile.describe(mine)
-                  + ": a shard of another model; download shard "
-                  + (k + 1)
-                  + " again");
+          throw foreign(
+              f,
+              k,
+              "%s is %s but the first shard's is %s: a shard of another model"
+                  .formatted(
+                      Clip.clip(e.getKey()),
+                      GgufFile.describe(e.getValue()),
+                      GgufFile.describe(mine)));
         }
       }
     }
@@ -153,14 +129,10 @@ final class GgufSplitCheck {
       for (GgufTensor t : f.tensors()) {
         Integer prev = where.putIfAbsent(t.name(), k);
         if (prev != null) {
-          throw new GgufException(
-              Kind.INCONSISTENT,
+          throw GgufException.inconsistent(
               f.file(),
-              "holds tensor "
-                  + Clip.clip(t.name())
-                  + " which "
-                  + files.get(prev).file()
-                  + " holds too: shards of different splits; download the set again");
+              "holds tensor %s which %s holds too: shards of different splits; download the set again"
+                  .formatted(Clip.clip(t.name()), files.get(prev).file()));
         }
       }
       total += f.tensors().size();
@@ -168,18 +140,21 @@ final class GgufSplitCheck {
     GgufValue declared = first.get("split.tensors.count");
     if (declared != null) {
       if (!(declared instanceof GgufValue.IntValue iv) || iv.bits() != total) {
-        throw new GgufException(
-            Kind.INCONSISTENT,
+        throw GgufException.inconsistent(
             first.file(),
-            "split.tensors.count is "
-                + GgufFile.describe(declared)
-                + " but the "
-                + n
-                + " shards hold "
-                + total
-                + " tensors; download the set again");
+            "split.tensors.count is %s but the %s shards hold %s tensors; download the set again"
+                .formatted(GgufFile.describe(declared), n, total));
       }
     }
+  }
+
+  /**
+   * Shard {@code k} (from 0) belongs to another model or split ({@link Kind#FOREIGN_SHARD}): {@code
+   * what}, then the remedy "; download shard K again" (K from 1).
+   */
+  private static GgufException foreign(GgufFile f, int k, String what) {
+    return new GgufException(
+        Kind.FOREIGN_SHARD, f.file(), what + "; download shard " + (k + 1) + " again");
   }
 
   private static GgufValue majority(List<GgufFile> files, String key) {

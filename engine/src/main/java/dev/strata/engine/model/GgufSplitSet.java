@@ -175,12 +175,8 @@ final class GgufSplitSet {
       throw new GgufException(
           Kind.NOT_A_MODEL,
           shown,
-          "holds "
-              + models.size()
-              + " models ("
-              + list
-              + (names.size() > 5 ? ", …" : "")
-              + "); pass the first shard of the one to use");
+          "holds %s models (%s%s); pass the first shard of the one to use"
+              .formatted(models.size(), list, names.size() > 5 ? ", …" : ""));
     }
     String key = models.firstKey();
     ShardName sn = ShardName.parse(key);
@@ -192,21 +188,14 @@ final class GgufSplitSet {
       throw new GgufException(
           Kind.ABSURD_COUNT,
           shown,
-          "names a set of "
-              + sn.count()
-              + " shards (limit "
-              + GgufReader.MAX_SHARDS
-              + "); check the name");
+          "names a set of %s shards (limit %s); check the name"
+              .formatted(sn.count(), GgufReader.MAX_SHARDS));
     }
     if (sn.index() < 1 || sn.index() > sn.count()) {
-      throw new GgufException(
-          Kind.INCONSISTENT,
+      throw GgufException.inconsistent(
           shown,
-          "names shard "
-              + sn.index()
-              + " of "
-              + sn.count()
-              + ", which cannot exist; check the name");
+          "names shard %s of %s, which cannot exist; check the name"
+              .formatted(sn.index(), sn.count()));
     }
     List<Path> paths = new ArrayList<>(sn.count());
     List<Path> missing = new ArrayList<>();
@@ -219,13 +208,8 @@ final class GgufSplitSet {
         throw new GgufException(
             Kind.NOT_A_MODEL,
             p.toString(),
-            "shard "
-                + k
-                + " of "
-                + sn.count()
-                + " "
-                + kind
-                + "; put the shard's .gguf file itself at this name");
+            "shard %s of %s %s; put the shard's .gguf file itself at this name"
+                .formatted(k, sn.count(), kind));
       }
       if (!Files.isRegularFile(p)) {
         missing.add(p);
@@ -236,12 +220,11 @@ final class GgufSplitSet {
       throw new GgufException(
           Kind.MISSING_SHARD,
           missing.getFirst().toString(),
-          "missing: shard "
-              + Objects.requireNonNull(first).index()
-              + " of "
-              + sn.count()
-              + (missing.size() > 1 ? " (" + missing.size() + " shards missing in all)" : "")
-              + "; download it next to the other shards");
+          "missing: shard %s of %s%s; download it next to the other shards"
+              .formatted(
+                  Objects.requireNonNull(first).index(),
+                  sn.count(),
+                  missing.size() > 1 ? " (" + missing.size() + " shards missing in all)" : ""));
     }
     return paths;
   }

@@ -1,52 +1,51 @@
 package dev.strata.engine.model;
 
-/** The metadata value types of GGUF (ids as in ggml's gguf.h). */
+/**
+ * The metadata value types of GGUF: ggml's gguf.h {@code enum gguf_type}, declared in its order, so
+ * a constant's ordinal is its id ({@code GGUF_TYPE_UINT8} = 0 … {@code GGUF_TYPE_FLOAT64} = 12,
+ * numbered without gaps; the format fixes them and GgufValueTypeTest pins each).
+ */
 public enum GgufValueType {
-  UINT8(0, 1),
-  INT8(1, 1),
-  UINT16(2, 2),
-  INT16(3, 2),
-  UINT32(4, 4),
-  INT32(5, 4),
-  FLOAT32(6, 4),
-  BOOL(7, 1),
+  UINT8,
+  INT8,
+  UINT16,
+  INT16,
+  UINT32,
+  INT32,
+  FLOAT32,
+  BOOL,
   /** u64 length + UTF-8 bytes. */
-  STRING(8, 0),
+  STRING,
   /** u32 element type + u64 length + elements. */
-  ARRAY(9, 0),
-  UINT64(10, 8),
-  INT64(11, 8),
-  FLOAT64(12, 8);
+  ARRAY,
+  UINT64,
+  INT64,
+  FLOAT64;
 
-  private static final GgufValueType[] BY_ID = new GgufValueType[13];
-
-  static {
-    for (GgufValueType t : values()) {
-      BY_ID[t.id] = t;
-    }
-  }
-
-  private final int id;
-  private final int size;
-
-  GgufValueType(int id, int size) {
-    this.id = id;
-    this.size = size;
-  }
+  private static final GgufValueType[] BY_ID = values();
 
   /** The id written in the file. */
   public int id() {
-    return id;
+    return ordinal();
   }
 
-  /** Bytes of one value; 0 for the variable-size STRING and ARRAY. */
+  /**
+   * Bytes of one value (ggml's {@code GGUF_TYPE_SIZE}, gguf.cpp); 0 for the variable-size STRING
+   * and ARRAY.
+   */
   public int size() {
-    return size;
+    return switch (this) {
+      case UINT8, INT8, BOOL -> 1;
+      case UINT16, INT16 -> 2;
+      case UINT32, INT32, FLOAT32 -> 4;
+      case UINT64, INT64, FLOAT64 -> 8;
+      case STRING, ARRAY -> 0;
+    };
   }
 
   /** Whether values of this type are integers (BOOL included: it is 0 or 1). */
   public boolean isInteger() {
-    return size > 0 && this != FLOAT32 && this != FLOAT64;
+    return size() > 0 && this != FLOAT32 && this != FLOAT64;
   }
 
   /** The type of a file id, or null for an id GGUF does not define. */

@@ -21,7 +21,7 @@ import java.util.SequencedMap;
  * Writes GGUF v3 files and gguf-split style split sets whose tensor data is zeros left as a hole:
  * the file length is set past the data, so a model of 20 GB on paper takes a few hundred KB on a
  * file system with sparse files; or, for small test models an engine computes, seeded random
- * weights ({@link #writeSplitSeeded}). For tests and the demo model; never for real weights.
+ * weights ({@link TinyModel}). For tests and the demo model; never for real weights.
  */
 public final class GgufWriter {
   /** GGUF's default data alignment (used unless general.alignment says otherwise). */
@@ -157,46 +157,21 @@ public final class GgufWriter {
       List<Tensor> tensors)
       throws IOException {
     return writeSplit(
-        dir, prefix, shards, metadata, tensors, TrustedPath.Subject.output("GGUF file", null));
-  }
-
-  /**
-   * {@link #writeSplit(Path, String, int, SequencedMap, List)}, refusals naming {@code subject}.
-   */
-  public static List<Path> writeSplit(
-      Path dir,
-      String prefix,
-      int shards,
-      SequencedMap<String, GgufValue> metadata,
-      List<Tensor> tensors,
-      TrustedPath.Subject subject)
-      throws IOException {
-    return writeSplit(dir, prefix, shards, metadata, tensors, subject, null);
-  }
-
-  /**
-   * {@link #writeSplit(Path, String, int, SequencedMap, List)} with seeded tensor data (small test
-   * models an engine computes: {@link TinyModel}).
-   */
-  public static List<Path> writeSplitSeeded(
-      Path dir,
-      String prefix,
-      int shards,
-      SequencedMap<String, GgufValue> metadata,
-      List<Tensor> tensors,
-      long seed)
-      throws IOException {
-    return writeSplit(
         dir,
         prefix,
         shards,
         metadata,
         tensors,
         TrustedPath.Subject.output("GGUF file", null),
-        seed);
+        null);
   }
 
-  private static List<Path> writeSplit(
+  /**
+   * {@link #writeSplit(Path, String, int, SequencedMap, List)}, refusals naming {@code subject}
+   * ({@link DemoModel}), with seeded tensor data when {@code seed} is not null (small test models
+   * an engine computes: {@link TinyModel}), else zeros.
+   */
+  static List<Path> writeSplit(
       Path dir,
       String prefix,
       int shards,

@@ -61,17 +61,10 @@ final class LayerPattern {
         }
         TreeSet<Integer> missing = minus(attention, withKv);
         if (!missing.isEmpty()) {
-          throw new GgufException(
-              Kind.INCONSISTENT,
+          throw GgufException.inconsistent(
               file,
-              arch
-                  + " has an attention layer in every block (as llama.cpp's "
-                  + arch
-                  + " loader reads it) but "
-                  + blocksOf(missing)
-                  + " no "
-                  + KV_NAMES
-                  + "; the model is incomplete");
+              "%s has an attention layer in every block (as llama.cpp's %s loader reads it) but %s no %s; the model is incomplete"
+                  .formatted(arch, arch, blocksOf(missing), KV_NAMES));
         }
         strayMarkers(file, arch + " has no recurrent layer", attention, seen.marked());
         yield new Kinds(attention, new TreeMap<>());
@@ -83,16 +76,9 @@ final class LayerPattern {
                 ? arch + ".full_attention_interval (absent: llama.cpp's default 4)"
                 : arch + ".full_attention_interval " + interval;
         if (interval == 0) {
-          throw new GgufException(
-              Kind.INCONSISTENT, file, arch + ".full_attention_interval is 0; the file is damaged");
+          throw zeroInterval(file, arch);
         }
-        long every = interval < 0 ? 4 : interval;
-        TreeSet<Integer> attention = new TreeSet<>();
-        for (int n = 0; n < blocks; n++) {
-          if ((n + 1) % every == 0) {
-            attention.add(n);
-          }
-        }
+        TreeSet<Integer> attention = everyNth(blocks, interval < 0 ? 4 : interval);
         if (attention.isEmpty()) {
           throw new GgufException(
               Kind.UNSUPPORTED,
@@ -106,13 +92,8 @@ final class LayerPattern {
         if (!missing.isEmpty()) {
           throw damaged(
               file,
-              key
-                  + " means attention layers "
-                  + brief(attention)
-                  + " but "
-                  + blocksOf(missing)
-                  + " no "
-                  + KV_NAMES);
+              "%s means attention layers %s but %s no %s"
+                  .formatted(key, brief(attention), blocksOf(missing), KV_NAMES));
         }
         TreeSet<Integer> linear = minus(range(blocks), attention);
         TreeSet<Integer> stray = new TreeSet<>();
@@ -126,11 +107,8 @@ final class LayerPattern {
         if (!stray.isEmpty()) {
           throw damaged(
               file,
-              key
-                  + " means linear-attention (recurrent) layers "
-                  + brief(linear)
-                  + " but blk.N.attn_k.weight exists for "
-                  + brief(stray));
+              "%s means linear-attention (recurrent) layers %s but blk.N.attn_k.weight exists for %s"
+                  .formatted(key, brief(linear), brief(stray)));
         }
         strayMarkers(
             file, key + " means attention layers " + brief(attention), attention, seen.marked());
@@ -157,13 +135,12 @@ final class LayerPattern {
         if (!missing.isEmpty()) {
           throw damaged(
               file,
-              key
-                  + " gives "
-                  + listed(missing)
-                  + " KV heads but "
-                  + (missing.size() == 1 ? "it has" : "they have")
-                  + " no "
-                  + KV_NAMES);
+              "%s gives %s KV heads but %s no %s"
+                  .formatted(
+                      key,
+                      listed(missing),
+                      missing.size() == 1 ? "it has" : "they have",
+                      KV_NAMES));
         }
         TreeSet<Integer> recurrent = minus(range(blocks), attention);
         TreeSet<Integer> stray = new TreeSet<>(withKv);
@@ -171,12 +148,9 @@ final class LayerPattern {
         if (!stray.isEmpty()) {
           throw damaged(
               file,
-              key
-                  + " gives "
-                  + listed(stray)
-                  + " 0 KV heads (recurrent layers) but "
-                  + (stray.size() == 1 ? "it holds " : "they hold ")
-                  + KV_NAMES);
+              "%s gives %s 0 KV heads (recurrent layers) but %s %s"
+                  .formatted(
+                      key, listed(stray), stray.size() == 1 ? "it holds" : "they hold", KV_NAMES));
         }
         strayMarkers(
             file, key + " gives attention layers " + brief(attention), attention, seen.marked());
@@ -187,22 +161,17 @@ final class LayerPattern {
 
   /** A layer pattern the file contradicts: {@code what}, then "; the model is damaged". */
   private static GgufException damaged(String file, String what) {
-    return new GgufException(Kind.INCONSISTENT, file, what + "; the model is damaged");
+    return GgufException.inconsistent(file, what + "; the model is damaged");
   }
 
   private static void strayMarkers(
       String file, String why, TreeSet<Integer> attention, TreeMap<Integer, StateKind> marked) {
     for (var e : marked.entrySet()) {
       if (attention.contains(e.getKey())) {
-        throw new GgufException(
-            Kind.INCONSISTENT,
+        throw damaged(
             file,
-            why
-                + " but blk."
-                + e.getKey()
-                + "."
-                + e.getValue().marker
-                + " (a recurrent layer's) exists; the model is damaged");
+            "%s but blk.%s.%s (a recurrent layer's) exists"
+                .formatted(why, e.getKey(), e.getValue().marker));
       }
     }
   }
@@ -211,33 +180,34 @@ final class LayerPattern {
   private static void checkInterval(GgufFile f, String arch, int blocks, TreeSet<Integer> qsa) {
     long interval = f.unsigned(arch + ".full_attention_interval");
     if (interval == 0) {
-      throw new GgufException(
-          Kind.INCONSISTENT, f.file(), arch + ".full_attention_interval is 0; the file is damaged");
+      throw zeroInterval(f.file(), arch);
     }
     if (interval < 0) {
       return;
     }
-    TreeSet<Integer> expected = new TreeSet<>();
+    TreeSet<Integer> expected = everyNth(blocks, interval);
+    if (!expected.equals(qsa)) {
+      throw damaged(
+          f.file(),
+          "%s.full_attention_interval %s means attention layers %s but %s exists for %s"
+              .formatted(arch, interval, brief(expected), KV_NAMES, brief(qsa)));
+    }
+  }
+
+  private static GgufException zeroInterval(String file, String arch) {
+    return GgufException.inconsistent(
+        file, arch + ".full_attention_interval is 0; the file is damaged");
+  }
+
+  /** The blocks n of {@code blocks} with (n + 1) mod interval = 0 (llama.cpp's interval rule). */
+  private static TreeSet<Integer> everyNth(int blocks, long interval) {
+    TreeSet<Integer> s = new TreeSet<>();
     for (int n = 0; n < blocks; n++) {
       if ((n + 1) % interval == 0) {
-        expected.add(n);
+        s.add(n);
       }
     }
-    if (!expected.equals(qsa)) {
-      throw new GgufException(
-          Kind.INCONSISTENT,
-          f.file(),
-          arch
-              + ".full_attention_interval "
-              + interval
-              + " means attention layers "
-              + brief(expected)
-              + " but "
-              + KV_NAMES
-              + " exists for "
-              + brief(qsa)
-              + "; the model is damaged");
-    }
+    return s;
   }
 
   private static TreeMap<Integer, StateKind> onlyIn(

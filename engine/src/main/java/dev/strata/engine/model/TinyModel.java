@@ -1,5 +1,6 @@
 package dev.strata.engine.model;
 
+import dev.strata.engine.trust.TrustedPath;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,8 +14,8 @@ import java.util.SequencedMap;
  * loader needs (engine/native/src/model.c, after llama.cpp's) in the {@code llama}, {@code qwen2}
  * (q/k/v biases), {@code qwen3} (per-head q/k RMSNorm) and {@code qwen3moe} (experts) layouts, a
  * byte-level BPE vocabulary of the 256 byte tokens, and seeded random weights ({@link
- * GgufWriter#writeSplitSeeded}). The seed geometry ({@link DemoModel}, {@code qwen3next}) is a
- * planning model strata-ref refuses; these are the ones it runs.
+ * GgufWriter#writeSplit}). The seed geometry ({@link DemoModel}, {@code qwen3next}) is a planning
+ * model strata-ref refuses; these are the ones it runs.
  *
  * @param arch general.architecture: llama, qwen2, qwen3 or qwen3moe
  * @param blocks block_count
@@ -87,7 +88,14 @@ public record TinyModel(
   /** Writes the model into {@code dir} as {@code shards} files named after {@code prefix}. */
   public List<Path> write(Path dir, String prefix, int shards, long seed) throws IOException {
     Files.createDirectories(dir);
-    return GgufWriter.writeSplitSeeded(dir, prefix, shards, metadata(), tensors(), seed);
+    return GgufWriter.writeSplit(
+        dir,
+        prefix,
+        shards,
+        metadata(),
+        tensors(),
+        TrustedPath.Subject.output("GGUF file", null),
+        seed);
   }
 
   /**

@@ -29,7 +29,8 @@ class GgmlTypeParityTest {
     }
     Map<Integer, String> inJava = new TreeMap<>();
     for (GgmlType t : GgmlType.values()) {
-      inJava.put(t.id(), t.ggmlName() + " " + t.blockSize() + "/" + t.blockBytes());
+      inJava.put(
+          t.id(), t.ggmlName() + " " + t.layout().blockSize() + "/" + t.layout().blockBytes());
     }
     assertEquals(inJava, rendered);
     assertEquals("q4_K", GgmlType.Q4_K.ggmlName());
