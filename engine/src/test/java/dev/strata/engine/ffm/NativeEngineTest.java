@@ -29,6 +29,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** strata-ref through the real library and NativeEngine (no mocks). */
 class NativeEngineTest {
@@ -430,22 +432,19 @@ class NativeEngineTest {
     return e.getMessage();
   }
 
-  @Test
-  void anAbi3LibraryWithoutTheSessionApiIsRefusedNamingTheSymbol() {
-    String m = refusedSibling("strata_no_session");
-    assertTrue(m.contains("lacks the symbol strata_session_open"), m);
-  }
-
-  @Test
-  void anotherAbiVersionNamesBothVersions() {
-    String m = refusedSibling("strata_abi_mismatch");
-    assertTrue(m.contains("has ABI version 999, this launcher speaks ABI versions 1..3"), m);
-  }
-
-  @Test
-  void aMissingSymbolIsNamed() {
-    String m = refusedSibling("strata_missing_symbol");
-    assertTrue(m.contains("lacks the symbol strata_kv_decode"), m);
+  /**
+   * A library the launcher cannot use is refused naming why: an ABI 3 library without the session
+   * API, another ABI version (both versions named), a missing symbol.
+   */
+  @ParameterizedTest
+  @CsvSource({
+    "strata_no_session, lacks the symbol strata_session_open",
+    "strata_abi_mismatch, 'has ABI version 999, this launcher speaks ABI versions 1..3'",
+    "strata_missing_symbol, lacks the symbol strata_kv_decode"
+  })
+  void aLibraryItCannotUseIsRefusedSayingWhy(String library, String says) {
+    String m = refusedSibling(library);
+    assertTrue(m.contains(says), m);
   }
 
   @Test

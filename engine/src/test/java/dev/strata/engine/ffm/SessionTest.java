@@ -224,26 +224,7 @@ class SessionTest {
   void badArgumentsAreTheEnginesCode2() {
     // main's workload flags, given, must fit the context (the engine's startup rule): 512 + 64 >
     // 256
-    Lines refused = new Lines();
-    SessionException tooBig =
-        assertThrows(
-            SessionException.class,
-            () ->
-                engine.openSession(
-                    List.of(
-                        "--model",
-                        model.toString(),
-                        "--ctx",
-                        "256",
-                        "--prompt-tokens",
-                        "512",
-                        "--n-predict",
-                        "64"),
-                    refused));
-    assertEquals(2, tooBig.exitCode());
-    assertTrue(
-        refused.lines.stream().anyMatch(l -> l.startsWith("ERROR") && l.contains("exceed")),
-        String.join("\n", refused.lines));
+    refusedOpen("exceed", "--ctx", "256", "--prompt-tokens", "512", "--n-predict", "64");
     Lines lines = new Lines();
     try (Session s = open(lines)) {
       SessionException e =
@@ -260,14 +241,22 @@ class SessionTest {
 
   @Test
   void aBadOpenIsTheEnginesCode() {
+    refusedOpen("--ctx", "--ctx", "x");
+  }
+
+  /**
+   * A session opened on the model with these flags: refused with the engine's code 2 and an ERROR
+   * line containing {@code says}.
+   */
+  private static void refusedOpen(String says, String... flags) {
     Lines lines = new Lines();
+    List<String> args = new ArrayList<>(List.of("--model", model.toString()));
+    args.addAll(List.of(flags));
     SessionException e =
-        assertThrows(
-            SessionException.class,
-            () -> engine.openSession(List.of("--model", model.toString(), "--ctx", "x"), lines));
+        assertThrows(SessionException.class, () -> engine.openSession(args, lines));
     assertEquals(2, e.exitCode());
     assertTrue(
-        lines.lines.stream().anyMatch(l -> l.startsWith("ERROR") && l.contains("--ctx")),
+        lines.lines.stream().anyMatch(l -> l.startsWith("ERROR") && l.contains(says)),
         String.join("\n", lines.lines));
   }
 

@@ -23,6 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Adding an engine flag is one row in {@link EngineFlags} and one accessor in {@link EngineArgs}
@@ -139,11 +141,10 @@ class EngineArgsTest {
     }
   }
 
-  @Test
-  void accessorNamesFollowTheFlag() {
-    assertEquals("memBudgetMb", accessorName("--mem-budget-mb"));
-    assertEquals("kvResident", accessorName("--kv-resident"));
-    assertEquals("ctx", accessorName("--ctx"));
+  @ParameterizedTest
+  @CsvSource({"--mem-budget-mb, memBudgetMb", "--kv-resident, kvResident", "--ctx, ctx"})
+  void accessorNamesFollowTheFlag(String flag, String accessor) {
+    assertEquals(accessor, accessorName(flag));
   }
 
   @Test

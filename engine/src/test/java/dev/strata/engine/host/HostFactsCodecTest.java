@@ -22,6 +22,7 @@ import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class HostFactsCodecTest {
@@ -97,14 +98,11 @@ class HostFactsCodecTest {
         HostFactsCodec.FIELDS);
   }
 
-  @Test
-  void aComponentNameIsSpelledInSnakeCase() {
-    // the rule the keys above come from, called directly: it runs only once, in a static
-    // initializer
-    assertEquals("k4", HostKeys.snake("k4"));
-    assertEquals("metal4", HostKeys.snake("metal4"));
-    assertEquals("cpu_cores", HostKeys.snake("cpuCores"));
-    assertEquals("wired_limit_mb", HostKeys.snake("wiredLimitMb"));
+  // the rule the keys above come from, called directly: it runs only once, in a static initializer
+  @ParameterizedTest
+  @CsvSource({"k4, k4", "metal4, metal4", "cpuCores, cpu_cores", "wiredLimitMb, wired_limit_mb"})
+  void aComponentNameIsSpelledInSnakeCase(String component, String key) {
+    assertEquals(key, HostKeys.snake(component));
   }
 
   @Test

@@ -4,16 +4,33 @@ import java.nio.ByteBuffer;
 import java.nio.channels.NonWritableChannelException;
 import java.nio.channels.SeekableByteChannel;
 
-/** A read-only channel over bytes in memory, so the fuzz test touches no disk. */
+/**
+ * A read-only channel over bytes in memory, so the fuzz and parser tests touch no disk; it may
+ * return fewer bytes per read than asked for and claim a size larger than it holds, as a slow or
+ * truncated file would.
+ */
 final class ByteArrayChannel implements SeekableByteChannel {
   private final byte[] bytes;
   private final int length;
+  private final int chunk;
+  private final long claimed;
   private long position;
   private boolean open = true;
 
+  /** The first {@code length} bytes of {@code bytes}, each read as much as asked for. */
   ByteArrayChannel(byte[] bytes, int length) {
+    this(bytes, length, Integer.MAX_VALUE, length);
+  }
+
+  /**
+   * The first {@code has} bytes of {@code bytes}, at most {@code chunk} bytes per read, its {@link
+   * #size()} {@code claimed}.
+   */
+  ByteArrayChannel(byte[] bytes, int has, int chunk, long claimed) {
     this.bytes = bytes;
-    this.length = length;
+    this.length = has;
+    this.chunk = chunk;
+    this.claimed = claimed;
   }
 
   @Override
@@ -21,7 +38,7 @@ final class ByteArrayChannel implements SeekableByteChannel {
     if (position >= length) {
       return -1;
     }
-    int n = (int) Math.min(dst.remaining(), length - position);
+    int n = (int) Math.min(Math.min(dst.remaining(), chunk), length - position);
     dst.put(bytes, (int) position, n);
     position += n;
     return n;
@@ -43,7 +60,7 @@ final class ByteArrayChannel implements SeekableByteChannel {
 
   @Override
   public long size() {
-    return length;
+    return claimed;
   }
 
   @Override

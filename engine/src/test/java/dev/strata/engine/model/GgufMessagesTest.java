@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.SequencedMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,11 +59,11 @@ class GgufMessagesTest {
 
   @Test
   void earlySplitKeysSayHowToResplit() throws IOException {
-    SequencedMap<String, GgufValue> m = TinyHybridModel.metadata();
-    m.put("general.split.count", GgufValue.u16(2));
-    m.put("general.split.no", GgufValue.u16(0));
-    Path p = dir.resolve("old-split.gguf");
-    Files.write(p, GgufWriter.toBytes(m, TinyHybridModel.tensors()));
+    Path p =
+        TinyHybridModel.writeWith(
+            dir.resolve("old-split.gguf"),
+            Map.entry("general.split.count", GgufValue.u16(2)),
+            Map.entry("general.split.no", GgufValue.u16(0)));
     GgufException e = refused(p);
     assertTrue(e.getMessage().contains("old split key general.split."), e.getMessage());
     assertTrue(e.getMessage().contains("gguf-split"), e.getMessage());

@@ -8,7 +8,6 @@ import dev.strata.engine.ExitCodes;
 import dev.strata.engine.model.GgufException.Kind;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -315,69 +314,11 @@ class GgufParserEdgesTest {
     cutSays(b, text + 70_000, "tokenizer.chat_template", len - 70_000);
   }
 
-  /** A channel that returns at most {@code chunk} bytes per read and may claim more than it has. */
-  private static final class Trickle implements SeekableByteChannel {
-    private final ByteArrayChannel in;
-    private final int chunk;
-    private final long claimed;
-
-    Trickle(byte[] b, int has, int chunk, long claimed) {
-      this.in = new ByteArrayChannel(b, has);
-      this.chunk = chunk;
-      this.claimed = claimed;
-    }
-
-    @Override
-    public int read(ByteBuffer dst) {
-      ByteBuffer slice = dst.slice();
-      slice.limit(Math.min(chunk, dst.remaining()));
-      int n = in.read(slice);
-      if (n > 0) {
-        dst.position(dst.position() + n);
-      }
-      return n;
-    }
-
-    @Override
-    public long position() {
-      return in.position();
-    }
-
-    @Override
-    public SeekableByteChannel position(long p) {
-      in.position(p);
-      return this;
-    }
-
-    @Override
-    public long size() {
-      return claimed;
-    }
-
-    @Override
-    public boolean isOpen() {
-      return true;
-    }
-
-    @Override
-    public void close() {}
-
-    @Override
-    public int write(ByteBuffer src) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public SeekableByteChannel truncate(long size) {
-      throw new UnsupportedOperationException();
-    }
-  }
-
   @Test
   void aChannelThatReturnsSevenBytesPerReadGivesTheSameHeader() {
     for (byte[] b : List.of(TinyHybridModel.bytes(), longTemplate(template()))) {
       GgufFile whole = read(b);
-      GgufFile trickled = GgufReader.read(new Trickle(b, b.length, 7, b.length), "m.gguf");
+      GgufFile trickled = GgufReader.read(new ByteArrayChannel(b, b.length, 7, b.length), "m.gguf");
       assertEquals(whole.metadata(), trickled.metadata());
       assertEquals(whole.tensors(), trickled.tensors());
       assertEquals(whole.dataOffset(), trickled.dataOffset());
@@ -388,7 +329,9 @@ class GgufParserEdgesTest {
     GgufException e =
         assertThrows(
             GgufException.class,
-            () -> GgufReader.read(new Trickle(b, has, Integer.MAX_VALUE, b.length), "m.gguf"));
+            () ->
+                GgufReader.read(
+                    new ByteArrayChannel(b, has, Integer.MAX_VALUE, b.length), "m.gguf"));
     assertEquals(Kind.TRUNCATED, e.kind(), e.getMessage());
     return e;
   }

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SequencedMap;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -81,6 +82,15 @@ class GgufSplitSetEdgesTest {
     GgufException e = assertThrows(GgufException.class, () -> GgufSplitCheck.checkSet(files, true));
     assertEquals(kind, e.kind(), e.getMessage());
     assertEquals(ExitCodes.USAGE, e.exitCode());
+    assertEquals(message, e.getMessage());
+  }
+
+  /**
+   * Reading {@code p} as a model is refused as {@code kind}, with {@code message} word for word.
+   */
+  private static void readSays(Path p, Kind kind, String message) {
+    GgufException e = assertThrows(GgufException.class, () -> GgufReader.readModel(p));
+    assertEquals(kind, e.kind(), e.getMessage());
     assertEquals(message, e.getMessage());
   }
 
@@ -184,22 +194,21 @@ class GgufSplitSetEdgesTest {
 
   @Test
   void aFileNamedAsNoShardMaySayItIsTheOnlyShardButNotOneOfTwo() throws IOException {
-    SequencedMap<String, GgufValue> m = TinyHybridModel.metadata();
-    m.put("split.no", GgufValue.u16(0));
-    m.put("split.count", GgufValue.u16(1));
-    Path one = dir.resolve("one.gguf");
-    GgufWriter.write(one, m, TinyHybridModel.tensors());
+    Path one = firstOf(dir.resolve("one.gguf"), 1);
     assertEquals(4, GgufReader.readModel(one).geometry().blocks());
-    m.put("split.count", GgufValue.u16(2));
-    Path two = dir.resolve("two.gguf");
-    GgufWriter.write(two, m, TinyHybridModel.tensors());
-    GgufException e = assertThrows(GgufException.class, () -> GgufReader.readModel(two));
-    assertEquals(Kind.INCONSISTENT, e.kind());
-    assertEquals(
+    Path two = firstOf(dir.resolve("two.gguf"), 2);
+    readSays(
+        two,
+        Kind.INCONSISTENT,
         two
             + ": says it is shard 1 of 2 but its name lacks -0000k-of-0000n.gguf; restore the"
-            + " original file names",
-        e.getMessage());
+            + " original file names");
+  }
+
+  /** TinyHybridModel written to {@code p} saying it is shard 1 of {@code count}. */
+  private static Path firstOf(Path p, int count) throws IOException {
+    return TinyHybridModel.writeWith(
+        p, Map.entry("split.no", GgufValue.u16(0)), Map.entry("split.count", GgufValue.u16(count)));
   }
 
   @Test
@@ -208,19 +217,18 @@ class GgufSplitSetEdgesTest {
       Files.createFile(dir.resolve("m-0000" + k + "-of-00004.gguf"));
     }
     Path first = dir.resolve("m-00001-of-00004.gguf");
-    GgufException one = assertThrows(GgufException.class, () -> GgufReader.readModel(first));
-    assertEquals(Kind.MISSING_SHARD, one.kind());
-    assertEquals(
+    readSays(
+        first,
+        Kind.MISSING_SHARD,
         dir.resolve("m-00002-of-00004.gguf")
-            + ": missing: shard 2 of 4; download it next to the other shards",
-        one.getMessage());
+            + ": missing: shard 2 of 4; download it next to the other shards");
     Files.delete(dir.resolve("m-00004-of-00004.gguf"));
-    GgufException two = assertThrows(GgufException.class, () -> GgufReader.readModel(first));
-    assertEquals(
+    readSays(
+        first,
+        Kind.MISSING_SHARD,
         dir.resolve("m-00002-of-00004.gguf")
             + ": missing: shard 2 of 4 (2 shards missing in all); download it next to the other"
-            + " shards",
-        two.getMessage());
+            + " shards");
   }
 
   @Test
@@ -228,32 +236,30 @@ class GgufSplitSetEdgesTest {
     for (String n : List.of("a", "b", "c", "d", "e")) {
       Files.createFile(dir.resolve(n + ".gguf"));
     }
-    GgufException five = assertThrows(GgufException.class, () -> GgufReader.readModel(dir));
-    assertEquals(Kind.NOT_A_MODEL, five.kind());
-    assertEquals(
+    readSays(
+        dir,
+        Kind.NOT_A_MODEL,
         dir
             + ": holds 5 models (a.gguf, b.gguf, c.gguf, d.gguf, e.gguf); pass the first shard of"
-            + " the one to use",
-        five.getMessage());
+            + " the one to use");
     Files.createFile(dir.resolve("f.gguf"));
-    GgufException six = assertThrows(GgufException.class, () -> GgufReader.readModel(dir));
-    assertEquals(
+    readSays(
+        dir,
+        Kind.NOT_A_MODEL,
         dir
             + ": holds 6 models (a.gguf, b.gguf, c.gguf, d.gguf, e.gguf, …); pass the first shard"
-            + " of the one to use",
-        six.getMessage());
+            + " of the one to use");
   }
 
   @Test
   void aMissingFileIsNotTakenForAnotherFilesByteSplitParts() throws IOException {
     Files.createFile(dir.resolve("other.gguf.part1of2"));
     Path model = dir.resolve("model.gguf");
-    GgufException e = assertThrows(GgufException.class, () -> GgufReader.readModel(model));
-    assertEquals(Kind.NOT_FOUND, e.kind());
-    assertEquals(
+    readSays(
+        model,
+        Kind.NOT_FOUND,
         model
             + ": no such file; pass the model's .gguf file (the first shard of a split model) or"
-            + " its folder",
-        e.getMessage());
+            + " its folder");
   }
 }

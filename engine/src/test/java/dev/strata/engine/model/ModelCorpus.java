@@ -152,6 +152,11 @@ public final class ModelCorpus {
       return this;
     }
 
+    /** DeepSeek's multi-head latent attention (MLA): its KV compressed to {@code rank}. */
+    Spec mla(int rank) {
+      return key("attention.kv_lora_rank", GgufValue.u32(rank));
+    }
+
     Spec key(String suffix, GgufValue v) {
       extra.put(arch + "." + suffix, v);
       return this;
@@ -371,97 +376,64 @@ public final class ModelCorpus {
     List<Spec> l = new ArrayList<>();
     // llama: converters write no key_length (head_dim = embedding_length / head_count)
     l.add(
-        s("Llama-3.1-8B", "llama", HF + "meta-llama/Llama-3.1-8B config.json")
-            .dims(32, 4096, 32, 8)
-            .ctx(131_072));
+        hf("Llama-3.1-8B", "llama", "meta-llama/Llama-3.1-8B").dims(32, 4096, 32, 8).ctx(131_072));
+    l.add(hf("Llama-3.2-1B", "llama", "meta-llama/Llama-3.2-1B").dims(16, 2048, 32, 8));
+    l.add(hf("Llama-3.2-3B", "llama", "meta-llama/Llama-3.2-3B").dims(28, 3072, 24, 8));
+    l.add(hf("Llama-3.1-70B", "llama", "meta-llama/Llama-3.1-70B").dims(80, 8192, 64, 8));
     l.add(
-        s("Llama-3.2-1B", "llama", HF + "meta-llama/Llama-3.2-1B config.json")
-            .dims(16, 2048, 32, 8));
-    l.add(
-        s("Llama-3.2-3B", "llama", HF + "meta-llama/Llama-3.2-3B config.json")
-            .dims(28, 3072, 24, 8));
-    l.add(
-        s("Llama-3.1-70B", "llama", HF + "meta-llama/Llama-3.1-70B config.json")
-            .dims(80, 8192, 64, 8));
-    l.add(
-        s(
-                "Mistral-7B-v0.1",
-                "llama",
-                HF + "mistralai/Mistral-7B-v0.1 config.json (sliding_window 4096)")
+        hf("Mistral-7B-v0.1", "llama", "mistralai/Mistral-7B-v0.1", " (sliding_window 4096)")
             .dims(32, 4096, 32, 8)
             .ctx(32_768)
             .window(4096));
     l.add(
-        s("Mistral-7B-v0.3", "llama", HF + "mistralai/Mistral-7B-v0.3 config.json")
+        hf("Mistral-7B-v0.3", "llama", "mistralai/Mistral-7B-v0.3")
             .dims(32, 4096, 32, 8)
             .ctx(32_768));
     l.add(
-        s(
+        hf(
                 "Mixtral-8x7B (legacy experts)",
                 "llama",
-                HF + "mistralai/Mixtral-8x7B-v0.1 config.json; early GGUFs' ffn_gate.E tensors")
+                "mistralai/Mixtral-8x7B-v0.1",
+                "; early GGUFs' ffn_gate.E tensors")
             .dims(32, 4096, 32, 8)
             .ctx(32_768)
             .moe(8, 2, 14336, Experts.LEGACY));
     l.add(
-        s("Mixtral-8x7B (merged experts)", "llama", HF + "mistralai/Mixtral-8x7B-v0.1 config.json")
+        hf("Mixtral-8x7B (merged experts)", "llama", "mistralai/Mixtral-8x7B-v0.1")
             .dims(32, 4096, 32, 8)
             .ctx(32_768)
             .moe(8, 2, 14336, Experts.SEPARATE));
+    l.add(hf("Qwen2.5-0.5B", "qwen2", "Qwen/Qwen2.5-0.5B").dims(24, 896, 14, 2).ctx(32_768));
+    l.add(hf("Qwen2.5-7B", "qwen2", "Qwen/Qwen2.5-7B").dims(28, 3584, 28, 4).ctx(131_072));
+    l.add(hf("Qwen2.5-72B", "qwen2", "Qwen/Qwen2.5-72B").dims(80, 8192, 64, 8));
     l.add(
-        s("Qwen2.5-0.5B", "qwen2", HF + "Qwen/Qwen2.5-0.5B config.json")
-            .dims(24, 896, 14, 2)
-            .ctx(32_768));
+        qwen3(hf("Qwen3-0.6B", "qwen3", "Qwen/Qwen3-0.6B", " (head_dim 128)"))
+            .dims(28, 1024, 16, 8));
+    l.add(qwen3(hf("Qwen3-8B", "qwen3", "Qwen/Qwen3-8B")).dims(36, 4096, 32, 8));
     l.add(
-        s("Qwen2.5-7B", "qwen2", HF + "Qwen/Qwen2.5-7B config.json")
-            .dims(28, 3584, 28, 4)
-            .ctx(131_072));
-    l.add(s("Qwen2.5-72B", "qwen2", HF + "Qwen/Qwen2.5-72B config.json").dims(80, 8192, 64, 8));
-    l.add(
-        s("Qwen3-0.6B", "qwen3", HF + "Qwen/Qwen3-0.6B config.json (head_dim 128)")
-            .dims(28, 1024, 16, 8)
-            .headDim(128, 128)
-            .ctx(40_960));
-    l.add(
-        s("Qwen3-8B", "qwen3", HF + "Qwen/Qwen3-8B config.json")
-            .dims(36, 4096, 32, 8)
-            .headDim(128, 128)
-            .ctx(40_960));
-    l.add(
-        s("Qwen3-30B-A3B (separate experts)", "qwen3moe", HF + "Qwen/Qwen3-30B-A3B config.json")
+        qwen3(hf("Qwen3-30B-A3B (separate experts)", "qwen3moe", "Qwen/Qwen3-30B-A3B"))
             .dims(48, 2048, 32, 4)
-            .headDim(128, 128)
-            .ctx(40_960)
             .moe(128, 8, 768, Experts.SEPARATE));
     l.add(
-        s(
-                "Qwen3-30B-A3B (merged gate_up)",
-                "qwen3moe",
-                HF + "Qwen/Qwen3-30B-A3B config.json; current llama.cpp's ffn_gate_up_exps")
+        qwen3(
+                hf(
+                    "Qwen3-30B-A3B (merged gate_up)",
+                    "qwen3moe",
+                    "Qwen/Qwen3-30B-A3B",
+                    "; current llama.cpp's ffn_gate_up_exps"))
             .dims(48, 2048, 32, 4)
-            .headDim(128, 128)
-            .ctx(40_960)
             .moe(128, 8, 768, Experts.MERGED));
     l.add(
-        s("Qwen3-235B-A22B", "qwen3moe", HF + "Qwen/Qwen3-235B-A22B config.json")
+        qwen3(hf("Qwen3-235B-A22B", "qwen3moe", "Qwen/Qwen3-235B-A22B"))
             .dims(94, 4096, 64, 4)
-            .headDim(128, 128)
-            .ctx(40_960)
             .moe(128, 8, 1536, Experts.SEPARATE));
     l.add(qwen3Next("Qwen3-Next-80B-A3B", 0, false));
     l.add(qwen3Next("Qwen3-Next-80B-A3B + MTP, --spec 0", 1, false));
     l.add(qwen3Next("Qwen3-Next-80B-A3B + MTP, --spec 2", 1, false));
     l.add(
-        s(
-                "Qwen3.5-style hybrid MoE",
-                "qwen35moe",
-                "Qwen3-Next's layer shapes at 40 blocks (interval 4): a Qwen3.5/3.6-style hybrid, not one published config")
-            .dims(40, 2048, 16, 2)
-            .headDim(256, 256)
-            .ctx(262_144)
-            .moe(256, 8, 512, Experts.MERGED)
-            .interval(4)
-            .ssm(4, 4096, 128, 16));
+        qwen35Moe(
+            "Qwen3.5-style hybrid MoE",
+            "Qwen3-Next's layer shapes at 40 blocks (interval 4): a Qwen3.5/3.6-style hybrid, not one published config"));
     // as current and older llama.cpp converters write them: the linear-attention layers carry
     // attn_qkv (+ attn_gate) or ssm_in; only the interval makes an attention layer
     for (Linear style : new Linear[] {Linear.QKV, Linear.SSM_IN}) {
@@ -471,105 +443,71 @@ public final class ModelCorpus {
               : "ssm_in linear layers (older files)";
       l.add(qwen3Next("Qwen3-Next-80B-A3B, " + how, 0, false).linear(style));
       l.add(
-          s(
+          qwen35Moe(
                   "Qwen3.6-35B-A3B shape, " + how,
-                  "qwen35moe",
                   "Qwen3.5/3.6-35B-A3B's layer shapes (40 blocks, interval 4); tensor lists from"
                       + " llama.cpp src/models/qwen35moe.cpp, qwen3next.cpp")
-              .dims(40, 2048, 16, 2)
-              .headDim(256, 256)
-              .ctx(262_144)
-              .moe(256, 8, 512, Experts.MERGED)
-              .interval(4)
-              .ssm(4, 4096, 128, 16)
               .linear(style));
     }
+    l.add(gptOss("gpt-oss-20b", " (sliding_window 128, alternating)", 24, 32));
+    l.add(gptOss("gpt-oss-120b", "", 36, 128));
     l.add(
-        s(
-                "gpt-oss-20b",
-                "gpt-oss",
-                HF + "openai/gpt-oss-20b config.json (sliding_window 128, alternating)")
-            .dims(24, 2880, 64, 8)
-            .headDim(64, 64)
-            .window(128)
-            .moe(32, 4, 2880, Experts.MERGED));
-    l.add(
-        s("gpt-oss-120b", "gpt-oss", HF + "openai/gpt-oss-120b config.json")
-            .dims(36, 2880, 64, 8)
-            .headDim(64, 64)
-            .window(128)
-            .moe(128, 4, 2880, Experts.MERGED));
-    l.add(
-        s(
-                "gemma-3-1b",
-                "gemma3",
-                HF + "google/gemma-3-1b-pt config.json (sliding_window 512, pattern 6)")
+        hf("gemma-3-1b", "gemma3", "google/gemma-3-1b-pt", " (sliding_window 512, pattern 6)")
             .dims(26, 1152, 4, 1)
             .headDim(256, 256)
             .window(512)
             .ctx(32_768));
     l.add(
-        s("gemma-3-4b", "gemma3", HF + "google/gemma-3-4b-pt config.json (sliding_window 1024)")
+        hf("gemma-3-4b", "gemma3", "google/gemma-3-4b-pt", " (sliding_window 1024)")
             .dims(34, 2560, 8, 4)
             .headDim(256, 256)
             .window(1024));
     l.add(
-        s("gemma-3-27b", "gemma3", HF + "google/gemma-3-27b-pt config.json")
+        hf("gemma-3-27b", "gemma3", "google/gemma-3-27b-pt")
             .dims(62, 5376, 32, 16)
             .headDim(128, 128)
             .window(1024));
     l.add(
-        s(
-                "LFM2-1.2B",
-                "lfm2",
-                HF + "LiquidAI/LFM2-1.2B config.json (attention at 2,5,8,10,12,14; L_cache 3)")
+        hf("LFM2-1.2B", "lfm2", "LiquidAI/LFM2-1.2B", " (attention at 2,5,8,10,12,14; L_cache 3)")
             .dims(16, 2048, 32, 8)
             .ctx(128_000)
             .attentionAt(n -> n == 2 || n == 5 || n == 8 || n == 10 || n == 12 || n == 14, true)
             .shortConv(3));
     l.add(
-        s(
-                "Phi-3-mini-4k",
-                "phi3",
-                HF + "microsoft/Phi-3-mini-4k-instruct config.json (fused qkv, head_dim 96)")
+        hf("Phi-3-mini-4k", "phi3", "microsoft/Phi-3-mini-4k-instruct", " (fused qkv, head_dim 96)")
             .dims(32, 3072, 32, 32)
             .ctx(4096)
             .fused()
             .window(2047));
     l.add(
-        s("Phi-2", "phi2", HF + "microsoft/phi-2 config.json (fused qkv, head_dim 80)")
+        hf("Phi-2", "phi2", "microsoft/phi-2", " (fused qkv, head_dim 80)")
             .dims(32, 2560, 32, 32)
             .ctx(2048)
             .fused());
     // refused
     l.add(
-        s(
-                "DeepSeek-V2-Lite",
-                "deepseek2",
-                HF + "deepseek-ai/DeepSeek-V2-Lite config.json (kv_lora_rank 512)")
+        hf("DeepSeek-V2-Lite", "deepseek2", "deepseek-ai/DeepSeek-V2-Lite", " (kv_lora_rank 512)")
             .dims(27, 2048, 16, 16)
             .ctx(163_840)
-            .key("attention.kv_lora_rank", GgufValue.u32(512))
+            .mla(512)
             .moe(64, 6, 1408, Experts.SEPARATE));
     l.add(
-        s(
+        hf(
                 "Kimi-K2",
                 "deepseek2",
-                HF + "moonshotai/Kimi-K2-Instruct config.json (DeepSeek-V3 architecture, MLA)")
+                "moonshotai/Kimi-K2-Instruct",
+                " (DeepSeek-V3 architecture, MLA)")
             .dims(61, 7168, 64, 64)
-            .key("attention.kv_lora_rank", GgufValue.u32(512))
+            .mla(512)
             .moe(384, 8, 2048, Experts.SEPARATE));
+    l.add(hf("bge-small-en-v1.5", "bert", "BAAI/bge-small-en-v1.5").dims(12, 384, 12, 12).ctx(512));
     l.add(
-        s("bge-small-en-v1.5", "bert", HF + "BAAI/bge-small-en-v1.5 config.json")
-            .dims(12, 384, 12, 12)
-            .ctx(512));
-    l.add(
-        s("nomic-embed-text-v1.5", "nomic-bert", HF + "nomic-ai/nomic-embed-text-v1.5 config.json")
+        hf("nomic-embed-text-v1.5", "nomic-bert", "nomic-ai/nomic-embed-text-v1.5")
             .dims(12, 768, 12, 12)
             .ctx(2048)
             .fused());
     l.add(
-        s("mamba-130m", "mamba", HF + "state-spaces/mamba-130m config.json")
+        hf("mamba-130m", "mamba", "state-spaces/mamba-130m")
             .dims(24, 768, 1, 1)
             .ctx(1_048_576)
             .attentionAt(n -> false, false)
@@ -687,8 +625,49 @@ public final class ModelCorpus {
     return l;
   }
 
+  /** Qwen3's head_dim 128 and 40,960 positions, the same in every size's config.json. */
+  private static Spec qwen3(Spec s) {
+    return s.headDim(128, 128).ctx(40_960);
+  }
+
+  /** A model of a published config.json: {@code repo}'s on huggingface.co. */
+  private static Spec hf(String name, String arch, String repo) {
+    return hf(name, arch, repo, "");
+  }
+
+  /** A model of a published config.json: {@code repo}'s on huggingface.co, {@code note} after. */
+  private static Spec hf(String name, String arch, String repo, String note) {
+    return s(name, arch, HF + repo + " config.json" + note);
+  }
+
+  /**
+   * The Qwen3.5/3.6-35B-A3B hybrid shape: 40 blocks of width 2048, attention every 4th (16 heads, 2
+   * KV, head_dim 256), 256 merged experts (8 used, FFN 512), Gated DeltaNet layers between.
+   */
+  private static Spec qwen35Moe(String name, String source) {
+    return s(name, "qwen35moe", source)
+        .dims(40, 2048, 16, 2)
+        .headDim(256, 256)
+        .ctx(262_144)
+        .moe(256, 8, 512, Experts.MERGED)
+        .interval(4)
+        .ssm(4, 4096, 128, 16);
+  }
+
+  /**
+   * A gpt-oss of openai/{@code name}'s config.json: width 2880, 64 heads (8 KV) of 64, sliding
+   * window 128, {@code experts} merged experts (4 used, FFN 2880).
+   */
+  private static Spec gptOss(String name, String note, int blocks, int experts) {
+    return hf(name, "gpt-oss", "openai/" + name, note)
+        .dims(blocks, 2880, 64, 8)
+        .headDim(64, 64)
+        .window(128)
+        .moe(experts, 4, 2880, Experts.MERGED);
+  }
+
   private static Spec qwen3Next(String name, int nextn, boolean past) {
-    return s(name, "qwen3next", HF + "Qwen/Qwen3-Next-80B-A3B-Instruct config.json")
+    return hf(name, "qwen3next", "Qwen/Qwen3-Next-80B-A3B-Instruct")
         .dims(48, 2048, 16, 2)
         .headDim(256, 256)
         .ctx(262_144)

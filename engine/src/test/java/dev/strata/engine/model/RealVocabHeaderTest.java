@@ -40,17 +40,27 @@ class RealVocabHeaderTest {
     return a.length();
   }
 
-  @Test
-  void llama2VocabularyHeaderMatchesItsPublishedConfig() {
-    GgufFile f = GgufReader.readFile(data("ggml-vocab-llama.gguf"));
+  /**
+   * The shared vocabulary file {@code name}: GGUF v3, no tensors, 17 keys, and the architecture's
+   * context length, embedding length, block count and feed-forward length as given.
+   */
+  private static GgufFile vocabHeader(
+      String name, String arch, long ctx, long width, long blocks, long ffn) {
+    GgufFile f = GgufReader.readFile(data(name));
     assertEquals(3, f.version());
     assertEquals(0, f.tensors().size());
     assertEquals(17, f.metadata().size());
-    assertEquals("llama", f.string("general.architecture"));
-    assertEquals(4096, f.unsigned("llama.context_length"));
-    assertEquals(4096, f.unsigned("llama.embedding_length"));
-    assertEquals(32, f.unsigned("llama.block_count"));
-    assertEquals(11008, f.unsigned("llama.feed_forward_length"));
+    assertEquals(arch, f.string("general.architecture"));
+    assertEquals(ctx, f.unsigned(arch + ".context_length"));
+    assertEquals(width, f.unsigned(arch + ".embedding_length"));
+    assertEquals(blocks, f.unsigned(arch + ".block_count"));
+    assertEquals(ffn, f.unsigned(arch + ".feed_forward_length"));
+    return f;
+  }
+
+  @Test
+  void llama2VocabularyHeaderMatchesItsPublishedConfig() {
+    GgufFile f = vocabHeader("ggml-vocab-llama.gguf", "llama", 4096, 4096, 32, 11008);
     assertEquals(4096 / 32, f.unsigned("llama.rope.dimension_count"));
     assertEquals(32, f.unsigned("llama.attention.head_count"));
     assertEquals(32, f.unsigned("llama.attention.head_count_kv"));
@@ -70,15 +80,7 @@ class RealVocabHeaderTest {
 
   @Test
   void gptNeoxVocabularyHeaderMatchesItsPublishedConfig() {
-    GgufFile f = GgufReader.readFile(data("ggml-vocab-gpt-neox.gguf"));
-    assertEquals(3, f.version());
-    assertEquals(0, f.tensors().size());
-    assertEquals(17, f.metadata().size());
-    assertEquals("gptneox", f.string("general.architecture"));
-    assertEquals(2048, f.unsigned("gptneox.context_length"));
-    assertEquals(6144, f.unsigned("gptneox.embedding_length"));
-    assertEquals(44, f.unsigned("gptneox.block_count"));
-    assertEquals(24576, f.unsigned("gptneox.feed_forward_length"));
+    GgufFile f = vocabHeader("ggml-vocab-gpt-neox.gguf", "gptneox", 2048, 6144, 44, 24576);
     assertEquals(64, f.unsigned("gptneox.attention.head_count"));
     // rotary_pct 0.25 of head_dim 6144 / 64
     assertEquals(6144 / 64 / 4, f.unsigned("gptneox.rope.dimension_count"));

@@ -1,8 +1,11 @@
 package dev.strata.engine.model;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SequencedMap;
 
 /**
@@ -70,5 +73,19 @@ final class TinyHybridModel {
 
   static byte[] bytes() {
     return GgufWriter.toBytes(metadata(), tensors());
+  }
+
+  /**
+   * The model written to {@code p} with {@code keys} put into its metadata in order (a key it has
+   * keeps its place, with the new value; a new one goes last).
+   */
+  @SafeVarargs
+  static Path writeWith(Path p, Map.Entry<String, GgufValue>... keys) throws IOException {
+    SequencedMap<String, GgufValue> m = metadata();
+    for (Map.Entry<String, GgufValue> k : keys) {
+      m.put(k.getKey(), k.getValue());
+    }
+    GgufWriter.write(p, m, tensors());
+    return p;
   }
 }
