@@ -20,6 +20,7 @@
 #include "half.h"
 #include "quant.h"
 #include "../wordsum.h"
+#include "../../engine/native/test/quant_rand.h"
 
 static double now(void) {
     struct timespec t;
@@ -27,45 +28,20 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 static uint64_t rs = 88172645463325252ull;
-static uint64_t rnd(void) {
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return rs;
-}
+static uint64_t rnd(void) { return xorshift64(&rs); }
 static float frand(void) { return (float)((double)(rnd() >> 11) / 9007199254740992.0 * 2.0 - 1.0); }
 
 /* a matrix of random codes with finite, realistic scales (the values do not change the speed, NaNs could) */
-static void fill(uint32_t t, uint8_t *m, size_t bytes) {
-    const strata_type_info *ti = strata_type(t);
-    for (size_t i = 0; i < bytes; i++) {
-        m[i] = (uint8_t)rnd();
-    }
-    for (size_t b = 0; b < bytes / ti->bytes; b++) {
-        uint8_t *p = m + b * ti->bytes;
-        float f = frand() * 0.05f;
-        switch (t) {
-        case GGML_TYPE_F32: memcpy(p, &f, 4); break;
-        case GGML_TYPE_F16: strata_store_u16le(p, strata_float_to_half(f)); break;
-        case GGML_TYPE_BF16: {
-            uint32_t u;
-            memcpy(&u, &f, 4);
-            strata_store_u16le(p, (uint16_t)(u >> 16));
-            break;
-        }
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q5_0: strata_store_u16le(p, strata_float_to_half(1e-3f)); break;
-        case GGML_TYPE_Q4_K:
-        case GGML_TYPE_Q5_K:
-            strata_store_u16le(p, strata_float_to_half(1e-4f));
-            strata_store_u16le(p + 2, strata_float_to_half(1e-4f));
-            break;
-        case GGML_TYPE_Q6_K: strata_store_u16le(p + 208, strata_float_to_half(1e-4f)); break;
-        default: break;
-        }
-    }
+static uint8_t rand_byte(void) { return (uint8_t)rnd(); }
+static float rand_value(uint32_t t) {
+    (void)t;
+    return frand() * 0.05f;
 }
+static uint16_t rand_scale(uint32_t t) {
+    const int k_quant = t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q5_K || t == GGML_TYPE_Q6_K;
+    return strata_float_to_half(k_quant ? 1e-4f : 1e-3f);
+}
+static void fill(uint32_t t, uint8_t *m, size_t bytes) { quant_fill(t, m, bytes, rand_byte, rand_value, rand_scale); }
 
 typedef struct {
     uint32_t t;

@@ -141,10 +141,20 @@ static inline __m128 hsum4(v8f a, v8f b, v8f c, v8f d) {
 }
 #endif
 
-static void NAME(score_int8)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd,
-                             const strata_qq *q, float scale, float *s) {
-    const size_t rec = (size_t)hd + 2u * (size_t)(hd / 64);
-    const int groups = hd / 64;
+/* One cell's K record r for one head: the sum over its blocks of (integer dot with the query block) ×
+ * (record scale × query scale), as 8 lanes (AVX2) or one float, and in *bias what the score then takes off
+ * (q4_0: the folded -8 offset, see quant_query; int8: nothing). */
+#if defined(__AVX2__)
+typedef v8f (*rec_dot)(const uint8_t *r, const strata_qq *qh, int hd, float *bias);
+#else
+typedef float (*rec_dot)(const uint8_t *r, const strata_qq *qh, int hd, float *bias);
+#endif
+
+/* The score pass of both formats: s[h * n + t] = (dot(cell t, head h) - bias) * scale, rec bytes a head.
+ * Always inlined, so that each format's constant dot is inlined into its own loop. */
+static inline __attribute__((always_inline)) void score_cells(const uint8_t *cells, size_t cell_bytes, size_t n,
+                                                              int heads, int hd, size_t rec, const strata_qq *q,
+                                                              float scale, float *s, rec_dot dot) {
 #if defined(__AVX2__)
     /* four cells per iteration: their four accumulators are reduced together */
     size_t t = 0;
@@ -153,32 +163,20 @@ static void NAME(score_int8)(const uint8_t *cells, size_t cell_bytes, size_t n, 
             prefetch_cell(cells, cell_bytes, n, t + (size_t)i);
         }
         for (int h = 0; h < heads; h++) {
-            const strata_qq *qh = q + h;
             v8f acc[4];
+            float bias[4];
             for (int i = 0; i < 4; i++) {
-                const uint8_t *r = cells + (t + (size_t)i) * cell_bytes + (size_t)h * rec;
-                v8f a = splat(0.0f);
-                for (int g = 0; g < groups; g++) {
-                    __m256i x = _mm256_add_epi32(dot32_i8(r + g * 64, qh->qs + g * 64),
-                                                 dot32_i8(r + g * 64 + 32, qh->qs + g * 64 + 32));
-                    a += (v8f)_mm256_cvtepi32_ps(x) * splat(h2f(r + hd + 2 * g) * qh->d[g]);
-                }
-                acc[i] = a;
+                acc[i] = dot(cells + (t + (size_t)i) * cell_bytes + (size_t)h * rec, q + h, hd, &bias[i]);
             }
-            __m128 r4 = _mm_mul_ps(hsum4(acc[0], acc[1], acc[2], acc[3]), _mm_set1_ps(scale));
-            _mm_storeu_ps(s + (size_t)h * n + t, r4);
+            __m128 r4 = _mm_sub_ps(hsum4(acc[0], acc[1], acc[2], acc[3]), _mm_loadu_ps(bias));
+            _mm_storeu_ps(s + (size_t)h * n + t, _mm_mul_ps(r4, _mm_set1_ps(scale)));
         }
     }
     for (; t < n; t++) {
         for (int h = 0; h < heads; h++) {
-            const uint8_t *r = cells + t * cell_bytes + (size_t)h * rec;
-            v8f a = splat(0.0f);
-            for (int g = 0; g < groups; g++) {
-                __m256i x = _mm256_add_epi32(dot32_i8(r + g * 64, q[h].qs + g * 64),
-                                             dot32_i8(r + g * 64 + 32, q[h].qs + g * 64 + 32));
-                a += (v8f)_mm256_cvtepi32_ps(x) * splat(h2f(r + hd + 2 * g) * q[h].d[g]);
-            }
-            s[(size_t)h * n + t] = hsum(a) * scale;
+            float bias;
+            v8f a = dot(cells + t * cell_bytes + (size_t)h * rec, q + h, hd, &bias);
+            s[(size_t)h * n + t] = (hsum(a) - bias) * scale;
         }
     }
 #else
@@ -186,21 +184,45 @@ static void NAME(score_int8)(const uint8_t *cells, size_t cell_bytes, size_t n, 
         const uint8_t *cell = cells + t * cell_bytes;
         prefetch_cell(cells, cell_bytes, n, t);
         for (int h = 0; h < heads; h++) {
-            const uint8_t *r = cell + (size_t)h * rec;
-            float acc = 0.0f;
-            for (int g = 0; g < groups; g++) {
-                const int8_t *k = (const int8_t *)(const void *)(r + g * 64);
-                const int8_t *qq = q[h].qs + g * 64;
-                int32_t x = 0;
-                for (int j = 0; j < 64; j++) {
-                    x += (int32_t)k[j] * (int32_t)qq[j];
-                }
-                acc += (float)x * (h2f(r + hd + 2 * g) * q[h].d[g]);
-            }
-            s[(size_t)h * n + t] = acc * scale;
+            float bias;
+            float a = dot(cell + (size_t)h * rec, q + h, hd, &bias);
+            s[(size_t)h * n + t] = (a - bias) * scale;
         }
     }
 #endif
+}
+
+#if defined(__AVX2__)
+static inline v8f rec_int8(const uint8_t *r, const strata_qq *qh, int hd, float *bias) {
+    v8f a = splat(0.0f);
+    for (int g = 0; g < hd / 64; g++) {
+        __m256i x = _mm256_add_epi32(dot32_i8(r + g * 64, qh->qs + g * 64),
+                                     dot32_i8(r + g * 64 + 32, qh->qs + g * 64 + 32));
+        a += (v8f)_mm256_cvtepi32_ps(x) * splat(h2f(r + hd + 2 * g) * qh->d[g]);
+    }
+    *bias = 0.0f;
+    return a;
+}
+#else
+static inline float rec_int8(const uint8_t *r, const strata_qq *qh, int hd, float *bias) {
+    float acc = 0.0f;
+    for (int g = 0; g < hd / 64; g++) {
+        const int8_t *k = (const int8_t *)(const void *)(r + g * 64);
+        const int8_t *qq = qh->qs + g * 64;
+        int32_t x = 0;
+        for (int j = 0; j < 64; j++) {
+            x += (int32_t)k[j] * (int32_t)qq[j];
+        }
+        acc += (float)x * (h2f(r + hd + 2 * g) * qh->d[g]);
+    }
+    *bias = 0.0f;
+    return acc;
+}
+#endif
+
+static void NAME(score_int8)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd,
+                             const strata_qq *q, float scale, float *s) {
+    score_cells(cells, cell_bytes, n, heads, hd, (size_t)hd + 2u * (size_t)(hd / 64), q, scale, s, rec_int8);
 }
 
 /* Register tiling: one 64-value group of the accumulator (8 vectors) stays in registers while the loop walks
@@ -239,73 +261,46 @@ static void NAME(axpy_int8)(const uint8_t *cells, size_t cell_bytes, size_t n, i
  * Value = (code - 8) * d in the rotated domain. dot(q_rot, v) over a block = d * (sum code*q - 8 * sum q),
  * so the -8 is folded into the query's per-block bias (quant_query). */
 
+enum { Q4_BLOCKS = 8, Q4_REC = 144 }; /* a head_dim-256 record: 8 blocks of 18 bytes */
+
+#if defined(__AVX2__)
+static inline v8f rec_q4(const uint8_t *r, const strata_qq *qh, int hd, float *bias) {
+    (void)hd;
+    v8f a = splat(0.0f);
+    float bsum = 0.0f;
+    for (int b = 0; b < Q4_BLOCKS; b++) {
+        const uint8_t *blk = r + b * 18;
+        float d = h2f(blk);
+        a += (v8f)_mm256_cvtepi32_ps(dot32_q4(blk + 2, qh->qs + b * 32)) * splat(d * qh->d[b]);
+        bsum += d * qh->bias[b];
+    }
+    *bias = bsum;
+    return a;
+}
+#else
+static inline float rec_q4(const uint8_t *r, const strata_qq *qh, int hd, float *bias) {
+    (void)hd;
+    float acc = 0.0f, bsum = 0.0f;
+    for (int b = 0; b < Q4_BLOCKS; b++) {
+        const uint8_t *blk = r + b * 18;
+        const int8_t *qq = qh->qs + b * 32;
+        int32_t x = 0;
+        for (int j = 0; j < 16; j++) {
+            x += (int32_t)(blk[2 + j] & 15) * qq[j] + (int32_t)(blk[2 + j] >> 4) * qq[j + 16];
+        }
+        float d = h2f(blk);
+        acc += (float)x * (d * qh->d[b]);
+        bsum += d * qh->bias[b];
+    }
+    *bias = bsum;
+    return acc;
+}
+#endif
+
 static void NAME(score_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd,
                            const strata_qq *q, float scale, float *s) {
-    enum { B = 8, REC = 144 };
-    (void)hd; /* q4_0 is defined for head_dim 256 only */
-#if defined(__AVX2__)
-    size_t t = 0;
-    for (; t + 4 <= n; t += 4) {
-        for (int i = 0; i < 4; i++) {
-            prefetch_cell(cells, cell_bytes, n, t + (size_t)i);
-        }
-        for (int h = 0; h < heads; h++) {
-            const strata_qq *qh = q + h;
-            v8f acc[4];
-            __m128 bias = _mm_setzero_ps();
-            for (int i = 0; i < 4; i++) {
-                const uint8_t *r = cells + (t + (size_t)i) * cell_bytes + (size_t)h * REC;
-                v8f a = splat(0.0f);
-                float bsum = 0.0f;
-                for (int b = 0; b < B; b++) {
-                    const uint8_t *blk = r + b * 18;
-                    float d = h2f(blk);
-                    a += (v8f)_mm256_cvtepi32_ps(dot32_q4(blk + 2, qh->qs + b * 32)) * splat(d * qh->d[b]);
-                    bsum += d * qh->bias[b];
-                }
-                acc[i] = a;
-                bias[i] = bsum;
-            }
-            __m128 r4 = _mm_mul_ps(_mm_sub_ps(hsum4(acc[0], acc[1], acc[2], acc[3]), bias), _mm_set1_ps(scale));
-            _mm_storeu_ps(s + (size_t)h * n + t, r4);
-        }
-    }
-    for (; t < n; t++) {
-        for (int h = 0; h < heads; h++) {
-            const uint8_t *r = cells + t * cell_bytes + (size_t)h * REC;
-            v8f a = splat(0.0f);
-            float bsum = 0.0f;
-            for (int b = 0; b < B; b++) {
-                const uint8_t *blk = r + b * 18;
-                float d = h2f(blk);
-                a += (v8f)_mm256_cvtepi32_ps(dot32_q4(blk + 2, q[h].qs + b * 32)) * splat(d * q[h].d[b]);
-                bsum += d * q[h].bias[b];
-            }
-            s[(size_t)h * n + t] = (hsum(a) - bsum) * scale;
-        }
-    }
-#else
-    for (size_t t = 0; t < n; t++) {
-        const uint8_t *cell = cells + t * cell_bytes;
-        prefetch_cell(cells, cell_bytes, n, t);
-        for (int h = 0; h < heads; h++) {
-            const uint8_t *r = cell + (size_t)h * REC;
-            float acc = 0.0f, bsum = 0.0f;
-            for (int b = 0; b < B; b++) {
-                const uint8_t *blk = r + b * 18;
-                const int8_t *qq = q[h].qs + b * 32;
-                int32_t x = 0;
-                for (int j = 0; j < 16; j++) {
-                    x += (int32_t)(blk[2 + j] & 15) * qq[j] + (int32_t)(blk[2 + j] >> 4) * qq[j + 16];
-                }
-                float d = h2f(blk);
-                acc += (float)x * (d * q[h].d[b]);
-                bsum += d * q[h].bias[b];
-            }
-            s[(size_t)h * n + t] = (acc - bsum) * scale;
-        }
-    }
-#endif
+    /* q4_0 is defined for head_dim 256 only */
+    score_cells(cells, cell_bytes, n, heads, hd, Q4_REC, q, scale, s, rec_q4);
 }
 
 #if defined(__AVX2__)
@@ -385,11 +380,10 @@ static void axpy_q4_run(const uint8_t *cells, size_t cell_bytes, size_t n, size_
 
 static void NAME(axpy_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int heads, int hd,
                           const float *p, float *acc) {
-    enum { REC = 144 };
     (void)hd;
 #if defined(__AVX2__)
     for (int h = 0; h < heads; h++) {
-        const size_t voff = (size_t)heads * REC + (size_t)h * REC;
+        const size_t voff = (size_t)heads * Q4_REC + (size_t)h * Q4_REC;
         for (size_t t0 = 0; t0 < n; t0 += 64) {
             size_t m = n - t0 < 64 ? n - t0 : 64;
             axpy_q4_run(cells + t0 * cell_bytes, cell_bytes, m, voff, p + (size_t)h * n + t0, acc + (size_t)h * 256);
@@ -397,7 +391,7 @@ static void NAME(axpy_q4)(const uint8_t *cells, size_t cell_bytes, size_t n, int
     }
 #else
     for (int h = 0; h < heads; h++) {
-        const size_t voff = (size_t)heads * REC + (size_t)h * REC;
+        const size_t voff = (size_t)heads * Q4_REC + (size_t)h * Q4_REC;
         const float *ph = p + (size_t)h * n;
         /* two blocks (64 values) of the accumulator per tile, as for int8 */
         for (int b = 0; b < 8; b += 2) {

@@ -370,6 +370,15 @@ INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, con
 
 #else /* ---------------------------------- portable C ---------------------------------- */
 
+/* The sum of a[j] * b[j] over len codes, exactly: the inner sum of ggml's *_generic dot kernels. */
+static inline int dot_i8(const int8_t *a, const int8_t *b, int len) {
+    int s = 0;
+    for (int j = 0; j < len; j++) {
+        s += a[j] * b[j];
+    }
+    return s;
+}
+
 /* Eight partial sums, so the compiler may vectorize without reassociating. */
 INLINE void dot_float_k(uint32_t t, const uint8_t *w, int64_t n, const uint8_t *const *x, int nc, float *out) {
     const size_t es = t == GGML_TYPE_F32 ? 4 : 2;
@@ -422,16 +431,25 @@ INLINE void dot_q_0_k(int kind, const uint8_t *w, int64_t n, const uint8_t *cons
         const float d = h2f(wq);
         for (int c = 0; c < nc; c++) {
             const uint8_t *xb = x[c] + Q8_0_BYTES * (size_t)b;
-            int s = 0;
-            for (int j = 0; j < QK; j++) {
-                s += q[j] * (int8_t)xb[2 + j];
-            }
+            const int s = dot_i8(q, (const int8_t *)(xb + 2), QK);
             acc[c] += (float)s * (d * xd[c][b]);
         }
     }
     for (int c = 0; c < nc; c++) {
         out[c] = acc[c];
     }
+}
+
+/* The integer part of a K-quant super-block × its q8_K block xb (ggml's *_K_q8_K_generic): the sum over nsub
+ * sub-blocks of QK_K / nsub codes each of sc[j] × (the codes · x's). */
+INLINE int k_sumi(const int8_t *q, const uint8_t *xb, const int *sc, int nsub) {
+    const int8_t *xq = (const int8_t *)(xb + Q8_K_QS);
+    const int len = QK_K / nsub;
+    int sumi = 0;
+    for (int j = 0; j < nsub; j++) {
+        sumi += sc[j] * dot_i8(q + len * j, xq + len * j, len);
+    }
+    return sumi;
 }
 
 /* q4_K / q5_K × q8_K (ggml_vec_dot_q{4,5}_K_q8_K_generic): see the AVX2 kernel's comment for the sums. */
@@ -443,26 +461,17 @@ INLINE void dot_q45_k_k(int five, int gemm4, const uint8_t *w, int64_t n, const 
         const float d = h2f(wb), dmin = h2f(wb + 2);
         int sc[8], m[8];
         k4_scales(wb + 4, sc, m);
-        uint8_t q[QK_K];
+        int8_t q[QK_K]; /* codes 0..31 */
         for (int k = 0; k < 4; k++) {
             for (int l = 0; l < 32; l++) {
-                q[64 * k + l] = (uint8_t)((qs[32 * k + l] & 0xF) | (five ? ((qh[l] >> (2 * k)) & 1) << 4 : 0));
-                q[64 * k + 32 + l] = (uint8_t)((qs[32 * k + l] >> 4) | (five ? ((qh[l] >> (2 * k + 1)) & 1) << 4 : 0));
+                q[64 * k + l] = (int8_t)((qs[32 * k + l] & 0xF) | (five ? ((qh[l] >> (2 * k)) & 1) << 4 : 0));
+                q[64 * k + 32 + l] = (int8_t)((qs[32 * k + l] >> 4) | (five ? ((qh[l] >> (2 * k + 1)) & 1) << 4 : 0));
             }
         }
         for (int c = 0; c < nc; c++) {
             const uint8_t *xb = x[c] + Q8_K_BYTES * (size_t)b;
-            const int8_t *xq = (const int8_t *)(xb + Q8_K_QS);
-            int sumi = 0;
-            for (int j = 0; j < 8; j++) {
-                int s = 0;
-                for (int l = 0; l < 32; l++) {
-                    s += q[32 * j + l] * xq[32 * j + l];
-                }
-                sumi += sc[j] * s;
-            }
             const float dx = q8k_d(xb);
-            acc[c] += d * dx * (float)sumi;
+            acc[c] += d * dx * (float)k_sumi(q, xb, sc, 8);
             accm[c] += dmin * dx * (float)k4_minsum(m, xb);
         }
     }
@@ -477,7 +486,10 @@ INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, con
     float acc[NC] = {0};
     for (int64_t b = 0; b < n / QK_K; b++) {
         const uint8_t *wb = w + Q6_K_BYTES * (size_t)b;
-        const int8_t *sc = (const int8_t *)(wb + 192);
+        int sc[16];
+        for (int i = 0; i < 16; i++) {
+            sc[i] = (int8_t)wb[192 + i];
+        }
         const float d = h2f(wb + 208);
         int8_t q[QK_K];
         for (int h = 0; h < 2; h++) {
@@ -491,16 +503,7 @@ INLINE void dot_q6_k_k(const uint8_t *w, int64_t n, const uint8_t *const *x, con
         }
         for (int c = 0; c < nc; c++) {
             const uint8_t *xb = x[c] + Q8_K_BYTES * (size_t)b;
-            const int8_t *xq = (const int8_t *)(xb + Q8_K_QS);
-            int sumi = 0;
-            for (int i = 0; i < 16; i++) {
-                int s = 0;
-                for (int l = 0; l < 16; l++) {
-                    s += q[16 * i + l] * xq[16 * i + l];
-                }
-                sumi += sc[i] * s;
-            }
-            acc[c] += d * q8k_d(xb) * (float)sumi;
+            acc[c] += d * q8k_d(xb) * (float)k_sumi(q, xb, sc, 16);
         }
     }
     for (int c = 0; c < nc; c++) {

@@ -24,12 +24,16 @@ uint16_t strata_ucp_flags(uint32_t cp) {
 }
 
 uint32_t strata_ucp_tolower(uint32_t cp) {
+    /* the first run starting after cp; the one before it is the only one that can hold cp */
     size_t lo = 0, hi = strata_ulower_n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (strata_ulower[mid].cp < cp) lo = mid + 1; else hi = mid;
+        if (strata_ulower[mid].start <= cp) lo = mid + 1; else hi = mid;
     }
-    return lo < strata_ulower_n && strata_ulower[lo].cp == cp ? strata_ulower[lo].to : cp;
+    if (lo == 0) return cp;
+    const strata_ucase_run *r = &strata_ulower[lo - 1];
+    const uint32_t off = cp - r->start;
+    return off % r->stride == 0 && off / r->stride < r->count ? (uint32_t)((int64_t)cp + r->delta) : cp;
 }
 
 size_t strata_utf8_len(uint8_t lead) {
@@ -93,7 +97,8 @@ int strata_gpt2_cp_byte(uint32_t cp) {
 
 /* ---- pre-tokenizers ----
  * Each splitter refines a list of pieces (lengths in code points) into out and returns the new count. Inside a piece
- * [ini, end) a position at or past end reads as "no code point" (flags 0), as llama.cpp's _get_flags does. */
+ * [ini, end) a position at or past end reads as "no code point" (flags 0), as llama.cpp's _get_flags does; prev (where
+ * the next piece starts) is ini when a splitter starts. */
 
 #define OOR 0xFFFFFFFFu
 
@@ -139,7 +144,6 @@ enum { L = STRATA_UCAT_LETTER, N = STRATA_UCAT_NUMBER, W = STRATA_UCAT_SPACE };
 /* 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ */
 static void split_gpt2(split_state *s, size_t ini) {
     size_t pos = ini;
-    s->prev = ini;
     while (pos < s->end) {
         uint32_t c = s->cp[pos];
         uint16_t f = s->fl[pos];
@@ -175,7 +179,6 @@ static void split_gpt2(split_state *s, size_t ini) {
  * (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?WORD+|\p{N}{1,max}| ?[^\s WORD \p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
 static void split_llama3(split_state *s, size_t ini, size_t max_digits, uint16_t word) {
     size_t pos = ini;
-    s->prev = ini;
     while (pos < s->end) {
         uint32_t c = s->cp[pos];
         uint16_t f = s->fl[pos];
@@ -229,7 +232,6 @@ static int in_number_class(uint32_t c, uint16_t f) { /* \p{N} */
 
 /* R+ for a class R: the runs of R and the stretches between them are the pieces */
 static void split_runs(split_state *s, size_t ini, int (*cls)(uint32_t, uint16_t)) {
-    s->prev = ini;
     for (size_t pos = ini + 1; pos < s->end; pos++)
         if (cls(s->cp[pos], s->fl[pos]) != cls(s->cp[pos - 1], s->fl[pos - 1])) emit(s, pos);
     emit(s, s->end);
@@ -237,7 +239,6 @@ static void split_runs(split_state *s, size_t ini, int (*cls)(uint32_t, uint16_t
 
 /* [0-9][0-9][0-9], leftmost matches */
 static void split_three_digits(split_state *s, size_t ini) {
-    s->prev = ini;
     size_t pos = ini;
     while (pos + 3 <= s->end) {
         int m = 1;
@@ -258,6 +259,7 @@ static size_t run_stage(int stage, const uint32_t *cp, const uint16_t *fl, const
     for (size_t i = 0; i < n_in; i++) {
         size_t ini = start;
         s.end = start + in[i];
+        s.prev = ini; /* the splitter's pieces start at ini */
         start = s.end;
         switch (stage) {
             case ST_GPT2: split_gpt2(&s, ini); break;

@@ -25,12 +25,13 @@ enum {
 };
 
 typedef struct { uint32_t start; uint8_t flags; } strata_ucat_range;
-typedef struct { uint32_t cp, to; } strata_ucase_pair;
+/* code points start + k * stride, k < count, map to themselves + delta (unicode_lower.c) */
+typedef struct { uint32_t start; uint16_t count; uint8_t stride; int32_t delta; } strata_ucase_run;
 
 extern const char strata_unicode_version[];
 extern const strata_ucat_range strata_ucat_ranges[];
 extern const size_t strata_ucat_n_ranges;
-extern const strata_ucase_pair strata_ulower[];
+extern const strata_ucase_run strata_ulower[];
 extern const size_t strata_ulower_n;
 
 uint16_t strata_ucp_flags(uint32_t cp);

@@ -28,17 +28,13 @@
 
 #include "quant.h"
 #include "quant_impl.h"
+#include "quant_rand.h"
 #include "quant_test.h"
 
 int fails = 0, checks = 0;
 
 static uint64_t rs = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void) {
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return rs;
-}
+static uint64_t rnd(void) { return xorshift64(&rs); }
 static double urand(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
 float nrand(void) {
     double u = urand() + 1e-12, v = urand();
@@ -148,40 +144,18 @@ double ref_value(uint32_t t, const uint8_t *row, int64_t i, double *mag) {
 }
 
 /* ---- random rows of a type: random code bytes, scales drawn to be finite and in a sane range ---- */
+static uint8_t rand_byte(void) { return (uint8_t)rnd(); }
+/* f32 and bf16 values: normal draws; f16 values: magnitudes in [2^-8, 2^2) (exact as halves) */
+static float rand_value(uint32_t t) {
+    return t == GGML_TYPE_F16 ? strata_half_to_float(rand_half(-8, 2, 1)) : nrand();
+}
+/* block scales: q*_0 d in +-[2^-12, 2^-5), K-quant d and dmin in [2^-14, 2^-8) */
+static uint16_t rand_scale(uint32_t t) {
+    return t == GGML_TYPE_Q4_0 || t == GGML_TYPE_Q5_0 || t == GGML_TYPE_Q8_0 ? rand_half(-12, -5, 1)
+                                                                              : rand_half(-14, -8, 0);
+}
 void rand_row(uint32_t t, uint8_t *row, int64_t n) {
-    size_t bytes = strata_row_bytes(t, n);
-    for (size_t i = 0; i < bytes; i++) {
-        row[i] = (uint8_t)rnd();
-    }
-    const strata_type_info *ti = strata_type(t);
-    for (int64_t b = 0; b < n / ti->block; b++) {
-        uint8_t *p = row + (size_t)b * ti->bytes;
-        switch (t) {
-        case GGML_TYPE_F32: {
-            float f = nrand();
-            memcpy(p, &f, 4);
-            break;
-        }
-        case GGML_TYPE_F16: st16(p, rand_half(-8, 2, 1)); break;
-        case GGML_TYPE_BF16: {
-            float f = nrand();
-            uint32_t u;
-            memcpy(&u, &f, 4);
-            st16(p, (uint16_t)(u >> 16));
-            break;
-        }
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q8_0: st16(p, rand_half(-12, -5, 1)); break;
-        case GGML_TYPE_Q4_K:
-        case GGML_TYPE_Q5_K:
-            st16(p, rand_half(-14, -8, 0));
-            st16(p + 2, rand_half(-14, -8, 0));
-            break;
-        case GGML_TYPE_Q6_K: st16(p + 208, rand_half(-14, -8, 0)); break;
-        default: break;
-        }
-    }
+    quant_fill(t, row, strata_row_bytes(t, n), rand_byte, rand_value, rand_scale);
 }
 
 const uint32_t COMPUTABLE[N_COMPUTABLE] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16,

@@ -29,6 +29,24 @@ static double act_err(uint32_t vt, const uint8_t *xq, int64_t i) {
     return 0.0;
 }
 
+/* The operands of a gemm: rows random rows of type t (strata_row_bytes(t, n) bytes each) into w, and nc rows of
+ * normal draws quantized to t's vec_dot type (strata_row_bytes(vt, n) bytes each) into xq. */
+static void rand_operands(uint32_t t, int64_t n, int rows, uint8_t *w, int nc, uint8_t *xq) {
+    const uint32_t vt = (uint32_t)strata_type(t)->vec_dot_type;
+    const size_t rb = strata_row_bytes(t, n), xb = strata_row_bytes(vt, n);
+    float *x = malloc(sizeof(float) * (size_t)n);
+    for (int r = 0; r < rows; r++) {
+        rand_row(t, w + rb * (size_t)r, n);
+    }
+    for (int c = 0; c < nc; c++) {
+        for (int64_t i = 0; i < n; i++) {
+            x[i] = nrand();
+        }
+        strata_quantize_act(vt, x, xq + xb * (size_t)c, n);
+    }
+    free(x);
+}
+
 /* Runs gemm_rows of variant ops on R random rows of type t, n values, ncols columns, and checks (a) and (b);
  * corrupt: flip bits of one scale first and expect (a) to fail instead. */
 static void gemm_case(const strata_quant_ops *ops, uint32_t t, int64_t n, int R, int ncols, int corrupt,
@@ -165,16 +183,8 @@ void test_gemm(int quick) {
             const int R = 16, nc = 6;
             const size_t rb = strata_row_bytes(t, n), xb = strata_row_bytes(vt, n);
             uint8_t *w = malloc(rb * R), *xq = malloc(xb * nc);
-            float x[1024], y0[16 * 6], y1[16 * 6];
-            for (int r = 0; r < R; r++) {
-                rand_row(t, w + rb * (size_t)r, n);
-            }
-            for (int c = 0; c < nc; c++) {
-                for (int i = 0; i < n; i++) {
-                    x[i] = nrand();
-                }
-                strata_quantize_act(vt, x, xq + xb * (size_t)c, n);
-            }
+            float y0[16 * 6], y1[16 * 6];
+            rand_operands(t, n, R, w, nc, xq);
             variants[0]->gemm_rows(t, n, w, rb, 0, R, xq, xb, nc, y0, R);
             strata_gemm_rows(t, n, w, rb, 0, R, xq, xb, nc, y1, R);
             double worst = 0; /* |difference| / sum_i |w_i xq_i| of the output, at most 2e-5 (twice (a)) */
@@ -222,16 +232,8 @@ void test_threads(void) {
     const int64_t n = 512;
     const size_t rb = strata_row_bytes(GGML_TYPE_Q4_K, n), xb = strata_row_bytes(GGML_TYPE_Q8_K, n);
     uint8_t *w = malloc(rb * R), *xq = malloc(xb * NC);
-    float x[512], *y = malloc(sizeof(float) * R * NC), *y1 = malloc(sizeof(float) * R * NC);
-    for (int r = 0; r < R; r++) {
-        rand_row(GGML_TYPE_Q4_K, w + rb * (size_t)r, n);
-    }
-    for (int c = 0; c < NC; c++) {
-        for (int i = 0; i < n; i++) {
-            x[i] = nrand();
-        }
-        strata_quantize_act(GGML_TYPE_Q8_K, x, xq + xb * (size_t)c, n);
-    }
+    float *y = malloc(sizeof(float) * R * NC), *y1 = malloc(sizeof(float) * R * NC);
+    rand_operands(GGML_TYPE_Q4_K, n, R, w, NC, xq);
     pthread_t th[T];
     thr_job jobs[T];
     for (int t = 0; t < T; t++) {

@@ -144,32 +144,31 @@ extern "C" size_t strata_kernels_record_bytes(int format, int head_dim) {
 namespace {
 
 // Encode and decode differ only in their element types, their kernels and which side holds the
-// records: one body (convert) checks the arguments and picks the path for both directions.
-struct Encode {
-  using In = float;
-  using Out = uint8_t;
-  static constexpr std::size_t kQ4In = KV_Q4_DIM;
-  static constexpr std::size_t kQ4Out = KV_Q4_RECORD_BYTES;
-  static constexpr auto kF16 = kv_encode_f16;
-  static constexpr auto kPortable = kv_encode;
-  static void q4_simd128(const In *s, Out *d) { kvs_base::q4_encode(s, d); }
-#ifdef STRATA_KERNELS_AVX2
-  static void q4_avx2(const In *s, Out *d) { kvs_avx2::q4_encode(s, d); }
-#endif
+// records: a Direction names those, and one body (convert) checks the arguments and picks the path
+// for both. Q4Avx2 is nullptr where there is no AVX2 copy (convert then never asks for it).
+template <class InT, class OutT, std::size_t Q4In, std::size_t Q4Out, auto F16, auto Portable,
+          void (*Q4Simd128)(const InT *, OutT *), void (*Q4Avx2)(const InT *, OutT *)>
+struct Direction {
+  using In = InT;
+  using Out = OutT;
+  static constexpr std::size_t kQ4In = Q4In;
+  static constexpr std::size_t kQ4Out = Q4Out;
+  static constexpr auto kF16 = F16;
+  static constexpr auto kPortable = Portable;
+  static constexpr auto q4_simd128 = Q4Simd128;
+  static constexpr auto q4_avx2 = Q4Avx2;
 };
 
-struct Decode {
-  using In = uint8_t;
-  using Out = float;
-  static constexpr std::size_t kQ4In = KV_Q4_RECORD_BYTES;
-  static constexpr std::size_t kQ4Out = KV_Q4_DIM;
-  static constexpr auto kF16 = kv_decode_f16;
-  static constexpr auto kPortable = kv_decode;
-  static void q4_simd128(const In *s, Out *d) { kvs_base::q4_decode(s, d); }
 #ifdef STRATA_KERNELS_AVX2
-  static void q4_avx2(const In *s, Out *d) { kvs_avx2::q4_decode(s, d); }
+#define KVS_AVX2(f) kvs_avx2::f
+#else
+#define KVS_AVX2(f) nullptr
 #endif
-};
+using Encode = Direction<float, uint8_t, KV_Q4_DIM, KV_Q4_RECORD_BYTES, kv_encode_f16, kv_encode,
+                         kvs_base::q4_encode, KVS_AVX2(q4_encode)>;
+using Decode = Direction<uint8_t, float, KV_Q4_RECORD_BYTES, KV_Q4_DIM, kv_decode_f16, kv_decode,
+                         kvs_base::q4_decode, KVS_AVX2(q4_decode)>;
+#undef KVS_AVX2
 
 // One q4_0 vector per grid index through a vector path (Q4 is q4_simd128 or q4_avx2).
 template <class Dir, void (*Q4)(const typename Dir::In *, typename Dir::Out *)>

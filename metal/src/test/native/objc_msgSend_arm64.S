@@ -3,10 +3,26 @@
  *
  * As Apple's (https://developer.apple.com/documentation/objectivec/1456712-objc_msgsend): receiver in
  * x0, selector in x1, the method's own arguments where the method expects them (x2-x7, q0-q7, the
- * stack, x8 for an indirect result); this finds the method (standin_msg_lookup in darwin_standin.c) and
+ * stack, x8 for an indirect result); this finds the method (standin_msg_lookup in standin_objc.c) and
  * branches to it through x17 (as Apple's does) with all of them as it found them, so the method returns
  * straight to the caller. A nil receiver returns 0 in x0, x1, d0-d3 without a lookup.
  */
+/*
+ * Where each argument register lives in the frame while standin_msg_lookup runs (above the saved
+ * x29/x30 at [sp]): `pair` is stp or ldp, `single` str or ldr, so one list saves and restores them.
+ */
+        .macro  ARG_REGS pair, single
+        \pair   x0, x1, [sp, #16]
+        \pair   x2, x3, [sp, #32]
+        \pair   x4, x5, [sp, #48]
+        \pair   x6, x7, [sp, #64]
+        \single x8, [sp, #80]
+        \pair   q0, q1, [sp, #96]
+        \pair   q2, q3, [sp, #128]
+        \pair   q4, q5, [sp, #160]
+        \pair   q6, q7, [sp, #192]
+        .endm
+
         .text
         .globl  objc_msgSend
         .type   objc_msgSend, %function
@@ -19,26 +35,10 @@ objc_msgSend:
         .cfi_offset x29, -224
         .cfi_offset x30, -216
         mov     x29, sp
-        stp     x0, x1, [sp, #16]
-        stp     x2, x3, [sp, #32]
-        stp     x4, x5, [sp, #48]
-        stp     x6, x7, [sp, #64]
-        str     x8, [sp, #80]
-        stp     q0, q1, [sp, #96]
-        stp     q2, q3, [sp, #128]
-        stp     q4, q5, [sp, #160]
-        stp     q6, q7, [sp, #192]
+        ARG_REGS stp, str               /* save them all */
         bl      standin_msg_lookup      /* (self, _cmd) are already in x0, x1 */
         mov     x17, x0
-        ldp     q6, q7, [sp, #192]
-        ldp     q4, q5, [sp, #160]
-        ldp     q2, q3, [sp, #128]
-        ldp     q0, q1, [sp, #96]
-        ldr     x8, [sp, #80]
-        ldp     x6, x7, [sp, #64]
-        ldp     x4, x5, [sp, #48]
-        ldp     x2, x3, [sp, #32]
-        ldp     x0, x1, [sp, #16]
+        ARG_REGS ldp, ldr               /* and hand them over as they were */
         ldp     x29, x30, [sp], #224
         .cfi_def_cfa_offset 0
         .cfi_restore x29

@@ -3,7 +3,7 @@
  *
  * As Apple's (https://developer.apple.com/documentation/objectivec/1456712-objc_msgsend): the caller
  * passes the receiver in %rdi, the selector in %rsi and the method's own arguments where the method
- * expects them; this finds the method (standin_msg_lookup in darwin_standin.c) and jumps to it with every
+ * expects them; this finds the method (standin_msg_lookup in standin_objc.c) and jumps to it with every
  * argument register (%rdi %rsi %rdx %rcx %r8 %r9, %xmm0-7, %al for a variadic callee) and the stack as
  * it found them, so the method returns straight to the caller. A nil receiver returns 0 in %rax, %rdx,
  * %xmm0 and %xmm1 without a lookup. Struct returns in memory (objc_msgSend_stret) are not handled.
