@@ -8,7 +8,8 @@
 #include "ggml_vec.h"
 #include "half.h"
 
-enum { CHUNK = 64, MAX_KV_HEADS = 64, MAX_HD = 256 };
+/* the heads the stack buffers below hold: Java RefLimits (rules.def), so the plan refuses what they cannot hold */
+enum { CHUNK = 64, MAX_KV_HEADS = STRATA_REF_MAX_KV_HEADS, MAX_HD = STRATA_REF_MAX_HEAD_DIM };
 
 /* fp16 pools: llama.cpp's tiled flash attention (ggml_compute_forward_flash_attn_ext_tiled: KV tiles of
  * GGML_FA_TILE_KV = 64 cells from cell 0, K of a tile converted to f32 and transposed once for all the query rows,

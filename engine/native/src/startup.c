@@ -14,7 +14,6 @@
 
 const char *const STRATA_FORMAT_NAMES[STRATA_KV_N_FORMATS] = STRATA_KV_FORMAT_NAMES;
 #define FORMAT_NAMES STRATA_FORMAT_NAMES
-#define MAX_HEADS 64
 
 /* Java KvRules.decide for cpu-reference, row by row: {requested, STRATA_KV_ROT on, pools or -1, refusal or NULL}. */
 static const struct {
@@ -144,6 +143,64 @@ static void plan_refusal(char *b, size_t n, const strata_mem_plan *p, const stra
     snprintf(b, n, STRATA_WORDS_RESIDENT_REFUSAL, dense, kv, all, scr, need, bud, use, mar, sh, adv);
 }
 
+/* ---- pools that cannot hold the model's heads, in the words of the Java KvPlanRules.refusal ---- */
+
+/* strata-ref's attention holds the heads (Java RefLimits.holds; K and V heads are one size here, see rules()) */
+static int ref_holds(const strata_geometry *g) {
+    return g->head_dim <= STRATA_REF_MAX_HEAD_DIM && g->kv_heads <= STRATA_REF_MAX_KV_HEADS;
+}
+
+/* The formats of ids[0..n) whose cells hold the model (strata_kv_cell_bytes, the C twin of KvFormat.holds), each as
+ * `each` names it, joined by sep; "" when none does. */
+static void holding(char *b, size_t cap, const int *ids, size_t n, const char *each, const char *sep,
+                    const strata_geometry *g) {
+    size_t o = 0;
+    b[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (strata_kv_cell_bytes(ids[i], (int)g->kv_heads, (int)g->head_dim) == 0) {
+            continue;
+        }
+        char one[32];
+        snprintf(one, sizeof one, each, FORMAT_NAMES[ids[i]]);
+        int w = snprintf(b + o, cap - o, "%s%s", o > 0 ? sep : "", one);
+        o = w < 0 || (size_t)w >= cap - o ? cap - 1 : o + (size_t)w;
+    }
+}
+
+static void kv_refusal(char *b, size_t n, int format, const strata_geometry *g) {
+    static const int REF[] = STRATA_REF_POOL_FORMATS, PC[] = STRATA_PC_POOL_FORMATS;
+    static const char *const RULES[STRATA_KV_N_FORMATS] = STRATA_KV_HEAD_DIM_RULES;
+    char hd[16], heads[16], maxhd[16], maxheads[16], dims[32], why[160], list[96], can[224];
+    snprintf(hd, sizeof hd, "%u", g->head_dim);
+    snprintf(heads, sizeof heads, "%u", g->kv_heads);
+    snprintf(maxhd, sizeof maxhd, "%d", STRATA_REF_MAX_HEAD_DIM);
+    snprintf(maxheads, sizeof maxheads, "%d", STRATA_REF_MAX_KV_HEADS);
+    snprintf(dims, sizeof dims, STRATA_WORDS_KV_HEAD_DIM, hd);
+    int engine_holds = ref_holds(g);
+    /* past strata-ref's limits no format of it holds the model: the limits are the why; else the format's rule (the
+     * pools are never k8v4 here: KV_DECISIONS refuses it) */
+    if (!engine_holds) {
+        snprintf(why, sizeof why, STRATA_WORDS_REF_LIMITS, maxhd, maxheads, heads);
+    } else {
+        snprintf(why, sizeof why, RULES[format] != NULL ? RULES[format] : "%s", hd);
+    }
+    list[0] = '\0';
+    if (engine_holds) {
+        holding(list, sizeof list, REF, STRATA_REF_N_POOL_FORMATS, STRATA_WORDS_KV_FLAG, STRATA_WORDS_KV_OR, g);
+    }
+    if (list[0] != '\0') {
+        snprintf(can, sizeof can, STRATA_WORDS_KV_USE, list);
+    } else {
+        holding(list, sizeof list, PC, STRATA_PC_N_POOL_FORMATS, "%s", STRATA_WORDS_KV_LIST, g);
+        if (list[0] != '\0') {
+            snprintf(can, sizeof can, STRATA_WORDS_KV_NONE_HERE, list);
+        } else {
+            snprintf(can, sizeof can, "%s", STRATA_WORDS_KV_NONE_ANYWHERE);
+        }
+    }
+    snprintf(b, n, STRATA_WORDS_KV_CANNOT_HOLD, FORMAT_NAMES[format], g->arch, dims, why, can);
+}
+
 static int rules(int argc, const char *const *argv, const logger *lg, strata_startup *s, char *err, size_t errlen) {
     if (argc < 0 || (argc > 0 && argv == NULL)) {
         logf_(lg, 2, "flags: bad argv (argc=%d)", argc);
@@ -203,13 +260,10 @@ static int rules(int argc, const char *const *argv, const logger *lg, strata_sta
     }
     size_t cell_bytes = strata_kv_cell_bytes(format, (int)g->kv_heads, (int)g->head_dim);
     s->cell_bytes = cell_bytes;
-    if (cell_bytes == 0 || g->head_dim > 256 || g->kv_heads > MAX_HEADS) {
-        logf_(lg, 2, "kv: --kv %s pools cannot hold this %s model's head_dim %u with %u KV heads (int8 needs a "
-                      "multiple of 64 up to 256, q4_0 exactly 256, at most %d KV heads); %s", FORMAT_NAMES[format],
-              g->arch, g->head_dim, g->kv_heads, MAX_HEADS,
-              g->kv_heads <= MAX_HEADS && g->head_dim == 256 ? "use --kv int8 or --kv q4_0"
-              : g->kv_heads <= MAX_HEADS && g->head_dim % 64 == 0 && g->head_dim <= 256 ? "use --kv int8"
-                                                                                     : "the pc engine runs it with --kv fp16");
+    if (!ref_holds(g) || cell_bytes == 0) {
+        char why[512];
+        kv_refusal(why, sizeof why, format, g);
+        logf_(lg, 2, "%s", why);
         return RC_REFUSED;
     }
     size_t cells = (size_t)o->ctx + STRATA_KV_EXTRA_CELLS;

@@ -1,6 +1,7 @@
 package dev.strata.engine.kv;
 
 import dev.strata.engine.Keywords;
+import java.util.Locale;
 
 /**
  * The KV-cache formats (docs/ENGINE-CONTRACT.md, KV formats) — the single source of cell sizes. A
@@ -80,16 +81,39 @@ public enum KvFormat {
     };
   }
 
+  /** Why no record holds a head: its head_dim ({@code %s}, as strata-ref's rules.def has it). */
+  public static final String NEEDS_POSITIVE = "head_dim must be positive, got %s";
+
+  /** Why int8 records cannot hold a head: its head_dim. */
+  public static final String INT8_NEEDS = "int8 needs head_dim a multiple of 64, got %s";
+
+  /** Why q4_0 records cannot hold a head: its head_dim. */
+  public static final String Q4_0_NEEDS = "q4_0 needs head_dim 256 (FWHT-256), got %s";
+
+  /**
+   * The words of the one head_dim rule of this format's records beyond a positive head_dim ({@link
+   * #NEEDS_POSITIVE} for fp16, which has no other); null for k8v4, whose K and V records are int8's
+   * and q4_0's.
+   */
+  public String headDimRule() {
+    return switch (this) {
+      case FP16 -> NEEDS_POSITIVE;
+      case INT8 -> INT8_NEEDS;
+      case Q4_0 -> Q4_0_NEEDS;
+      case K8V4 -> null;
+    };
+  }
+
   private static void requireHeadDim(KvFormat f, int headDim) {
     if (headDim <= 0) {
-      throw new IllegalArgumentException("head_dim must be positive, got " + headDim);
+      throw new IllegalArgumentException(String.format(Locale.ROOT, NEEDS_POSITIVE, headDim));
     }
     if (f == INT8 && headDim % INT8_GROUP != 0) {
-      throw new IllegalArgumentException("int8 needs head_dim a multiple of 64, got " + headDim);
+      throw new IllegalArgumentException(String.format(Locale.ROOT, INT8_NEEDS, headDim));
     }
     if (f == Q4_0 && headDim != 256) {
       // the FWHT rotation is defined over exactly 256 values (docs/ENGINE-CONTRACT.md, KV formats)
-      throw new IllegalArgumentException("q4_0 needs head_dim 256 (FWHT-256), got " + headDim);
+      throw new IllegalArgumentException(String.format(Locale.ROOT, Q4_0_NEEDS, headDim));
     }
   }
 
@@ -111,12 +135,20 @@ public enum KvFormat {
 
   /** Whether this format's records hold K heads of headDimK values and V heads of headDimV. */
   public boolean holds(int headDimK, int headDimV) {
+    return whyNot(headDimK, headDimV) == null;
+  }
+
+  /**
+   * Why this format's records cannot hold K heads of headDimK values and V heads of headDimV ("int8
+   * needs head_dim a multiple of 64, got 80"), or null when they can.
+   */
+  public String whyNot(int headDimK, int headDimV) {
     try {
       kRecordBytes(headDimK);
       vRecordBytes(headDimV);
-      return true;
+      return null;
     } catch (IllegalArgumentException e) {
-      return false;
+      return e.getMessage();
     }
   }
 

@@ -155,21 +155,14 @@ final class Planner {
             + (drafter > 0 ? PlanWords.fill(PlanWords.DRAFTER_TERM, ByteSize.gib(drafter)) : "");
     StandbySlots rule = StandbySlots.decide(host, backend, env);
 
-    KvPools kv;
-    try {
-      kv = KvPools.of(pools, model, context, spec, request.parallel());
-    } catch (IllegalArgumentException e) {
-      // The format cannot hold this model's head vectors: a refusal, not a crash.
-      kv = new KvPools(pools, KvFormat.cells(context), 0, model.qsaLayerCount(), 0);
+    String cannotHold = KvPlanRules.refusal(pools, model, backend);
+    if (cannotHold != null) {
+      // The pools cannot hold this model's head vectors: a refusal, not a crash.
+      KvPools none = new KvPools(pools, KvFormat.cells(context), 0, model.qsaLayerCount(), 0);
       ExpertArena empty = new ExpertArena(model.expertBytes(), 0, model.expertSlots(), 0, 0);
-      return base.plan(
-          kv,
-          new Held(rule, 0, 0, empty),
-          0,
-          0,
-          0,
-          KvPlanRules.cannotHold(pools, model, backend, e.getMessage()));
+      return base.plan(none, new Held(rule, 0, 0, empty), 0, 0, 0, cannotHold);
     }
+    KvPools kv = KvPools.of(pools, model, context, spec, request.parallel());
 
     long slotBytes = model.expertBytes();
     long modelSlots = slotBytes > 0 ? model.expertSlots() : 0;

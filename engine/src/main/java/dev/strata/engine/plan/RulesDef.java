@@ -129,7 +129,56 @@ public final class RulesDef {
     words(c, "NO_FIT", PlanWords.NO_FIT);
     words(c, "MORE_MEMORY", PlanWords.MORE_MEMORY);
     words(c, "POOL_EXCEEDED", PoolRule.WORDS);
+    kvRefusal(c);
     return c.append("\n#endif\n").toString();
+  }
+
+  /**
+   * strata-ref's limits ({@link RefLimits}), the pool formats of cpu-reference and the pc engine
+   * ({@link KvRules#poolFormats}), each format's head_dim rule ({@link KvFormat#headDimRule}) and
+   * the words of {@link KvPlanRules#refusal}: startup.c builds the same sentence from them.
+   */
+  private static void kvRefusal(StringBuilder c) {
+    c.append("\n/* RefLimits: strata-ref's attention holds at most these heads (attn.c) */\n");
+    define(c, "STRATA_REF_MAX_HEAD_DIM", Integer.toString(RefLimits.MAX_HEAD_DIM));
+    define(c, "STRATA_REF_MAX_KV_HEADS", Integer.toString(RefLimits.MAX_KV_HEADS));
+    c.append("/* KvRules.poolFormats of cpu-reference and of the pc engine, by C ABI id */\n");
+    for (Backend b : List.of(Backend.CPU_REFERENCE, Backend.PC)) {
+      StringBuilder ids = new StringBuilder();
+      for (KvFormat f : KvRules.poolFormats(b)) {
+        ids.append(ids.isEmpty() ? "" : ", ").append(f.id());
+      }
+      String name = b == Backend.PC ? "PC" : "REF";
+      define(c, "STRATA_" + name + "_POOL_FORMATS", "{" + ids + "}");
+      define(
+          c, "STRATA_" + name + "_N_POOL_FORMATS", Integer.toString(KvRules.poolFormats(b).size()));
+    }
+    StringBuilder rules = new StringBuilder();
+    for (KvFormat f : KvFormat.values()) {
+      String rule = f.headDimRule();
+      if (rule != null) {
+        words(new StringBuilder(), f.name(), rule); // only %s placeholders
+      }
+      rules.append(rules.isEmpty() ? "" : ", ").append(rule == null ? "NULL" : quote(rule));
+    }
+    c.append("/* KvFormat.headDimRule by C ABI id: why its records cannot hold a head_dim */\n");
+    define(c, "STRATA_KV_HEAD_DIM_RULES", "{" + rules + "}");
+    c.append("/* KvPlanRules.refusal's words; NONE_HERE as cpu-reference says it */\n");
+    words(c, "KV_CANNOT_HOLD", KvPlanRules.CANNOT_HOLD);
+    words(c, "KV_HEAD_DIM", KvPlanRules.HEAD_DIM);
+    words(c, "KV_USE", KvPlanRules.USE);
+    words(c, "KV_FLAG", KvPlanRules.FLAG);
+    words(c, "KV_OR", KvPlanRules.OR);
+    words(c, "KV_LIST", KvPlanRules.LIST);
+    String noneHere =
+        PlanWords.fill(
+            KvPlanRules.NONE_HERE,
+            Backend.CPU_REFERENCE.id(),
+            KvPlanRules.note(Backend.CPU_REFERENCE),
+            "%s");
+    words(c, "KV_NONE_HERE", noneHere);
+    words(c, "KV_NONE_ANYWHERE", KvPlanRules.NONE_ANYWHERE);
+    words(c, "REF_LIMITS", RefLimits.WORDS);
   }
 
   private static void define(StringBuilder c, String name, String value) {

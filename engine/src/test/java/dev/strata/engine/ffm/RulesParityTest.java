@@ -202,4 +202,67 @@ class RulesParityTest {
       assertTrue(l.has("rc=" + ExitCodes.PREFLIGHT), c + " " + l.lines);
     }
   }
+
+  /**
+   * Pools that cannot hold a model's heads are refused by strata-ref in the Java plan's words
+   * (KvPlanRules, RefLimits): a format's own rule (int8 at head_dim 80, q4_0 at 128), strata-ref's
+   * limits (head_dim 320 and 512 above 256, 72 KV heads above 64) whatever the format, and a model
+   * both hold. Each is asked of the engine and of {@code MemoryPlan} for cpu-reference.
+   */
+  @Test
+  void poolsThatCannotHoldTheHeadsAreRefusedInTheJavaPlansWords() throws Exception {
+    record Case(int heads, int kvHeads, int headDim, KvFormat kv) {}
+    List<Case> cases =
+        List.of(
+            new Case(4, 2, 80, KvFormat.INT8),
+            new Case(4, 2, 128, KvFormat.Q4_0),
+            new Case(2, 2, 320, KvFormat.FP16),
+            new Case(2, 2, 512, KvFormat.INT8),
+            new Case(72, 72, 64, KvFormat.FP16),
+            new Case(4, 2, 128, KvFormat.INT8));
+    HostFacts host = new HostFacts("linux", "x86_64", 8, 0, 0, 64L << 30, 0, false, false, "", 0);
+    int refused = 0;
+    for (Case c : cases) {
+      TinyModel tiny =
+          new TinyModel(
+              "llama",
+              1,
+              64,
+              c.heads(),
+              c.kvHeads(),
+              c.headDim(),
+              64,
+              0,
+              0,
+              0,
+              256,
+              dev.strata.engine.model.GgmlType.F32,
+              dev.strata.engine.model.GgmlType.F32);
+      String name = "h" + c.heads() + "x" + c.kvHeads() + "x" + c.headDim();
+      Path m = tiny.write(dir, name, 1, 5).getFirst();
+      ModelGeometry g = GgufReader.readModel(m).geometry();
+      MemoryPlan plan =
+          MemoryPlan.compute(
+              PlanRequest.of(host, g, Backend.CPU_REFERENCE).withContext(64).withPools(c.kv()));
+      NativeEngineTest.Lines l =
+          check(
+              m,
+              "--kv",
+              c.kv().flagName(),
+              "--ctx",
+              "64",
+              "--prompt-tokens",
+              "1",
+              "--n-predict",
+              "0");
+      if (plan.kvFormatRefused()) {
+        refused++;
+        assertTrue(l.has(plan.refusal()), c + ": Java says " + plan.refusal() + "; C " + l.lines);
+        assertTrue(l.has("rc=" + ExitCodes.PREFLIGHT), c + " " + l.lines);
+      } else {
+        assertTrue(l.startingWith("kv: format=").startsWith("kv: format="), c + " " + l.lines);
+      }
+    }
+    assertEquals(5, refused);
+  }
 }

@@ -75,6 +75,26 @@ class KvPlanRulesTest {
     assertTrue(fits.fits() && !fits.kvFormatRefused());
   }
 
+  /**
+   * strata-ref's own limits (RefLimits: head_dim up to 256, at most 64 KV heads) refuse on
+   * cpu-reference whatever the format, and send the user to the pc engine; the same heads plan on
+   * the pc engine. RulesParityTest holds strata-ref's words to these.
+   */
+  @Test
+  void strataRefsLimitsAreACpuReferenceRefusal() {
+    assertEquals(
+        "kv: fp16 pools cannot hold this qwen3next model's head_dim 512 (strata-ref holds"
+            + " head_dim up to 256 and at most 64 KV heads; the model has 2 KV heads); no KV format"
+            + " of the cpu-reference engine holds it; the pc engine runs it with --kv fp16, int8",
+        refusal(linux(48), Fixtures.withHeadDim(512), Backend.CPU_REFERENCE, KvFormat.FP16));
+    assertEquals(null, refusal(linux(48), Fixtures.withHeadDim(512), Backend.PC, KvFormat.FP16));
+    // within the limits the format's own rule, and the formats strata-ref has
+    assertEquals(
+        "kv: q4_0 pools cannot hold this qwen3next model's head_dim 128 (q4_0 needs head_dim 256"
+            + " (FWHT-256), got 128); use --kv fp16 or --kv int8",
+        refusal(linux(48), Fixtures.withHeadDim(128), Backend.CPU_REFERENCE, KvFormat.Q4_0));
+  }
+
   /** A head of no values (which the GGUF reader refuses first) fits no format at all. */
   @Test
   void noHeadAtAllFitsNoEngine() {

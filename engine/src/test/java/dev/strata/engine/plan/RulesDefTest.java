@@ -66,8 +66,11 @@ class RulesDefTest {
     assertEquals('"' + PlanWords.RESIDENT_REFUSAL + '"', define("STRATA_WORDS_RESIDENT_REFUSAL"));
     assertEquals(
         '"' + dev.strata.engine.flags.PoolRule.WORDS + '"', define("STRATA_WORDS_POOL_EXCEEDED"));
+    assertEquals('"' + KvPlanRules.CANNOT_HOLD + '"', define("STRATA_WORDS_KV_CANNOT_HOLD"));
+    assertEquals('"' + RefLimits.WORDS + '"', define("STRATA_WORDS_REF_LIMITS"));
+    // the plan's 16 templates and terms, KvPlanRules' 8 words, RefLimits' one
     long words = DEF.lines().filter(l -> l.startsWith("#define STRATA_WORDS_")).count();
-    assertEquals(16, words);
+    assertEquals(25, words);
   }
 
   @Test
