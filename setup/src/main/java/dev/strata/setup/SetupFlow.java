@@ -30,6 +30,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The one flow of {@code strata-setup}: what the flags and the answers file say, the host, then the
@@ -76,8 +77,9 @@ final class SetupFlow {
   int run(Request r) {
     Given given = resolve(r);
     boolean wizard = io.interactive() && !r.yes();
+    GgufModel[] read = {null}; // the model, once read (requireAnswers may need its geometry)
     if (!wizard) {
-      requireAnswers(given, r.yes());
+      requireAnswers(given, r.yes(), () -> read[0] = GgufReader.readModel(given.model()));
     }
     HostProfiles.Loaded host = hosts.load(given.hostFile(), r.gpuFamily());
     Path dest =
@@ -90,7 +92,7 @@ final class SetupFlow {
       return runWizard(host, given, r, dest);
     }
     host = hosts.gpuFamilyAnswered(host, null);
-    GgufModel gguf = GgufReader.readModel(given.model());
+    GgufModel gguf = read[0] != null ? read[0] : GgufReader.readModel(given.model());
     long trained = gguf.geometry().trainedContext();
     if (given.context() != null && trained > 0 && given.context() > trained) {
       io.err()
@@ -305,8 +307,12 @@ final class SetupFlow {
     return ExitCodes.OK;
   }
 
-  /** Without a terminal every answer must be given; one message names all that are missing. */
-  private void requireAnswers(Given given, boolean yes) {
+  /**
+   * Without a terminal every answer must be given; one message names all that are missing. A dense
+   * model (no experts) is not asked {@code --experts}: there is nothing to stream, and the plan's
+   * default stands ({@code model} reads the model to know; not read when the answer is given).
+   */
+  private void requireAnswers(Given given, boolean yes, Supplier<GgufModel> model) {
     List<String> missing = new ArrayList<>();
     if (given.model() == null) {
       missing.add(EngineFlags.MODEL + " PATH");
@@ -315,7 +321,8 @@ final class SetupFlow {
       if (given.context() == null) {
         missing.add(EngineFlags.lookup(EngineFlags.CTX).usage());
       }
-      if (given.experts() == null) {
+      if (given.experts() == null
+          && (given.model() == null || model.get().geometry().expertSlots() > 0)) {
         missing.add(
             EngineFlags.EXPERTS + " " + String.join("|", TableValues.choices(EngineFlags.EXPERTS)));
       }

@@ -72,6 +72,32 @@ class SetupCommandTest {
   }
 
   @Test
+  void aDenseModelWithoutATerminalIsNotAskedForExperts(@TempDir Path d) throws IOException {
+    Path dense =
+        dev.strata.engine.model.TinyModel.dense("qwen3")
+            .write(d.resolve("m"), "tiny-dense", 1, 7)
+            .getFirst();
+    String[] flags = {"--model", dense.toString(), "--engine-lib", h.lib.toString()};
+    CliHarness.Run r = h.run(concat(flags, "--host-file", "m4-pro-48", "--ctx", "512", "--print"));
+    assertEquals(0, r.code(), r.err());
+    EngineConfig c = ConfigCodec.read(r.out(), "stdout");
+    assertTrue(c.args().contains("--experts"), "the plan's default written: " + c.args());
+    // what is still missing is named without --experts
+    assertEquals(
+        "strata-setup: no terminal to ask on, and missing: --ctx N (pass them, or --answers"
+            + " FILE, or --yes to take the planned defaults for --ctx and --experts)\n",
+        refused(2, concat(flags, "--host-file", "m4-pro-48")));
+    // an MoE model still is
+    assertTrue(refused(2, h.base("--ctx", "8192")).contains("missing: --experts stream|resident"));
+  }
+
+  private static String[] concat(String[] first, String... more) {
+    String[] all = java.util.Arrays.copyOf(first, first.length + more.length);
+    System.arraycopy(more, 0, all, first.length, more.length);
+    return all;
+  }
+
+  @Test
   void yesTakesThePlannedDefaultsWritesAndShowsThePlan(@TempDir Path d) throws IOException {
     Path out = d.resolve("e.yaml");
     CliHarness.Run r = h.run(h.base("--yes", "--out", out.toString()));

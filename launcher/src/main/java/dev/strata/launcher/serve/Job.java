@@ -26,6 +26,15 @@ final class Job {
     void text(String piece) throws java.io.IOException;
   }
 
+  /** Where jobs wait for the engine: the {@link SessionWorker} (a test's stand-in). */
+  interface Queue {
+    /** Queues {@code job}; false when the queue is full (the caller answers 503). */
+    boolean offer(Job job);
+
+    /** Jobs waiting (the running ones not counted). */
+    int waiting();
+  }
+
   /** {@link #maxTokens} of a chat that set none: what the context has room for, up to the limit. */
   static final int UP_TO_THE_CONTEXT = -1;
 

@@ -3,9 +3,7 @@ package dev.strata.launcher.serve;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -36,9 +34,6 @@ record OpenAiRequest(
 
   private static final int DEFAULT_MAX_TOKENS = 16; // OpenAI's default for /v1/completions
 
-  /** The most of a too-large body read and dropped before the 400 (beyond: the socket is reset). */
-  private static final long DRAIN_BYTES = 16L << 20;
-
   /** The job this request asks for, its progress going to {@code sink}. */
   Job job(Job.Sink sink) {
     return new Job(this, sink);
@@ -51,7 +46,17 @@ record OpenAiRequest(
    * @param limit the largest {@code max_tokens}
    */
   static OpenAiRequest of(JsonNode body, boolean chat, String modelId, int limit) {
-    String model = string(body, "model");
+    JsonNode given = body.get("model");
+    if (given == null || given.isNull() || !given.isTextual()) {
+      // OpenAI requires the field; the answer names the one model, as the 404 below does
+      throw ApiError.invalid(
+          "model",
+          (given == null || given.isNull() ? "model is required" : "model must be a string")
+              + ": this server has '"
+              + modelId
+              + "' (GET /v1/models)");
+    }
+    String model = given.asText();
     if (!model.equals(modelId)) {
       throw new ApiError(
           404,
@@ -101,57 +106,20 @@ record OpenAiRequest(
         prompt, messages, maxTokens, temp, topK, topP, seed, bool(body, "stream"));
   }
 
-  /** The request's body as a JSON object, at most {@code maxBytes} bytes. */
-  static JsonNode body(HttpExchange ex, int maxBytes) throws IOException {
-    String length = ex.getRequestHeaders().getFirst("Content-Length");
-    long declared = -1;
-    if (length != null) {
-      try {
-        declared = Long.parseLong(length.trim());
-      } catch (NumberFormatException e) {
-        throw ApiError.invalid(null, "the Content-Length header is not a number");
-      }
-    }
-    byte[] bytes;
-    try (InputStream in = ex.getRequestBody()) {
-      bytes = declared > maxBytes ? new byte[maxBytes + 1] : in.readNBytes(maxBytes + 1);
-      if (bytes.length > maxBytes) {
-        // read (and drop) the rest, up to a bound: a socket closed with unread bytes is reset,
-        // and the client would lose its 400 in the reset
-        drain(in);
-        throw tooBig(maxBytes);
-      }
-    }
+  /** The request's body ({@link RequestBody#read}) as a JSON object. */
+  static JsonNode body(byte[] bytes) {
     JsonNode body;
     try {
       body = OpenAiServer.JSON.readTree(bytes);
-    } catch (JsonProcessingException e) {
+    } catch (IOException e) {
+      String why = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
       throw ApiError.invalid(
-          null,
-          "the request body is not valid JSON: "
-              + e.getOriginalMessage().lines().findFirst().orElse(""));
+          null, "the request body is not valid JSON: " + why.lines().findFirst().orElse(""));
     }
     if (body == null || !body.isObject()) {
       throw ApiError.invalid(null, "the request body must be a JSON object");
     }
     return body;
-  }
-
-  /** Reads and drops what is left of a body, up to {@link #DRAIN_BYTES}. */
-  private static void drain(InputStream in) throws IOException {
-    byte[] buf = new byte[64 << 10];
-    long left = DRAIN_BYTES;
-    int n;
-    while (left > 0 && (n = in.read(buf, 0, (int) Math.min(buf.length, left))) > 0) {
-      left -= n;
-    }
-  }
-
-  private static ApiError tooBig(int maxBytes) {
-    return ApiError.invalid(
-        "body",
-        "request_too_large",
-        "the request body is over " + maxBytes + " bytes (this server's limit)");
   }
 
   private static List<ChatTemplate.Message> messages(JsonNode body) {
@@ -222,17 +190,6 @@ record OpenAiRequest(
       throw ApiError.invalid(field, field + " " + n + " is over this server's limit of " + limit);
     }
     return n;
-  }
-
-  private static String string(JsonNode body, String field) {
-    JsonNode v = body.get(field);
-    if (v == null || v.isNull()) {
-      throw ApiError.invalid(field, field + " is required");
-    }
-    if (!v.isTextual()) {
-      throw ApiError.invalid(field, field + " must be a string");
-    }
-    return v.asText();
   }
 
   private static float number(JsonNode body, String field, double dflt, double min, double max) {

@@ -12,10 +12,12 @@ import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -23,8 +25,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * jdk.httpserver}: {@code GET /health}, {@code GET /v1/models}, {@code POST /v1/completions},
  * {@code POST /v1/chat/completions} ({@code stream: true}: server-sent events ending {@code data:
  * [DONE]}). Nothing else is served (every other path is a 404 JSON error; nothing of the file
- * system). Each request is checked here (body size, JSON, types, model, limits; the API key when
- * one is set) and then queued for the {@link SessionWorker}. docs/LAUNCH.md, "Serving".
+ * system). Each request is checked here (body size and time, JSON, types, model, limits; the API
+ * key when one is set) and then queued for the {@link SessionWorker}. Each connection's requests
+ * are handled on a virtual thread, so a slow client holds no thread the others wait for; the JDK's
+ * own limits bound the connections ({@link #MAX_CONNECTIONS}) and the time a request may take to
+ * arrive ({@link #REQUEST_SECONDS}). docs/LAUNCH.md, "Serving", "Limits".
  */
 public final class OpenAiServer implements AutoCloseable {
 
@@ -33,18 +38,42 @@ public final class OpenAiServer implements AutoCloseable {
    *
    * @param modelId the one model's id ({@code /v1/models}, the requests' {@code model})
    * @param apiKey the key every request must bear ({@code Authorization: Bearer KEY}), or null
-   * @param maxBodyBytes the largest request body
+   * @param maxBodyBytes the largest request body (more: 413)
+   * @param bodyDeadline how long a request's body may take to arrive (more: 408)
    * @param maxTokens the largest {@code max_tokens}
-   * @param threads HTTP threads (requests being read, waiting in the queue or streamed)
    */
   public record Settings(
-      String modelId, String apiKey, int maxBodyBytes, int maxTokens, int threads) {}
+      String modelId, String apiKey, int maxBodyBytes, Duration bodyDeadline, int maxTokens) {}
+
+  /**
+   * The most connections open at once ({@code jdk.httpserver.maxConnections}): the server closes
+   * any connection accepted beyond it at once. Each may hold a body of up to {@link
+   * ServeRunner#MAX_BODY_BYTES} while it is checked, so this bounds that memory (64 MiB).
+   */
+  static final int MAX_CONNECTIONS = 64;
+
+  /**
+   * The most seconds a request's line, headers and body may take to arrive ({@code
+   * sun.net.httpserver.maxReqTime}; the JDK's default is forever): past it the JDK closes the
+   * connection, without an answer. It is what ends a client that trickles its headers (a
+   * slowloris), and the read a 408 could not interrupt ({@link RequestBody}); a connection that
+   * sends nothing at all is closed within {@code min(idleInterval 30 s, this)} plus the JDK's 10 s
+   * clock tick. The time a queued or generating request takes is not counted.
+   */
+  static final int REQUEST_SECONDS = 45;
+
+  static {
+    // read once, when jdk.httpserver's classes load: before the first server of this JVM
+    setIfUnset("jdk.httpserver.maxConnections", Integer.toString(MAX_CONNECTIONS));
+    setIfUnset("sun.net.httpserver.maxReqTime", Integer.toString(REQUEST_SECONDS));
+  }
 
   static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpServer http;
   private final ExecutorService threads;
-  private final SessionWorker worker;
+  private final ScheduledExecutorService timer;
+  private final Job.Queue worker;
   private final ChatTemplate template;
   private final Settings settings;
   private final PrintWriter log;
@@ -54,7 +83,7 @@ public final class OpenAiServer implements AutoCloseable {
 
   OpenAiServer(
       InetSocketAddress address,
-      SessionWorker worker,
+      Job.Queue worker,
       ChatTemplate template,
       int nCtx,
       Settings settings,
@@ -67,10 +96,11 @@ public final class OpenAiServer implements AutoCloseable {
     this.nCtx = nCtx;
     this.http = HttpServer.create(address, 64);
     this.threads =
-        Executors.newFixedThreadPool(
-            settings.threads(),
+        Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("strata-serve-http").factory());
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
             r -> {
-              Thread t = new Thread(r, "strata-serve-http");
+              Thread t = new Thread(r, "strata-serve-deadline");
               t.setDaemon(true);
               return t;
             });
@@ -91,6 +121,13 @@ public final class OpenAiServer implements AutoCloseable {
   public void close() {
     http.stop(0);
     threads.shutdownNow();
+    timer.shutdownNow();
+  }
+
+  private static void setIfUnset(String property, String value) {
+    if (System.getProperty(property) == null) {
+      System.setProperty(property, value);
+    }
   }
 
   private void handle(HttpExchange ex) {
@@ -140,6 +177,9 @@ public final class OpenAiServer implements AutoCloseable {
         }
       }
     } catch (ApiError e) {
+      if (status[0] != 0) {
+        note = e.getMessage(); // answered already (a 413 or 408 while the body was read)
+      }
       sendError(ex, e, status);
     } catch (IOException e) {
       note = "client gone: " + e.getMessage();
@@ -193,7 +233,9 @@ public final class OpenAiServer implements AutoCloseable {
   private String generate(HttpExchange ex, boolean chat, int[] status) throws IOException {
     OpenAiRequest req =
         OpenAiRequest.of(
-            OpenAiRequest.body(ex, settings.maxBodyBytes()),
+            OpenAiRequest.body(
+                RequestBody.read(
+                    ex, settings.maxBodyBytes(), settings.bodyDeadline(), timer, status)),
             chat,
             settings.modelId(),
             settings.maxTokens());

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -41,6 +42,9 @@ public final class ServeRunner implements EngineRunner {
 
   /** The largest request body (bytes). */
   public static final int MAX_BODY_BYTES = 1 << 20;
+
+  /** How long a request's body may take to arrive (more: 408): 1 MiB at 35 KiB/s. */
+  public static final Duration BODY_DEADLINE = Duration.ofSeconds(30);
 
   /** The largest {@code max_tokens} a request may ask for. */
   public static final int MAX_TOKENS = 4096;
@@ -86,11 +90,7 @@ public final class ServeRunner implements EngineRunner {
               template,
               session.nCtx(),
               new OpenAiServer.Settings(
-                  options.modelId(),
-                  options.apiKey(),
-                  MAX_BODY_BYTES,
-                  MAX_TOKENS,
-                  options.queue() + 4),
+                  options.modelId(), options.apiKey(), MAX_BODY_BYTES, BODY_DEADLINE, MAX_TOKENS),
               out);
     } catch (IOException e) {
       out.println(

@@ -21,7 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * the sampling of its logits per turn ({@link Generation}), so N requests advance token by token
  * together.
  */
-final class SessionWorker {
+final class SessionWorker implements Job.Queue {
 
   /** A job that ended without a generation: the client went away, or the server is stopping. */
   static final class Dropped extends RuntimeException {
@@ -72,13 +72,13 @@ final class SessionWorker {
     }
   }
 
-  /** Queues {@code job}; false when the queue is full (the caller answers 503). */
-  boolean offer(Job job) {
+  @Override
+  public boolean offer(Job job) {
     return !stopping && queue.offer(job);
   }
 
-  /** Jobs waiting (the running ones not counted). */
-  int waiting() {
+  @Override
+  public int waiting() {
     return queue.size();
   }
 

@@ -381,9 +381,10 @@ class ServeE2eTest {
             new String[] {
               "/v1/completions",
               "{\"model\":\"tiny-qwen3-q8_0\",\"prompt\":\"" + "x".repeat(1 << 20) + "\"}",
-              "400",
+              "413",
               "body"
             },
+            new String[] {"/v1/completions", "{\"prompt\":\"a\"}", "400", "model"},
             new String[] {"/etc/passwd", "{}", "404", null},
             new String[] {"/v1/../../etc/passwd", "{}", "404", null});
     for (String[] c : cases) {
