@@ -87,15 +87,21 @@ public record TinyModel(
 
   /** Writes the model into {@code dir} as {@code shards} files named after {@code prefix}. */
   public List<Path> write(Path dir, String prefix, int shards, long seed) throws IOException {
+    return write(dir, prefix, shards, seed, java.util.Map.of());
+  }
+
+  /**
+   * {@link #write(Path, String, int, long)} with {@code extra} GGUF keys added to (or replacing
+   * those of) {@link #metadata()}, e.g. a {@code tokenizer.chat_template}.
+   */
+  public List<Path> write(
+      Path dir, String prefix, int shards, long seed, java.util.Map<String, GgufValue> extra)
+      throws IOException {
     Files.createDirectories(dir);
+    SequencedMap<String, GgufValue> meta = metadata();
+    meta.putAll(extra);
     return GgufWriter.writeSplit(
-        dir,
-        prefix,
-        shards,
-        metadata(),
-        tensors(),
-        TrustedPath.Subject.output("GGUF file", null),
-        seed);
+        dir, prefix, shards, meta, tensors(), TrustedPath.Subject.output("GGUF file", null), seed);
   }
 
   /**

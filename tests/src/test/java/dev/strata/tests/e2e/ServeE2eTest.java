@@ -265,16 +265,18 @@ class ServeE2eTest {
   void aModelWithAChatTemplateIsRenderedWithIt() throws Exception {
     // a computable qwen3 (TinyModel) whose metadata carries a ChatML template
     dev.strata.engine.model.TinyModel tiny = dev.strata.engine.model.TinyModel.dense("qwen3");
-    var meta = tiny.metadata();
-    meta.put(
-        "tokenizer.chat_template",
-        dev.strata.engine.model.GgufValue.string(
-            "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] +"
-                + " '<|im_end|>\\n' }}{% endfor %}{% if add_generation_prompt %}{{"
-                + " '<|im_start|>assistant\\n' }}{% endif %}\n"));
     Path shard =
-        dev.strata.engine.model.GgufWriter.writeSplitSeeded(
-                dir, "templated", 1, meta, tiny.tensors(), 7)
+        tiny.write(
+                dir,
+                "templated",
+                1,
+                7,
+                java.util.Map.of(
+                    "tokenizer.chat_template",
+                    dev.strata.engine.model.GgufValue.string(
+                        "{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] +"
+                            + " '<|im_end|>\\n' }}{% endfor %}{% if add_generation_prompt %}{{"
+                            + " '<|im_start|>assistant\\n' }}{% endif %}\n")))
             .getFirst();
     Path cfg =
         E2e.config(
