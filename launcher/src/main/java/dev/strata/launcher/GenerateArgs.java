@@ -1,10 +1,10 @@
 package dev.strata.launcher;
 
+import dev.strata.cli.CliOption;
 import dev.strata.cli.Io;
 import dev.strata.cli.Machine;
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
-import dev.strata.cli.CliOption;
 import dev.strata.launcher.run.Generation;
 import java.io.IOException;
 import java.io.InputStream;

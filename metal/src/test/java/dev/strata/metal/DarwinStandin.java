@@ -104,7 +104,10 @@ final class DarwinStandin {
     return this;
   }
 
-  /** One key (a sysctl name, metal.*, fault, objc.unrecognized): see standin_set in darwin_standin.c. */
+  /**
+   * One key (a sysctl name, metal.*, fault, objc.unrecognized): see standin_set in
+   * darwin_standin.c.
+   */
   DarwinStandin set(String key, String value) {
     try (Arena a = Arena.ofConfined()) {
       int rc = (int) set.invokeExact(a.allocateFrom(key), a.allocateFrom(value));
