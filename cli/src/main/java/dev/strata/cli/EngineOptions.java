@@ -3,16 +3,19 @@ package dev.strata.cli;
 import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.flags.FlagSpec;
 import dev.strata.engine.flags.ValueKind;
+import dev.strata.engine.gen.Answers;
 import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.model.ExpertsMode;
 import java.util.function.Function;
 
 /**
  * Command-line options that set an engine flag ({@code strata-setup --kv}, {@code --experts},
- * {@code --ctx}; {@code strata-launch demo --kv}, {@code --ctx}): a row of a command's table made
- * from the engine flag table's row ({@link EngineFlags}), which gives its name, its placeholder,
- * its check (the same rule and words as a config's {@code args}, so {@code --experts both} on the
- * command line and in a config are refused alike) and its completion words. Adding an engine flag a
- * command shows is one such row in the command's table, plus its use.
+ * {@code --ctx}; {@code strata-launch demo --kv}, {@code --ctx}), and the {@link Answers} they give
+ * ({@link #answers}): a row of a command's table made from the engine flag table's row ({@link
+ * EngineFlags}), which gives its name, its placeholder, its check (the same rule and words as a
+ * config's {@code args}, so {@code --experts both} on the command line and in a config are refused
+ * alike) and its completion words. Adding an engine flag a command shows is one such row in the
+ * command's table, plus its use.
  */
 public final class EngineOptions {
   private EngineOptions() {}
@@ -29,6 +32,30 @@ public final class EngineOptions {
               + " 1K-token segments, more at longer context). Without it no --kv is written: the"
               + " engine's default path.",
           KvFormat::fromName);
+
+  /** {@code --experts MODE}, strata-setup's: where the MoE experts live. */
+  public static final CliOption<ExpertsMode> EXPERTS =
+      of(
+          EngineFlags.EXPERTS,
+          "stream (experts on the SSD, an arena keeps the hot ones) or resident (all in memory)."
+              + " Default: resident when it fits with margin.",
+          ExpertsMode::fromId);
+
+  /**
+   * The key a command's {@code --ctx} value is read by: each command declares its own (its help and
+   * default differ, {@link #context}), and {@link CliValues} holds a value by the option's name.
+   */
+  private static final CliOption<Long> CTX_VALUE = context("");
+
+  /**
+   * The answers a command line gives through these options — {@code --ctx}, {@code --experts},
+   * {@code --kv}, each null when absent or not among the command's options (the plan's default) —
+   * for the generator: the one reading of them for strata-setup and {@code strata-launch demo},
+   * whichever parser read the line.
+   */
+  public static Answers answers(CliValues v) {
+    return new Answers(v.get(CTX_VALUE), v.get(EXPERTS), v.get(KV));
+  }
 
   /**
    * The option for engine flag {@code flag}: its value checked by the table's row, then {@code

@@ -127,7 +127,8 @@ public final class DemoCommand implements Callable<Integer> {
             : DemoPaths.cacheDir(io.env(), os).toAbsolutePath().normalize();
     String context =
         dir != null ? "--dir " + dir : "the demo's default folder; --dir DIR picks another";
-    KvFormat format = given.get(EngineOptions.KV);
+    Answers answers = EngineOptions.answers(given); // --ctx and --kv (no --experts: the plan's)
+    KvFormat format = answers.kv();
     Path library = DemoPaths.findRefLibrary(machine.strataRoot(), machine.strataHome(), os);
     Path modelPath = DemoPaths.findDemoModel(machine.strataRoot(), machine.strataHome());
     Path configPath = folder.resolve("engine.yaml");
@@ -144,7 +145,7 @@ public final class DemoCommand implements Callable<Integer> {
                 host,
                 model.geometry(),
                 List.of(modelPath.toString()),
-                new Answers(ctx, null, format),
+                answers,
                 new Generator.Library(library.toString(), LibraryTrust.sha256Of(library)),
                 template)
             .requireFits()

@@ -9,8 +9,8 @@ import dev.strata.cli.PathArgs;
 import dev.strata.cli.SimpleArgs;
 import dev.strata.engine.Backend;
 import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.gen.Answers;
 import dev.strata.engine.host.GpuFamily;
-import dev.strata.engine.model.ExpertsMode;
 import dev.strata.setup.gen.Given;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,13 +42,6 @@ final class SetupOptions {
       EngineOptions.context(
           "Context in tokens (1..${bundle:strata.ctx.max}; 32k = 32768). Default: the largest"
               + " standard size that fits.");
-
-  static final CliOption<ExpertsMode> EXPERTS =
-      EngineOptions.of(
-          EngineFlags.EXPERTS,
-          "stream (experts on the SSD, an arena keeps the hot ones) or resident (all in memory)."
-              + " Default: resident when it fits with margin.",
-          ExpertsMode::fromId);
 
   static final CliOption<Path> ENGINE_LIB =
       CliOption.path(
@@ -116,7 +109,7 @@ final class SetupOptions {
       List.of(
           MODEL,
           CTX,
-          EXPERTS,
+          EngineOptions.EXPERTS,
           EngineOptions.KV,
           ENGINE_LIB,
           BACKEND,
@@ -157,12 +150,13 @@ final class SetupOptions {
 
   /** What the options say, for {@link SetupFlow}: the one request of both parsers. */
   static SetupFlow.Request request(CliValues v) {
+    Answers engine = EngineOptions.answers(v);
     return new SetupFlow.Request(
         new Given(
             v.get(MODEL),
-            v.get(CTX),
-            v.get(EXPERTS),
-            v.get(EngineOptions.KV),
+            engine.context(),
+            engine.experts(),
+            engine.kv(),
             v.get(ENGINE_LIB),
             v.get(BACKEND),
             v.get(HostFileOption.OPTION)),

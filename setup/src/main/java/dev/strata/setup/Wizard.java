@@ -10,7 +10,6 @@ import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.GgufModel;
-import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.plan.PlanDefaults;
 import dev.strata.engine.plan.PlanText;
 import dev.strata.engine.text.TerminalText;
@@ -138,35 +137,11 @@ final class Wizard {
             "Enter takes the [default]; < (or back) returns to the previous question; Ctrl-C"
                 + " stops without writing."));
 
-    WizardDraft d = new WizardDraft();
-    List<WizardDraft.Step> asked = new ArrayList<>();
-    if (given.model() != null) {
-      d.model = GgufReader.readModel(given.model());
+    WizardDraft d = WizardDraft.of(given);
+    if (d.model != null) {
       p.say(st.accent("model: ") + WizardScreens.modelSummary(d.model));
-    } else {
-      asked.add(WizardDraft.Step.MODEL);
     }
-    if (given.context() != null) {
-      d.context = given.context();
-    } else {
-      asked.add(WizardDraft.Step.CONTEXT);
-    }
-    if (given.experts() != null) {
-      d.experts = given.experts();
-    } else {
-      asked.add(WizardDraft.Step.EXPERTS);
-    }
-    if (given.kv() != null) {
-      d.kv = given.kv();
-      d.kvAnswered = true;
-    } else {
-      asked.add(WizardDraft.Step.KV);
-    }
-    if (given.engineLib() != null) {
-      d.library = given.engineLib();
-    } else {
-      asked.add(WizardDraft.Step.LIBRARY);
-    }
+    List<WizardDraft.Step> asked = d.unanswered();
 
     // Each question in turn; back returns to the one before, keeping the answers after it as the
     // defaults offered when they are asked again. Then the summary, until yes on a plan that fits:
@@ -188,10 +163,7 @@ final class Wizard {
       advice = null;
       String yaml = null;
       if (!fits) {
-        if (!asked.contains(WizardDraft.Step.CONTEXT)
-            && !asked.contains(WizardDraft.Step.EXPERTS)
-            && !asked.contains(WizardDraft.Step.KV)
-            && fitting == null) {
+        if (asked.stream().noneMatch(s -> s.shapesPlan) && fitting == null) {
           r.generated().requireFits(); // throws: exit 3, or 2 for a KV format that cannot hold it
         }
         advice = advice(d, given, r.generated().plan().refusal());
@@ -288,7 +260,7 @@ final class Wizard {
    */
   private void askMissing(WizardDraft d, Given given, Previous previous) {
     for (WizardDraft.Step s : WizardDraft.Step.values()) {
-      if (!d.has(s)) {
+      if (!d.has(s)) { // asked now, not listed first: an answer may drop a later one
         ask(s, d, given, previous, true);
       }
     }
@@ -328,7 +300,7 @@ final class Wizard {
                 : previous.model() != null && Files.isRegularFile(previous.model())
                     ? previous.model()
                     : null;
-        GgufModel m = q.askModel(def, canGoBack);
+        GgufModel m = q.askModel(s.flag, def, canGoBack);
         p.say(st.accent("model: ") + WizardScreens.modelSummary(m));
         if (d.model != null && !d.model.firstShard().equals(m.firstShard())) {
           for (String note : d.keepWhatStillFits(m)) {
@@ -350,7 +322,7 @@ final class Wizard {
             alsoShown.add(shown.context);
           }
         }
-        d.context = q.askContext(d.model.geometry(), def, alsoShown, canGoBack);
+        d.context = q.askContext(s.flag, d.model.geometry(), def, alsoShown, canGoBack);
         long trained = d.model.geometry().trainedContext();
         if (trained > 0 && d.context > trained) {
           p.say(
@@ -369,7 +341,7 @@ final class Wizard {
             advice != null && advice.stream()
                 ? ExpertsMode.STREAM
                 : d.experts != null ? d.experts : previous.experts();
-        d.experts = q.askExperts(d.model.geometry(), d.context, def, canGoBack);
+        d.experts = q.askExperts(s.flag, d.model.geometry(), d.context, def, canGoBack);
       }
       case KV -> {
         derive(d.model, given);
@@ -381,7 +353,7 @@ final class Wizard {
                     : previous.kvDefault() || previous.kv() == null ? null : previous.kv();
         Path lib = d.library != null ? d.library : libGuess;
         offer = KvOffer.forLibrary(offer, machine, env, host, lib, p::say);
-        d.kv = q.askKv(d.model, d.context, d.experts, def, canGoBack, offer, measureFirst);
+        d.kv = q.askKv(s.flag, d.model, d.context, d.experts, def, canGoBack, offer, measureFirst);
         d.kvAnswered = true;
       }
       case LIBRARY -> {
@@ -390,7 +362,7 @@ final class Wizard {
             d.library != null
                 ? d.library
                 : previous.library() != null ? previous.library() : libGuess;
-        Path lib = q.askLibrary(def, canGoBack, given.backend());
+        Path lib = q.askLibrary(s.flag, def, canGoBack, given.backend());
         d.library = lib;
       }
     }

@@ -34,8 +34,8 @@ import java.util.Locale;
  * The wizard's questions, one method per answer ({@link Wizard} decides which to ask and in what
  * order): each builds its {@link Question} with the options and the figures that help choose — the
  * KV cache of each context, the arena of each experts mode, what q4_0 saves — and asks it through
- * the {@link Prompter}. The figures come from the memory plan for the model and the backend {@link
- * #derived} last set.
+ * the {@link Prompter}, its id the {@code id} given (the step's option, {@link WizardDraft.Step}).
+ * The figures come from the memory plan for the model and the backend {@link #derived} last set.
  */
 final class WizardQuestions {
   private final Prompter p;
@@ -64,12 +64,12 @@ final class WizardQuestions {
     this.defaults = defaults;
   }
 
-  GgufModel askModel(Path def, boolean canGoBack) {
+  GgufModel askModel(String id, Path def, boolean canGoBack) {
     GgufModel[] read = new GgufModel[1];
     Path found = def != null ? def : findModel(workingDir);
     Question.PathAnswer q =
         new Question.PathAnswer(
-            EngineFlags.MODEL,
+            id,
             "Model (first shard, or the folder holding the shards; Tab completes)",
             List.of(),
             found,
@@ -118,7 +118,7 @@ final class WizardQuestions {
    * @param alsoShown sizes listed besides the standard ones and the default (the answer now and the
    *     last one that fit, while the plan does not)
    */
-  long askContext(ModelGeometry g, Long def, List<Long> alsoShown, boolean canGoBack) {
+  long askContext(String id, ModelGeometry g, Long def, List<Long> alsoShown, boolean back) {
     List<Long> sizes = new ArrayList<>();
     for (long c : PlanDefaults.STANDARD_CONTEXTS) {
       if (g.trainedContext() <= 0 || c <= g.trainedContext()) {
@@ -144,8 +144,7 @@ final class WizardQuestions {
     java.util.function.Function<String, Question.Parsed<Long>> free =
         input -> {
           Question.Parsed<Long> n =
-              new Question.Number(
-                      EngineFlags.CTX, "Context", List.of(), 1, EngineFlags.MAX_CTX, null)
+              new Question.Number(id, "Context", List.of(), 1, EngineFlags.MAX_CTX, null)
                   .parse(input);
           if (n instanceof Question.Parsed.Ok<Long> ok && ok.value() < min) {
             rounded[0] = ok.value();
@@ -171,9 +170,8 @@ final class WizardQuestions {
                 + " size in tokens works too (5000, 48k).");
     long c =
         p.ask(
-            new Question.Choice<>(
-                EngineFlags.CTX, "Context", notes, options, sizes.indexOf(chosen), free),
-            canGoBack);
+            new Question.Choice<>(id, "Context", notes, options, sizes.indexOf(chosen), free),
+            back);
     if (rounded[1] != 0 && c == rounded[1]) {
       p.say(
           st.dim(
@@ -209,7 +207,7 @@ final class WizardQuestions {
         + (fits ? "" : "  (does not fit)");
   }
 
-  ExpertsMode askExperts(ModelGeometry g, long ctx, ExpertsMode chosen, boolean back) {
+  ExpertsMode askExperts(String id, ModelGeometry g, long ctx, ExpertsMode c, boolean back) {
     Backend b = template.backend();
     PlanRequest request =
         PlanRequest.of(host, g, b)
@@ -219,8 +217,8 @@ final class WizardQuestions {
     MemoryPlan stream = MemoryPlan.compute(request.withExperts(ExpertsMode.STREAM));
     MemoryPlan resident = MemoryPlan.compute(request.withExperts(ExpertsMode.RESIDENT));
     ExpertsMode def =
-        chosen != null
-            ? chosen
+        c != null
+            ? c
             : PlanDefaults.residentFitsWithMargin(resident)
                 ? ExpertsMode.RESIDENT
                 : ExpertsMode.STREAM;
@@ -242,7 +240,7 @@ final class WizardQuestions {
             new Question.Option<>("resident", residentDetail, ExpertsMode.RESIDENT));
     return p.ask(
         new Question.Choice<>(
-            EngineFlags.EXPERTS,
+            id,
             "Experts",
             List.of(
                 "",
@@ -271,6 +269,7 @@ final class WizardQuestions {
    * @return the format, or null for the default path (no {@code --kv})
    */
   KvFormat askKv(
+      String id,
       GgufModel model,
       long ctx,
       ExpertsMode experts,
@@ -331,7 +330,7 @@ final class WizardQuestions {
       KvPick pick =
           p.ask(
               new Question.Choice<>(
-                  EngineFlags.KV, "KV format", notes, options, chosen == KvFormat.Q4_0 ? 1 : 0),
+                  id, "KV format", notes, options, chosen == KvFormat.Q4_0 ? 1 : 0),
               back);
       switch (pick) {
         case DEFAULT -> {
@@ -363,10 +362,10 @@ final class WizardQuestions {
    * The engine library, checked as a launch checks it; says when it is not on this machine and when
    * its name picks another backend than {@code requested} (or the derived one).
    */
-  Path askLibrary(Path guess, boolean canGoBack, Backend requested) {
+  Path askLibrary(String id, Path guess, boolean canGoBack, Backend requested) {
     Question.PathAnswer q =
         new Question.PathAnswer(
-            "--engine-lib",
+            id,
             "Engine library (Tab completes)",
             List.of(
                 "",

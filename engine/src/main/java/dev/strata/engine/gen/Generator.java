@@ -8,6 +8,7 @@ import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.flags.PoolRule;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvDecision;
+import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
@@ -17,6 +18,8 @@ import dev.strata.engine.plan.PlanRequest;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * The config generator: a pure, deterministic function of the host facts, the model's geometry and
@@ -31,18 +34,33 @@ import java.util.Set;
  */
 public final class Generator {
 
+  /** What the generator settled on, for {@link #WRITTEN}. */
+  private record Settled(
+      String firstShard, long context, ExpertsMode experts, PlanDefaults defaults, KvFormat kv) {}
+
+  /** One flag the generator writes and its value (null: not written). */
+  private record Write(String flag, Function<Settled, String> value) {}
+
   /**
-   * The engine flags the generator writes itself, from the answers and the plan's defaults (a
-   * template may not set them: {@link Template}); every other flag comes from the template.
+   * The flags the generator writes itself, each once with where its value comes from: the answers,
+   * else the plan's defaults; {@code --kv} only when asked.
+   */
+  private static final List<Write> WRITTEN =
+      List.of(
+          new Write(EngineFlags.MODEL, Settled::firstShard),
+          new Write(EngineFlags.CTX, s -> Long.toString(s.context())),
+          new Write(EngineFlags.EXPERTS, s -> s.experts().id()),
+          new Write(EngineFlags.THREADS, s -> Integer.toString(s.defaults().threads())),
+          new Write(EngineFlags.MEM_BUDGET_MB, s -> Long.toString(s.defaults().memBudgetMb())),
+          new Write(EngineFlags.KV, s -> s.kv() == null ? null : s.kv().flagName()));
+
+  /**
+   * The engine flags the generator writes itself ({@link #WRITTEN}), from the answers and the
+   * plan's defaults (a template may not set them: {@link Template}); every other flag comes from
+   * the template.
    */
   public static final Set<String> WRITES =
-      Set.of(
-          EngineFlags.MODEL,
-          EngineFlags.CTX,
-          EngineFlags.EXPERTS,
-          EngineFlags.THREADS,
-          EngineFlags.MEM_BUDGET_MB,
-          EngineFlags.KV);
+      WRITTEN.stream().map(Write::flag).collect(Collectors.toUnmodifiableSet());
 
   private Generator() {}
 
@@ -155,13 +173,12 @@ public final class Generator {
     // Every value goes through the flag table: checked there, written in its row order (so --kv,
     // the last row, appends exactly its pair to the default config).
     Map<String, String> values = template.values();
-    values.put(EngineFlags.MODEL, shards.getFirst());
-    values.put(EngineFlags.CTX, Long.toString(context));
-    values.put(EngineFlags.EXPERTS, experts.id());
-    values.put(EngineFlags.THREADS, Integer.toString(defaults.threads()));
-    values.put(EngineFlags.MEM_BUDGET_MB, Long.toString(defaults.memBudgetMb()));
-    if (answers.kv() != null) {
-      values.put(EngineFlags.KV, answers.kv().flagName());
+    Settled settled = new Settled(shards.getFirst(), context, experts, defaults, answers.kv());
+    for (Write w : WRITTEN) {
+      String v = w.value().apply(settled);
+      if (v != null) {
+        values.put(w.flag(), v);
+      }
     }
     List<String> args = EngineFlags.render(values, backend);
 

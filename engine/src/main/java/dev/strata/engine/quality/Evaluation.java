@@ -8,6 +8,7 @@ import dev.strata.engine.ffm.NativeEngine;
 import dev.strata.engine.ffm.Session;
 import dev.strata.engine.ffm.SessionException;
 import dev.strata.engine.ffm.VerifiedLibrary;
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.model.ModelGeometry;
@@ -147,18 +148,18 @@ public final class Evaluation {
     List<String> a =
         new ArrayList<>(
             List.of(
-                "--model",
+                EngineFlags.MODEL,
                 spec.model().toString(),
-                "--ctx",
+                EngineFlags.CTX,
                 Integer.toString(nCtx),
-                "--kv",
+                EngineFlags.KV,
                 f.flagName(),
-                "--prompt-tokens",
+                EngineFlags.PROMPT_TOKENS,
                 "1",
-                "--n-predict",
+                EngineFlags.N_PREDICT,
                 "0"));
     if (spec.threads() != null) {
-      a.addAll(List.of("--threads", spec.threads().toString()));
+      a.addAll(List.of(EngineFlags.THREADS, spec.threads().toString()));
     }
     Session s =
         engine.openSession(

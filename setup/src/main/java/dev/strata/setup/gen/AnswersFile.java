@@ -1,9 +1,10 @@
 package dev.strata.setup.gen;
 
 import dev.strata.cli.ContextSize;
-import dev.strata.cli.TableValues;
 import dev.strata.engine.Backend;
 import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.flags.FlagSpec;
+import dev.strata.engine.flags.ValueKind;
 import dev.strata.engine.gen.StrictYaml;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.model.ExpertsMode;
@@ -55,15 +56,22 @@ public final class AnswersFile {
       }
       ctx = ContextSize.parse(c);
     }
-    // the engine flag table's rows decide, in the table's words (as for --ctx, --experts, --kv)
-    if (ctx != null) {
-      tableValue(y, "ctx", EngineFlags.CTX, Long.toString(ctx));
+    // a key naming an engine flag whose row is a list of words (experts, kv) is checked by that
+    // row, in the table's words; ctx is a size by the --ctx rule above, model a path from here
+    for (String key : KEYS) {
+      FlagSpec row = EngineFlags.lookup("--" + key);
+      if (row == null || !(row.kind() instanceof ValueKind.Choice)) {
+        continue;
+      }
+      String value = y.string(key);
+      String problem = value == null ? null : row.kind().problem(value);
+      if (problem != null) {
+        throw StrictYaml.error(y.source(), y.lineOf(key), key + ": " + problem);
+      }
     }
     String e = y.string("experts");
-    tableValue(y, "experts", EngineFlags.EXPERTS, e);
     ExpertsMode experts = e == null ? null : ExpertsMode.fromId(e);
     String k = y.string("kv");
-    tableValue(y, "kv", EngineFlags.KV, k);
     KvFormat kv = k == null ? null : KvFormat.fromName(k);
     String b = y.string("backend");
     Backend backend = b == null ? null : Backend.fromId(b);
@@ -85,14 +93,6 @@ public final class AnswersFile {
         path(base, home, y.string("engine-lib")),
         backend,
         host);
-  }
-
-  /** Refuses {@code value} (when given) at {@code key}'s line when the table's row refuses it. */
-  private static void tableValue(StrictYaml y, String key, String flag, String value) {
-    String problem = value == null ? null : TableValues.problem(flag, value);
-    if (problem != null) {
-      throw StrictYaml.error(y.source(), y.lineOf(key), key + ": " + problem);
-    }
   }
 
   /**
