@@ -9,7 +9,7 @@
 cd "${1:-$(git rev-parse --show-toplevel)}" || exit 2
 grep -rn --include=*.java -E \
   'EngineFlags\.KV\b|"--kv"|\bKvOption\b|SetupArgs\.KV\b|TableValues\.Kv(Names)?\b|case KV\b|static final String KV\b|Options\.KV\b|\bKV\.(name|row)\(|\bStep\.KV\b|\(KV\)' \
-  engine/src/main setup/src/main launcher/src/main metal/src/main 2>/dev/null \
+  engine/src/main cli/src/main setup/src/main launcher/src/main metal/src/main 2>/dev/null \
   | grep -v -E '/quality/Quality(Main|Options)\.java' \
   | grep -v -E '^[^:]+:[0-9]+:\s*(\*|//|/\*\*|import )' \
   | tee /dev/stderr | wc -l
