@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.strata.engine.Folders;
 import dev.strata.testsupport.SharedData;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,12 +68,17 @@ class ChatTmuxE2eTest {
     }
 
     @Override
-    public void close() throws Exception {
-      new ProcessBuilder("tmux", "-L", socket, "kill-server")
-          .redirectErrorStream(true)
-          .start()
-          .waitFor(10, TimeUnit.SECONDS);
-      Folders.deleteQuietly(dir);
+    public void close() throws IOException {
+      try {
+        new ProcessBuilder("tmux", "-L", socket, "kill-server")
+            .redirectErrorStream(true)
+            .start()
+            .waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // close may not throw it (javac's try lint)
+      } finally {
+        Folders.deleteQuietly(dir);
+      }
     }
   }
 
