@@ -128,10 +128,9 @@ public final class ModelCorpus {
       return this;
     }
 
+    /** Mamba-style SSM layers: ssm.conv_kernel, inner_size, state_size, group_count. */
     Spec ssm(long conv, long inner, long stateSize, long groups) {
-      state = ArchTable.StateKind.SSM;
-      stateKeys = new long[] {conv, inner, stateSize, groups};
-      return this;
+      return state(ArchTable.StateKind.SSM, conv, inner, stateSize, groups);
     }
 
     /** Gated DeltaNet layers as llama.cpp writes them (with {@link #ssm}; time_step_rank 32). */
@@ -140,9 +139,15 @@ public final class ModelCorpus {
       return this;
     }
 
+    /** LFM2's short-convolution layers: shortconv.l_cache. */
     Spec shortConv(long lCache) {
-      state = ArchTable.StateKind.SHORT_CONV;
-      stateKeys = new long[] {lCache};
+      return state(ArchTable.StateKind.SHORT_CONV, lCache);
+    }
+
+    /** The recurrent state's kind and its keys' values, in the order of {@code kind.keys}. */
+    private Spec state(ArchTable.StateKind kind, long... values) {
+      state = kind;
+      stateKeys = values;
       return this;
     }
 

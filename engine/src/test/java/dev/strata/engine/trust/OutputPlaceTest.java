@@ -9,6 +9,7 @@ import dev.strata.engine.model.DemoModel;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.model.GgufValue;
 import dev.strata.engine.model.GgufWriter;
+import dev.strata.testsupport.CanaryFolder;
 import dev.strata.testsupport.SecondUser;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,12 +20,10 @@ import java.util.List;
 import java.util.SequencedMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Where files are written (docs/RELIABILITY.md, "Where files are written"), with a real second user
@@ -35,21 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
  * own is replaced, anything else at that name left alone.
  */
 @EnabledOnOs(OS.LINUX)
-class OutputPlaceTest {
+class OutputPlaceTest extends CanaryFolder {
   @RegisterExtension static final SecondUser.PerClass ATT = new SecondUser.PerClass("st3w");
 
-  @TempDir Path tmp;
-  SecondUser att;
-  Path base;
-  Path canary;
-
-  @BeforeEach
-  void base() throws IOException {
-    att = ATT.user();
-    base = tmp.toRealPath();
-    Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxr-xr-x"));
-    canary = Files.writeString(base.resolve("canary"), "canary\n");
-  }
+  // ATT makes its user before the first test and JUnit makes an instance per test after that
+  final SecondUser att = ATT.user();
 
   static Path folder(Path p, String rwx) throws IOException {
     Files.createDirectories(p);

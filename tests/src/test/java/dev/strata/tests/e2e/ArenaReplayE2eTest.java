@@ -2,18 +2,13 @@ package dev.strata.tests.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.strata.testsupport.SharedData;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,7 +35,6 @@ class ArenaReplayE2eTest {
               + " evictions=(\\d+) read_seconds=\\S+ policy=(\\w+) cache=(\\w+)"
               + " decode_tokens=\\d+ decode_misses=\\d+ decode_read_bytes=\\d+");
 
-  private static final Pattern ALLOC = Pattern.compile("alloc: item=(\\w+) bytes=(\\d+)");
   private static final Pattern MEMORY =
       Pattern.compile("memory: total=.* token_slots=(\\d+) slot_bytes=(\\d+) .*");
 
@@ -50,23 +44,15 @@ class ArenaReplayE2eTest {
 
   @Test
   void engineCountsEqualAReplayOfTheRoutersChoices() throws Exception {
-    Optional<Path> shared = SharedData.resolve("models");
-    assumeTrue(shared.isPresent() && Files.isDirectory(shared.get()), SharedData.WHY_NOT);
-    for (Path model : List.of(shared.get().resolve("tiny-qwen3moe-q8_0.gguf"))) {
+    for (Path model : List.of(ArenaRuns.tinyMoe())) {
       // every expert in the arena first: the fixed items and the slot size from the engine's lines
-      List<String> open = run(model, Map.of("STRATA_ARENA_BARE", "1"), 0, "lru").lines;
-      long fixed = 0;
-      for (String l : open) {
-        Matcher m = ALLOC.matcher(l);
-        if (m.matches() && !m.group(1).equals("arena")) {
-          fixed += Long.parseLong(m.group(2));
-        }
-      }
+      List<String> open = run(model, 0, "lru").lines;
+      long fixed = ArenaRuns.fixedBytes(open);
       Matcher mem = find(open, MEMORY);
       long tokenSlots = Long.parseLong(mem.group(1)), slotBytes = Long.parseLong(mem.group(2));
-      long budgetMb = (fixed + (tokenSlots + 9) * slotBytes + (1 << 20) - 1) >> 20;
+      long budgetMb = ArenaRuns.budgetMb(fixed, tokenSlots + 9, slotBytes);
       for (String policy : List.of("lru", "lfu")) {
-        Out r = run(model, Map.of("STRATA_ARENA_BARE", "1"), budgetMb, policy);
+        Out r = run(model, budgetMb, policy);
         Matcher a = find(r.lines, ARENA);
         long slots = Long.parseLong(a.group(1));
         String what = model.getFileName() + " " + policy + " at " + slots + " slots";
@@ -140,9 +126,20 @@ class ArenaReplayE2eTest {
     }
   }
 
-  /** Least recently used: an access-ordered map. */
+  /**
+   * Least recently used: an access-ordered map that drops its eldest entry when a new one overfills
+   * it (written apart from the plan's replay, ExpectedReads, so that each checks the other).
+   */
   static final class Lru extends Policy {
-    private final LinkedHashMap<String, Boolean> cache = new LinkedHashMap<>(16, 0.75f, true);
+    private final LinkedHashMap<String, Boolean> cache =
+        new LinkedHashMap<>(16, 0.75f, true) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            boolean over = size() > slots;
+            evictions += over ? 1 : 0;
+            return over;
+          }
+        };
 
     Lru(int slots) {
       super(slots);
@@ -150,17 +147,7 @@ class ArenaReplayE2eTest {
 
     @Override
     boolean lookup(String key) {
-      if (cache.get(key) != null) {
-        return true;
-      }
-      if (cache.size() == slots) {
-        Iterator<String> oldest = cache.keySet().iterator();
-        oldest.next();
-        oldest.remove();
-        evictions++;
-      }
-      cache.put(key, Boolean.TRUE);
-      return false;
+      return cache.put(key, Boolean.TRUE) != null;
     }
 
     @Override
@@ -215,22 +202,9 @@ class ArenaReplayE2eTest {
   record Out(List<String> lines, Path trace) {}
 
   /** The shared model's short workload (64 prompt tokens, 24 decoded) with the router traced. */
-  private Out run(Path model, Map<String, String> env, long budgetMb, String policy)
-      throws Exception {
+  private Out run(Path model, long budgetMb, String policy) throws Exception {
     Path trace = Files.createTempFile(dir, "trace-", ".txt");
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "--ctx", "512", "--threads", "1", "--prompt-tokens", "64", "--n-predict", "24"));
-    if (budgetMb > 0) {
-      args.addAll(List.of("--mem-budget-mb", Long.toString(budgetMb)));
-    }
-    Map<String, String> switches = new HashMap<>(env);
-    switches.put("STRATA_ARENA_POLICY", policy);
-    switches.put("STRATA_ARENA_TRACE", trace.toString());
-    RefRun r = RefRun.of("run", model, args, switches);
-    assertEquals(0, r.code(), r.text());
-    return new Out(r.lines(), trace);
+    return new Out(ArenaRuns.run(model, 64, 24, budgetMb, policy, trace), trace);
   }
 
   private static Matcher find(List<String> lines, Pattern p) {

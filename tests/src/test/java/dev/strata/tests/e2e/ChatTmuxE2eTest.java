@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.strata.engine.Folders;
 import dev.strata.testsupport.SharedData;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,33 +25,70 @@ import org.junit.jupiter.api.Test;
  */
 class ChatTmuxE2eTest {
 
+  /**
+   * {@code strata-launch --chat} of a config of its own (the shared tiny qwen3 Q8_0, 16 prompt and
+   * 16 predicted tokens) in a 160×50 tmux session "chat" on the server socket {@code socket},
+   * waiting at its prompt; the exit code is written to {@code exit}. Closing it ends the tmux
+   * server and deletes {@code dir}.
+   */
+  private record Chat(Path dir, String socket, Path exit) implements AutoCloseable {
+    static Chat start(String socket, int ctx, List<String> flags) throws Exception {
+      Path model = SharedData.resolve("models/tiny-qwen3-q8_0.gguf").orElse(null);
+      assumeTrue(model != null && Files.isRegularFile(model), SharedData.WHY_NOT);
+      assumeTrue(Files.isExecutable(Path.of("/usr/bin/tmux")), "tmux is not installed");
+      Path dir = E2e.privateDir(Files.createTempDirectory("strata-chat-"));
+      Chat chat =
+          new Chat(dir, socket + "-" + ProcessHandle.current().pid(), dir.resolve("exit-code"));
+      try {
+        List<String> all = new ArrayList<>(List.of("--prompt-tokens", "16", "--n-predict", "16"));
+        all.addAll(flags);
+        Path config =
+            E2e.config(
+                dir.resolve("chat.yaml"),
+                E2e.refLibrary(),
+                null,
+                List.of(model),
+                ctx,
+                all,
+                Map.of());
+        List<String> cmd =
+            E2e.launcherProcess(List.of("--config", config.toString(), "--chat")).command();
+        String line =
+            cmd.stream().map(ChatTmuxE2eTest::quote).collect(Collectors.joining(" "))
+                + "; echo $? > "
+                + quote(chat.exit.toString())
+                + "; sleep 30";
+        tmux(chat.socket, "new-session", "-d", "-x", "160", "-y", "50", "-s", "chat", line);
+        awaitScreen(chat.socket, s -> s.contains("> "), 60, "the chat's prompt");
+        return chat;
+      } catch (Throwable t) {
+        chat.close();
+        throw t;
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        new ProcessBuilder("tmux", "-L", socket, "kill-server")
+            .redirectErrorStream(true)
+            .start()
+            .waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // close may not throw it (javac's try lint)
+      } finally {
+        Folders.deleteQuietly(dir);
+      }
+    }
+  }
+
   @Test
   void twoTurnsACtrlCMidReplySaveLoadAndExit() throws Exception {
-    Path model = SharedData.resolve("models/tiny-qwen3-q8_0.gguf").orElse(null);
-    assumeTrue(model != null && Files.isRegularFile(model), SharedData.WHY_NOT);
-    assumeTrue(Files.isExecutable(Path.of("/usr/bin/tmux")), "tmux is not installed");
-    Path dir = E2e.privateDir(Files.createTempDirectory("strata-chat-"));
-    String socket = "strata-chat-" + ProcessHandle.current().pid();
-    try {
-      Path config =
-          E2e.config(
-              dir.resolve("chat.yaml"),
-              E2e.refLibrary(),
-              null,
-              List.of(model),
-              4096, // room for a whole 512-token third reply (at 1024 the history left 170)
-              List.of("--prompt-tokens", "16", "--n-predict", "16", "--threads", "1"),
-              Map.of());
-      Path exit = dir.resolve("exit-code");
-      List<String> cmd =
-          E2e.launcherProcess(List.of("--config", config.toString(), "--chat")).command();
-      String line =
-          cmd.stream().map(ChatTmuxE2eTest::quote).collect(Collectors.joining(" "))
-              + "; echo $? > "
-              + quote(exit.toString())
-              + "; sleep 30";
-      tmux(socket, "new-session", "-d", "-x", "160", "-y", "50", "-s", "chat", line);
-      awaitScreen(socket, s -> s.contains("> "), 60, "the chat's prompt");
+    // room for a whole 512-token third reply (at 1024 the history left 170)
+    try (Chat chat = Chat.start("strata-chat", 4096, List.of("--threads", "1"))) {
+      String socket = chat.socket();
+      Path dir = chat.dir();
+      Path exit = chat.exit();
       send(socket, "Hello there");
       awaitScreen(socket, s -> count(s, " tok/s") >= 1, 90, "the first reply's tokens/s");
       send(socket, "Tell me about Debian packages");
@@ -87,38 +125,13 @@ class ChatTmuxE2eTest {
       }
       assertTrue(Files.exists(exit), "the chat ended:\n" + screen(socket));
       assertEquals("0", Files.readString(exit).strip(), screen(socket));
-    } finally {
-      new ProcessBuilder("tmux", "-L", socket, "kill-server")
-          .redirectErrorStream(true)
-          .start()
-          .waitFor(10, TimeUnit.SECONDS);
-      Folders.deleteQuietly(dir);
     }
   }
 
   @Test
   void aHistoryOverTheContextLosesItsOldestTurnAndSaysSo() throws Exception {
-    Path model = SharedData.resolve("models/tiny-qwen3-q8_0.gguf").orElse(null);
-    assumeTrue(model != null && Files.isRegularFile(model), SharedData.WHY_NOT);
-    assumeTrue(Files.isExecutable(Path.of("/usr/bin/tmux")), "tmux is not installed");
-    Path dir = E2e.privateDir(Files.createTempDirectory("strata-chat-"));
-    String socket = "strata-chat-drop-" + ProcessHandle.current().pid();
-    try {
-      Path config =
-          E2e.config(
-              dir.resolve("chat.yaml"),
-              E2e.refLibrary(),
-              null,
-              List.of(model),
-              256,
-              List.of("--prompt-tokens", "16", "--n-predict", "16"),
-              Map.of());
-      List<String> cmd =
-          E2e.launcherProcess(List.of("--config", config.toString(), "--chat")).command();
-      String line =
-          cmd.stream().map(ChatTmuxE2eTest::quote).collect(Collectors.joining(" ")) + "; sleep 30";
-      tmux(socket, "new-session", "-d", "-x", "160", "-y", "50", "-s", "chat", line);
-      awaitScreen(socket, s -> s.contains("> "), 60, "the chat's prompt");
+    try (Chat chat = Chat.start("strata-chat-drop", 256, List.of())) {
+      String socket = chat.socket();
       // two messages of about 100 tokens each: with a reply between them they pass the 192 tokens
       // a 256-token context leaves the history (64 kept for the reply)
       send(socket, "Hello there, tell me about Debian. ".repeat(12));
@@ -131,12 +144,6 @@ class ChatTmuxE2eTest {
           "the note that the oldest turn was dropped");
       awaitScreen(socket, s -> count(s, " tok/s") >= 2, 90, "the second reply");
       send(socket, "/exit");
-    } finally {
-      new ProcessBuilder("tmux", "-L", socket, "kill-server")
-          .redirectErrorStream(true)
-          .start()
-          .waitFor(10, TimeUnit.SECONDS);
-      Folders.deleteQuietly(dir);
     }
   }
 

@@ -2,20 +2,14 @@ package dev.strata.tests.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.strata.engine.plan.ExpectedReads;
 import dev.strata.engine.plan.ExpertArena;
 import dev.strata.engine.plan.RoutingProfile;
-import dev.strata.testsupport.SharedData;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -40,7 +34,6 @@ class ExpectedReadsE2eTest {
       Pattern.compile(
           "arena: mode=stream slots=(\\d+) .* policy=(\\w+) cache=\\w+"
               + " decode_tokens=(\\d+) decode_misses=(\\d+) decode_read_bytes=(\\d+)");
-  private static final Pattern ALLOC = Pattern.compile("alloc: item=(\\w+) bytes=(\\d+)");
   private static final Pattern MEMORY =
       Pattern.compile(
           "memory: total=.* model_slots=(\\d+) token_slots=(\\d+) slot_bytes=(\\d+) .*");
@@ -49,28 +42,20 @@ class ExpectedReadsE2eTest {
 
   @Test
   void measuredReadsAreWithinTenPercentOfTheExpectationAtThreeArenaSizes() throws Exception {
-    Optional<Path> shared = SharedData.resolve("models");
-    assumeTrue(shared.isPresent() && Files.isDirectory(shared.get()), SharedData.WHY_NOT);
-    Path model = shared.get().resolve("tiny-qwen3moe-q8_0.gguf");
+    Path model = ArenaRuns.tinyMoe();
     Path trace = dir.resolve("profile.trace");
-    List<String> rec = run(model, 0, "lru", trace, 32, 160);
+    List<String> rec = ArenaRuns.run(model, 32, 160, 0, "lru", trace);
     RoutingProfile profile = RoutingProfile.read(trace);
-    long fixed = 0;
-    for (String l : rec) {
-      Matcher m = ALLOC.matcher(l);
-      if (m.matches() && !m.group(1).equals("arena")) {
-        fixed += Long.parseLong(m.group(2));
-      }
-    }
+    long fixed = ArenaRuns.fixedBytes(rec);
     Matcher mem = find(rec, MEMORY);
     long modelSlots = Long.parseLong(mem.group(1)), tokenSlots = Long.parseLong(mem.group(2));
     long slotBytes = Long.parseLong(mem.group(3));
     StringBuilder table = new StringBuilder();
     List<String> misses = new ArrayList<>();
     for (long extra : new long[] {9, 20, 36}) {
-      long budgetMb = (fixed + (tokenSlots + extra) * slotBytes + (1 << 20) - 1) >> 20;
+      long budgetMb = ArenaRuns.budgetMb(fixed, tokenSlots + extra, slotBytes);
       for (String policy : List.of("lru", "lfu")) {
-        Matcher a = find(run(model, budgetMb, policy, null, 32, 160), ARENA);
+        Matcher a = find(ArenaRuns.run(model, 32, 160, budgetMb, policy, null), ARENA);
         assertEquals(policy, a.group(2));
         long slots = Long.parseLong(a.group(1)), tokens = Long.parseLong(a.group(3));
         double measured = (double) Long.parseLong(a.group(5)) / tokens;
@@ -97,34 +82,6 @@ class ExpectedReadsE2eTest {
       }
     }
     assertTrue(misses.isEmpty(), "outside 10 %: " + misses + "\n" + table);
-  }
-
-  private List<String> run(
-      Path model, long budgetMb, String policy, Path trace, int prompt, int predict)
-      throws Exception {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "--ctx",
-                "512",
-                "--threads",
-                "1",
-                "--prompt-tokens",
-                Integer.toString(prompt),
-                "--n-predict",
-                Integer.toString(predict)));
-    if (budgetMb > 0) {
-      args.addAll(List.of("--mem-budget-mb", Long.toString(budgetMb)));
-    }
-    Map<String, String> env = new HashMap<>();
-    env.put("STRATA_ARENA_BARE", "1");
-    env.put("STRATA_ARENA_POLICY", policy);
-    if (trace != null) {
-      env.put("STRATA_ARENA_TRACE", trace.toString());
-    }
-    RefRun r = RefRun.of("run", model, args, env);
-    assertEquals(0, r.code(), r.text());
-    return r.lines();
   }
 
   private static Matcher find(List<String> lines, Pattern p) {

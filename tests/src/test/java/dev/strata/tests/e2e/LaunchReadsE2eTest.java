@@ -2,7 +2,6 @@ package dev.strata.tests.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,13 +11,11 @@ import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.plan.MemoryPlan;
 import dev.strata.engine.plan.PlanRequest;
-import dev.strata.testsupport.SharedData;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,9 +33,7 @@ class LaunchReadsE2eTest {
 
   @Test
   void aStreamedLaunchSaysItsReadsBesideThePlansExpectation() throws Exception {
-    Optional<Path> shared = SharedData.resolve("models");
-    assumeTrue(shared.isPresent() && Files.isDirectory(shared.get()), SharedData.WHY_NOT);
-    Path model = shared.get().resolve("tiny-qwen3moe-q8_0.gguf");
+    Path model = ArenaRuns.tinyMoe();
     HostFacts here = E2e.here();
     ModelGeometry g = GgufReader.readModel(model).geometry();
     MemoryPlan open =
@@ -46,7 +41,7 @@ class LaunchReadsE2eTest {
     long tokenSlots = open.arena().tokenSlots(), slot = open.arena().slotBytes();
     Map<String, String> bare = Map.of("STRATA_ARENA_BARE", "1");
     long fixed = MemoryPlan.streamingFixedBytes(open, g, bare, here);
-    long budgetMb = (fixed + (tokenSlots + 9) * slot + (1 << 20) - 1) >> 20;
+    long budgetMb = ArenaRuns.budgetMb(fixed, tokenSlots + 9, slot);
     Path d = E2e.privateDir(dir.resolve("c"));
     Path cfg =
         E2e.config(

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * strata-launch as its own process: SIGINT and SIGTERM during a long run, and {@code --isolate}
@@ -132,27 +134,24 @@ class SignalsAndIsolateE2eTest {
     return r;
   }
 
-  @Test
-  void sigintDuringALongRunExits130() throws Exception {
-    Running r = started("long.yaml");
-    kill("INT", r.process.pid());
-    assertEquals(130, r.waitFor(), r.err());
-    assertTrue(r.err().contains("strata-launch: interrupted: stopping the engine"), r.err());
-  }
-
-  @Test
-  void sigtermDuringALongRunExits143() throws Exception {
-    Running r = started("long-term.yaml");
-    kill("TERM", r.process.pid());
-    assertEquals(143, r.waitFor(), r.err());
-  }
-
-  @Test
-  void sighupDuringALongRunCancelsAndExits129() throws Exception {
-    Running r = started("long-hup.yaml");
-    kill("HUP", r.process.pid());
-    assertEquals(129, r.waitFor(), r.err());
-    assertTrue(r.err().contains("SIGHUP"), r.err());
+  /**
+   * A signal during a long run exits 128 + its number: SIGINT 130 (saying it stops the engine),
+   * SIGTERM 143, SIGHUP 129 (cancelled, naming SIGHUP); an empty {@code says} checks the code only.
+   */
+  @ParameterizedTest(name = "SIG{1} during a long run exits {2}")
+  @CsvSource({
+    "long.yaml, INT, 130, 'strata-launch: interrupted: stopping the engine'",
+    "long-term.yaml, TERM, 143, ",
+    "long-hup.yaml, HUP, 129, SIGHUP"
+  })
+  void aSignalDuringALongRunExitsWithItsCode(String config, String signal, int code, String says)
+      throws Exception {
+    Running r = started(config);
+    kill(signal, r.process.pid());
+    assertEquals(code, r.waitFor(), r.err());
+    if (says != null) {
+      assertTrue(r.err().contains(says), r.err());
+    }
   }
 
   @Test

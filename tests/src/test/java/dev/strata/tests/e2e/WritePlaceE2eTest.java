@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.strata.tests.dist.Cli;
+import dev.strata.testsupport.CanaryFolder;
 import dev.strata.testsupport.SecondUser;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -19,7 +19,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The commands that write files, run by root into places another (real) user controls
@@ -28,21 +27,15 @@ import org.junit.jupiter.api.io.TempDir;
  * a root-owned file that user points a link at is never overwritten.
  */
 @EnabledOnOs(OS.LINUX)
-class WritePlaceE2eTest {
+class WritePlaceE2eTest extends CanaryFolder {
   @RegisterExtension static final SecondUser.PerClass ATT = new SecondUser.PerClass("st3e");
 
-  @TempDir Path tmp;
-  SecondUser att;
-  Path base;
-  Path canary;
+  // ATT makes its user before the first test and JUnit makes an instance per test after that
+  final SecondUser att = ATT.user();
 
   @BeforeEach
-  void base() throws IOException {
-    att = ATT.user();
+  void needsTheSecondUser() {
     Assumptions.assumeTrue(att != null, SecondUser.WHY_NOT);
-    base = tmp.toRealPath();
-    Files.setPosixFilePermissions(base, PosixFilePermissions.fromString("rwxr-xr-x"));
-    canary = Files.writeString(base.resolve("canary"), "canary\n");
   }
 
   Path attFolder(String name, int mode) throws IOException {
