@@ -2,6 +2,7 @@ package dev.strata.engine.model;
 
 import dev.strata.engine.model.ArchTable.Arch;
 import dev.strata.engine.model.ArchTable.StateKind;
+import java.util.List;
 
 /**
  * Renders {@code archs.def}, which the build writes into engine/target/native/gen/ ({@code
@@ -10,6 +11,21 @@ import dev.strata.engine.model.ArchTable.StateKind;
  * names, keys and limits as {@link GeometryRules}.
  */
 public final class ArchDef {
+  /** One of the GGUF reader's limits, as {@code STRATA_LIMIT(name, value)} gives it to gguf.c. */
+  private record Limit(String name, long value) {}
+
+  /** The reader's limits, in the order archs.def lists them. */
+  private static final List<Limit> LIMITS =
+      List.of(
+          new Limit("MAX_SMALL", HeaderCounts.MAX_SMALL),
+          new Limit("MAX_WINDOW", HeaderCounts.MAX_WINDOW),
+          new Limit("MAX_STRING", GgufReader.MAX_STRING),
+          new Limit("MAX_ARRAY", GgufReader.MAX_ARRAY),
+          new Limit("MAX_TENSORS", GgufReader.MAX_TENSORS),
+          new Limit("MAX_KVS", GgufReader.MAX_KVS),
+          new Limit("MAX_DIMS", GgufReader.MAX_DIMS),
+          new Limit("MAX_SHARDS", GgufReader.MAX_SHARDS));
+
   private ArchDef() {}
 
   /** The whole of {@code archs.def}. */
@@ -81,14 +97,9 @@ public final class ArchDef {
       c.append("STRATA_EXPERT_TENSOR(").append(quote(t)).append(")\n");
     }
     c.append('\n');
-    limit(c, "MAX_SMALL", HeaderCounts.MAX_SMALL);
-    limit(c, "MAX_WINDOW", HeaderCounts.MAX_WINDOW);
-    limit(c, "MAX_STRING", GgufReader.MAX_STRING);
-    limit(c, "MAX_ARRAY", GgufReader.MAX_ARRAY);
-    limit(c, "MAX_TENSORS", GgufReader.MAX_TENSORS);
-    limit(c, "MAX_KVS", GgufReader.MAX_KVS);
-    limit(c, "MAX_DIMS", GgufReader.MAX_DIMS);
-    limit(c, "MAX_SHARDS", GgufReader.MAX_SHARDS);
+    for (Limit l : LIMITS) {
+      c.append("STRATA_LIMIT(%s, %sULL)\n".formatted(l.name(), l.value()));
+    }
     c.append('\n');
     key(c, "NEXTN", ArchTable.NEXTN_KEY);
     key(c, "MLA", ArchTable.MLA_KEY);
@@ -102,10 +113,6 @@ public final class ArchDef {
     for (String m : macros) {
       c.append(template.formatted(m.substring(0, m.indexOf('(')), m));
     }
-  }
-
-  private static void limit(StringBuilder c, String name, long value) {
-    c.append("STRATA_LIMIT(").append(name).append(", ").append(value).append("ULL)\n");
   }
 
   private static void key(StringBuilder c, String name, String key) {

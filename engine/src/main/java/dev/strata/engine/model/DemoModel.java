@@ -52,13 +52,49 @@ public final class DemoModel {
   /** Most shards {@link #write} accepts. */
   public static final int MAX_SHARDS = 64;
 
-  // Gated DeltaNet (linear attention) of the 36 other blocks
-  private static final int LIN_K_HEADS = 16;
-  private static final int LIN_V_HEADS = 32;
-  private static final int LIN_HEAD_DIM = 128;
-  private static final int CONV_KERNEL = 4;
+  /** The Gated DeltaNet (linear attention) of the 36 other blocks. */
+  private static final LinearAttention LINEAR = new LinearAttention(16, 32, 128, 4);
 
   private DemoModel() {}
+
+  /**
+   * The geometry of a Gated DeltaNet block as llama.cpp's qwen3next loader reads it.
+   *
+   * @param kHeads Q/K heads ({@code ssm.group_count})
+   * @param vHeads V heads ({@code ssm.time_step_rank})
+   * @param headDim values per head ({@code ssm.state_size})
+   * @param convKernel the causal convolution's width ({@code ssm.conv_kernel})
+   */
+  private record LinearAttention(int kHeads, int vHeads, int headDim, int convKernel) {
+    /** {@code ssm.inner_size}: V heads × head dim. */
+    int inner() {
+      return vHeads * headDim;
+    }
+
+    /** The {@code ssm.*} keys, in the order the converter writes them. */
+    void putKeys(SequencedMap<String, GgufValue> m, String a) {
+      m.put(a + "ssm.conv_kernel", GgufValue.u32(convKernel));
+      m.put(a + "ssm.state_size", GgufValue.u32(headDim));
+      m.put(a + "ssm.group_count", GgufValue.u32(kHeads));
+      m.put(a + "ssm.time_step_rank", GgufValue.u32(vHeads));
+      m.put(a + "ssm.inner_size", GgufValue.u32(inner()));
+    }
+
+    /**
+     * A linear block's tensors after its attn_norm: ssm_in (the fused q, k, v, z projection),
+     * ssm_ba, the convolution over q, k, v, the decay and the norm, ssm_out.
+     */
+    void addTensors(List<GgufWriter.Tensor> t, String b) {
+      int qk = 2 * kHeads * headDim;
+      t.add(GgufWriter.Tensor.of(b + "ssm_in.weight", GgmlType.Q8_0, WIDTH, qk + 2 * inner()));
+      t.add(GgufWriter.Tensor.of(b + "ssm_ba.weight", GgmlType.Q8_0, WIDTH, 2 * vHeads));
+      t.add(GgufWriter.Tensor.of(b + "ssm_conv1d.weight", GgmlType.F32, convKernel, qk + inner()));
+      t.add(GgufWriter.Tensor.of(b + "ssm_dt.bias", GgmlType.F32, vHeads));
+      t.add(GgufWriter.Tensor.of(b + "ssm_a", GgmlType.F32, vHeads));
+      t.add(GgufWriter.Tensor.of(b + "ssm_norm.weight", GgmlType.F32, headDim));
+      t.add(GgufWriter.Tensor.of(b + "ssm_out.weight", GgmlType.Q8_0, inner(), WIDTH));
+    }
+  }
 
   /** Whether block n (from 0) is a full-attention (QSA) block. */
   public static boolean isQsa(int n) {
@@ -85,16 +121,10 @@ public final class DemoModel {
     }
     TinyModel.putAttention(
         m, a, TRAINED_CONTEXT, WIDTH, HEADS, KV_HEADS, HEAD_DIM, 10_000_000f, HEAD_DIM / 4);
-    m.put(a + "expert_count", GgufValue.u32(EXPERTS));
-    m.put(a + "expert_used_count", GgufValue.u32(EXPERTS_USED));
-    m.put(a + "expert_feed_forward_length", GgufValue.u32(EXPERT_FFN));
+    TinyModel.putExperts(m, a, EXPERTS, EXPERTS_USED, EXPERT_FFN);
     m.put(a + "expert_shared_feed_forward_length", GgufValue.u32(SHARED_EXPERT_FFN));
     m.put(a + "full_attention_interval", GgufValue.u32(FULL_ATTENTION_INTERVAL));
-    m.put(a + "ssm.conv_kernel", GgufValue.u32(CONV_KERNEL));
-    m.put(a + "ssm.state_size", GgufValue.u32(LIN_HEAD_DIM));
-    m.put(a + "ssm.group_count", GgufValue.u32(LIN_K_HEADS));
-    m.put(a + "ssm.time_step_rank", GgufValue.u32(LIN_V_HEADS));
-    m.put(a + "ssm.inner_size", GgufValue.u32(LIN_V_HEADS * LIN_HEAD_DIM));
+    LINEAR.putKeys(m, a);
     return m;
   }
 
@@ -107,8 +137,6 @@ public final class DemoModel {
   public static List<GgufWriter.Tensor> tensors(boolean mtp) {
     List<GgufWriter.Tensor> t = new ArrayList<>();
     t.add(GgufWriter.Tensor.of("token_embd.weight", GgmlType.Q8_0, WIDTH, VOCAB));
-    int qkvz = 2 * LIN_K_HEADS * LIN_HEAD_DIM + 2 * LIN_V_HEADS * LIN_HEAD_DIM;
-    int conv = 2 * LIN_K_HEADS * LIN_HEAD_DIM + LIN_V_HEADS * LIN_HEAD_DIM;
     for (int n = 0; n < BLOCKS + (mtp ? 1 : 0); n++) {
       String b = "blk." + n + ".";
       if (n == BLOCKS) {
@@ -120,37 +148,15 @@ public final class DemoModel {
       t.add(GgufWriter.Tensor.of(b + "attn_norm.weight", GgmlType.F32, WIDTH));
       if (isQsa(n) || n == BLOCKS) {
         // q carries its output gate: 2 × heads × head_dim
-        t.add(
-            GgufWriter.Tensor.of(b + "attn_q.weight", GgmlType.Q8_0, WIDTH, 2L * HEADS * HEAD_DIM));
-        t.add(GgufWriter.Tensor.of(b + "attn_k.weight", GgmlType.Q8_0, WIDTH, KV_HEADS * HEAD_DIM));
-        t.add(GgufWriter.Tensor.of(b + "attn_v.weight", GgmlType.Q8_0, WIDTH, KV_HEADS * HEAD_DIM));
-        t.add(
-            GgufWriter.Tensor.of(
-                b + "attn_output.weight", GgmlType.Q8_0, (long) HEADS * HEAD_DIM, WIDTH));
+        long q = (long) HEADS * HEAD_DIM;
+        TinyModel.addAttention(t, b, GgmlType.Q8_0, WIDTH, 2 * q, KV_HEADS * HEAD_DIM, q);
         t.add(GgufWriter.Tensor.of(b + "attn_q_norm.weight", GgmlType.F32, HEAD_DIM));
         t.add(GgufWriter.Tensor.of(b + "attn_k_norm.weight", GgmlType.F32, HEAD_DIM));
       } else {
-        t.add(GgufWriter.Tensor.of(b + "ssm_in.weight", GgmlType.Q8_0, WIDTH, qkvz));
-        t.add(GgufWriter.Tensor.of(b + "ssm_ba.weight", GgmlType.Q8_0, WIDTH, 2 * LIN_V_HEADS));
-        t.add(GgufWriter.Tensor.of(b + "ssm_conv1d.weight", GgmlType.F32, CONV_KERNEL, conv));
-        t.add(GgufWriter.Tensor.of(b + "ssm_dt.bias", GgmlType.F32, LIN_V_HEADS));
-        t.add(GgufWriter.Tensor.of(b + "ssm_a", GgmlType.F32, LIN_V_HEADS));
-        t.add(GgufWriter.Tensor.of(b + "ssm_norm.weight", GgmlType.F32, LIN_HEAD_DIM));
-        t.add(
-            GgufWriter.Tensor.of(
-                b + "ssm_out.weight", GgmlType.Q8_0, LIN_V_HEADS * LIN_HEAD_DIM, WIDTH));
+        LINEAR.addTensors(t, b);
       }
       t.add(GgufWriter.Tensor.of(b + "post_attention_norm.weight", GgmlType.F32, WIDTH));
-      t.add(GgufWriter.Tensor.of(b + "ffn_gate_inp.weight", GgmlType.F32, WIDTH, EXPERTS));
-      t.add(
-          GgufWriter.Tensor.of(
-              b + "ffn_gate_exps.weight", GgmlType.TQ2_0, WIDTH, EXPERT_FFN, EXPERTS));
-      t.add(
-          GgufWriter.Tensor.of(
-              b + "ffn_up_exps.weight", GgmlType.TQ2_0, WIDTH, EXPERT_FFN, EXPERTS));
-      t.add(
-          GgufWriter.Tensor.of(
-              b + "ffn_down_exps.weight", GgmlType.TQ2_0, EXPERT_FFN, WIDTH, EXPERTS));
+      TinyModel.addExperts(t, b, GgmlType.TQ2_0, WIDTH, EXPERT_FFN, EXPERTS);
       t.add(GgufWriter.Tensor.of(b + "ffn_gate_inp_shexp.weight", GgmlType.F32, WIDTH));
       t.add(
           GgufWriter.Tensor.of(

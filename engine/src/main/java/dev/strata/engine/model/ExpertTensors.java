@@ -59,7 +59,8 @@ final class ExpertTensors {
     if (t.dims().isEmpty() || t.dims().getLast() != experts) {
       throw GgufException.inconsistent(
           shard.file(),
-          "tensor %s has shape %s but its last dimension must be the expert count %s; the file is damaged"
+          ("tensor %s has shape %s but its last dimension must be the expert count %s;"
+                  + " the file is damaged")
               .formatted(Clip.clip(t.name()), t.dims(), experts));
     }
   }

@@ -58,7 +58,8 @@ final class GgufSplitCheck {
       if (count > 1) {
         throw GgufException.inconsistent(
             first.file(),
-            "says it is shard %s of %s but its name lacks -0000k-of-0000n.gguf; restore the original file names"
+            ("says it is shard %s of %s but its name lacks -0000k-of-0000n.gguf;"
+                    + " restore the original file names")
                 .formatted(first.unsigned("split.no") + 1, count));
       }
       return;
@@ -131,7 +132,8 @@ final class GgufSplitCheck {
         if (prev != null) {
           throw GgufException.inconsistent(
               f.file(),
-              "holds tensor %s which %s holds too: shards of different splits; download the set again"
+              ("holds tensor %s which %s holds too: shards of different splits;"
+                      + " download the set again")
                   .formatted(Clip.clip(t.name()), files.get(prev).file()));
         }
       }

@@ -63,7 +63,8 @@ final class LayerPattern {
         if (!missing.isEmpty()) {
           throw GgufException.inconsistent(
               file,
-              "%s has an attention layer in every block (as llama.cpp's %s loader reads it) but %s no %s; the model is incomplete"
+              ("%s has an attention layer in every block (as llama.cpp's %s loader reads it)"
+                      + " but %s no %s; the model is incomplete")
                   .formatted(arch, arch, blocksOf(missing), KV_NAMES));
         }
         strayMarkers(file, arch + " has no recurrent layer", attention, seen.marked());
@@ -107,7 +108,8 @@ final class LayerPattern {
         if (!stray.isEmpty()) {
           throw damaged(
               file,
-              "%s means linear-attention (recurrent) layers %s but blk.N.attn_k.weight exists for %s"
+              ("%s means linear-attention (recurrent) layers %s"
+                      + " but blk.N.attn_k.weight exists for %s")
                   .formatted(key, brief(linear), brief(stray)));
         }
         strayMarkers(

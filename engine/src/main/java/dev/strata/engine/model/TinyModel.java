@@ -132,6 +132,44 @@ public record TinyModel(
     m.put(a + "rope.dimension_count", GgufValue.u32(ropeDim));
   }
 
+  /**
+   * The MoE keys of {@code ARCH.}-prefixed metadata {@code a}: expert_count, expert_used_count,
+   * expert_feed_forward_length (the demo model's and the tiny MoE's alike).
+   */
+  static void putExperts(
+      SequencedMap<String, GgufValue> m, String a, int experts, int used, int expertFfn) {
+    m.put(a + "expert_count", GgufValue.u32(experts));
+    m.put(a + "expert_used_count", GgufValue.u32(used));
+    m.put(a + "expert_feed_forward_length", GgufValue.u32(expertFfn));
+  }
+
+  /**
+   * A block's attention projections, after llama.cpp's loaders: attn_q (e → q), attn_k and attn_v
+   * (e → kv each), attn_output (out → e), all of {@code type}.
+   *
+   * @param b the block's prefix, "blk.N."
+   * @param out attn_output's input width: heads × head_dim (q is wider when it carries a gate)
+   */
+  static void addAttention(
+      List<GgufWriter.Tensor> t, String b, GgmlType type, long e, long q, long kv, long out) {
+    t.add(GgufWriter.Tensor.of(b + "attn_q.weight", type, e, q));
+    t.add(GgufWriter.Tensor.of(b + "attn_k.weight", type, e, kv));
+    t.add(GgufWriter.Tensor.of(b + "attn_v.weight", type, e, kv));
+    t.add(GgufWriter.Tensor.of(b + "attn_output.weight", type, out, e));
+  }
+
+  /**
+   * A block's router and experts: ffn_gate_inp (F32, e → experts), then ffn_gate_exps and
+   * ffn_up_exps (e → ffn) and ffn_down_exps (ffn → e), each × experts, of {@code type}.
+   */
+  static void addExperts(
+      List<GgufWriter.Tensor> t, String b, GgmlType type, long e, long ffn, long experts) {
+    t.add(GgufWriter.Tensor.of(b + "ffn_gate_inp.weight", GgmlType.F32, e, experts));
+    t.add(GgufWriter.Tensor.of(b + "ffn_gate_exps.weight", type, e, ffn, experts));
+    t.add(GgufWriter.Tensor.of(b + "ffn_up_exps.weight", type, e, ffn, experts));
+    t.add(GgufWriter.Tensor.of(b + "ffn_down_exps.weight", type, ffn, e, experts));
+  }
+
   /** The metadata: the architecture's keys and the vocabulary. */
   public SequencedMap<String, GgufValue> metadata() {
     String a = arch + ".";
@@ -144,9 +182,7 @@ public record TinyModel(
       m.put(a + "feed_forward_length", GgufValue.u32(ffn));
     }
     if (experts > 0) {
-      m.put(a + "expert_count", GgufValue.u32(experts));
-      m.put(a + "expert_used_count", GgufValue.u32(expertsUsed));
-      m.put(a + "expert_feed_forward_length", GgufValue.u32(expertFfn));
+      putExperts(m, a, experts, expertsUsed, expertFfn);
     }
     m.put("tokenizer.ggml.model", GgufValue.string("gpt2"));
     m.put("tokenizer.ggml.pre", GgufValue.string("gpt-2"));
@@ -168,10 +204,7 @@ public record TinyModel(
     for (int n = 0; n < blocks; n++) {
       String b = "blk." + n + ".";
       t.add(GgufWriter.Tensor.of(b + "attn_norm.weight", GgmlType.F32, e));
-      t.add(GgufWriter.Tensor.of(b + "attn_q.weight", weights, e, q));
-      t.add(GgufWriter.Tensor.of(b + "attn_k.weight", weights, e, kv));
-      t.add(GgufWriter.Tensor.of(b + "attn_v.weight", weights, e, kv));
-      t.add(GgufWriter.Tensor.of(b + "attn_output.weight", weights, q, e));
+      addAttention(t, b, weights, e, q, kv, q);
       if (arch.equals("qwen2")) {
         t.add(GgufWriter.Tensor.of(b + "attn_q.bias", GgmlType.F32, q));
         t.add(GgufWriter.Tensor.of(b + "attn_k.bias", GgmlType.F32, kv));
@@ -183,12 +216,7 @@ public record TinyModel(
       }
       t.add(GgufWriter.Tensor.of(b + "ffn_norm.weight", GgmlType.F32, e));
       if (experts > 0) {
-        t.add(GgufWriter.Tensor.of(b + "ffn_gate_inp.weight", GgmlType.F32, e, experts));
-        t.add(
-            GgufWriter.Tensor.of(b + "ffn_gate_exps.weight", expertWeights, e, expertFfn, experts));
-        t.add(GgufWriter.Tensor.of(b + "ffn_up_exps.weight", expertWeights, e, expertFfn, experts));
-        t.add(
-            GgufWriter.Tensor.of(b + "ffn_down_exps.weight", expertWeights, expertFfn, e, experts));
+        addExperts(t, b, expertWeights, e, expertFfn, experts);
       } else {
         t.add(GgufWriter.Tensor.of(b + "ffn_gate.weight", weights, e, ffn));
         t.add(GgufWriter.Tensor.of(b + "ffn_up.weight", weights, e, ffn));

@@ -7,7 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class GgufValueTypeTest {
-  /** gguf.h's {@code enum gguf_type}, GGUF_TYPE_UINT8 = 0 … GGUF_TYPE_FLOAT64 = 12, in id order. */
+  /** gguf.h's {@code enum gguf_type} in id order (GGUF_TYPE_UINT8 = 0 … FLOAT64 = 12). */
   private static final List<String> GGUF_H =
       List.of(
           "UINT8", "INT8", "UINT16", "INT16", "UINT32", "INT32", "FLOAT32", "BOOL", "STRING",
