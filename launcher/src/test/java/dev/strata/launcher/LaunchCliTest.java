@@ -117,6 +117,29 @@ class LaunchCliTest {
   }
 
   @Test
+  @EnabledOnOs(OS.LINUX)
+  void aConfigInTheStickyTmpIsReadNotRefusedForItsFolder() throws java.io.IOException {
+    Path shared = Path.of("/tmp");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        (Integer) java.nio.file.Files.getAttribute(shared, "unix:uid") == 0
+            && ((Integer) java.nio.file.Files.getAttribute(shared, "unix:mode") & 07777) == 01777,
+        "/tmp is not root's 1777 here");
+    Path cfg = java.nio.file.Files.createTempFile(shared, "strata-launch-", ".yaml");
+    try {
+      java.nio.file.Files.writeString(cfg, "schema: strata.engine/v0\n");
+      java.nio.file.Files.setPosixFilePermissions(
+          cfg, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+      Result r = run("--config", cfg.toString(), "--dry-run");
+      // read (and refused for what it says), not refused for the folder that holds it
+      assertEquals(2, r.code(), r.err());
+      assertTrue(r.err().contains("schema"), r.err());
+      assertTrue(!r.err().contains("writable by"), r.err());
+    } finally {
+      java.nio.file.Files.deleteIfExists(cfg);
+    }
+  }
+
+  @Test
   void strataConfigOverridesTheDefaultPath() {
     Path cfg = tmp.resolve("elsewhere.yaml");
     Result r = run(Map.of("HOME", tmp.toString(), "STRATA_CONFIG", cfg.toString()));
