@@ -87,6 +87,14 @@ class LaunchCliTest {
             + "Try 'strata-launch --help' for more information.\n",
         r.err());
     assertTrue(!r.err().contains("\tat "), "no stack trace");
+    // llama.cpp's spelling of a flag we spell otherwise
+    Result llama = run("--temperature", "0", "--dry-run");
+    assertEquals(2, llama.code());
+    assertTrue(
+        llama
+            .err()
+            .startsWith("strata-launch: unknown option '--temperature' (did you mean --temp?)"),
+        llama.err());
   }
 
   @Test
