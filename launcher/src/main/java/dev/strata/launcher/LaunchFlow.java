@@ -338,7 +338,7 @@ final class LaunchFlow {
     }
     try (TrustedPath.OpenFile f =
         TrustedPath.open(
-            configPath, new TrustedPath.Subject("config", "from " + how), TrustedPath.me())) {
+            configPath, TrustedPath.Subject.readWhole("config", "from " + how), TrustedPath.me())) {
       byte[] bytes =
           Posix.readAll(f.fd(), Math.min(f.stat().size(), (long) ConfigCodec.MAX_BYTES + 1));
       return ConfigCodec.read(bytes, configPath.toString());

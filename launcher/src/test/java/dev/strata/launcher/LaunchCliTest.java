@@ -87,6 +87,14 @@ class LaunchCliTest {
             + "Try 'strata-launch --help' for more information.\n",
         r.err());
     assertTrue(!r.err().contains("\tat "), "no stack trace");
+    // llama.cpp's spelling of a flag we spell otherwise
+    Result llama = run("--temperature", "0", "--dry-run");
+    assertEquals(2, llama.code());
+    assertTrue(
+        llama
+            .err()
+            .startsWith("strata-launch: unknown option '--temperature' (did you mean --temp?)"),
+        llama.err());
   }
 
   @Test
@@ -114,6 +122,29 @@ class LaunchCliTest {
             + tmp.resolve(".config/strata/engine.yaml")
             + " (the default path): run strata-setup to write one, or pass --config FILE\n",
         r.err());
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
+  void aConfigInTheStickyTmpIsReadNotRefusedForItsFolder() throws java.io.IOException {
+    Path shared = Path.of("/tmp");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        (Integer) java.nio.file.Files.getAttribute(shared, "unix:uid") == 0
+            && ((Integer) java.nio.file.Files.getAttribute(shared, "unix:mode") & 07777) == 01777,
+        "/tmp is not root's 1777 here");
+    Path cfg = java.nio.file.Files.createTempFile(shared, "strata-launch-", ".yaml");
+    try {
+      java.nio.file.Files.writeString(cfg, "schema: strata.engine/v0\n");
+      java.nio.file.Files.setPosixFilePermissions(
+          cfg, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+      Result r = run("--config", cfg.toString(), "--dry-run");
+      // read (and refused for what it says), not refused for the folder that holds it
+      assertEquals(2, r.code(), r.err());
+      assertTrue(r.err().contains("schema"), r.err());
+      assertTrue(!r.err().contains("writable by"), r.err());
+    } finally {
+      java.nio.file.Files.deleteIfExists(cfg);
+    }
   }
 
   @Test

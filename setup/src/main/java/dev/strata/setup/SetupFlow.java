@@ -17,6 +17,7 @@ import dev.strata.engine.host.HostProfiles;
 import dev.strata.engine.model.GgufModel;
 import dev.strata.engine.model.GgufReader;
 import dev.strata.engine.plan.PlanText;
+import dev.strata.engine.text.ShellWords;
 import dev.strata.engine.text.TerminalText;
 import dev.strata.engine.write.ConfigPaths;
 import dev.strata.engine.write.ConfigWriter;
@@ -301,8 +302,23 @@ final class SetupFlow {
                       + " already holds this config: unchanged");
     }
     io.out().flush();
-    // what to run next, as the demo says it: on stderr, so stdout stays the plan and the path
-    io.err().println(TerminalText.escape(LaunchHint.launchIt(machine, w.path())));
+    // what to run next, as the demo says it: on stderr, so stdout stays the plan and the path;
+    // unless the pinned engine's own check refuses the config (what the launch will say)
+    String refused =
+        SetupEngineCheck.refusal(g.config(), machine.workingDir(), w.path().toString());
+    io.err()
+        .println(
+            TerminalText.escape(
+                refused == null
+                    ? LaunchHint.launchIt(machine, w.path())
+                    : "strata-setup: the launch will be refused: "
+                        + refused
+                        + " (the config is written; "
+                        + LaunchHint.command(
+                            machine.strataRoot(), machine.strataHome(), machine.workingDir())
+                        + " --plan --config "
+                        + ShellWords.quote(w.path().toAbsolutePath().toString())
+                        + " shows the engine's answer)"));
     io.err().flush();
     return ExitCodes.OK;
   }

@@ -72,6 +72,14 @@ class SetupCommandTest {
   }
 
   @Test
+  void llamaCppsCtxSizeIsAnsweredWithOurCtx() {
+    assertTrue(
+        refused(2, h.base("--ctx-size", "4096", "--print"))
+            .startsWith("strata-setup: unknown option '--ctx-size' (did you mean --ctx?)\n"),
+        "llama.cpp's -c/--ctx-size is our --ctx");
+  }
+
+  @Test
   void aDenseModelWithoutATerminalIsNotAskedForExperts(@TempDir Path d) throws IOException {
     Path dense =
         dev.strata.engine.model.TinyModel.dense("qwen3")

@@ -2,10 +2,38 @@ package dev.strata.engine.flags;
 
 import java.util.Collection;
 import java.util.Locale;
+import java.util.Map;
 
 /** "Did you mean" suggestions: the nearest known word by edit distance, if it is near enough. */
 public final class Suggest {
   private Suggest() {}
+
+  /**
+   * llama.cpp's spellings of the flags Strata names otherwise (llama.cpp's {@code common/arg.cpp}:
+   * {@code -c, --ctx-size}; {@code -n, --predict, --n-predict}; {@code -t, --threads}; {@code -m,
+   * --model}; {@code -p, --prompt}; {@code --temp, --temperature}; {@code -np, --parallel}; {@code
+   * -ctk, --cache-type-k} and {@code -ctv, --cache-type-v}; {@code --draft, --draft-n,
+   * --draft-max}), each to ours: too far apart by edit distance to be found, and what a llama.cpp
+   * user types first. An alias is offered only where its target is one of the known words.
+   */
+  static final Map<String, String> LLAMA_CPP =
+      Map.ofEntries(
+          Map.entry("-c", "--ctx"),
+          Map.entry("--ctx-size", "--ctx"),
+          Map.entry("-n", "--n-predict"),
+          Map.entry("--predict", "--n-predict"),
+          Map.entry("-t", "--threads"),
+          Map.entry("-m", "--model"),
+          Map.entry("-p", "--prompt"),
+          Map.entry("--temperature", "--temp"),
+          Map.entry("-np", "--parallel"),
+          Map.entry("-ctk", "--kv"),
+          Map.entry("--cache-type-k", "--kv"),
+          Map.entry("-ctv", "--kv"),
+          Map.entry("--cache-type-v", "--kv"),
+          Map.entry("--draft", "--spec"),
+          Map.entry("--draft-n", "--spec"),
+          Map.entry("--draft-max", "--spec"));
 
   /**
    * The known word {@code typed} most likely meant, or null when none is close. Words are compared
@@ -13,8 +41,9 @@ public final class Suggest {
    * leading dashes aside), or shorter but ending where a {@code _}/{@code -} part of it ends
    * ({@code q4} for {@code q4_0}), that begins exactly one known word means that word; otherwise
    * the nearest known word within 2 edits (an adjacent swap counts as one), or 1 for words of 3
-   * letters or fewer, the first in {@code known}'s order on a tie. The one rule for flags, env
-   * switches, values, command-line options and host-file fields.
+   * letters or fewer, the first in {@code known}'s order on a tie. Before all that, llama.cpp's
+   * spelling of a known flag ({@link #LLAMA_CPP}: {@code --ctx-size} for {@code --ctx}) means it.
+   * The one rule for flags, env switches, values, command-line options and host-file fields.
    */
   public static String nearest(String typed, Collection<String> known) {
     String t = fold(typed);
@@ -22,6 +51,10 @@ public final class Suggest {
       if (fold(k).equals(t)) {
         return k; // Q4_0 means q4_0
       }
+    }
+    String ours = LLAMA_CPP.get(t);
+    if (ours != null && known.contains(ours)) {
+      return ours;
     }
     // typed in part: 3 characters or more, or whole parts of one word (q4 for q4_0)
     boolean longEnough = t.replaceFirst("^-+", "").length() >= 3;

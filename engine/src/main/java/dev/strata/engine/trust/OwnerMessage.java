@@ -30,7 +30,7 @@ final class OwnerMessage {
     String role =
         switch (place) {
           case FILE -> subject.what() + " " + p;
-          case HOLDER -> "folder " + p + " of the " + subject.what() + " " + target;
+          case HOLDER, SHARED_HOLDER -> "folder " + p + " of the " + subject.what() + " " + target;
           case ABOVE -> "folder " + p + " above the " + subject.what() + " " + target;
           case LINK -> "symlink " + p;
         };
@@ -49,7 +49,7 @@ final class OwnerMessage {
               switch (place) {
                 case FILE -> "copy it to a folder you own, after checking it is the one you meant";
                 case LINK -> "name the file itself, not a path through another user's symlink";
-                case HOLDER, ABOVE -> move;
+                case HOLDER, SHARED_HOLDER, ABOVE -> move;
               };
           case WRITABLE -> uid == me && (perms & 01000) == 0 ? "chmod go-w " + p : move;
         };

@@ -8,9 +8,10 @@ package dev.strata.engine.trust;
  * {@code /tmp}: a folder that is only passed through on the way down (never the folder that holds
  * the file or a symlink that is followed) may be group- or world-writable when it is owned by root
  * and has the sticky bit, because there only an entry's owner may rename or delete it — the folder
- * below must then pass on its own. The launcher ({@code Preflight}), the wizard and {@code
- * strata-setup --engine-lib}/{@code --out} all reach it through {@link TrustedPath}, so setup
- * refuses exactly what launch would (docs/RELIABILITY.md, "Who may change what runs").
+ * below must then pass on its own. The same folder may hold a config ({@link Place#SHARED_HOLDER}),
+ * never a library. The launcher ({@code Preflight}), the wizard and {@code strata-setup
+ * --engine-lib}/{@code --out} all reach it through {@link TrustedPath}, so setup refuses exactly
+ * what launch would (docs/RELIABILITY.md, "Who may change what runs").
  *
  * <p>Pure: the caller supplies the owner and mode (from {@code lstat} of a folder, {@code fstat} of
  * the open file).
@@ -27,6 +28,15 @@ public final class OwnerRule {
     FILE,
     /** A folder that holds the file or a symlink the walk follows. */
     HOLDER,
+    /**
+     * A folder that holds a file read whole through its one checked descriptor, with nothing looked
+     * up beside it (the config; {@link TrustedPath.Subject#readWhole}), or a symlink on the way to
+     * one: the sticky, root-owned exception applies. Others may create names in such a folder but
+     * not rename or remove the user's (the sticky bit), and a name they create first is their file
+     * or link, refused by its own owner. A library's folder stays {@link #HOLDER}: what is loaded
+     * may look beside itself for what it loads next, a name anyone could create first.
+     */
+    SHARED_HOLDER,
     /** A folder only passed through: the sticky, root-owned exception applies. */
     ABOVE,
     /** A symlink the walk follows: its owner counts (its mode does not exist on Linux). */
@@ -55,8 +65,9 @@ public final class OwnerRule {
       return null;
     }
     if ((perms & GO_WRITE) != 0) {
-      boolean stickyRootAbove = place == Place.ABOVE && uid == 0 && (perms & STICKY) != 0;
-      return stickyRootAbove ? null : Problem.WRITABLE;
+      boolean stickyRoot = uid == 0 && (perms & STICKY) != 0;
+      boolean shared = place == Place.ABOVE || place == Place.SHARED_HOLDER;
+      return stickyRoot && shared ? null : Problem.WRITABLE;
     }
     return null;
   }

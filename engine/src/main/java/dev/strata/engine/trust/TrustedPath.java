@@ -39,16 +39,29 @@ public final class TrustedPath {
    *     model, {@link OutputPlace}): a refusal then says what a writer in that folder could do to
    *     it ("redirect or replace what is written"); the remedy is the same rule's as for a file
    *     that is read
+   * @param readWhole true for a file read whole through the one checked descriptor, nothing looked
+   *     up beside it (the config): a sticky root-owned folder such as {@code /tmp} may hold it
+   *     ({@link OwnerRule.Place#SHARED_HOLDER})
    */
-  public record Subject(String what, String context, boolean output) {
-    /** A file that is read (and decides what runs). */
+  public record Subject(String what, String context, boolean output, boolean readWhole) {
+    /** A file that is read (and decides what runs), its folder held strictly (a library). */
     public Subject(String what, String context) {
-      this(what, context, false);
+      this(what, context, false, false);
     }
 
     /** A file this run writes ({@link OutputPlace}). */
     public static Subject output(String what, String context) {
-      return new Subject(what, context, true);
+      return new Subject(what, context, true, false);
+    }
+
+    /** A file read whole through its descriptor, nothing beside it read (the config). */
+    public static Subject readWhole(String what, String context) {
+      return new Subject(what, context, false, true);
+    }
+
+    /** The place of the folder that holds the file or a link on the way. */
+    OwnerRule.Place holder() {
+      return readWhole ? OwnerRule.Place.SHARED_HOLDER : OwnerRule.Place.HOLDER;
     }
 
     String suffix() {
@@ -149,7 +162,7 @@ public final class TrustedPath {
       int uid = (Integer) a.get("uid");
       int type = mode & 0170000;
       if (type == 0120000) { // S_IFLNK
-        requireFolder(cur, OwnerRule.Place.HOLDER, shown, subject, me);
+        requireFolder(cur, subject.holder(), shown, subject, me);
         // only a link's owner counts: its mode means nothing (always 0777 on Linux)
         if (OwnerRule.problem(uid, 0, me, OwnerRule.Place.LINK) != null) {
           throw new TrustRefused(
@@ -198,7 +211,7 @@ public final class TrustedPath {
           // a folder at the end: checked as one passed through; the caller asks for more
           check(next, uid, mode & 07777, OwnerRule.Place.ABOVE, shown, subject, me);
         } else {
-          requireFolder(cur, OwnerRule.Place.HOLDER, shown, subject, me);
+          requireFolder(cur, subject.holder(), shown, subject, me);
         }
         return next;
       }
@@ -214,7 +227,7 @@ public final class TrustedPath {
             next,
             uid,
             mode & 07777,
-            holder ? OwnerRule.Place.HOLDER : OwnerRule.Place.ABOVE,
+            holder ? subject.holder() : OwnerRule.Place.ABOVE,
             shown,
             subject,
             me);

@@ -2,6 +2,7 @@ package dev.strata.engine.flags;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -88,6 +89,23 @@ class SuggestTest {
     assertEquals(" (did you mean q4_0?)", Suggest.didYouMean("q4", kv));
     assertEquals("--ctx-size", Suggest.nearest("--ctx_size", List.of("--model", "--ctx-size")));
     assertEquals("os_version", Suggest.nearest("OS-VERSION", List.of("os", "os_version")));
+  }
+
+  @Test
+  void llamaCppsSpellingMeansOursWhereOursIsKnown() {
+    List<String> ours = List.of("--model", "--ctx", "--threads", "--kv", "--spec");
+    assertEquals("--ctx", Suggest.nearest("--ctx-size", ours)); // 5 edits: not found by distance
+    assertEquals("--ctx", Suggest.nearest("-c", ours));
+    assertEquals("--ctx", Suggest.nearest("--CTX_SIZE", ours));
+    assertEquals("--kv", Suggest.nearest("--cache-type-k", ours));
+    assertEquals("--spec", Suggest.nearest("--draft-max", ours));
+    assertEquals("--threads", Suggest.nearest("-t", ours));
+    assertNull(Suggest.nearest("--ctx-size", List.of("--model", "--threads")), "no --ctx here");
+    assertNull(Suggest.nearest("-n", ours), "--n-predict is not one of these");
+    // every alias names one of the engine's flags or the launcher's options
+    for (String target : Suggest.LLAMA_CPP.values()) {
+      assertTrue(target.startsWith("--"), target);
+    }
   }
 
   @Test

@@ -4,6 +4,7 @@ import static dev.strata.engine.trust.OwnerRule.Place.ABOVE;
 import static dev.strata.engine.trust.OwnerRule.Place.FILE;
 import static dev.strata.engine.trust.OwnerRule.Place.HOLDER;
 import static dev.strata.engine.trust.OwnerRule.Place.LINK;
+import static dev.strata.engine.trust.OwnerRule.Place.SHARED_HOLDER;
 import static dev.strata.engine.trust.OwnerRule.Problem.OWNER;
 import static dev.strata.engine.trust.OwnerRule.Problem.WRITABLE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -38,6 +39,12 @@ class OwnerRuleTest {
     assertEquals(WRITABLE, OwnerRule.problem(ME, 01777, ME, ABOVE)); // sticky but not root's
     assertEquals(WRITABLE, OwnerRule.problem(0, 0777, ME, ABOVE)); // root's but not sticky
     assertEquals(WRITABLE, OwnerRule.problem(0, 01777, ME, FILE));
+    // a config's folder (read whole through its descriptor): /tmp may hold it, nothing else may
+    assertNull(OwnerRule.problem(0, 01777, ME, SHARED_HOLDER));
+    assertEquals(WRITABLE, OwnerRule.problem(ME, 01777, ME, SHARED_HOLDER));
+    assertEquals(WRITABLE, OwnerRule.problem(0, 0777, ME, SHARED_HOLDER));
+    assertEquals(WRITABLE, OwnerRule.problem(ME, 0775, ME, SHARED_HOLDER));
+    assertEquals(OWNER, OwnerRule.problem(ME + 1, 01777, ME, SHARED_HOLDER));
   }
 
   @Test

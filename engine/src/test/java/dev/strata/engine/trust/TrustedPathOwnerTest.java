@@ -89,6 +89,73 @@ class TrustedPathOwnerTest {
         refused(via));
   }
 
+  /**
+   * A config directly in the system's sticky root-owned {@code /tmp} (mode 1777): the user's own
+   * passes, because another user can neither rename nor remove it there (the kernel's sticky rule,
+   * tried here as that user), and what another user put there first — a file, a link to the user's
+   * good config — is refused by its own owner. A library there is still refused: what is loaded may
+   * look beside itself for a name anyone could create first.
+   */
+  @Test
+  void aConfigInTheStickyTmpPassesAndWhatAnotherUserPutsThereDoesNot() throws Exception {
+    Path shared = Path.of("/tmp");
+    Assumptions.assumeTrue(
+        (Integer) Files.getAttribute(shared, "unix:uid") == 0
+            && ((Integer) Files.getAttribute(shared, "unix:mode") & 07777) == 01777,
+        "/tmp is not root's 1777 here");
+    int me = TrustedPath.me();
+    TrustedPath.Subject config = TrustedPath.Subject.readWhole("config", "--config c.yaml");
+    Path mine = Files.createTempFile(shared, "strata-trust-mine-", ".yaml");
+    Path theirs = shared.resolve(mine.getFileName() + ".theirs");
+    Path link = shared.resolve(mine.getFileName() + ".link");
+    try {
+      TrustedPathWalkTest.chmod("0644", mine);
+      Files.writeString(mine, "mine");
+      try (TrustedPath.OpenFile f = TrustedPath.open(mine, config, me)) {
+        assertEquals("mine", new String(f.readAll(), java.nio.charset.StandardCharsets.UTF_8));
+      }
+      // the other user cannot take the name: neither move their file over it nor remove it
+      user.own(file(theirs, "theirs"));
+      assertTrue(asUser("mv", "-f", theirs.toString(), mine.toString()) != 0, "mv over mine");
+      assertTrue(asUser("rm", "-f", mine.toString()) != 0, "rm of mine");
+      assertEquals("mine", Files.readString(mine));
+      // what they put there is refused by its owner, even a link to the good config
+      assertTrue(
+          refusedAs(theirs, config, me).startsWith("config " + theirs + " (owner " + them()),
+          refusedAs(theirs, config, me));
+      Files.createSymbolicLink(link, mine);
+      SecondUser.ownBy(link, user.uid());
+      assertTrue(
+          refusedAs(link, config, me).startsWith("symlink " + link + " on the way to the config"),
+          refusedAs(link, config, me));
+      // a library's folder is held strictly
+      assertTrue(
+          refusedAs(mine, new TrustedPath.Subject("engine library", null), me)
+              .startsWith("folder /tmp of the engine library " + mine + " (owner root (uid 0),"),
+          refusedAs(mine, new TrustedPath.Subject("engine library", null), me));
+    } finally {
+      Files.deleteIfExists(link);
+      Files.deleteIfExists(theirs);
+      Files.deleteIfExists(mine);
+    }
+  }
+
+  /** Runs {@code command} as the second user; its exit status. */
+  int asUser(String... command) throws Exception {
+    java.util.List<String> all =
+        new java.util.ArrayList<>(java.util.List.of("runuser", "-u", user.name(), "--"));
+    all.addAll(java.util.List.of(command));
+    Process p = new ProcessBuilder(all).redirectErrorStream(true).start();
+    p.getInputStream().readAllBytes();
+    assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+    return p.exitValue();
+  }
+
+  static String refusedAs(Path p, TrustedPath.Subject subject, int me) {
+    return assertThrows(TrustRefused.class, () -> TrustedPath.open(p, subject, me).close())
+        .getMessage();
+  }
+
   @Test
   void aFileOfAnotherUserIsRefusedAndNeverAdoptedByChown() throws IOException {
     Path lib = user.own(file(base.resolve("safe/lib.so"), "x"));

@@ -1,13 +1,9 @@
 package dev.strata.launcher.preflight;
 
 import dev.strata.engine.StrataException;
-import dev.strata.engine.ffm.LogLevel;
-import dev.strata.engine.ffm.LogSink;
+import dev.strata.engine.ffm.CheckAnswer;
 import dev.strata.engine.ffm.NativeEngine;
 import dev.strata.engine.ffm.VerifiedLibrary;
-import dev.strata.engine.plan.PlanItems;
-import dev.strata.launcher.run.EngineEnv;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -50,34 +46,15 @@ final class EngineCheck {
                 + " own rules, not the engine's");
         return;
       }
-      List<String> planLines = new ArrayList<>();
-      String[] firstError = new String[1];
-      LogSink sink =
-          (level, line) -> {
-            synchronized (planLines) {
-              if (level == LogLevel.ERROR && firstError[0] == null) {
-                firstError[0] = line;
-              }
-              if (PlanItems.name(line) != null) {
-                planLines.add(line);
-              }
-            }
-          };
-      int rc = EngineEnv.with(lib, r.config.env(), () -> lib.check(r.engineArgv, sink));
-      synchronized (planLines) {
-        r.engine =
-            new Preflight.EngineVerdict(name, lib.abiVersion(), true, rc, firstError[0], planLines);
-      }
-      if (rc == 0) {
+      CheckAnswer a = CheckAnswer.ask(lib, r.engineArgv, r.config.env());
+      r.engine =
+          new Preflight.EngineVerdict(
+              name, lib.abiVersion(), true, a.rc(), a.firstError(), a.planLines());
+      if (a.wouldStart()) {
         r.ok("engine", name + " checked this launch itself: it would start");
         return;
       }
-      String why =
-          name
-              + " refuses this launch (strata_engine_check returned "
-              + rc
-              + "): "
-              + (firstError[0] != null ? firstError[0] : "no error line");
+      String why = a.why();
       if (refuseOnNo) {
         throw r.refuse("engine", new PreflightRefused(why));
       }

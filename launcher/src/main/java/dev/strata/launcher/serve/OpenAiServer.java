@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * system). Each request is checked here (body size and time, JSON, types, model, limits; the API
  * key when one is set) and then queued for the {@link SessionWorker}. Each connection's requests
  * are handled on a virtual thread, so a slow client holds no thread the others wait for; the JDK's
- * own limits bound the connections ({@link #MAX_CONNECTIONS}) and the time a request may take to
- * arrive ({@link #REQUEST_SECONDS}). docs/LAUNCH.md, "Serving", "Limits".
+ * own limits bound the connections and the time a request may take to arrive ({@link JdkLimits}).
+ * docs/LAUNCH.md, "Serving", "Limits".
  */
 public final class OpenAiServer implements AutoCloseable {
 
@@ -44,29 +44,6 @@ public final class OpenAiServer implements AutoCloseable {
    */
   public record Settings(
       String modelId, String apiKey, int maxBodyBytes, Duration bodyDeadline, int maxTokens) {}
-
-  /**
-   * The most connections open at once ({@code jdk.httpserver.maxConnections}): the server closes
-   * any connection accepted beyond it at once. Each may hold a body of up to {@link
-   * ServeRunner#MAX_BODY_BYTES} while it is checked, so this bounds that memory (64 MiB).
-   */
-  static final int MAX_CONNECTIONS = 64;
-
-  /**
-   * The most seconds a request's line, headers and body may take to arrive ({@code
-   * sun.net.httpserver.maxReqTime}; the JDK's default is forever): past it the JDK closes the
-   * connection, without an answer. It is what ends a client that trickles its headers (a
-   * slowloris), and the read a 408 could not interrupt ({@link RequestBody}); a connection that
-   * sends nothing at all is closed within {@code min(idleInterval 30 s, this)} plus the JDK's 10 s
-   * clock tick. The time a queued or generating request takes is not counted.
-   */
-  static final int REQUEST_SECONDS = 45;
-
-  static {
-    // read once, when jdk.httpserver's classes load: before the first server of this JVM
-    setIfUnset("jdk.httpserver.maxConnections", Integer.toString(MAX_CONNECTIONS));
-    setIfUnset("sun.net.httpserver.maxReqTime", Integer.toString(REQUEST_SECONDS));
-  }
 
   static final ObjectMapper JSON = new ObjectMapper();
 
@@ -94,6 +71,7 @@ public final class OpenAiServer implements AutoCloseable {
     this.settings = settings;
     this.log = log;
     this.nCtx = nCtx;
+    JdkLimits.apply(); // before the first server: the JDK reads them once
     this.http = HttpServer.create(address, 64);
     this.threads =
         Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("strata-serve-http").factory());
@@ -122,12 +100,6 @@ public final class OpenAiServer implements AutoCloseable {
     http.stop(0);
     threads.shutdownNow();
     timer.shutdownNow();
-  }
-
-  private static void setIfUnset(String property, String value) {
-    if (System.getProperty(property) == null) {
-      System.setProperty(property, value);
-    }
   }
 
   private void handle(HttpExchange ex) {

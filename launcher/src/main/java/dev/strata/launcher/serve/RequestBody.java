@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and the client would lose its 413 in the reset). A body not whole by the deadline is answered
  * with <b>408</b> ({@code request_timeout}) from the server's timer thread: {@code
  * jdk.httpserver}'s reads block and cannot be interrupted, so the handler stays in its read until
- * the client closes or the JDK's own request time ({@link OpenAiServer#REQUEST_SECONDS}, which
- * closes the connection) runs out — a virtual thread, never one the other requests wait for.
+ * the client closes or the JDK's own request time ({@link JdkLimits#REQUEST_SECONDS}, which closes
+ * the connection) runs out — a virtual thread, never one the other requests wait for.
  */
 final class RequestBody {
 

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * queue (no engine: every request that passes the checks finds the queue full, 503): a body
  * announced over the cap is a 413 at once, one that trickles is a 408 at the deadline, clients that
  * trickle their headers hold no thread the others wait for, and connections beyond {@link
- * OpenAiServer#MAX_CONNECTIONS} are closed; a request without {@code model} is told the served one.
+ * JdkLimits#MAX_CONNECTIONS} are closed; a request without {@code model} is told the served one.
  */
 class ServeLimitsTest {
   static final int MAX_BODY = 1024;
@@ -182,7 +182,7 @@ class ServeLimitsTest {
 
   @Test
   void connectionsBeyondTheCapAreClosed() throws IOException {
-    for (int i = 0; i < OpenAiServer.MAX_CONNECTIONS; i++) {
+    for (int i = 0; i < JdkLimits.MAX_CONNECTIONS; i++) {
       open();
     }
     // the JDK accepts and counts connections on its dispatcher thread: wait for the last one
@@ -200,6 +200,6 @@ class ServeLimitsTest {
       }
       extra = null; // answered: the first ones were not all counted yet
     }
-    assertTrue(extra != null, "a connection beyond " + OpenAiServer.MAX_CONNECTIONS + " answered");
+    assertTrue(extra != null, "a connection beyond " + JdkLimits.MAX_CONNECTIONS + " answered");
   }
 }
