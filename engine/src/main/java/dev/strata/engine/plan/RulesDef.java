@@ -140,8 +140,8 @@ public final class RulesDef {
    * allocates, sizes and frees the rows.
    */
   private static void scratch(StringBuilder c) {
-    c.append(
-        "\n/* RefScratch.BUFFERS: strata_fwd's buffers, STRATA_BATCH x count x dim x by elements */\n");
+    section(
+        c, "RefScratch.BUFFERS: strata_fwd's buffers, STRATA_BATCH x count x dim x by elements");
     StringBuilder dims = new StringBuilder();
     for (RefScratch.Dim d : RefScratch.Dim.values()) {
       dims.append(dims.isEmpty() ? "" : ", ")
@@ -163,7 +163,7 @@ public final class RulesDef {
       rows.append(" \\\n    STRATA_FWD_BUFFER(").append(String.join(", ", args)).append(")");
     }
     c.append("#define STRATA_FWD_BUFFERS").append(rows).append('\n');
-    define(c, "STRATA_FWD_N_BUFFERS", Integer.toString(RefScratch.BUFFERS.size()));
+    define(c, "STRATA_FWD_N_BUFFERS", RefScratch.BUFFERS.size());
   }
 
   /**
@@ -172,9 +172,9 @@ public final class RulesDef {
    * the words of {@link KvPlanRules#refusal}: startup.c builds the same sentence from them.
    */
   private static void kvRefusal(StringBuilder c) {
-    c.append("\n/* RefLimits: strata-ref's attention holds at most these heads (attn.c) */\n");
-    define(c, "STRATA_REF_MAX_HEAD_DIM", Integer.toString(RefLimits.MAX_HEAD_DIM));
-    define(c, "STRATA_REF_MAX_KV_HEADS", Integer.toString(RefLimits.MAX_KV_HEADS));
+    section(c, "RefLimits: strata-ref's attention holds at most these heads (attn.c)");
+    define(c, "STRATA_REF_MAX_HEAD_DIM", RefLimits.MAX_HEAD_DIM);
+    define(c, "STRATA_REF_MAX_KV_HEADS", RefLimits.MAX_KV_HEADS);
     c.append("/* KvRules.poolFormats of cpu-reference and of the pc engine, by C ABI id */\n");
     for (Backend b : List.of(Backend.CPU_REFERENCE, Backend.PC)) {
       StringBuilder ids = new StringBuilder();
@@ -183,8 +183,7 @@ public final class RulesDef {
       }
       String name = b == Backend.PC ? "PC" : "REF";
       define(c, "STRATA_" + name + "_POOL_FORMATS", "{" + ids + "}");
-      define(
-          c, "STRATA_" + name + "_N_POOL_FORMATS", Integer.toString(KvRules.poolFormats(b).size()));
+      define(c, "STRATA_" + name + "_N_POOL_FORMATS", KvRules.poolFormats(b).size());
     }
     StringBuilder rules = new StringBuilder();
     for (KvFormat f : KvFormat.values()) {
