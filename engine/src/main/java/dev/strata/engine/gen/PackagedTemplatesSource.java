@@ -65,13 +65,9 @@ public final class PackagedTemplatesSource {
    * @return whether it was written
    */
   static boolean write(Path templates, Path source, Path classes) throws IOException {
-    String text = render(fromYaml(templates));
-    if (Files.exists(source) && text.equals(Files.readString(source, StandardCharsets.UTF_8))) {
+    if (!GeneratedFiles.writeIfChanged(source, render(fromYaml(templates)))) {
       return false;
     }
-    Path tmp = source.resolveSibling(source.getFileName() + ".tmp");
-    Files.writeString(tmp, text, StandardCharsets.UTF_8);
-    Files.move(tmp, source, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     String cp = System.getProperty("java.class.path");
     int rc =
@@ -95,18 +91,15 @@ public final class PackagedTemplatesSource {
     return true;
   }
 
+  static final String USAGE = "PackagedTemplatesSource TEMPLATES SOURCE CLASSES";
+
   public static void main(String[] args) {
-    if (args.length != 3) {
-      System.err.println("usage: PackagedTemplatesSource TEMPLATES SOURCE CLASSES");
-      System.exit(2);
-    }
-    try {
-      if (write(Path.of(args[0]), Path.of(args[1]), Path.of(args[2]))) {
-        System.out.println("PackagedTemplatesSource: wrote " + args[1] + " from " + args[0]);
-      }
-    } catch (IOException | RuntimeException e) {
-      System.err.println("PackagedTemplatesSource: " + args[1] + ": " + e.getMessage());
-      System.exit(2);
+    GeneratedFiles.main(USAGE, 3, args, PackagedTemplatesSource::run);
+  }
+
+  private static void run(String[] a) throws IOException {
+    if (write(Path.of(a[0]), Path.of(a[1]), Path.of(a[2]))) {
+      System.out.println("PackagedTemplatesSource: wrote " + a[1] + " from " + a[0]);
     }
   }
 
