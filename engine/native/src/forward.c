@@ -16,20 +16,51 @@
 
 static size_t maxz(size_t a, size_t b) { return a > b ? a : b; }
 
-/* Largest activation row a matrix product quantizes, and the room its vec_dot form needs (Q8_K: 292 bytes per 256
- * values is the largest ratio; f32 4 per value is larger still). */
-static size_t widest(const strata_model *md) {
-    size_t w = maxz(md->n_embd, (size_t)md->n_head * md->head_dim);
-    return maxz(w, maxz(md->n_ff, md->n_ff_exp));
+/* The scratch buffers: the Java table RefScratch.BUFFERS (rules.def), one row each, so the plan's `scratch` item is
+ * what is allocated here. A row is STRATA_BATCH × count × dim × by elements of elem bytes at field's offset. */
+typedef struct {
+    size_t offset, count, elem;
+    int dim, by;
+} fwd_buffer;
+
+#define STRATA_FWD_BUFFER(field, count, dim, by, elem) {offsetof(strata_fwd, field), count, elem, dim, by},
+static const fwd_buffer BUFFERS[STRATA_FWD_N_BUFFERS] = {STRATA_FWD_BUFFERS};
+#undef STRATA_FWD_BUFFER
+
+/* A width of one token's row (Java RefScratch.Dim), from the model. W: the largest activation row a matrix product
+ * quantizes (its vec_dot form takes 4 bytes per value at most: f32; Q8_K 292 per 256). */
+static size_t fwd_dim(const strata_model *md, int d) {
+    const size_t Q = (size_t)md->n_head * md->head_dim, F = maxz(md->n_ff, md->n_ff_exp);
+    switch (d) {
+    case STRATA_FWD_DIM_E: return md->n_embd;
+    case STRATA_FWD_DIM_Q: return Q;
+    case STRATA_FWD_DIM_KV: return (size_t)md->n_head_kv * md->head_dim;
+    case STRATA_FWD_DIM_F: return F;
+    case STRATA_FWD_DIM_X: return maxz(md->n_expert, 1);
+    case STRATA_FWD_DIM_K: return maxz(md->n_expert_used, 1);
+    case STRATA_FWD_DIM_W: return maxz(maxz(md->n_embd, Q), F);
+    default: return 1; /* STRATA_FWD_DIM_ONE */
+    }
+}
+
+/* Bytes of one token's row of a buffer. */
+static size_t row_bytes(const strata_model *md, const fwd_buffer *b) {
+    return b->count * fwd_dim(md, b->dim) * fwd_dim(md, b->by) * b->elem;
 }
 
 uint64_t strata_fwd_scratch_bytes(const strata_model *md) {
-    const size_t B = STRATA_BATCH, E = md->n_embd, Q = (size_t)md->n_head * md->head_dim;
-    const size_t KV = (size_t)md->n_head_kv * md->head_dim, F = maxz(md->n_ff, md->n_ff_exp);
-    const size_t X = md->n_expert, K = md->n_expert_used ? md->n_expert_used : 1;
-    size_t floats = B * (E * (3 + K) + Q * 2 + KV * 2 + F * 2 + X * 2);
-    size_t xq = B * widest(md) * 4;
-    return (uint64_t)(floats * sizeof(float) + xq + B * md->n_expert_used * (sizeof(int32_t) + sizeof(float)));
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < STRATA_FWD_N_BUFFERS; i++) {
+        bytes += (uint64_t)STRATA_BATCH * row_bytes(md, &BUFFERS[i]);
+    }
+    return bytes;
+}
+
+/* The buffer pointer at a row's field (every field of the table is a pointer to its elements). */
+static void *buffer_get(const strata_fwd *f, const fwd_buffer *b) {
+    void *p;
+    memcpy(&p, (const char *)f + b->offset, sizeof p);
+    return p;
 }
 
 int strata_fwd_init(strata_fwd *f, const strata_model *md, strata_kv *kv, strata_pool *pool,
@@ -39,47 +70,25 @@ int strata_fwd_init(strata_fwd *f, const strata_model *md, strata_kv *kv, strata
     f->kv = kv;
     f->pool = pool;
     f->ops = ops;
-    const size_t B = STRATA_BATCH, E = md->n_embd, Q = (size_t)md->n_head * md->head_dim;
-    const size_t KV = (size_t)md->n_head_kv * md->head_dim, F = maxz(md->n_ff, md->n_ff_exp);
-    const size_t X = md->n_expert;
-    f->x = malloc(B * E * sizeof(float));
-    f->xb = malloc(B * E * sizeof(float));
-    f->eo = malloc(B * E * (md->n_expert_used ? md->n_expert_used : 1) * sizeof(float));
-    f->xe = malloc(B * E * sizeof(float));
-    f->q = malloc(B * Q * sizeof(float));
-    f->att = malloc(B * Q * sizeof(float));
-    f->k = malloc(B * KV * sizeof(float));
-    f->v = malloc(B * KV * sizeof(float));
-    f->hb = malloc(B * F * sizeof(float));
-    f->hb2 = malloc(B * F * sizeof(float));
-    f->router = malloc(B * (X ? X : 1) * 2 * sizeof(float));
-    f->xq_stride = widest(md) * 4;
-    f->xq = malloc(B * f->xq_stride);
-    f->route_e = malloc(B * (md->n_expert_used ? md->n_expert_used : 1) * sizeof(int32_t));
-    f->route_w = malloc(B * (md->n_expert_used ? md->n_expert_used : 1) * sizeof(float));
-    if (!f->x || !f->xb || !f->eo || !f->xe || !f->q || !f->att || !f->k || !f->v || !f->hb || !f->hb2 || !f->router ||
-        !f->xq || !f->route_e || !f->route_w) {
-        strata_fwd_free(f);
-        return -1;
+    for (size_t i = 0; i < STRATA_FWD_N_BUFFERS; i++) {
+        const fwd_buffer *b = &BUFFERS[i];
+        void *p = malloc(STRATA_BATCH * row_bytes(md, b));
+        if (p == NULL) {
+            strata_fwd_free(f);
+            return -1;
+        }
+        memcpy((char *)f + b->offset, &p, sizeof p);
+        if (b->offset == offsetof(strata_fwd, xq)) {
+            f->xq_stride = row_bytes(md, b);
+        }
     }
     return 0;
 }
 
 void strata_fwd_free(strata_fwd *f) {
-    free(f->x);
-    free(f->xb);
-    free(f->eo);
-    free(f->xe);
-    free(f->q);
-    free(f->att);
-    free(f->k);
-    free(f->v);
-    free(f->hb);
-    free(f->hb2);
-    free(f->router);
-    free(f->xq);
-    free(f->route_e);
-    free(f->route_w);
+    for (size_t i = 0; i < STRATA_FWD_N_BUFFERS; i++) {
+        free(buffer_get(f, &BUFFERS[i]));
+    }
     memset(f, 0, sizeof *f);
 }
 
@@ -141,6 +150,19 @@ void strata_fwd_dump(const char *name, int l, const float *d, size_t n, int B) {
     fwrite(ne, 4, 4, dumpf);
     fwrite(d, 4, n * (size_t)B, dumpf);
     fflush(dumpf);
+}
+
+/* The residual stream x += t·in of the B tokens (the attention's output projection, the FFN's down projection), with
+ * llama.cpp's names of the product and the sum for the dump. */
+static void residual(strata_fwd *f, const strata_gguf_tensor *t, const float *in, int B, int l, const char *product,
+                     const char *sum) {
+    const size_t E = f->md->n_embd;
+    strata_matmul_t(f->pool, f->xq, t, in, B, f->ngemm4, f->xb);
+    strata_fwd_dump(product, l, f->xb, E, B);
+    for (size_t i = 0; i < (size_t)B * E; i++) {
+        f->x[i] += f->xb[i];
+    }
+    strata_fwd_dump(sum, l, f->x, E, B);
 }
 
 /* One batch of B tokens at positions pos0.. */
@@ -205,12 +227,7 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
             strata_pool_run(f->pool, (size_t)B * (H / HK), att_item, &aj);
         }
         strata_fwd_dump("kqv_out", (int)l, f->att, Q, B);
-        strata_matmul_t(f->pool, f->xq, w->wo, f->att, B, f->ngemm4, f->xb);
-        strata_fwd_dump("wo", (int)l, f->xb, E, B);
-        for (size_t i = 0; i < (size_t)B * E; i++) {
-            f->x[i] += f->xb[i];
-        }
-        strata_fwd_dump("ffn_inp", (int)l, f->x, E, B);
+        residual(f, w->wo, f->att, B, (int)l, "wo", "ffn_inp");
         for (int t = 0; t < B; t++) {
             strata_rmsnorm(f->xb + (size_t)t * E, f->x + (size_t)t * E, (const float *)w->ffn_norm->data, E, md->eps);
         }
@@ -228,12 +245,7 @@ static int batch(strata_fwd *f, int seq, const int32_t *tokens, int B, size_t po
             strata_fwd_dump("ffn_up", (int)l, f->hb2, F, B);
             strata_ggml_swiglu(f->hb, f->hb, f->hb2, (size_t)B * F);
             strata_fwd_dump("ffn_swiglu", (int)l, f->hb, F, B);
-            strata_matmul_t(f->pool, f->xq, w->ffn_down, f->hb, B, f->ngemm4, f->xb);
-            strata_fwd_dump("ffn_out", (int)l, f->xb, E, B);
-            for (size_t i = 0; i < (size_t)B * E; i++) {
-                f->x[i] += f->xb[i];
-            }
-            strata_fwd_dump("l_out", (int)l, f->x, E, B);
+            residual(f, w->ffn_down, f->hb, B, (int)l, "ffn_out", "l_out");
         }
     }
     if (logits_from < B && logits != NULL) {

@@ -5,11 +5,8 @@ import dev.strata.engine.model.ArchDef;
 import dev.strata.engine.model.GgmlTypesDef;
 import dev.strata.engine.plan.RulesDef;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -47,29 +44,16 @@ public final class NativeSources {
     Files.createDirectories(dir);
     int written = 0;
     for (Map.Entry<String, String> e : render().entrySet()) {
-      Path file = dir.resolve(e.getKey());
-      byte[] text = e.getValue().getBytes(StandardCharsets.UTF_8);
-      if (Files.exists(file) && Arrays.equals(Files.readAllBytes(file), text)) {
-        continue;
+      if (GeneratedFiles.writeIfChanged(dir.resolve(e.getKey()), e.getValue())) {
+        written++;
       }
-      Path tmp = dir.resolve(e.getKey() + ".tmp");
-      Files.write(tmp, text);
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-      written++;
     }
     return written;
   }
 
+  static final String USAGE = "NativeSources DIR (the folder the engine's .def files go to)";
+
   public static void main(String[] args) {
-    if (args.length != 1) {
-      System.err.println("usage: NativeSources DIR (the folder the engine's .def files go to)");
-      System.exit(2);
-    }
-    try {
-      write(Path.of(args[0]));
-    } catch (IOException | RuntimeException e) {
-      System.err.println("NativeSources: " + args[0] + ": " + e.getMessage());
-      System.exit(2);
-    }
+    GeneratedFiles.main(USAGE, 1, args, a -> write(Path.of(a[0])));
   }
 }

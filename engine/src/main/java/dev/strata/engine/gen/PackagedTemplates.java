@@ -1,7 +1,5 @@
-// Generated from templates/engine/*.yaml by PackagedTemplatesTest (engine tests).
-// Do not edit: change the YAML, then run (templates/README.md)
-//   mvn -pl engine -am verify -Dtest=PackagedTemplatesTest \
-//     -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.update=true
+// Generated from templates/engine/*.yaml by the build (PackagedTemplatesSource).
+// Do not edit: change the YAML; the next build writes this file again.
 package dev.strata.engine.gen;
 
 import dev.strata.engine.Backend;
@@ -11,8 +9,8 @@ import java.util.Map;
 /**
  * The packaged engine templates, {@code templates/engine/<backend>.yaml}, as values: {@link
  * Templates#load} returns them without reading a resource or parsing YAML (docs/PERFORMANCE.md
- * §2c). The YAML files are the source; {@code PackagedTemplatesTest} reads each with the strict
- * reader and keeps this class equal to them.
+ * §2c). The YAML files are the source; the build writes this class from them ({@link
+ * PackagedTemplatesSource}, read with the strict reader) and compiles it.
  */
 final class PackagedTemplates {
   private PackagedTemplates() {}

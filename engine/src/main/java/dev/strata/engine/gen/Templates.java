@@ -11,12 +11,10 @@ import java.util.Set;
 /**
  * Engine templates. The packaged ones have one source, {@code templates/engine/<backend>.yaml}; the
  * build does not ship the YAML on the class path but compiles it into {@link PackagedTemplates}
- * (generated, committed), which {@link #load} returns, so {@code strata-setup} neither opens its
- * jar nor runs a YAML parser for them (docs/PERFORMANCE.md §2). {@code PackagedTemplatesTest}
- * (engine tests) parses every YAML file with {@link #parse} and fails while the class differs;
- * after changing a template regenerate the class with {@code mvn -pl engine -am verify
- * -Dtest=PackagedTemplatesTest -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.update=true}
- * (templates/README.md).
+ * (written by the build, {@link PackagedTemplatesSource}, and committed), which {@link #load}
+ * returns, so {@code strata-setup} neither opens its jar nor runs a YAML parser for them
+ * (docs/PERFORMANCE.md §2). {@code PackagedTemplatesTest} (engine tests) holds the class equal to
+ * every YAML file as {@link #parse} reads it (templates/README.md).
  *
  * <p>Template files are read strictly ({@link StrictYaml}): the keys are {@code template} (must be
  * {@value #SCHEMA}), {@code backend}, {@code args}, {@code env}.

@@ -1,7 +1,6 @@
 package dev.strata.engine.kv;
 
 import dev.strata.engine.Keywords;
-import java.util.Locale;
 
 /**
  * The KV-cache formats (docs/ENGINE-CONTRACT.md, KV formats) — the single source of cell sizes. A
@@ -106,14 +105,15 @@ public enum KvFormat {
 
   private static void requireHeadDim(KvFormat f, int headDim) {
     if (headDim <= 0) {
-      throw new IllegalArgumentException(String.format(Locale.ROOT, NEEDS_POSITIVE, headDim));
+      throw new IllegalArgumentException(
+          String.format(java.util.Locale.ROOT, NEEDS_POSITIVE, headDim));
     }
     if (f == INT8 && headDim % INT8_GROUP != 0) {
-      throw new IllegalArgumentException(String.format(Locale.ROOT, INT8_NEEDS, headDim));
+      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, INT8_NEEDS, headDim));
     }
     if (f == Q4_0 && headDim != 256) {
       // the FWHT rotation is defined over exactly 256 values (docs/ENGINE-CONTRACT.md, KV formats)
-      throw new IllegalArgumentException(String.format(Locale.ROOT, Q4_0_NEEDS, headDim));
+      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, Q4_0_NEEDS, headDim));
     }
   }
 

@@ -2,12 +2,14 @@ package dev.strata.engine.plan;
 
 import dev.strata.engine.model.ModelGeometry;
 import dev.strata.engine.model.ModelWidths;
+import java.util.List;
 
 /**
  * strata-ref's own working buffers, which a cpu-reference plan holds beside the weights, the KV
- * pools and the experts (docs/PLAN.md). The same formula as the C engine's: {@code
- * strata_memory_scratch_bytes} (engine/native/src/memory.c) of {@code strata_fwd_scratch_bytes}
- * (forward.c) plus one row of logits.
+ * pools and the experts (docs/PLAN.md). {@link #BUFFERS} is the one table of the forward pass's
+ * buffers: the build writes it into rules.def ({@link RulesDef}), and strata-ref's forward.c
+ * allocates, sizes ({@code strata_fwd_scratch_bytes}) and frees exactly its rows; the plan adds one
+ * row of logits (startup.c) and the arena's books (memory.c, {@link #BOOK_BYTES_PER_SLOT}).
  */
 final class RefScratch {
   private RefScratch() {}
@@ -19,28 +21,91 @@ final class RefScratch {
   static final long BOOK_BYTES_PER_SLOT = 16;
 
   /**
-   * strata-ref's working buffers, in bytes; they do not depend on the context. With B = {@link
-   * #BATCH}, E = embedding, Q = heads × head_dim, KV = KV heads × head_dim, F = max(FFN, expert
-   * FFN), X = experts, K = experts used, W = max(E, Q, FFN, expert FFN), V = vocabulary: the
-   * batch's activations 4·B·((3 + max(K, 1))·E + 2Q + 2KV + 2F + 2X) (the MoE keeps each token's K
-   * weighted expert outputs, to add them in llama.cpp's slot order), its quantized rows 4·B·W, the
-   * router's picks 8·B·K, one row of logits 4·V, and the arena's books 16 B per model slot.
+   * A width of one token's row in a forward buffer, from the model (strata_model's fields in
+   * forward.c: {@code fwd_dim}).
+   */
+  enum Dim {
+    /** 1. */
+    ONE,
+    /** E: the embedding (n_embd). */
+    E,
+    /** Q: heads × head_dim. */
+    Q,
+    /** KV: KV heads × head_dim. */
+    KV,
+    /** F: max(FFN, expert FFN). */
+    F,
+    /** X: the experts, at least 1 (a dense model's router buffer still has a row). */
+    X,
+    /** K: the experts used per token, at least 1. */
+    K,
+    /** W: the widest row a matrix product quantizes, max(E, Q, FFN, expert FFN). */
+    W;
+
+    long of(ModelGeometry model) {
+      ModelWidths w = model.widths();
+      long q = Math.multiplyExact(w.heads(), model.headDim());
+      long f = Math.max(w.feedForward(), w.expertFeedForward());
+      return switch (this) {
+        case ONE -> 1;
+        case E -> w.embedding();
+        case Q -> q;
+        case KV -> (long) model.kvHeads() * model.headDim();
+        case F -> f;
+        case X -> Math.max(model.experts(), 1);
+        case K -> Math.max(model.expertsUsed(), 1);
+        case W -> Math.max(Math.max(w.embedding(), q), f);
+      };
+    }
+  }
+
+  /**
+   * One buffer of strata-ref's forward pass ({@code strata_fwd}'s field): {@link #BATCH} rows of
+   * {@code count × dim × by} elements of {@code elementBytes}.
+   */
+  record Buffer(String field, int count, Dim dim, Dim by, int elementBytes) {
+    long bytes(ModelGeometry model) {
+      return Math.multiplyExact(
+          Math.multiplyExact(BATCH * count * elementBytes, dim.of(model)), by.of(model));
+    }
+  }
+
+  /**
+   * The forward pass's buffers, in allocation order: the residual stream, its norm and the MoE's
+   * sum (x, xb, xe), each token's K weighted expert outputs (eo, added in llama.cpp's slot order),
+   * Q and its attention output, K and V, the FFN's gate and up rows, the router's logits and
+   * probabilities (2 × X), the activations quantized to the weights' vec_dot type (xq: 4 bytes per
+   * value is the widest form, f32; Q8_K's 292 per 256 is less), the router's picks and weights.
+   */
+  static final List<Buffer> BUFFERS =
+      List.of(
+          new Buffer("x", 1, Dim.E, Dim.ONE, Float.BYTES),
+          new Buffer("xb", 1, Dim.E, Dim.ONE, Float.BYTES),
+          new Buffer("eo", 1, Dim.E, Dim.K, Float.BYTES),
+          new Buffer("xe", 1, Dim.E, Dim.ONE, Float.BYTES),
+          new Buffer("q", 1, Dim.Q, Dim.ONE, Float.BYTES),
+          new Buffer("att", 1, Dim.Q, Dim.ONE, Float.BYTES),
+          new Buffer("k", 1, Dim.KV, Dim.ONE, Float.BYTES),
+          new Buffer("v", 1, Dim.KV, Dim.ONE, Float.BYTES),
+          new Buffer("hb", 1, Dim.F, Dim.ONE, Float.BYTES),
+          new Buffer("hb2", 1, Dim.F, Dim.ONE, Float.BYTES),
+          new Buffer("router", 2, Dim.X, Dim.ONE, Float.BYTES),
+          new Buffer("xq", 4, Dim.W, Dim.ONE, 1),
+          new Buffer("route_e", 1, Dim.K, Dim.ONE, Integer.BYTES),
+          new Buffer("route_w", 1, Dim.K, Dim.ONE, Float.BYTES));
+
+  /**
+   * strata-ref's working buffers, in bytes; they do not depend on the context: every row of {@link
+   * #BUFFERS}, one row of logits 4·V (V = vocabulary) and the arena's books, {@link
+   * #BOOK_BYTES_PER_SLOT} per model slot.
    */
   static long bytes(ModelGeometry model) {
-    ModelWidths w = model.widths();
-    long e = w.embedding();
-    long q = Math.multiplyExact(w.heads(), model.headDim());
-    long kv = (long) model.kvHeads() * model.headDim();
-    long f = Math.max(w.feedForward(), w.expertFeedForward());
-    long x = model.experts();
-    long widest = Math.max(Math.max(e, q), f);
-    long slots = Math.max(model.expertsUsed(), 1);
-    long floats = BATCH * ((3 + slots) * e + 2 * q + 2 * kv + 2 * f + 2 * x);
-    long activations = Math.multiplyExact(floats, Float.BYTES);
-    long rows = BATCH * widest * Float.BYTES;
-    long picks = BATCH * model.expertsUsed() * (Integer.BYTES + Float.BYTES);
-    long logits = Math.multiplyExact(w.vocab(), Float.BYTES);
+    long forward = 0;
+    for (Buffer b : BUFFERS) {
+      forward = Math.addExact(forward, b.bytes(model));
+    }
+    long logits = Math.multiplyExact(model.widths().vocab(), Float.BYTES);
     long books = Math.multiplyExact(model.expertSlots(), BOOK_BYTES_PER_SLOT);
-    return activations + rows + picks + logits + books;
+    return forward + logits + books;
   }
 }

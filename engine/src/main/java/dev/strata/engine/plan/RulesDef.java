@@ -130,7 +130,40 @@ public final class RulesDef {
     words(c, "MORE_MEMORY", PlanWords.MORE_MEMORY);
     words(c, "POOL_EXCEEDED", PoolRule.WORDS);
     kvRefusal(c);
+    scratch(c);
     return c.append("\n#endif\n").toString();
+  }
+
+  /**
+   * {@link RefScratch#BUFFERS} as an X-macro: {@code STRATA_FWD_BUFFER(field, count, dim, by,
+   * element bytes)} a row, and the widths as {@code STRATA_FWD_DIM_*}; forward.c defines the macro,
+   * allocates, sizes and frees the rows.
+   */
+  private static void scratch(StringBuilder c) {
+    section(
+        c, "RefScratch.BUFFERS: strata_fwd's buffers, STRATA_BATCH x count x dim x by elements");
+    StringBuilder dims = new StringBuilder();
+    for (RefScratch.Dim d : RefScratch.Dim.values()) {
+      dims.append(dims.isEmpty() ? "" : ", ")
+          .append("STRATA_FWD_DIM_")
+          .append(d.name())
+          .append(" = ")
+          .append(d.ordinal());
+    }
+    c.append("enum strata_fwd_dim { ").append(dims).append(" };\n");
+    StringBuilder rows = new StringBuilder();
+    for (RefScratch.Buffer b : RefScratch.BUFFERS) {
+      List<String> args =
+          List.of(
+              b.field(),
+              Integer.toString(b.count()),
+              "STRATA_FWD_DIM_" + b.dim().name(),
+              "STRATA_FWD_DIM_" + b.by().name(),
+              Integer.toString(b.elementBytes()));
+      rows.append(" \\\n    STRATA_FWD_BUFFER(").append(String.join(", ", args)).append(")");
+    }
+    c.append("#define STRATA_FWD_BUFFERS").append(rows).append('\n');
+    define(c, "STRATA_FWD_N_BUFFERS", RefScratch.BUFFERS.size());
   }
 
   /**
@@ -139,9 +172,9 @@ public final class RulesDef {
    * the words of {@link KvPlanRules#refusal}: startup.c builds the same sentence from them.
    */
   private static void kvRefusal(StringBuilder c) {
-    c.append("\n/* RefLimits: strata-ref's attention holds at most these heads (attn.c) */\n");
-    define(c, "STRATA_REF_MAX_HEAD_DIM", Integer.toString(RefLimits.MAX_HEAD_DIM));
-    define(c, "STRATA_REF_MAX_KV_HEADS", Integer.toString(RefLimits.MAX_KV_HEADS));
+    section(c, "RefLimits: strata-ref's attention holds at most these heads (attn.c)");
+    define(c, "STRATA_REF_MAX_HEAD_DIM", RefLimits.MAX_HEAD_DIM);
+    define(c, "STRATA_REF_MAX_KV_HEADS", RefLimits.MAX_KV_HEADS);
     c.append("/* KvRules.poolFormats of cpu-reference and of the pc engine, by C ABI id */\n");
     for (Backend b : List.of(Backend.CPU_REFERENCE, Backend.PC)) {
       StringBuilder ids = new StringBuilder();
@@ -150,8 +183,7 @@ public final class RulesDef {
       }
       String name = b == Backend.PC ? "PC" : "REF";
       define(c, "STRATA_" + name + "_POOL_FORMATS", "{" + ids + "}");
-      define(
-          c, "STRATA_" + name + "_N_POOL_FORMATS", Integer.toString(KvRules.poolFormats(b).size()));
+      define(c, "STRATA_" + name + "_N_POOL_FORMATS", KvRules.poolFormats(b).size());
     }
     StringBuilder rules = new StringBuilder();
     for (KvFormat f : KvFormat.values()) {
@@ -164,21 +196,26 @@ public final class RulesDef {
     c.append("/* KvFormat.headDimRule by C ABI id: why its records cannot hold a head_dim */\n");
     define(c, "STRATA_KV_HEAD_DIM_RULES", "{" + rules + "}");
     c.append("/* KvPlanRules.refusal's words; NONE_HERE as cpu-reference says it */\n");
-    words(c, "KV_CANNOT_HOLD", KvPlanRules.CANNOT_HOLD);
-    words(c, "KV_HEAD_DIM", KvPlanRules.HEAD_DIM);
-    words(c, "KV_USE", KvPlanRules.USE);
-    words(c, "KV_FLAG", KvPlanRules.FLAG);
-    words(c, "KV_OR", KvPlanRules.OR);
-    words(c, "KV_LIST", KvPlanRules.LIST);
     String noneHere =
         PlanWords.fill(
             KvPlanRules.NONE_HERE,
             Backend.CPU_REFERENCE.id(),
             KvPlanRules.note(Backend.CPU_REFERENCE),
             "%s");
-    words(c, "KV_NONE_HERE", noneHere);
-    words(c, "KV_NONE_ANYWHERE", KvPlanRules.NONE_ANYWHERE);
-    words(c, "REF_LIMITS", RefLimits.WORDS);
+    List<Map.Entry<String, String>> kvWords =
+        List.of(
+            Map.entry("KV_CANNOT_HOLD", KvPlanRules.CANNOT_HOLD),
+            Map.entry("KV_HEAD_DIM", KvPlanRules.HEAD_DIM),
+            Map.entry("KV_USE", KvPlanRules.USE),
+            Map.entry("KV_FLAG", KvPlanRules.FLAG),
+            Map.entry("KV_OR", KvPlanRules.OR),
+            Map.entry("KV_LIST", KvPlanRules.LIST),
+            Map.entry("KV_NONE_HERE", noneHere),
+            Map.entry("KV_NONE_ANYWHERE", KvPlanRules.NONE_ANYWHERE),
+            Map.entry("REF_LIMITS", RefLimits.WORDS));
+    for (Map.Entry<String, String> w : kvWords) {
+      words(c, w.getKey(), w.getValue());
+    }
   }
 
   private static void define(StringBuilder c, String name, String value) {

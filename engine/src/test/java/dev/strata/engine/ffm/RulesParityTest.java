@@ -265,4 +265,26 @@ class RulesParityTest {
     }
     assertEquals(5, refused);
   }
+
+  /**
+   * strata-ref's scratch item is RefScratch's bytes (RefScratch.BUFFERS, the table forward.c
+   * allocates from, plus the logits row and the arena's books), on a MoE and on a dense model,
+   * whose router buffers keep one expert's row.
+   */
+  @Test
+  void theScratchIsTheJavaTablesBytes() throws Exception {
+    HostFacts host = new HostFacts("linux", "x86_64", 8, 0, 0, 64L << 30, 0, false, false, "", 0);
+    Path dense = TinyModel.dense("llama").write(dir, "d", 1, 7).getFirst();
+    for (Path m : List.of(model, dense)) {
+      ModelGeometry g = GgufReader.readModel(m).geometry();
+      MemoryPlan plan =
+          MemoryPlan.compute(PlanRequest.of(host, g, Backend.CPU_REFERENCE).withContext(64));
+      NativeEngineTest.Lines l =
+          check(m, "--ctx", "64", "--prompt-tokens", "1", "--n-predict", "0");
+      assertTrue(plan.scratchBytes() > 0, m.toString());
+      assertTrue(
+          l.has("plan: item=scratch bytes=" + plan.scratchBytes()),
+          m + ": Java " + plan.scratchBytes() + "; C " + l.lines);
+    }
+  }
 }

@@ -1,8 +1,10 @@
 package dev.strata.engine.gen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.strata.engine.Backend;
@@ -17,18 +19,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code templates/engine/*.yaml} are the source of the packaged templates; {@link
  * PackagedTemplates} is their compiled form, which {@link Templates#load} returns (no resource
  * read, no YAML parse at run time: docs/PERFORMANCE.md §2). This test reads every YAML file with
  * the strict reader ({@link Templates#parse}, all its checks) and requires the compiled values to
- * equal them, backend for backend; with {@code -Dgolden.update=true} (docs/GOLDEN.md) it rewrites
- * {@value #SOURCE} from the YAML instead ({@link #render}, in google-java-format's layout).
+ * equal them, backend for backend. The build writes {@value #SOURCE} from the YAML ({@link
+ * PackagedTemplatesSource}, in google-java-format's layout); this test keeps the generator honest.
  */
 class PackagedTemplatesTest {
   /** The generated source, relative to the repository root. */
@@ -40,19 +41,16 @@ class PackagedTemplatesTest {
   static final String REMEDY =
       "templates/engine/*.yaml are the source of "
           + SOURCE
-          + ": regenerate it with\n"
-          + "  mvn -pl engine -am verify -Dtest=PackagedTemplatesTest"
-          + " -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.update=true\n"
-          + "(./strata test -Dgolden.update=true does it too, but its config goldens would be made"
-          + " with the class compiled before the rewrite: regenerate the class first). The rewrite is"
-          + " in google-java-format's layout; should the build's spotless:check disagree, fix"
-          + " PackagedTemplatesTest.render, not the generated class.";
+          + ": the build writes it (PackagedTemplatesSource, engine/pom.xml's packaged-templates"
+          + " step, after the Java compiler); build the engine module again. The rendering is in"
+          + " google-java-format's layout; should the build's spotless:check disagree, fix"
+          + " PackagedTemplatesSource.render, not the generated class.";
 
   @Test
   void compiledTemplatesAreTheYamlFiles() throws IOException {
     Map<Backend, Template> yaml = fromYaml(RepoRoot.resolve(FOLDER));
     Map<Backend, Template> compiled = compiled();
-    if (updated(yaml) || yaml.equals(compiled)) {
+    if (yaml.equals(compiled)) {
       return;
     }
     List<String> problems = new ArrayList<>();
@@ -76,15 +74,42 @@ class PackagedTemplatesTest {
 
   @Test
   void theCommittedSourceIsTheRendering() throws IOException {
-    // The class is what render() writes, so a regeneration changes only what the YAML changed.
+    // The build wrote the class from the YAML (PackagedTemplatesSource), so a regeneration
+    // changes only what the YAML changed.
     Map<Backend, Template> yaml = fromYaml(RepoRoot.resolve(FOLDER));
-    if (updated(yaml)) {
-      return;
-    }
     assertEquals(
         render(yaml),
         Files.readString(RepoRoot.resolve(SOURCE), StandardCharsets.UTF_8),
         "the committed " + SOURCE + " is not the rendering of " + FOLDER + "\n" + REMEDY);
+  }
+
+  /**
+   * The build's step: an edited template is written into the source and compiled into the classes
+   * in the same run; an unchanged one writes nothing; a bad one is one line naming the file.
+   */
+  @Test
+  void theBuildWritesAndCompilesTheSourceOfAnEditedTemplate(@TempDir Path tmp) throws IOException {
+    Path templates = Files.createDirectories(tmp.resolve("engine"));
+    for (Path f : List.of(RepoRoot.resolve(FOLDER).resolve("metal.yaml"))) {
+      String yaml = Files.readString(f, StandardCharsets.UTF_8);
+      Files.writeString(templates.resolve("metal.yaml"), yaml.replace("'2'", "'3'"));
+    }
+    Path source = tmp.resolve("PackagedTemplates.java");
+    Path classes = Files.createDirectories(tmp.resolve("classes"));
+    assertTrue(PackagedTemplatesSource.write(templates, source, classes));
+    String text = Files.readString(source, StandardCharsets.UTF_8);
+    assertEquals(render(fromYaml(templates)), text);
+    assertTrue(text.contains("List.of(\"--spec\", \"3\""), text);
+    assertTrue(
+        Files.isRegularFile(classes.resolve("dev/strata/engine/gen/PackagedTemplates.class")));
+    assertFalse(PackagedTemplatesSource.write(templates, source, classes), "unchanged");
+    Files.writeString(
+        templates.resolve("metal.yaml"), "template: strata.template/v1\nbackend: pc\n");
+    RuntimeException e =
+        assertThrows(
+            RuntimeException.class,
+            () -> PackagedTemplatesSource.write(templates, source, classes));
+    assertTrue(e.getMessage().contains("templates/engine/metal.yaml"), e.getMessage());
   }
 
   @Test
@@ -156,43 +181,16 @@ class PackagedTemplatesTest {
         text.substring(text.indexOf("  private static Template metal()"), text.lastIndexOf("}")));
   }
 
-  /**
-   * With {@code -Dgolden.update=true}: rewrites {@value #SOURCE} when it is not the rendering of
-   * {@code yaml} (the class compiled into this run stays the old one until the next build).
-   */
-  private static boolean updated(Map<Backend, Template> yaml) throws IOException {
-    if (!Boolean.getBoolean(GoldenFiles.UPDATE_PROPERTY)) {
-      return false;
-    }
-    Path source = RepoRoot.resolve(SOURCE);
-    String text = render(yaml);
-    if (!text.equals(Files.readString(source, StandardCharsets.UTF_8))) {
-      Files.writeString(source, text, StandardCharsets.UTF_8);
-    }
-    return true;
+  static Map<Backend, Template> fromYaml(Path dir) throws IOException {
+    return PackagedTemplatesSource.fromYaml(dir);
   }
 
-  /** Every {@code *.yaml} under {@code dir}, parsed strictly, by the backend its name gives. */
-  static Map<Backend, Template> fromYaml(Path dir) throws IOException {
-    Map<Backend, Template> out = new EnumMap<>(Backend.class);
-    List<Path> files;
-    try (Stream<Path> s = Files.list(dir)) {
-      files = s.filter(p -> p.getFileName().toString().endsWith(".yaml")).sorted().toList();
-    }
-    for (Path f : files) {
-      String file = f.getFileName().toString();
-      String name = FOLDER + "/" + file;
-      Backend b = Backend.fromId(file.substring(0, file.length() - ".yaml".length()));
-      if (b == null || !(b.id() + ".yaml").equals(file)) {
-        fail(name + ": the file name must be a backend id + .yaml (metal, cpu-reference, pc)");
-      }
-      Template t = Templates.parse(Files.readString(f, StandardCharsets.UTF_8), name);
-      if (t.backend() != b) {
-        fail(name + ": says backend " + t.backend().id() + ", not " + b.id());
-      }
-      out.put(b, t);
-    }
-    return out;
+  static String render(Map<Backend, Template> templates) {
+    return PackagedTemplatesSource.render(templates);
+  }
+
+  static String literal(String s) {
+    return PackagedTemplatesSource.literal(s);
   }
 
   static Map<Backend, Template> compiled() {
@@ -204,148 +202,5 @@ class PackagedTemplatesTest {
       }
     }
     return out;
-  }
-
-  // --- the generated source -------------------------------------------------------------------
-
-  private static final int WIDTH = 100;
-
-  /** {@value #SOURCE} for these templates, in google-java-format's layout. */
-  static String render(Map<Backend, Template> templates) {
-    Map<Backend, Template> sorted = new EnumMap<>(Backend.class);
-    sorted.putAll(templates);
-    StringBuilder s = new StringBuilder();
-    s.append("// Generated from templates/engine/*.yaml by PackagedTemplatesTest (engine tests).\n")
-        .append("// Do not edit: change the YAML, then run (templates/README.md)\n")
-        .append("//   mvn -pl engine -am verify -Dtest=PackagedTemplatesTest \\\n")
-        .append("//     -Dsurefire.failIfNoSpecifiedTests=false -Dgolden.update=true\n")
-        .append("package dev.strata.engine.gen;\n\n")
-        .append("import dev.strata.engine.Backend;\n")
-        .append("import java.util.List;\n")
-        .append("import java.util.Map;\n\n")
-        .append("/**\n")
-        .append(
-            " * The packaged engine templates, {@code templates/engine/<backend>.yaml}, as values:")
-        .append(" {@link\n")
-        .append(" * Templates#load} returns them without reading a resource or parsing YAML")
-        .append(" (docs/PERFORMANCE.md\n")
-        .append(" * §2c). The YAML files are the source; {@code PackagedTemplatesTest} reads each")
-        .append(" with the strict\n")
-        .append(" * reader and keeps this class equal to them.\n")
-        .append(" */\n")
-        .append("final class PackagedTemplates {\n")
-        .append("  private PackagedTemplates() {}\n\n")
-        .append(
-            "  /** The packaged template of a backend; null when templates/engine/ has none. */\n")
-        .append("  static Template of(Backend backend) {\n")
-        .append("    return switch (backend) {\n");
-    for (Backend b : sorted.keySet()) {
-      s.append("      case ").append(b.name()).append(" -> ").append(method(b)).append("();\n");
-    }
-    s.append("      default -> null;\n").append("    };\n").append("  }\n");
-    for (Map.Entry<Backend, Template> e : sorted.entrySet()) {
-      Template t = e.getValue();
-      List<Expr> args = new ArrayList<>();
-      for (String a : t.args()) {
-        args.add(new Atom(literal(a)));
-      }
-      List<Expr> env = new ArrayList<>();
-      t.env().forEach((k, v) -> env.add(new Call("Map.entry", List.of(atom(k), atom(v)))));
-      Expr ctor =
-          new Call(
-              "new Template",
-              List.of(
-                  atom(t.name()),
-                  new Atom("Backend." + t.backend().name()),
-                  new Call("List.of", args),
-                  env.isEmpty() ? new Call("Map.of", List.of()) : new Call("Map.ofEntries", env)));
-      s.append("\n  private static Template ").append(method(e.getKey())).append("() {\n");
-      layout(s, 4, "return ", ctor, ";");
-      s.append("  }\n");
-    }
-    return s.append("}\n").toString();
-  }
-
-  /** CPU_REFERENCE → cpuReference. */
-  private static String method(Backend b) {
-    StringBuilder m = new StringBuilder();
-    for (String part : b.name().toLowerCase(Locale.ROOT).split("_")) {
-      m.append(m.isEmpty() ? part : Character.toUpperCase(part.charAt(0)) + part.substring(1));
-    }
-    return m.toString();
-  }
-
-  /** An expression of the generated code: a literal or a call with arguments. */
-  private sealed interface Expr permits Atom, Call {
-    String flat();
-  }
-
-  private record Atom(String flat) implements Expr {}
-
-  private record Call(String name, List<Expr> args) implements Expr {
-    @Override
-    public String flat() {
-      List<String> a = new ArrayList<>();
-      for (Expr e : args) {
-        a.add(e.flat());
-      }
-      return name + "(" + String.join(", ", a) + ")";
-    }
-  }
-
-  private static Atom atom(String s) {
-    return new Atom(literal(s));
-  }
-
-  /**
-   * google-java-format's layout of a call: on one line if it fits; else a break after "(" and the
-   * arguments on one line at +4 if they fit there (none of them broken); else one argument a line,
-   * each laid out the same way.
-   */
-  private static void layout(StringBuilder s, int indent, String prefix, Expr e, String suffix) {
-    String pad = " ".repeat(indent);
-    String flat = prefix + e.flat() + suffix;
-    if (!(e instanceof Call c) || indent + flat.length() <= WIDTH || c.args().isEmpty()) {
-      s.append(pad).append(flat).append('\n');
-      return;
-    }
-    s.append(pad).append(prefix).append(c.name()).append("(\n");
-    String inner = new Call("", c.args()).flat();
-    String oneLine = inner.substring(1, inner.length() - 1) + ")" + suffix;
-    if (indent + 4 + oneLine.length() <= WIDTH) {
-      s.append(pad).append("    ").append(oneLine).append('\n');
-      return;
-    }
-    for (int i = 0; i < c.args().size(); i++) {
-      boolean last = i == c.args().size() - 1;
-      layout(s, indent + 4, "", c.args().get(i), last ? ")" + suffix : ",");
-    }
-  }
-
-  /** A Java string literal of {@code s}: printable ASCII as is, the rest escaped. */
-  static String literal(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        case '\b' -> b.append("\\b");
-        case '\f' -> b.append("\\f");
-        default -> {
-          if (c < 0x20 || c == 0x7f) {
-            b.append(String.format(Locale.ROOT, "\\%03o", (int) c));
-          } else if (c > 0x7f) {
-            b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.append('"').toString();
   }
 }
