@@ -224,7 +224,26 @@ class SessionTest {
   void badArgumentsAreTheEnginesCode2() {
     // main's workload flags, given, must fit the context (the engine's startup rule): 512 + 64 >
     // 256
-    refusedOpen("exceed", "--ctx", "256", "--prompt-tokens", "512", "--n-predict", "64");
+    Lines refused = new Lines();
+    SessionException tooBig =
+        assertThrows(
+            SessionException.class,
+            () ->
+                engine.openSession(
+                    List.of(
+                        "--model",
+                        model.toString(),
+                        "--ctx",
+                        "256",
+                        "--prompt-tokens",
+                        "512",
+                        "--n-predict",
+                        "64"),
+                    refused));
+    assertEquals(2, tooBig.exitCode());
+    assertTrue(
+        refused.lines.stream().anyMatch(l -> l.startsWith("ERROR") && l.contains("exceed")),
+        String.join("\n", refused.lines));
     Lines lines = new Lines();
     try (Session s = open(lines)) {
       SessionException e =
@@ -241,22 +260,14 @@ class SessionTest {
 
   @Test
   void aBadOpenIsTheEnginesCode() {
-    refusedOpen("--ctx", "--ctx", "x");
-  }
-
-  /**
-   * Opens a session of the model with {@code flags} after {@code --model}: the engine refuses it
-   * with code 2 and an ERROR line that mentions {@code says}.
-   */
-  private void refusedOpen(String says, String... flags) {
-    List<String> args = new ArrayList<>(List.of("--model", model.toString()));
-    args.addAll(List.of(flags));
     Lines lines = new Lines();
     SessionException e =
-        assertThrows(SessionException.class, () -> engine.openSession(args, lines));
+        assertThrows(
+            SessionException.class,
+            () -> engine.openSession(List.of("--model", model.toString(), "--ctx", "x"), lines));
     assertEquals(2, e.exitCode());
     assertTrue(
-        lines.lines.stream().anyMatch(l -> l.startsWith("ERROR") && l.contains(says)),
+        lines.lines.stream().anyMatch(l -> l.startsWith("ERROR") && l.contains("--ctx")),
         String.join("\n", lines.lines));
   }
 

@@ -26,19 +26,14 @@ class ExpectedReadsTest {
     assertEquals(0, all.bytesPerToken());
   }
 
-  /** A trace of one layer: the prompt looks up 0, 1, 2 in one call; decode then 0, 0, 3, 0, 1. */
-  private static RoutingProfile prompt012Decode00301() {
+  @Test
+  void lruReplayCountsTheDecodeMissesOfTheEnginesLru() {
+    // prompt 0,1,2 at 2 slots -> {1,2}; decode 0 miss {2,0}, 0 hit, 3 miss {0,3}, 0 hit, 1 miss
     List<String> t = new ArrayList<>(List.of(HEAD, "l 0 3 0 1 2"));
     for (int e : new int[] {0, 0, 3, 0, 1}) {
       t.add("l 0 1 " + e);
     }
-    return RoutingProfile.parse("t", t, "t");
-  }
-
-  @Test
-  void lruReplayCountsTheDecodeMissesOfTheEnginesLru() {
-    // prompt 0,1,2 at 2 slots -> {1,2}; decode 0 miss {2,0}, 0 hit, 3 miss {0,3}, 0 hit, 1 miss
-    RoutingProfile p = prompt012Decode00301();
+    RoutingProfile p = RoutingProfile.parse("t", t, "t");
     assertEquals(3 / 5.0, ExpectedReads.lruReplay(p, 2), 1e-12);
     // one slot: 0 hits once (0 then 0), every other decode lookup misses
     assertEquals(4 / 5.0, ExpectedReads.lruReplay(p, 1), 1e-12);
@@ -50,7 +45,11 @@ class ExpectedReadsTest {
     // prompt: 0 miss, 1 miss, 2 miss evicts 0 (count 1, oldest) -> {1,2}
     // decode 0: miss, evicts 1 (count 1, older than 2) -> {2,0}; 0 again: hit (0 has 3)
     // 3: miss, evicts 2 (count 1) -> {0,3}; 0: hit; 1: miss (count 2) evicts 3 (count 1)
-    RoutingProfile p = prompt012Decode00301();
+    List<String> t = new ArrayList<>(List.of(HEAD, "l 0 3 0 1 2"));
+    for (int e : new int[] {0, 0, 3, 0, 1}) {
+      t.add("l 0 1 " + e);
+    }
+    RoutingProfile p = RoutingProfile.parse("t", t, "t");
     assertEquals(5, p.decodeTokens());
     assertEquals(3 / 5.0, ExpectedReads.lfuReplay(p, 2), 1e-12);
     ExpectedReads r = ExpectedReads.of(new ExpertArena(100, 2, 4, 1, 200), "lfu", p);

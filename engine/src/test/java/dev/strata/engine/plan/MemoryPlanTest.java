@@ -34,13 +34,6 @@ class MemoryPlanTest {
     return MemoryPlan.compute(metal(host, m, ctx, kv).withExperts(ExpertsMode.STREAM));
   }
 
-  /** strata-ref on a Linux machine of {@code gib} GiB, the seed model streamed at 4096 tokens. */
-  private static PlanRequest refStream(long gib) {
-    return PlanRequest.of(Fixtures.linux(gib), seed(), Backend.CPU_REFERENCE)
-        .withContext(4096)
-        .withExperts(ExpertsMode.STREAM);
-  }
-
   private static MemoryPlan resident(HostFacts host, ModelGeometry m, long ctx, KvFormat kv) {
     return MemoryPlan.compute(metal(host, m, ctx, kv).withExperts(ExpertsMode.RESIDENT));
   }
@@ -212,7 +205,10 @@ class MemoryPlanTest {
    */
   @Test
   void aBindingMemBudgetIsTheRemedyNotTheMachine() {
-    PlanRequest ref = refStream(24);
+    PlanRequest ref =
+        PlanRequest.of(Fixtures.linux(24), seed(), Backend.CPU_REFERENCE)
+            .withContext(4096)
+            .withExperts(ExpertsMode.STREAM);
     MemoryPlan tight = MemoryPlan.compute(ref.withMemBudgetMb(4500));
     assertFalse(tight.fits());
     assertTrue(
@@ -236,7 +232,12 @@ class MemoryPlanTest {
                     + " or remove --mem-budget-mb \\(without it the engine may use 23.00 GiB\\)"),
         kv.refusal());
     // the same shortfall without the flag is the machine's
-    MemoryPlan small = MemoryPlan.compute(refStream(5).withMemBudgetMb(100_000));
+    MemoryPlan small =
+        MemoryPlan.compute(
+            PlanRequest.of(Fixtures.linux(5), seed(), Backend.CPU_REFERENCE)
+                .withContext(4096)
+                .withExperts(ExpertsMode.STREAM)
+                .withMemBudgetMb(100_000));
     assertTrue(
         small
             .refusal()
@@ -254,7 +255,10 @@ class MemoryPlanTest {
    */
   @Test
   void aMemBudgetAboveTheMachineIsSaidToBeCappedAndTheBudgetRowNamesItsSource() {
-    PlanRequest ref = refStream(24);
+    PlanRequest ref =
+        PlanRequest.of(Fixtures.linux(24), seed(), Backend.CPU_REFERENCE)
+            .withContext(4096)
+            .withExperts(ExpertsMode.STREAM);
     MemoryPlan own = MemoryPlan.compute(ref);
     long ownMb = own.budgetBytes() / (1L << 20);
     MemoryPlan above = MemoryPlan.compute(ref.withMemBudgetMb(100_000));
