@@ -11,10 +11,24 @@ import dev.strata.engine.StrataException;
 public final class ConfigException extends StrataException {
   private static final long serialVersionUID = 1L;
 
-  private final String source;
-  private final int line;
-  private final int column;
-  private final String detail;
+  /**
+   * Where a config problem is.
+   *
+   * @param source the file as the user named it, or a label such as "(config)"
+   * @param line 1-based line, 0 when the problem has no position (the file as a whole)
+   * @param column 1-based column, 0 when unknown
+   */
+  public record Where(String source, int line, int column) {
+    /** {@code source}, {@code source:line} or {@code source:line:column}, as far as known. */
+    @Override
+    public String toString() {
+      return line <= 0
+          ? source
+          : column <= 0 ? source + ":" + line : source + ":" + line + ":" + column;
+    }
+  }
+
+  private final Where where;
 
   /**
    * @param source the file as the user named it, or a label such as "(config)"
@@ -23,36 +37,21 @@ public final class ConfigException extends StrataException {
    * @param detail what is wrong, one line
    */
   public ConfigException(String source, int line, int column, String detail) {
-    super(ExitCodes.USAGE, format(source, line, column, detail));
-    this.source = source;
-    this.line = line;
-    this.column = column;
-    this.detail = detail;
+    this(new Where(source, line, column), detail);
   }
 
-  private static String format(String source, int line, int column, String detail) {
-    String where =
-        line <= 0 ? source : column <= 0 ? source + ":" + line : source + ":" + line + ":" + column;
-    return where + ": " + detail;
+  private ConfigException(Where where, String detail) {
+    super(ExitCodes.USAGE, where + ": " + detail);
+    this.where = where;
   }
 
-  /** The file as the user named it. */
-  public String source() {
-    return source;
+  /** Where the problem is. */
+  public Where where() {
+    return where;
   }
 
-  /** 1-based line, 0 when none. */
-  public int line() {
-    return line;
-  }
-
-  /** 1-based column, 0 when none. */
-  public int column() {
-    return column;
-  }
-
-  /** The message without the position. */
+  /** The message without the position: what follows {@code where + ": "}. */
   public String detail() {
-    return detail;
+    return getMessage().substring(where.toString().length() + 2);
   }
 }

@@ -112,7 +112,7 @@ final class LibraryLoader {
    * @throws EngineLoadException (exit 3) when the loader refuses it
    */
   static Loaded load(VerifiedLibrary library) {
-    Path shown = library.configured();
+    Path shown = library.checked().configured();
     int extra = -1;
     String name;
     try {
@@ -189,7 +189,7 @@ final class LibraryLoader {
    */
   private static synchronized String dlopenName(VerifiedLibrary library) throws IOException {
     String name = library.loadName(library.fd());
-    if (library.strategy() != VerifiedLibrary.Strategy.FD_PATH || NAMES_USED.add(name)) {
+    if (library.checked().strategy() != VerifiedLibrary.Strategy.FD_PATH || NAMES_USED.add(name)) {
       return name;
     }
     for (int i = 0; i < 64; i++) {

@@ -56,30 +56,27 @@ public final class VerifiedLibrary implements AutoCloseable {
     }
   }
 
-  private final Path configured;
-  private final Path real;
-  private final String sha256;
-  private final boolean pinned;
-  private final Strategy strategy;
+  /**
+   * What was checked: the same for every use of the library, and true for as long as it is open.
+   *
+   * @param configured the library as the config names it
+   * @param real the file that was opened, every link resolved: for messages only, never re-opened
+   * @param sha256 the SHA-256 of the checked bytes, lower-case hex
+   * @param pinned whether the config pinned the hash (and it matched)
+   * @param strategy how the bytes reach the loader; null when checked for a config, never loaded
+   */
+  public record Checked(
+      Path configured, Path real, String sha256, boolean pinned, Strategy strategy) {}
+
+  private final Checked checked;
   private TrustedPath.OpenFile file;
   private final Path privateDir;
   private final Path loadPath;
   private boolean closed;
 
   private VerifiedLibrary(
-      Path configured,
-      Path real,
-      String sha256,
-      boolean pinned,
-      Strategy strategy,
-      TrustedPath.OpenFile file,
-      Path privateDir,
-      Path loadPath) {
-    this.configured = configured;
-    this.real = real;
-    this.sha256 = sha256;
-    this.pinned = pinned;
-    this.strategy = strategy;
+      Checked checked, TrustedPath.OpenFile file, Path privateDir, Path loadPath) {
+    this.checked = checked;
     this.file = file;
     this.privateDir = privateDir;
     this.loadPath = loadPath;
@@ -111,7 +108,7 @@ public final class VerifiedLibrary implements AutoCloseable {
    */
   public static String checkForConfig(Path library, String context, LibraryFile.Format format) {
     try (VerifiedLibrary v = open(library, null, context, null, TrustedPath.me(), format)) {
-      return v.sha256();
+      return v.checked().sha256();
     }
   }
 
@@ -185,7 +182,9 @@ public final class VerifiedLibrary implements AutoCloseable {
       }
       VerifiedLibrary v;
       if (strategy == Strategy.FD_PATH || strategy == null) {
-        v = new VerifiedLibrary(abs, f.real(), actual, pinned, strategy, f, null, null);
+        v =
+            new VerifiedLibrary(
+                new Checked(abs, f.real(), actual, pinned, strategy), f, null, null);
       } else {
         Path dir = PrivateCopy.folder(me);
         Path copy;
@@ -195,7 +194,7 @@ public final class VerifiedLibrary implements AutoCloseable {
           Folders.deleteQuietly(dir);
           throw e;
         }
-        v = new VerifiedLibrary(abs, f.real(), actual, pinned, strategy, f, dir, copy);
+        v = new VerifiedLibrary(new Checked(abs, f.real(), actual, pinned, strategy), f, dir, copy);
       }
       keep = true;
       return v;
@@ -270,32 +269,12 @@ public final class VerifiedLibrary implements AutoCloseable {
               + ")");
     }
     Path loadPath = strategy == Strategy.PRIVATE_COPY ? Path.of(handle) : null;
-    return new VerifiedLibrary(abs, abs, actual, true, strategy, f, null, loadPath);
+    return new VerifiedLibrary(new Checked(abs, abs, actual, true, strategy), f, null, loadPath);
   }
 
-  /** The library as the config names it. */
-  public Path configured() {
-    return configured;
-  }
-
-  /** The file that was opened: every link resolved. For messages only; never re-opened. */
-  public Path real() {
-    return real;
-  }
-
-  /** The SHA-256 of the checked bytes, lower-case hex. */
-  public String sha256() {
-    return sha256;
-  }
-
-  /** Whether the config pinned the hash (and it matched). */
-  public boolean pinned() {
-    return pinned;
-  }
-
-  /** How the bytes reach the loader. */
-  public Strategy strategy() {
-    return strategy;
+  /** What was checked. */
+  public Checked checked() {
+    return checked;
   }
 
   /**
@@ -303,7 +282,7 @@ public final class VerifiedLibrary implements AutoCloseable {
    * file (/proc/self/fd/N)" or "a private copy … (sha256 re-checked)".
    */
   public String loadedVia() {
-    return strategy == Strategy.FD_PATH
+    return checked.strategy() == Strategy.FD_PATH
         ? "the open file that was checked (/proc/self/fd/N), never the path again"
         : "a copy of the checked bytes in a private 0700 folder (sha256 re-checked): "
             + (loadPath == null ? "?" : loadPath);
@@ -315,7 +294,7 @@ public final class VerifiedLibrary implements AutoCloseable {
    */
   public String handOver() {
     requireOpen();
-    return strategy == Strategy.FD_PATH
+    return checked.strategy() == Strategy.FD_PATH
         ? "/proc/" + ProcessHandle.current().pid() + "/fd/" + file.fd()
         : loadPath.toString();
   }
@@ -325,7 +304,7 @@ public final class VerifiedLibrary implements AutoCloseable {
    * private: {@link NativeEngine#load(VerifiedLibrary)} is the one caller.
    */
   String loadName(int fd) {
-    return strategy == Strategy.FD_PATH ? "/proc/self/fd/" + fd : loadPath.toString();
+    return checked.strategy() == Strategy.FD_PATH ? "/proc/self/fd/" + fd : loadPath.toString();
   }
 
   /** The open descriptor (for {@link NativeEngine#load(VerifiedLibrary)}). */
@@ -341,8 +320,9 @@ public final class VerifiedLibrary implements AutoCloseable {
    *     version differs
    */
   public NativeEngine load() {
-    if (strategy == null) {
-      throw new IllegalStateException("checked for a config, not for loading: " + configured);
+    if (checked.strategy() == null) {
+      throw new IllegalStateException(
+          "checked for a config, not for loading: " + checked.configured());
     }
     return NativeEngine.load(this);
   }
@@ -365,7 +345,7 @@ public final class VerifiedLibrary implements AutoCloseable {
 
   private void requireOpen() {
     if (closed) {
-      throw new IllegalStateException("engine library " + configured + " was closed");
+      throw new IllegalStateException("engine library " + checked.configured() + " was closed");
     }
   }
 

@@ -167,12 +167,7 @@ public final class PlanText {
         new Row(
             "prompt-GEMM stand-by",
             p.standbyBytes(),
-            Units.count(s.slots())
-                + " slots x "
-                + Units.count(a.slotBytes())
-                + " B ("
-                + s.reason()
-                + ")"));
+            slots(Units.count(s.slots()), a) + " (" + s.reason() + ")"));
     rows.add(
         new Row(
             "page-cache headroom",
@@ -188,12 +183,8 @@ public final class PlanText {
         new Row(
             "expert arena",
             a.bytes(),
-            Units.count(a.slots())
-                + " of "
-                + Units.count(a.modelSlots())
-                + " slots x "
-                + Units.count(a.slotBytes())
-                + " B; one token uses "
+            slots(Units.count(a.slots()) + " of " + Units.count(a.modelSlots()), a)
+                + "; one token uses "
                 + Units.count(a.tokenSlots())));
     if (p.scratchBytes() > 0) {
       rows.add(new Row("engine scratch", p.scratchBytes(), "strata-ref's working buffers"));
@@ -309,6 +300,11 @@ public final class PlanText {
    */
   public static final List<String> ITEM_NAMES =
       List.of("weights", "kv", "ssm_state", "standby", "arena", "scratch");
+
+  /** "{@code count} slots x N B": slots of the arena's size (the stand-by slots are too). */
+  private static String slots(String count, ExpertArena a) {
+    return count + " slots x " + Units.count(a.slotBytes()) + " B";
+  }
 
   private static void item(List<String> out, String name, long bytes) {
     if (bytes > 0) {

@@ -148,8 +148,14 @@ class ConfigFuzzTest {
         assertEquals(ExitCodes.USAGE, e.exitCode(), "case " + i + ": " + e.getMessage());
         long lines = new String(input, StandardCharsets.UTF_8).lines().count();
         assertTrue(
-            e.line() >= 0 && e.line() <= lines + 1 && e.column() >= 0,
-            "case " + i + ": position " + e.line() + ":" + e.column() + " outside the input");
+            e.where().line() >= 0 && e.where().line() <= lines + 1 && e.where().column() >= 0,
+            "case "
+                + i
+                + ": position "
+                + e.where().line()
+                + ":"
+                + e.where().column()
+                + " outside the input");
       } catch (Throwable t) {
         String text = new String(input, StandardCharsets.UTF_8);
         fail(

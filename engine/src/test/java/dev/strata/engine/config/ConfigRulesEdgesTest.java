@@ -36,7 +36,7 @@ class ConfigRulesEdgesTest {
         lib.getMessage());
     ConfigException shard =
         refused(with("- /models/m-00003-of-00004.gguf", "- \"/models/m-3\\uFEFF.gguf\""));
-    assertEquals(9, shard.line(), shard.getMessage());
+    assertEquals(9, shard.where().line(), shard.getMessage());
     assertTrue(
         shard
             .detail()
@@ -45,7 +45,7 @@ class ConfigRulesEdgesTest {
                     + " at character 12"),
         shard.getMessage());
     ConfigException arg = refused(with("- --ctx\n", "- \"--ctx\\uFEFF\"\n"));
-    assertEquals(26, arg.line(), arg.getMessage());
+    assertEquals(26, arg.where().line(), arg.getMessage());
     assertTrue(
         arg.detail().startsWith("args: holds an invisible byte order mark"), arg.getMessage());
   }
@@ -56,15 +56,15 @@ class ConfigRulesEdgesTest {
     assertEquals(
         longest, ConfigCodec.read(with(LIB, "library: " + longest), "c").engine().library());
     ConfigException e = refused(with(LIB, "library: " + longest + "l"));
-    assertEquals(4, e.line());
+    assertEquals(4, e.where().line());
     assertEquals("engine.library: the path is 4097 bytes long (at most 4096)", e.detail());
   }
 
   @Test
   void aBadFirstArgumentIsPointedAt() {
     ConfigException e = refused(with("- --model\n", "- --mdoel\n"));
-    assertEquals(24, e.line(), e.getMessage());
-    assertEquals(3, e.column(), e.getMessage()); // the item, not the list
+    assertEquals(24, e.where().line(), e.getMessage());
+    assertEquals(3, e.where().column(), e.getMessage()); // the item, not the list
     assertTrue(e.detail().startsWith("args: "), e.getMessage());
   }
 

@@ -59,16 +59,16 @@ class YamlEdgesTest {
     assertTrue(e.detail().startsWith("YAML syntax error: "), e.getMessage());
     assertTrue(e.detail().contains("64"), e.getMessage());
     assertEquals(1, e.getMessage().lines().count(), e.getMessage());
-    assertTrue(e.line() >= 1 && e.column() >= 1, e.getMessage());
+    assertTrue(e.where().line() >= 1 && e.where().column() >= 1, e.getMessage());
   }
 
   @Test
   void aSecondDocumentIsNamedWhereItStarts() {
     // the place is the second document's first node, the line after its '---'
     ConfigException e = refused("a: 1\n---\nb: 2\n");
-    assertEquals("t.yaml", e.source());
-    assertEquals(3, e.line());
-    assertEquals(1, e.column());
+    assertEquals("t.yaml", e.where().source());
+    assertEquals(3, e.where().line());
+    assertEquals(1, e.where().column());
     assertEquals(
         "a second YAML document starts here; a config is one document (remove the '---')",
         e.detail());
@@ -78,20 +78,20 @@ class YamlEdgesTest {
   @Test
   void crlfAndLoneCrCountAsOneLineBreak() {
     ConfigException crlf = refused("a: 1\r\nb:\r\n\tc: 2\r\n");
-    assertEquals(3, crlf.line(), crlf.getMessage());
-    assertEquals(1, crlf.column(), crlf.getMessage());
+    assertEquals(3, crlf.where().line(), crlf.getMessage());
+    assertEquals(1, crlf.where().column(), crlf.getMessage());
     assertTrue(crlf.detail().startsWith("a tab indents this line"), crlf.getMessage());
     ConfigException cr = refused("a: 1\rb:\r\tc: 2\r");
-    assertEquals(3, cr.line(), cr.getMessage());
+    assertEquals(3, cr.where().line(), cr.getMessage());
     ConfigException nel = refused("a: 1\nb:\u2028\tc: 2\n");
-    assertEquals(3, nel.line(), nel.getMessage());
+    assertEquals(3, nel.where().line(), nel.getMessage());
   }
 
   @Test
   void aTabIsRefusedInIndentationOnlyAndWhereItIs() {
     ConfigException e = refused("a:\n  \tb: 1\n");
-    assertEquals(2, e.line());
-    assertEquals(3, e.column());
+    assertEquals(2, e.where().line());
+    assertEquals(3, e.where().column());
     var map =
         assertInstanceOf(YamlReader.MapNode.class, parse("a: \"x\ty\"\n", ConfigReader.LIMITS));
     var value = assertInstanceOf(YamlReader.Scalar.class, map.entries().get("a").value());
@@ -102,8 +102,8 @@ class YamlEdgesTest {
   void aByteOrderMarkIsAllowedOnlyFirst() {
     assertInstanceOf(YamlReader.MapNode.class, parse("\uFEFFa: 1\n", ConfigReader.LIMITS));
     ConfigException e = refused("a: 1\n\uFEFFb: 2\n");
-    assertEquals(2, e.line());
-    assertEquals(1, e.column());
+    assertEquals(2, e.where().line());
+    assertEquals(1, e.where().column());
     assertTrue(e.detail().startsWith("character U+FEFF is not allowed here"), e.getMessage());
   }
 
@@ -126,7 +126,7 @@ class YamlEdgesTest {
         assertThrows(
             ConfigException.class,
             () -> YamlReader.utf8(new byte[] {'a', '\n', 'b', '\n', (byte) 0xC3}, errors));
-    assertEquals(3, e.line());
+    assertEquals(3, e.where().line());
     assertEquals("not UTF-8 text (a bad byte at offset 4); save it as UTF-8", e.detail());
   }
 

@@ -175,7 +175,7 @@ class VerifiedLibraryTest {
       // the launcher's path is replaced after the check: the hand-over does not read the path
       Files.copy(other, lib, StandardCopyOption.REPLACE_EXISTING);
       try (VerifiedLibrary child =
-              VerifiedLibrary.openHandedOver(v.handOver(), v.sha256(), lib.toString());
+              VerifiedLibrary.openHandedOver(v.handOver(), v.checked().sha256(), lib.toString());
           NativeEngine e = child.load()) {
         assertEquals("pinned", e.name());
       }

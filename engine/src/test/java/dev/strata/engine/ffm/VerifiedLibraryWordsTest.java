@@ -161,11 +161,11 @@ class VerifiedLibraryWordsTest {
   void anOpenLibraryReportsWhatWasCheckedAndHandsNothingOverOnceClosed() throws IOException {
     Path link = Files.createSymbolicLink(lib.resolveSibling("libengine.so.1"), lib.getFileName());
     VerifiedLibrary v = open(link, " " + sha.toUpperCase(java.util.Locale.ROOT) + " ", CTX);
-    assertTrue(v.pinned());
-    assertEquals(sha, v.sha256());
-    assertEquals(lib, v.real());
-    assertEquals(link, v.configured());
-    assertEquals(VerifiedLibrary.Strategy.FD_PATH, v.strategy());
+    assertTrue(v.checked().pinned());
+    assertEquals(sha, v.checked().sha256());
+    assertEquals(lib, v.checked().real());
+    assertEquals(link, v.checked().configured());
+    assertEquals(VerifiedLibrary.Strategy.FD_PATH, v.checked().strategy());
     String handle = v.handOver();
     assertEquals(lib, Path.of(handle).toRealPath()); // /proc/<pid>/fd/N: the checked file
     assertEquals(1, OpenFiles.on(lib));
@@ -177,10 +177,10 @@ class VerifiedLibraryWordsTest {
     assertEquals("engine library " + link + " was closed", e.getMessage());
     assertThrows(IllegalStateException.class, v::fd);
     try (VerifiedLibrary unpinned = open(lib, "   ", null)) {
-      assertFalse(unpinned.pinned());
+      assertFalse(unpinned.checked().pinned());
     }
     try (VerifiedLibrary unpinned = open(lib, null, null)) {
-      assertFalse(unpinned.pinned());
+      assertFalse(unpinned.checked().pinned());
     }
   }
 
@@ -248,7 +248,7 @@ class VerifiedLibraryWordsTest {
               copy, sha, lib.toString(), VerifiedLibrary.Strategy.PRIVATE_COPY)) {
         assertEquals(copy, child.handOver());
         assertTrue(child.loadedVia().endsWith(": " + copy), child.loadedVia());
-        assertTrue(child.pinned());
+        assertTrue(child.checked().pinned());
       }
     }
   }

@@ -21,17 +21,17 @@ final class EngineCheck {
    * @param refuseOnNo whether a non-zero answer refuses (the launch, --dry-run) or is shown ({@code
    *     --plan})
    */
-  static void run(PreflightRun r, VerifiedLibrary checked, boolean refuseOnNo) {
-    if (!checked.pinned() && !r.loadUnpinned) {
+  static void run(PreflightRun r, VerifiedLibrary verified, boolean refuseOnNo) {
+    if (!verified.checked().pinned() && !r.loadUnpinned) {
       r.engineNote = notAsked(r);
       r.warn("engine", r.engineNote);
       return;
     }
     NativeEngine lib;
     try {
-      lib = checked.load();
+      lib = verified.load();
     } catch (StrataException e) {
-      throw r.refuse("engine", new PreflightRefused(e.getMessage(), e));
+      throw r.refuse("engine", new PreflightRefused("", e));
     }
     try (lib) {
       String name = lib.name();

@@ -47,7 +47,7 @@ public final class LibraryTrust {
     try {
       return VerifiedLibrary.open(library, sha256, "engine.library in " + where);
     } catch (StrataException e) {
-      throw new PreflightRefused(e.getMessage(), e);
+      throw new PreflightRefused("", e);
     }
   }
 

@@ -56,7 +56,7 @@ final class ModelCheck {
     try {
       r.model = GgufReader.readModel(paths.getFirst());
     } catch (StrataException e) {
-      throw r.refuse("model", new PreflightRefused(e.getMessage(), e));
+      throw r.refuse("model", new PreflightRefused("", e));
     }
     List<Path> found = new ArrayList<>();
     for (GgufModel.Shard s : r.model.shards()) {

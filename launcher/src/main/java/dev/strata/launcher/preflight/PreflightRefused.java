@@ -11,7 +11,11 @@ public final class PreflightRefused extends StrataException {
     super(ExitCodes.PREFLIGHT, message);
   }
 
-  public PreflightRefused(String message, Throwable cause) {
-    super(ExitCodes.PREFLIGHT, message, cause);
+  /**
+   * A refusal in the words of the failure that caused it: {@code lead} (often empty), then {@code
+   * cause}'s message; {@code cause} kept as the cause.
+   */
+  public PreflightRefused(String lead, Throwable cause) {
+    super(ExitCodes.PREFLIGHT, lead + cause.getMessage(), cause);
   }
 }

@@ -232,11 +232,11 @@ final class PreflightRun {
     } catch (PreflightRefused r) {
       throw refuse("library", r);
     }
-    library = verified.real();
+    library = verified.checked().real();
     ok(
         "library",
         library
-            + (verified.pinned() ? " (sha256 matches the pin)" : " (sha256 not pinned)")
+            + (verified.checked().pinned() ? " (sha256 matches the pin)" : " (sha256 not pinned)")
             + "; loads "
             + verified.loadedVia());
   }
@@ -279,7 +279,7 @@ final class PreflightRun {
               .withParallel(engineArgs.parallel());
       plan = MemoryPlan.compute(planRequest);
     } catch (IllegalArgumentException e) {
-      throw refuse("plan", new PreflightRefused("memory plan: " + e.getMessage(), e));
+      throw refuse("plan", new PreflightRefused("memory plan: ", e));
     }
     if (plan.fits()) {
       ok("plan", "fits this machine");

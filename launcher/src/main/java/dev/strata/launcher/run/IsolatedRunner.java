@@ -91,7 +91,11 @@ public final class IsolatedRunner implements EngineRunner {
     }
     List<String> childArgs =
         new ChildProtocol.ChildArgs(
-                library.handOver(), library.sha256(), library.configured().toString(), env, args)
+                library.handOver(),
+                library.checked().sha256(),
+                library.checked().configured().toString(),
+                env,
+                args)
             .encode();
     ProcessBuilder pb = new ProcessBuilder(command(errorDir, childArgs));
     Process p;

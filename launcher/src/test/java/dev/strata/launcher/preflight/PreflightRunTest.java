@@ -113,7 +113,7 @@ class PreflightRunTest {
       assertEquals(4, r.model().shards().size());
       assertTrue(r.plan().fits());
       assertNotNull(r.verified(), "the launch loads the library preflight checked");
-      assertEquals(real, r.verified().real());
+      assertEquals(real, r.verified().checked().real());
       if (procFd()) {
         assertEquals(before + 1, OpenFiles.on(real), "held open for the launch");
       }
