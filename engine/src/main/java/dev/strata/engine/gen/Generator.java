@@ -146,6 +146,7 @@ public final class Generator {
         KvRules.decide(backend, answers.kv(), env)
             .acceptedOr(m -> new StrataException(ExitCodes.USAGE, m));
 
+    // on the default path's pools whatever --kv says (PlanDefaults never takes a KV decision)
     PlanDefaults defaults = PlanDefaults.compute(host, geometry, backend, env);
     long context = answers.context() != null ? answers.context() : defaults.context();
     String ctxProblem = EngineFlags.lookup(EngineFlags.CTX).kind().problem(Long.toString(context));
@@ -156,7 +157,8 @@ public final class Generator {
     if (poolProblem != null) {
       throw new StrataException(ExitCodes.USAGE, poolProblem);
     }
-    PlanRequest request = PlanRequest.of(host, geometry, backend).withContext(context).withEnv(env);
+    PlanRequest request =
+        PlanRequest.of(host, geometry, backend, kv).withContext(context).withEnv(env);
     ExpertsMode experts = answers.experts();
     if (experts == null) {
       // Like the context, decided on the default KV path: resident when it fits with margin.
@@ -194,7 +196,6 @@ public final class Generator {
         MemoryPlan.compute(
             request
                 .withExperts(experts)
-                .withKv(kv)
                 .withSpec(config.engineArgs().spec())
                 .withParallel(config.engineArgs().parallel()));
     return new Generated(config, plan, defaults);

@@ -81,6 +81,16 @@ public final class KvRules {
   }
 
   /**
+   * The decision of the default path: the engine run without {@code --kv}, under {@code env}. Never
+   * refused (STRATA_KV_ROT alone is a no-op on every engine, as upstream's seed has it).
+   *
+   * @throws IllegalStateException if the table ever refused it (a broken rule, not a user's input)
+   */
+  public static KvDecision.Accepted defaultPath(Backend backend, Map<String, String> env) {
+    return decide(backend, null, env).acceptedOr(IllegalStateException::new);
+  }
+
+  /**
    * The formats a backend allocates pools in, in {@link KvFormat} order: every format {@link
    * #decide} accepts for it, by the pools it maps to (fp16 and int8 on strata-ref, int8 and q4_0 on
    * Metal, all four on the PC engine).

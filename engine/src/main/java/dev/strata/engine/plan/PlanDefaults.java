@@ -97,8 +97,7 @@ public record PlanDefaults(
 
   /** The pools of the default path: what KvRules chooses when the config has no {@code --kv}. */
   public static KvFormat defaultPools(Backend backend, Map<String, String> env) {
-    // No --kv is never refused: STRATA_KV_ROT alone is a no-op on every engine (seed).
-    return KvRules.decide(backend, null, env).acceptedOr(IllegalStateException::new).pools();
+    return KvRules.defaultPath(backend, env).pools();
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.host.HostFacts;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
+import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.model.ExpertsMode;
 import dev.strata.engine.model.ModelGeometry;
 import java.util.Collections;
@@ -22,9 +23,8 @@ import java.util.function.Consumer;
  * sets everything else as the engine runs when the config gives no such flag: the defaults of the
  * flag table's rows ({@link EngineFlags#defaults}: {@code --ctx 4096}, {@code --experts stream},
  * {@code --mem-budget-mb 0} = none, {@code --spec 0} = off), no environment, and the KV pools of
- * the default path (no {@code --kv}: {@link PlanDefaults#defaultPools}, int8 on Metal and
- * strata-ref, fp16 on the PC engine). The {@code with…} methods change one field each and return a
- * new request.
+ * the default path (no {@code --kv}: {@link KvRules#defaultPath}, int8 on Metal and strata-ref,
+ * fp16 on the PC engine). The {@code with…} methods change one field each and return a new request.
  *
  * @param host the machine the plan is for
  * @param model the model's geometry
@@ -78,17 +78,25 @@ public record PlanRequest(
    * default named in the class comment.
    */
   public static PlanRequest of(HostFacts host, ModelGeometry model, Backend backend) {
+    return of(host, model, backend, KvRules.defaultPath(backend, Map.of()));
+  }
+
+  /**
+   * {@link #of(HostFacts, ModelGeometry, Backend)} with the pools and notes of a KV decision the
+   * caller already made (a launch decides once, in preflight, and plans with that decision).
+   */
+  public static PlanRequest of(
+      HostFacts host, ModelGeometry model, Backend backend, KvDecision.Accepted kv) {
     EngineArgs absent = EngineFlags.defaults();
-    Map<String, String> env = Map.of();
     return new PlanRequest(
         host,
         model,
         backend,
         absent.ctx(),
         absent.experts(),
-        PlanDefaults.defaultPools(backend, env),
-        List.of(),
-        env,
+        kv.pools(),
+        kv.notes(),
+        Map.of(),
         absent.memBudgetMb(),
         absent.spec(),
         null,

@@ -268,10 +268,10 @@ final class PreflightRun {
   void checkPlan(boolean refuseWhenShort) {
     try {
       planRequest =
-          PlanRequest.of(here, model.geometry(), backend)
+          // the pools of checkKv's decision: the launch decides the KV pools once
+          PlanRequest.of(here, model.geometry(), backend, kv)
               .withContext(engineArgs.ctx())
               .withExperts(engineArgs.experts())
-              .withKv(kv)
               .withEnv(engineEnv)
               .withMemBudgetMb(engineArgs.memBudgetMb())
               .withSpec(engineArgs.spec())
