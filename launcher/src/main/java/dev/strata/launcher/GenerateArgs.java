@@ -146,23 +146,22 @@ final class GenerateArgs {
     if (text == null) {
       return dflt;
     }
+    String range =
+        (form == DIGITS ? "a whole number in " : "a number in ")
+            + num(min)
+            + ".."
+            + num(max)
+            + " "
+            + what;
     if (form.matcher(text).matches()) {
       double v = Double.parseDouble(text);
       if (v >= min && v <= max) {
         return v;
       }
+      // the flag table's words (ValueKind): a number that is one, but not in the range
+      throw usage(option.name() + ": " + text + " is out of range (" + range + ")");
     }
-    throw usage(
-        option.name()
-            + ": '"
-            + text
-            + "' is not a "
-            + (form == DIGITS ? "whole number " : "number ")
-            + num(min)
-            + ".."
-            + num(max)
-            + " "
-            + what);
+    throw usage(option.name() + ": '" + text + "' is not " + range);
   }
 
   private static String num(double v) {
@@ -170,18 +169,15 @@ final class GenerateArgs {
   }
 
   private static long seed(String text) {
+    String range = "a whole number in 0..18446744073709551615";
     if (DIGITS.matcher(text).matches()) {
       try {
         return Long.parseUnsignedLong(text);
       } catch (NumberFormatException e) {
-        // over 2^64-1: said below
+        throw usage(LaunchOptions.SEED.name() + ": " + text + " is out of range (" + range + ")");
       }
     }
-    throw usage(
-        LaunchOptions.SEED.name()
-            + ": '"
-            + text
-            + "' is not a whole number 0..18446744073709551615");
+    throw usage(LaunchOptions.SEED.name() + ": '" + text + "' is not " + range);
   }
 
   /** {@code --prompt-file F} (UTF-8), {@code -} = standard input. */

@@ -5,6 +5,7 @@ import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
 import dev.strata.engine.config.EngineConfig;
 import dev.strata.engine.flags.EngineFlags;
+import dev.strata.engine.flags.ValueKind;
 import dev.strata.launcher.preflight.Preflight;
 import dev.strata.launcher.run.EngineRunner;
 import dev.strata.launcher.run.LogRouter;
@@ -18,7 +19,6 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * {@code strata-launch --serve} and {@code --chat}: their options judged the same for picocli's
@@ -32,8 +32,6 @@ final class ServeArgs {
   static final int DEFAULT_PORT = 8080;
   static final int DEFAULT_QUEUE = 16;
   static final String KEY_ENV = "STRATA_API_KEY";
-
-  private static final Pattern DIGITS = Pattern.compile("[0-9]{1,9}");
 
   /**
    * What was judged: serving ({@code address} set) or a chat ({@code address} null).
@@ -206,14 +204,13 @@ final class ServeArgs {
         LaunchOptions.QUEUE);
   }
 
+  /** {@code text} as a whole number in {@code min..max}, refused in the flag table's words. */
   private static int whole(String flag, String text, int min, int max) {
-    if (DIGITS.matcher(text).matches()) {
-      long v = Long.parseLong(text);
-      if (v >= min && v <= max) {
-        return (int) v;
-      }
+    String problem = new ValueKind.IntRange(min, max).problem(text);
+    if (problem != null) {
+      throw usage(flag + ": " + problem);
     }
-    throw usage(flag + ": '" + text + "' is not a whole number " + min + ".." + max);
+    return Integer.parseInt(text);
   }
 
   private static StrataException usage(String message) {

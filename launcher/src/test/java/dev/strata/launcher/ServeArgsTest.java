@@ -82,7 +82,13 @@ class ServeArgsTest {
     assertEquals(2, two.parallel());
     assertTrue(
         refusal(request(serve(null, null, null, "0"), null), Map.of()).contains("--parallel"));
-    assertTrue(refusal(request(serve(null, null, null, "65"), null), Map.of()).contains("1..64"));
+    // the flag table's words: a number out of range is said to be one, a word is not
+    assertEquals(
+        "--parallel: 999 is out of range (a whole number in 1..64)",
+        refusal(request(serve(null, null, null, "999"), null), Map.of()));
+    assertEquals(
+        "--parallel: 'many' is not a whole number in 1..64",
+        refusal(request(serve(null, null, null, "many"), null), Map.of()));
     EngineConfig ref = config("cpu-reference", List.of("--model", "/m.gguf", "--ctx", "4096"));
     assertEquals(
         List.of("--model", "/m.gguf", "--ctx", "4096", "--parallel", "2"),

@@ -193,7 +193,7 @@ class GenerateE2eTest {
   @Test
   void badOptionsAreOneLineAndExit2() {
     assertEquals(
-        "--temp: 'hot' is not a number 0..100 (0 = greedy)",
+        "--temp: 'hot' is not a number in 0..100 (0 = greedy)",
         refusal(2, launch("--prompt", "x", "--temp", "hot")));
     assertEquals(
         "--n-predict goes with --prompt or --prompt-file: it sets how text is generated",
