@@ -238,7 +238,7 @@ final class Wizard {
         d,
         refusal,
         t -> planned(t, given).generated().plan().fits(),
-        WizardQuestions.minContext(planned(d, given).template()));
+        Generator.minContext(planned(d, given).template()));
   }
 
   /** The plan and config for the draft (every answer present). */

@@ -106,14 +106,6 @@ final class WizardQuestions {
   }
 
   /**
-   * The smallest context the template's own workload fits in (strata-ref's pool rule, {@link
-   * Generator#minContext}); 1 for templates without a workload (Metal).
-   */
-  static long minContext(Template t) {
-    return Generator.minContext(t);
-  }
-
-  /**
    * @param def the answer offered as the default (null: the planned default)
    * @param alsoShown sizes listed besides the standard ones and the default (the answer now and the
    *     last one that fit, while the plan does not)
@@ -139,7 +131,7 @@ final class WizardQuestions {
     for (long c : sizes) {
       options.add(new Question.Option<>(Long.toString(c), contextDetail(g, c), c));
     }
-    long min = minContext(template);
+    long min = Generator.minContext(template);
     long[] rounded = {0, 0};
     java.util.function.Function<String, Question.Parsed<Long>> free =
         input -> {
@@ -222,6 +214,9 @@ final class WizardQuestions {
             : PlanDefaults.residentFitsWithMargin(resident)
                 ? ExpertsMode.RESIDENT
                 : ExpertsMode.STREAM;
+    if (g.expertSlots() == 0) {
+      return def; // a dense model: no experts to place, not asked (as without a terminal)
+    }
     String streamDetail =
         String.format(
             Locale.ROOT,

@@ -54,8 +54,9 @@ class WizardMeasureKvTest {
 
   @Test
   void theWizardMeasuresShowsTheFiguresAndWritesTheSameBytes() throws IOException {
-    // model, context, experts, KV, confirm: Enter at each (the default path, no --kv)
-    CliHarness.Run plain = wizard("\n\n\n\n\n");
+    // model, context, KV, confirm: Enter at each (the default path, no --kv; a dense model is not
+    // asked where its experts live)
+    CliHarness.Run plain = wizard("\n\n\n\n");
     byte[] without = Files.readAllBytes(c.config);
     assertContainsAll(
         flat(plain.terminal()),
@@ -65,7 +66,7 @@ class WizardMeasureKvTest {
     Files.delete(c.config);
 
     // the same answers, with "measure" at the KV question first
-    CliHarness.Run measured = wizard("\n\n\nmeasure\n\n\n");
+    CliHarness.Run measured = wizard("\n\nmeasure\n\n\n");
     String t = flat(measured.terminal());
     assertContainsAll(
         t,
@@ -86,7 +87,7 @@ class WizardMeasureKvTest {
 
     // a later run quotes the cache at once: no "measure" answer, no upstream table
     Files.delete(c.config);
-    String again = flat(wizard("\n\n\n\n\n").terminal());
+    String again = flat(wizard("\n\n\n\n").terminal());
     assertContainsAll(again, "Measured for this model on this machine", "63 positions scored");
     assertFalse(again.contains("Upstream's table") || again.contains("3) measure"), again);
   }
@@ -179,8 +180,7 @@ class WizardMeasureKvTest {
                   }
                 });
     java.io.OutputStream keys = p.getOutputStream();
-    keys.write(
-        "\n\nmeasure\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)); // ctx, experts, KV
+    keys.write("\nmeasure\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)); // ctx, KV
     keys.flush();
     awaitText(seen, "chunk 1/", p);
     new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();

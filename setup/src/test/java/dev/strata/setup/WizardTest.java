@@ -78,6 +78,27 @@ class WizardTest {
     assertEquals(wrote, ConfigCodec.read(viaYes));
   }
 
+  /**
+   * A dense model has no experts to place: the wizard does not ask, as setup without a terminal.
+   */
+  @Test
+  void aDenseModelIsNotAskedWhereTheExpertsLive(@TempDir Path m) throws IOException {
+    Path dense =
+        dev.strata.engine.model.TinyModel.dense("qwen3")
+            .write(m.resolve("m"), "tiny-dense", 1, 7)
+            .getFirst();
+    CliHarness dc = new CliHarness(d, dense.getParent()); // the working folder holds the model
+    // Enter at every question: one fewer than the MoE model's (no experts question)
+    CliHarness.Run r = dc.wizard("\n\n\n\n\n", dc.hostAndLib());
+    assertEquals(0, r.code(), r.err() + r.terminal());
+    assertFalse(r.terminal().contains("Experts ["), r.terminal());
+    Path viaYes = d.resolve("yes.yaml");
+    CliHarness.Run y = dc.run(dc.base("--yes", "--out", viaYes.toString()));
+    assertEquals(0, y.code(), y.err());
+    assertEquals(Files.readString(viaYes), Files.readString(dc.config), "the same plan default");
+    // (an MoE model still is: the harness's own model, questionsShowDefaultsAndTheKvTradeOff…)
+  }
+
   @Test
   void questionsShowDefaultsAndTheKvTradeOffInNumbers() throws IOException {
     String t = answeredOk("\n4\n1\n\n\n");
