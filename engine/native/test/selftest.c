@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "figures.h"
 #include "gguf_write.h"
 #include "half.h"
 #include "ref_internal.h"
@@ -432,7 +433,24 @@ static void test_flags(void) {
     }
 }
 
+/* --figures: each size on stdin (one decimal integer a line) as "gib gib_up count", the figures of a refused plan
+ * (figures.c); FiguresParityTest compares them with Java's ByteSize.gib, gibUp and Units.count. */
+static int figures(void) {
+    unsigned long long v;
+    while (scanf("%llu", &v) == 1) {
+        char g[32], u[32], c[32];
+        strata_figure_format(g, sizeof g, &STRATA_GIB, v);
+        strata_figure_format(u, sizeof u, &STRATA_GIB_UP, v);
+        strata_count_format(c, sizeof c, v);
+        printf("%s %s %s\n", g, u, c);
+    }
+    return ferror(stdin) || !feof(stdin) ? 2 : 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--figures") == 0) {
+        return figures();
+    }
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     snprintf(tmpdir, sizeof tmpdir, "/tmp/strata-ref-selftest-%ld", (long)getpid());
     char cmd[300];

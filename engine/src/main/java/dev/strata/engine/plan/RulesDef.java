@@ -6,6 +6,7 @@ import dev.strata.engine.flags.PoolRule;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
+import dev.strata.engine.text.ByteSize;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -16,10 +17,11 @@ import java.util.Map;
  * cpu-reference ({@link KvRules#decide}), the switch reading ({@link KvRules#kvRotOn}), the pools'
  * extra cells ({@link KvFormat#EXTRA_CELLS}), the plan's constants ({@link MemoryPlan}, {@link
  * StandbySlots}, {@link StreamSizing}, {@link RefScratch}) and the words of its refusals ({@link
- * PlanWords}, {@link PoolRule#WORDS}), the plan's item names ({@link PlanText#ITEM_NAMES}) and the
- * exit codes the engine returns ({@link ExitCodes}). The build writes it into {@code
- * engine/target/native/gen/} before it compiles the engine ({@code
- * dev.strata.engine.gen.NativeSources}); it is never committed, so it cannot go stale.
+ * PlanWords}, {@link PoolRule#WORDS}) and of its figures ({@link ByteSize.Figure}, {@link
+ * Units#count}), the plan's item names ({@link PlanText#ITEM_NAMES}) and the exit codes the engine
+ * returns ({@link ExitCodes}). The build writes it into {@code engine/target/native/gen/} before it
+ * compiles the engine ({@code dev.strata.engine.gen.NativeSources}); it is never committed, so it
+ * cannot go stale.
  */
 public final class RulesDef {
   private RulesDef() {}
@@ -106,6 +108,8 @@ public final class RulesDef {
     define(c, "STRATA_PLAN_ITEM_NAMES", "{" + items + "}");
     define(c, "STRATA_PLAN_N_ITEMS", PlanText.ITEM_NAMES.size());
 
+    figures(c);
+
     section(c, "ExitCodes the engine returns (strata-ref's own: 4, out of memory)");
     define(c, "STRATA_EXIT_OK", ExitCodes.OK);
     define(c, "STRATA_EXIT_USAGE", ExitCodes.USAGE);
@@ -132,6 +136,28 @@ public final class RulesDef {
     kvRefusal(c);
     scratch(c);
     return c.append("\n#endif\n").toString();
+  }
+
+  /**
+   * The figures of a refused plan: {@link ByteSize#GIB_FIGURE} and {@link ByteSize#GIB_UP_FIGURE}
+   * as {@code {unit, decimals, up}} initializers, and {@link Units#count}'s separator and group;
+   * engine/native/src/figures.c formats with these and nothing else.
+   */
+  private static void figures(StringBuilder c) {
+    section(
+        c,
+        "ByteSize.Figure {bytes per unit, decimals, rounded up (1) or half-up (0)}, Units.count");
+    for (Map.Entry<String, ByteSize.Figure> f :
+        List.of(
+            Map.entry("GIB", ByteSize.GIB_FIGURE), Map.entry("GIB_UP", ByteSize.GIB_UP_FIGURE))) {
+      ByteSize.Figure v = f.getValue();
+      define(
+          c,
+          "STRATA_FIGURE_" + f.getKey(),
+          "{" + v.unit() + "ull, " + v.decimals() + ", " + (v.up() ? 1 : 0) + "}");
+    }
+    define(c, "STRATA_COUNT_SEPARATOR", "'" + Units.SEPARATOR + "'");
+    define(c, "STRATA_COUNT_GROUP", Units.GROUP);
   }
 
   /**

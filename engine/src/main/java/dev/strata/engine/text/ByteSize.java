@@ -19,6 +19,35 @@ public final class ByteSize {
 
   private static final long GIB = 1L << 30;
 
+  /**
+   * A figure in one fixed unit, with no unit written: {@code bytes / unit} with {@code decimals}
+   * decimals, rounded half-up (away from zero) or, with {@code up}, up (towards +infinity). The
+   * rule strata-ref formats its refusals by: {@code RulesDef} renders {@link #GIB_FIGURE} and
+   * {@link #GIB_UP_FIGURE} into rules.def, and engine/native/src/figures.c reads only those
+   * (FiguresParityTest formats the same sizes through both).
+   *
+   * @param unit bytes per unit, a power of two from 2 to 2^40
+   * @param decimals 1 or 2
+   */
+  public record Figure(long unit, int decimals, boolean up) {
+    public Figure {
+      if (unit < 2 || unit > 1L << 40 || Long.bitCount(unit) != 1 || decimals < 1 || decimals > 2) {
+        throw new IllegalArgumentException("unit a power of two to 2^40, 1 or 2 decimals: " + unit);
+      }
+    }
+
+    /** {@code bytes} in this figure: {@code 10.67}. */
+    public String format(long bytes) {
+      return decimal(bytes, unit, decimals, up);
+    }
+  }
+
+  /** {@link #gib}'s figure: GiB, two decimals, half-up. */
+  public static final Figure GIB_FIGURE = new Figure(GIB, 2, false);
+
+  /** {@link #gibUp}'s figure: GiB, one decimal, rounded up. */
+  public static final Figure GIB_UP_FIGURE = new Figure(GIB, 1, true);
+
   private ByteSize() {}
 
   /**
@@ -27,7 +56,7 @@ public final class ByteSize {
    * compare at a glance; a size on its own is {@link #iec}.
    */
   public static String gib(long bytes) {
-    return decimal(bytes, GIB, 2, false);
+    return GIB_FIGURE.format(bytes);
   }
 
   /**
@@ -35,7 +64,7 @@ public final class ByteSize {
    * says 0.1, not 0.0).
    */
   public static String gibUp(long bytes) {
-    return decimal(bytes, GIB, 1, true);
+    return GIB_UP_FIGURE.format(bytes);
   }
 
   /**

@@ -39,6 +39,14 @@ class RulesDefTest {
   }
 
   @Test
+  void theFiguresFormatsAreByteSizesAndUnits() {
+    assertEquals("{" + (1L << 30) + "ull, 2, 0}", define("STRATA_FIGURE_GIB"));
+    assertEquals("{" + (1L << 30) + "ull, 1, 1}", define("STRATA_FIGURE_GIB_UP"));
+    assertEquals("','", define("STRATA_COUNT_SEPARATOR"));
+    assertEquals("3", define("STRATA_COUNT_GROUP"));
+  }
+
+  @Test
   void theItemNamesAndExitCodesAreTheJavaOnes() {
     assertEquals(
         "{\"weights\", \"kv\", \"ssm_state\", \"standby\", \"arena\", \"scratch\"}",
