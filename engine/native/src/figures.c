@@ -4,6 +4,7 @@
 #include "figures.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ref_internal.h"
 
@@ -24,6 +25,29 @@ void strata_figure_format(char *b, size_t n, const strata_figure *f, uint64_t by
         whole++;
     }
     snprintf(b, n, "%llu.%0*llu", (unsigned long long)whole, f->decimals, (unsigned long long)digits);
+}
+
+static const struct {
+    const char *name;
+    strata_figure figure;
+} IEC[STRATA_IEC_N_UNITS] = STRATA_IEC_UNITS;
+
+void strata_iec_format(char *b, size_t n, uint64_t bytes) {
+    if (bytes < IEC[0].figure.unit) {
+        snprintf(b, n, "%llu %s", (unsigned long long)bytes, STRATA_IEC_BYTES);
+        return;
+    }
+    size_t u = 0;
+    while (u + 1 < STRATA_IEC_N_UNITS && bytes >= IEC[u + 1].figure.unit) {
+        u++;
+    }
+    char v[32];
+    strata_figure_format(v, sizeof v, &IEC[u].figure, bytes);
+    if (u + 1 < STRATA_IEC_N_UNITS && strtoull(v, NULL, 10) >= IEC[u + 1].figure.unit / IEC[u].figure.unit) {
+        strata_iec_format(b, n, IEC[u + 1].figure.unit); /* 1023.96 MiB rounds to 1024.0: 1.00 GiB */
+        return;
+    }
+    snprintf(b, n, "%s %s", v, IEC[u].name);
 }
 
 void strata_count_format(char *b, size_t n, uint64_t v) {

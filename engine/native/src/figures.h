@@ -19,6 +19,9 @@ extern const strata_figure STRATA_GIB_UP; /* ByteSize.gibUp: GiB, one decimal, r
 /* bytes in figure f into b (cap n): "10.67", as f's Java format writes it */
 void strata_figure_format(char *b, size_t n, const strata_figure *f, uint64_t bytes);
 
+/* a size scaled to the largest unit not above it: "812 B", "88.0 KiB", "2.48 GiB" (Java ByteSize.iec) */
+void strata_iec_format(char *b, size_t n, uint64_t bytes);
+
 /* an exact count with thousands separators: "416,858,112" (Java Units.count) */
 void strata_count_format(char *b, size_t n, uint64_t v);
 

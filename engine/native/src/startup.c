@@ -114,6 +114,35 @@ static void plan_refusal(char *b, size_t n, const strata_mem_plan *p, const stra
     snprintf(b, n, STRATA_WORDS_RESIDENT_REFUSAL, dense, kv, all, scr, need, bud, use, mar, sh, adv);
 }
 
+/* A refused plan of --parallel N > 1 goes on with what the sequences' pools weigh and the largest N that fits, planned
+ * again with fewer sequences (Java MemoryPlan.parallelAdvice, the same PlanWords). */
+static void parallel_advice(char *b, size_t n, const strata_mem_plan *p, const strata_mem_inputs *in) {
+    size_t o = strlen(b);
+    if (in->n_seq <= 1 || o + 1 >= n) {
+        return;
+    }
+    char ns[16], one[32], all[32], m[16];
+    snprintf(ns, sizeof ns, "%u", in->n_seq);
+    strata_iec_format(one, sizeof one, p->kv / in->n_seq);
+    strata_iec_format(all, sizeof all, p->kv);
+    o += (size_t)snprintf(b + o, n - o, STRATA_WORDS_PARALLEL_SEPARATOR STRATA_WORDS_PARALLEL_WEIGH, ns, ns, ns, one,
+                          all);
+    if (o + 1 >= n) {
+        return;
+    }
+    strata_mem_inputs fewer = *in;
+    for (fewer.n_seq = in->n_seq - 1; fewer.n_seq >= 1; fewer.n_seq--) {
+        strata_mem_plan fp;
+        strata_memory_plan(&fewer, &fp);
+        if (fp.fits) {
+            snprintf(m, sizeof m, "%u", fewer.n_seq);
+            snprintf(b + o, n - o, STRATA_WORDS_PARALLEL_FITS, m);
+            return;
+        }
+    }
+    snprintf(b + o, n - o, "%s", STRATA_WORDS_PARALLEL_NONE);
+}
+
 /* ---- pools that cannot hold the model's heads, in the words of the Java KvPlanRules.refusal ---- */
 
 /* strata-ref's attention holds the heads (Java RefLimits.holds; K and V heads are one size here, see rules()) */
@@ -313,6 +342,7 @@ static int rules(int argc, const char *const *argv, const logger *lg, strata_sta
     if (!plan->fits) {
         char why[1024];
         plan_refusal(why, sizeof why, plan, &s->mi, g->context_length);
+        parallel_advice(why, sizeof why, plan, &s->mi);
         logf_(lg, 2, "%s", why);
         return RC_REFUSED;
     }

@@ -433,16 +433,17 @@ static void test_flags(void) {
     }
 }
 
-/* --figures: each size on stdin (one decimal integer a line) as "gib gib_up count", the figures of a refused plan
- * (figures.c); FiguresParityTest compares them with Java's ByteSize.gib, gibUp and Units.count. */
+/* --figures: each size on stdin (one decimal integer a line) as "gib<TAB>gib_up<TAB>count<TAB>iec", the figures of a
+ * refused plan (figures.c); FiguresParityTest compares them with Java's ByteSize.gib, gibUp, Units.count and iec. */
 static int figures(void) {
     unsigned long long v;
     while (scanf("%llu", &v) == 1) {
-        char g[32], u[32], c[32];
+        char g[32], u[32], c[32], i[32];
         strata_figure_format(g, sizeof g, &STRATA_GIB, v);
         strata_figure_format(u, sizeof u, &STRATA_GIB_UP, v);
         strata_count_format(c, sizeof c, v);
-        printf("%s %s %s\n", g, u, c);
+        strata_iec_format(i, sizeof i, v);
+        printf("%s\t%s\t%s\t%s\n", g, u, c, i);
     }
     return ferror(stdin) || !feof(stdin) ? 2 : 0;
 }

@@ -7,9 +7,11 @@ import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
 import dev.strata.engine.text.ByteSize;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -133,6 +135,10 @@ public final class RulesDef {
     words(c, "NO_FIT", PlanWords.NO_FIT);
     words(c, "MORE_MEMORY", PlanWords.MORE_MEMORY);
     words(c, "POOL_EXCEEDED", PoolRule.WORDS);
+    words(c, "PARALLEL_WEIGH", PlanWords.PARALLEL_WEIGH);
+    words(c, "PARALLEL_SEPARATOR", PlanWords.PARALLEL_SEPARATOR);
+    words(c, "PARALLEL_FITS", PlanWords.PARALLEL_FITS);
+    words(c, "PARALLEL_NONE", PlanWords.PARALLEL_NONE);
     kvRefusal(c);
     scratch(c);
     return c.append("\n#endif\n").toString();
@@ -140,7 +146,8 @@ public final class RulesDef {
 
   /**
    * The figures of a refused plan: {@link ByteSize#GIB_FIGURE} and {@link ByteSize#GIB_UP_FIGURE}
-   * as {@code {unit, decimals, up}} initializers, and {@link Units#count}'s separator and group;
+   * as {@code {unit, decimals, up}} initializers, {@link ByteSize#IEC_UNITS} (the sizes of the
+   * {@code --parallel} advice) and {@link Units#count}'s separator and group;
    * engine/native/src/figures.c formats with these and nothing else.
    */
   private static void figures(StringBuilder c) {
@@ -156,6 +163,19 @@ public final class RulesDef {
           "STRATA_FIGURE_" + f.getKey(),
           "{" + v.unit() + "ull, " + v.decimals() + ", " + (v.up() ? 1 : 0) + "}");
     }
+    StringBuilder iec = new StringBuilder();
+    for (ByteSize.IecUnit u : ByteSize.IEC_UNITS) {
+      ByteSize.Figure v = u.figure();
+      iec.append(iec.isEmpty() ? "" : ", ")
+          .append("{" + quote(u.name()) + ", {" + v.unit() + "ull, " + v.decimals() + ", ")
+          .append(v.up() ? 1 : 0)
+          .append("}}");
+    }
+    c.append(
+        "/* ByteSize.iec's units, smallest first {name, figure}; below the first: whole bytes */\n");
+    define(c, "STRATA_IEC_UNITS", "{" + iec + "}");
+    define(c, "STRATA_IEC_N_UNITS", ByteSize.IEC_UNITS.size());
+    define(c, "STRATA_IEC_BYTES", quote(ByteSize.BYTES));
     define(c, "STRATA_COUNT_SEPARATOR", "'" + Units.SEPARATOR + "'");
     define(c, "STRATA_COUNT_GROUP", Units.GROUP);
   }
@@ -267,11 +287,22 @@ public final class RulesDef {
   }
 
   /**
-   * A C string literal; the C escapes of the switch blanks, any other control character refused.
+   * A C string literal; the C escapes of the switch blanks, any other control character refused, a
+   * character of the BMP past ASCII as its UTF-8 bytes in octal escapes (three digits each, so no
+   * digit after one can be read into it, as a hex escape would).
    */
   static String quote(String s) {
     StringBuilder q = new StringBuilder("\"");
     for (char ch : s.toCharArray()) {
+      if (ch >= 0x80) {
+        if (Character.isSurrogate(ch) || Character.isISOControl(ch)) {
+          throw new IllegalStateException("not a plain character for a C literal: " + s);
+        }
+        for (byte b : String.valueOf(ch).getBytes(StandardCharsets.UTF_8)) {
+          q.append('\\').append(String.format(Locale.ROOT, "%03o", b & 0xff));
+        }
+        continue;
+      }
       switch (ch) {
         case '\t' -> q.append("\\t");
         case '\n' -> q.append("\\n");
@@ -280,8 +311,8 @@ public final class RulesDef {
         case '\r' -> q.append("\\r");
         case '"', '\\' -> q.append('\\').append(ch);
         default -> {
-          if (ch < 0x20 || ch >= 0x7f) {
-            throw new IllegalStateException("not plain ASCII for a C literal: " + s);
+          if (ch < 0x20 || ch == 0x7f) {
+            throw new IllegalStateException("a control character in a C literal: " + s);
           }
           q.append(ch);
         }

@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * strata-ref formats a refused plan's figures with the parameters rules.def carries ({@link
- * ByteSize.Figure}, {@link Units#count}) but its own integer steps (engine/native/src/figures.c):
- * the compiled engine's formatter ({@code ref_selftest --figures}) and Java's must write the same
- * text for the same size, at every rounding edge (the half and the ceiling of each hundredth and
- * tenth of a GiB, whole GiB, digit-group boundaries) and on random sizes up to 2^63 − 1.
+ * ByteSize.Figure}, {@link ByteSize#IEC_UNITS}, {@link Units#count}) but its own integer steps
+ * (engine/native/src/figures.c): the compiled engine's formatter ({@code ref_selftest --figures})
+ * and Java's must write the same text for the same size, at every rounding edge (the half and the
+ * ceiling of each hundredth and tenth of a GiB, whole GiB, digit-group boundaries, the step from
+ * one IEC unit to the next) and on random sizes up to 2^63 − 1.
  */
 class FiguresParityTest {
   static List<Long> sizes() {
@@ -43,6 +44,9 @@ class FiguresParityTest {
     for (int i = 0; i < 63; i++) {
       v.add((1L << i) - 1);
       v.add(1L << i);
+      // just below the next IEC unit, where 1023.96 MiB must read 1.00 GiB
+      v.add(Math.max(0, (1L << i) - (1L << i) / 2048));
+      v.add(Math.max(0, (1L << i) - (1L << i) / 2048 - 1));
     }
     v.add(Long.MAX_VALUE);
     SplittableRandom r = new SplittableRandom(33);
@@ -80,8 +84,9 @@ class FiguresParityTest {
     assertEquals(sizes.size(), lines.size());
     for (int i = 0; i < sizes.size(); i++) {
       long s = sizes.get(i);
-      String java = ByteSize.gib(s) + " " + ByteSize.gibUp(s) + " " + Units.count(s);
-      assertEquals(java, lines.get(i), "size " + s + ": Java gib gibUp count, strata-ref's");
+      String java =
+          String.join("\t", ByteSize.gib(s), ByteSize.gibUp(s), Units.count(s), ByteSize.iec(s));
+      assertEquals(java, lines.get(i), "size " + s + ": Java gib, gibUp, count, iec; strata-ref's");
     }
   }
 }

@@ -44,6 +44,13 @@ class RulesDefTest {
     assertEquals("{" + (1L << 30) + "ull, 1, 1}", define("STRATA_FIGURE_GIB_UP"));
     assertEquals("','", define("STRATA_COUNT_SEPARATOR"));
     assertEquals("3", define("STRATA_COUNT_GROUP"));
+    assertEquals(
+        "{{\"KiB\", {1024ull, 1, 0}}, {\"MiB\", {1048576ull, 1, 0}}, {\"GiB\", {"
+            + (1L << 30)
+            + "ull, 2, 0}}, {\"TiB\", {"
+            + (1L << 40)
+            + "ull, 2, 0}}}",
+        define("STRATA_IEC_UNITS"));
   }
 
   @Test
@@ -76,15 +83,21 @@ class RulesDefTest {
         '"' + dev.strata.engine.flags.PoolRule.WORDS + '"', define("STRATA_WORDS_POOL_EXCEEDED"));
     assertEquals('"' + KvPlanRules.CANNOT_HOLD + '"', define("STRATA_WORDS_KV_CANNOT_HOLD"));
     assertEquals('"' + RefLimits.WORDS + '"', define("STRATA_WORDS_REF_LIMITS"));
-    // the plan's 16 templates and terms, KvPlanRules' 8 words, RefLimits' one
+    assertEquals(
+        "\"--parallel %s holds %s sequences' KV pools, %s \\303\\227 %s = %s\"",
+        define("STRATA_WORDS_PARALLEL_WEIGH"));
+    // the plan's 16 templates and terms, the 4 of --parallel, KvPlanRules' 8 words, RefLimits' one
     long words = DEF.lines().filter(l -> l.startsWith("#define STRATA_WORDS_")).count();
-    assertEquals(25, words);
+    assertEquals(29, words);
   }
 
   @Test
   void aCLiteralEscapesTheBlanksAndRefusesOtherControls() {
     assertEquals("\"a\\\"b\\\\c\\t\"", RulesDef.quote("a\"b\\c\t"));
     assertThrows(IllegalStateException.class, () -> RulesDef.quote("\u0001"));
-    assertThrows(IllegalStateException.class, () -> RulesDef.quote("é"));
+    // past ASCII: its UTF-8 bytes in octal, so "×" then a digit stays two characters in C
+    assertEquals("\"\\303\\2271\"", RulesDef.quote("\u00d71"));
+    assertThrows(IllegalStateException.class, () -> RulesDef.quote("\u0085"));
+    assertThrows(IllegalStateException.class, () -> RulesDef.quote("\ud83d\ude00"));
   }
 }
