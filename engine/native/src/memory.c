@@ -149,6 +149,7 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
         p->shortfall = p->fits ? 0 : (uint64_t)((int64_t)token_bytes - available);
         p->free_bytes = (int64_t)p->budget - (int64_t)p->fixed - (int64_t)p->arena;
     } else {
+        p->standby_rule_slots = 0; /* resident experts: no stand-by slots (Java Planner) */
         p->arena_slots = p->model_slots;
         p->arena = p->model_slots * p->slot_bytes;
         p->fixed = base;

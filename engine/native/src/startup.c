@@ -338,7 +338,7 @@ static int rules(int argc, const char *const *argv, const logger *lg, strata_sta
           (unsigned long long)plan->total, (unsigned long long)plan->budget, (unsigned long long)plan->dense,
           (unsigned long long)plan->headroom, (unsigned long long)plan->arena_slots,
           (unsigned long long)plan->model_slots, (unsigned long long)plan->token_slots,
-          (unsigned long long)plan->slot_bytes, o->experts_resident ? 0u : plan->standby_rule_slots);
+          (unsigned long long)plan->slot_bytes, plan->standby_rule_slots);
     if (!plan->fits) {
         char why[1024];
         plan_refusal(why, sizeof why, plan, &s->mi, g->context_length);

@@ -3,14 +3,9 @@ package dev.strata.engine.plan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.strata.engine.text.ByteSize;
-import dev.strata.testsupport.RepoRoot;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -59,29 +54,7 @@ class FiguresParityTest {
   @Test
   void theEnginesFiguresAreJavas() throws Exception {
     List<Long> sizes = sizes();
-    Process p =
-        new ProcessBuilder(
-                RepoRoot.path().resolve("engine/target/native/ref_selftest").toString(),
-                "--figures")
-            .redirectErrorStream(true)
-            .start();
-    CompletableFuture<String> out =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-              } catch (IOException e) {
-                throw new IllegalStateException(e);
-              }
-            });
-    StringBuilder in = new StringBuilder();
-    sizes.forEach(s -> in.append(s).append('\n'));
-    try (OutputStream o = p.getOutputStream()) {
-      o.write(in.toString().getBytes(StandardCharsets.US_ASCII));
-    }
-    List<String> lines = out.get().lines().toList();
-    assertEquals(0, p.waitFor(), () -> String.join("\n", lines));
-    assertEquals(sizes.size(), lines.size());
+    List<String> lines = SelfTestProbe.ask("figures", sizes.stream().map(String::valueOf).toList());
     for (int i = 0; i < sizes.size(); i++) {
       long s = sizes.get(i);
       String java =
