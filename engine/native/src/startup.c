@@ -286,8 +286,9 @@ static int rules(int argc, const char *const *argv, const logger *lg, strata_sta
      * drafter's attention layers (when --spec > 0) ctx + 128 (docs/MODELS.md) */
     uint32_t drafter_layers = o->spec > 0 ? g->drafter_kv_layers : 0;
     if (o->spec > 0 && g->drafter_blocks == 0) {
-        logf_(lg, 1, "spec: --spec %ld asks for MTP drafting but the model has no MTP block (%s.nextn_predict_layers);"
-                      " the engine runs without drafting", o->spec, g->arch);
+        char sp[24];
+        snprintf(sp, sizeof sp, "%ld", o->spec);
+        logf_(lg, 1, STRATA_WORDS_NO_DRAFTER, sp, g->arch); /* Java Planner's note */
     }
     size_t swa_cells = g->swa_layers > 0 ? ((uint64_t)o->ctx < g->swa_window ? (size_t)o->ctx : (size_t)g->swa_window) +
                                                STRATA_KV_EXTRA_CELLS

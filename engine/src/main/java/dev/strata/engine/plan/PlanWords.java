@@ -95,6 +95,14 @@ public final class PlanWords {
   /** After {@link #PARALLEL_WEIGH}: not even one sequence fits. */
   public static final String PARALLEL_NONE = ": even --parallel 1 does not fit";
 
+  /**
+   * The note of {@code --spec N > 0} on a model without MTP blocks: N, the architecture (strata-ref
+   * logs it as a warning in the same words).
+   */
+  public static final String NO_DRAFTER =
+      "spec: --spec %s asks for MTP drafting but the model has no MTP block"
+          + " (%s.nextn_predict_layers); the engine runs without drafting";
+
   /** {@code template} with its {@code %s} placeholders filled in order (fixed locale). */
   public static String fill(String template, Object... args) {
     return String.format(Locale.ROOT, template, args);

@@ -139,6 +139,7 @@ public final class RulesDef {
     words(c, "PARALLEL_SEPARATOR", PlanWords.PARALLEL_SEPARATOR);
     words(c, "PARALLEL_FITS", PlanWords.PARALLEL_FITS);
     words(c, "PARALLEL_NONE", PlanWords.PARALLEL_NONE);
+    words(c, "NO_DRAFTER", PlanWords.NO_DRAFTER);
     kvRefusal(c);
     scratch(c);
     return c.append("\n#endif\n").toString();
