@@ -2,7 +2,9 @@
  *
  * strata_memory_plan is the C twin of the Java dev.strata.engine.plan.MemoryPlan for backend cpu-reference
  * (docs/PLAN.md): same inputs, same order of rules, same integer arithmetic, so each item it returns equals the
- * Java plan's row byte for byte (MemoryAccountingTest in tests/ runs both on the same models and compares).
+ * Java plan's row byte for byte: PlanParityTest plans 3,000 random configurations with both (ref_selftest --plan)
+ * and compares every figure, MemoryAccountingE2eTest in tests/ runs both on the same models. The order of rules is
+ * still written here and in Planner/StreamSizing (docs/HANDOFF.md, "Open items", lists both).
  * It is pure — no I/O, no allocation — so the engine's check (ABI 2, strata_engine_check) can log the items as
  * `plan: item=… bytes=…` and strata_engine_main can log the very same list as `alloc: item=… bytes=…` before it
  * allocates exactly those sizes. */
