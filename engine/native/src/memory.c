@@ -14,7 +14,7 @@
 #include "ref_internal.h"
 #include "strata_engine.h"
 
-#define MIB (1ull << 20)
+#define MIB STRATA_MEM_BUDGET_UNIT_BYTES /* Java UsableMemory.MIB, from rules.def */
 
 /* The plan's constants are the Java plan's, from rules.def (ref_internal.h): STRATA_PLAN_MARGIN_BYTES, the stand-by
  * slots STRATA_STANDBY_WITH_GEMM / _WITHOUT_GEMM (StandbySlots), the headroom STRATA_HEADROOM_MIN_BYTES and

@@ -87,6 +87,8 @@ public final class RulesDef {
 
     section(c, "MemoryPlan, StandbySlots, StreamSizing, RefScratch (docs/PLAN.md)");
     define(c, "STRATA_PLAN_MARGIN_BYTES", MemoryPlan.SAFETY_MARGIN + "ull");
+    c.append("/* the unit of --mem-budget-mb (UsableMemory.MIB) */\n");
+    define(c, "STRATA_MEM_BUDGET_UNIT_BYTES", UsableMemory.MIB + "ull");
     define(c, "STRATA_STANDBY_WITH_GEMM", StandbySlots.WITH_PROMPT_GEMM);
     define(c, "STRATA_STANDBY_WITHOUT_GEMM", StandbySlots.WITHOUT_PROMPT_GEMM);
     define(c, "STRATA_ENV_METAL_PROMPT", quote(StandbySlots.ENV_PROMPT));

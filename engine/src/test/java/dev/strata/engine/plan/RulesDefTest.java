@@ -26,6 +26,7 @@ class RulesDefTest {
   void theFiguresAreTheJavaConstants() {
     assertEquals(Integer.toString(KvFormat.EXTRA_CELLS), define("STRATA_KV_EXTRA_CELLS"));
     assertEquals(MemoryPlan.SAFETY_MARGIN + "ull", define("STRATA_PLAN_MARGIN_BYTES"));
+    assertEquals(UsableMemory.MIB + "ull", define("STRATA_MEM_BUDGET_UNIT_BYTES"));
     assertEquals(
         Integer.toString(StandbySlots.WITH_PROMPT_GEMM), define("STRATA_STANDBY_WITH_GEMM"));
     assertEquals(
