@@ -212,6 +212,22 @@ static int rules(int argc, const char *const *argv, const logger *lg, strata_sta
         return RC_USAGE;
     }
 
+    /* main's workload (the synthetic prompt and the decode steps) fits the pools, defaults included: the Java flag
+     * table's PoolRule, the same words. A flag rule, so first, as Java checks it when the config is read (before the
+     * KV decision and the plan) */
+    size_t cells = (size_t)o->ctx + STRATA_KV_EXTRA_CELLS;
+    if ((size_t)o->prompt_tokens + (size_t)o->n_predict > cells) {
+        char pt[24], np[24], ce[24], cx[24], ex[8];
+        snprintf(pt, sizeof pt, "%ld", o->prompt_tokens);
+        snprintf(np, sizeof np, "%ld", o->n_predict);
+        snprintf(ce, sizeof ce, "%zu", cells);
+        snprintf(cx, sizeof cx, "%ld", o->ctx);
+        snprintf(ex, sizeof ex, "%d", STRATA_KV_EXTRA_CELLS);
+        char why[256];
+        snprintf(why, sizeof why, STRATA_WORDS_POOL_EXCEEDED, pt, np, ce, cx, ex);
+        logf_(lg, 2, "flags: %s", why);
+        return RC_USAGE;
+    }
     /* The Metal engine's startup rules (docs/ENGINE-CONTRACT.md, KV formats), before anything is read or allocated:
      * Java's KvRules.decide for cpu-reference, as its table (strata-ref's pools are in the format asked, fp16 the
      * quality reference; the Metal engine runs --kv fp16 on its int8 pools) */
@@ -266,22 +282,7 @@ static int rules(int argc, const char *const *argv, const logger *lg, strata_sta
         logf_(lg, 2, "%s", why);
         return RC_REFUSED;
     }
-    size_t cells = (size_t)o->ctx + STRATA_KV_EXTRA_CELLS;
     s->cells = cells;
-    /* main's workload (the synthetic prompt and the decode steps) fits the pools, defaults included: the Java flag
-     * table's PoolRule, the same words */
-    if ((size_t)o->prompt_tokens + (size_t)o->n_predict > cells) {
-        char pt[24], np[24], ce[24], cx[24], ex[8];
-        snprintf(pt, sizeof pt, "%ld", o->prompt_tokens);
-        snprintf(np, sizeof np, "%ld", o->n_predict);
-        snprintf(ce, sizeof ce, "%zu", cells);
-        snprintf(cx, sizeof cx, "%ld", o->ctx);
-        snprintf(ex, sizeof ex, "%d", STRATA_KV_EXTRA_CELLS);
-        char why[256];
-        snprintf(why, sizeof why, STRATA_WORDS_POOL_EXCEEDED, pt, np, ce, cx, ex);
-        logf_(lg, 2, "flags: %s", why);
-        return RC_USAGE;
-    }
     /* pools: full-attention layers hold ctx + 128 cells, sliding-window ones min(ctx, window) + 128, the MTP
      * drafter's attention layers (when --spec > 0) ctx + 128 (docs/MODELS.md) */
     uint32_t drafter_layers = o->spec > 0 ? g->drafter_kv_layers : 0;

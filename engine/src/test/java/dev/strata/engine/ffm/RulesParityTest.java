@@ -142,6 +142,11 @@ class RulesParityTest {
                 + KvFormat.EXTRA_CELLS
                 + "): lower them, or raise --ctx"),
         l.lines::toString);
+    // a flag rule, so it wins over the KV decision as in Java (the config reader checks it first)
+    NativeEngineTest.Lines both =
+        check("--kv", "k8v4", "--ctx", "10", "--prompt-tokens", "512", "--n-predict", "64");
+    assertTrue(both.has("rc=" + ExitCodes.USAGE), both.lines::toString);
+    assertTrue(!both.has(KvRules.K8V4_REFUSAL), both.lines::toString);
   }
 
   /** The machine's memory as the engine measured it (its {@code memory: total=} line). */
