@@ -2,7 +2,9 @@
  *
  * strata_memory_plan is the C twin of the Java dev.strata.engine.plan.MemoryPlan for backend cpu-reference
  * (docs/PLAN.md): same inputs, same order of rules, same integer arithmetic, so each item it returns equals the
- * Java plan's row byte for byte (MemoryAccountingTest in tests/ runs both on the same models and compares).
+ * Java plan's row byte for byte: PlanParityTest plans 3,000 random configurations with both (ref_selftest --plan)
+ * and compares every figure, MemoryAccountingE2eTest in tests/ runs both on the same models. The order of rules is
+ * still written here and in Planner/StreamSizing (docs/HANDOFF.md, "Open items", lists both).
  * It is pure — no I/O, no allocation — so the engine's check (ABI 2, strata_engine_check) can log the items as
  * `plan: item=… bytes=…` and strata_engine_main can log the very same list as `alloc: item=… bytes=…` before it
  * allocates exactly those sizes. */
@@ -12,7 +14,7 @@
 #include "ref_internal.h"
 #include "strata_engine.h"
 
-#define MIB (1ull << 20)
+#define MIB STRATA_MEM_BUDGET_UNIT_BYTES /* Java UsableMemory.MIB, from rules.def */
 
 /* The plan's constants are the Java plan's, from rules.def (ref_internal.h): STRATA_PLAN_MARGIN_BYTES, the stand-by
  * slots STRATA_STANDBY_WITH_GEMM / _WITHOUT_GEMM (StandbySlots), the headroom STRATA_HEADROOM_MIN_BYTES and
@@ -149,6 +151,7 @@ int strata_memory_plan(const strata_mem_inputs *in, strata_mem_plan *p) {
         p->shortfall = p->fits ? 0 : (uint64_t)((int64_t)token_bytes - available);
         p->free_bytes = (int64_t)p->budget - (int64_t)p->fixed - (int64_t)p->arena;
     } else {
+        p->standby_rule_slots = 0; /* resident experts: no stand-by slots (Java Planner) */
         p->arena_slots = p->model_slots;
         p->arena = p->model_slots * p->slot_bytes;
         p->fixed = base;

@@ -166,7 +166,7 @@ typedef struct {
     uint64_t total, usable, margin, budget, dense;
     uint64_t kv, kv_cells, kv_cell_bytes;
     int prompt_gemm;
-    uint32_t standby_rule_slots; /* 576 or 64 by the rule; the stand-by bytes are 0 in resident mode */
+    uint32_t standby_rule_slots; /* 576 or 64 by the rule, bounded by the model; 0 resident or all held */
     uint64_t standby, headroom;
     uint64_t slot_bytes, model_slots, token_slots, arena_slots, arena;
     uint64_t ssm_state, scratch;

@@ -1,5 +1,6 @@
-/* startup.h — every rule strata-ref applies before it allocates or runs anything, in its order: flags, the KV rules,
- * the model (geometry, then what strata-ref computes), the pool rules, the memory plan. The one place these rules
+/* startup.h — every rule strata-ref applies before it allocates or runs anything, in its order: flags (main's workload
+ * against the pools among them), the KV rules, the model (geometry, then what strata-ref computes), the pool rules,
+ * the memory plan. The one place these rules
  * live: strata_engine_check, strata_engine_main and strata_session_open all call strata_startup_run, so the check's
  * verdict is main's (docs/ENGINE-ABI.md, ABI 2). */
 #ifndef STRATA_STARTUP_H

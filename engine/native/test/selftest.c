@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "figures.h"
 #include "gguf_write.h"
 #include "half.h"
 #include "ref_internal.h"
@@ -432,7 +433,74 @@ static void test_flags(void) {
     }
 }
 
+/* --figures: each size on stdin (one decimal integer a line) as "gib<TAB>gib_up<TAB>count<TAB>iec", the figures of a
+ * refused plan (figures.c); FiguresParityTest compares them with Java's ByteSize.gib, gibUp, Units.count and iec. */
+static int figures(void) {
+    unsigned long long v;
+    while (scanf("%llu", &v) == 1) {
+        char g[32], u[32], c[32], i[32];
+        strata_figure_format(g, sizeof g, &STRATA_GIB, v);
+        strata_figure_format(u, sizeof u, &STRATA_GIB_UP, v);
+        strata_count_format(c, sizeof c, v);
+        strata_iec_format(i, sizeof i, v);
+        printf("%s\t%s\t%s\t%s\n", g, u, c, i);
+    }
+    return ferror(stdin) || !feof(stdin) ? 2 : 0;
+}
+
+/* --plan: each line of stdin the inputs of strata_memory_plan (the fields of strata_mem_inputs in their order, k4
+ * left 0, then the three switches, "-" for unset), answered with one line: fits budget kv standby_slots standby
+ * headroom arena_slots arena scratch shortfall free, then the items as the check logs them, joined by '|'.
+ * PlanParityTest plans the same configurations with the Java Planner and compares every figure. */
+static const char *unset_dash(const char *v) { return strcmp(v, "-") == 0 ? NULL : v; }
+
+static int plans(void) {
+    unsigned long long f[20];
+    char e[3][32];
+    for (;;) {
+        int got = 0;
+        for (int i = 0; i < 20 && scanf("%llu", &f[i]) == 1; i++) {
+            got++;
+        }
+        if (got == 0 && feof(stdin)) {
+            return 0;
+        }
+        if (got != 20 || scanf("%31s %31s %31s", e[0], e[1], e[2]) != 3) {
+            fprintf(stderr, "selftest --plan: a line is 20 numbers and 3 words\n");
+            return 2;
+        }
+        strata_mem_inputs in = {
+            .qsa_layers = (uint32_t)f[0], .kv_heads = (uint32_t)f[1], .head_dim = (uint32_t)f[2],
+            .experts = (uint32_t)f[3], .experts_used = (uint32_t)f[4], .moe_layers = (uint32_t)f[5],
+            .expert_bytes = f[6], .dense_bytes = f[7], .ssm_state_bytes = f[8], .swa_layers = (uint32_t)f[9],
+            .swa_cells = f[10], .drafter_layers = (uint32_t)f[11], .drafter_bytes = f[12], .context = f[13],
+            .n_seq = (uint32_t)f[14], .experts_resident = (int)f[15], .pools_format = (int)f[16],
+            .mem_budget_mb = f[17], .total_memory = f[18], .fwd_scratch_bytes = f[19],
+            .env_prompt = unset_dash(e[0]), .env_prompt_gemm = unset_dash(e[1]), .env_arena_bare = unset_dash(e[2]),
+        };
+        strata_mem_plan p;
+        strata_memory_plan(&in, &p);
+        printf("%d %llu %llu %u %llu %llu %llu %llu %llu %llu %lld", p.fits, (unsigned long long)p.budget,
+               (unsigned long long)p.kv, p.standby_rule_slots, (unsigned long long)p.standby,
+               (unsigned long long)p.headroom, (unsigned long long)p.arena_slots, (unsigned long long)p.arena,
+               (unsigned long long)p.scratch, (unsigned long long)p.shortfall, (long long)p.free_bytes);
+        for (int i = 0; i < p.n_items; i++) {
+            char line[128];
+            if (strata_memory_item_line(&p, i, "plan", line, sizeof line) == 0) {
+                printf("%c%s", i == 0 ? ' ' : '|', line);
+            }
+        }
+        printf("\n");
+    }
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--figures") == 0) {
+        return figures();
+    }
+    if (argc > 1 && strcmp(argv[1], "--plan") == 0) {
+        return plans();
+    }
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     snprintf(tmpdir, sizeof tmpdir, "/tmp/strata-ref-selftest-%ld", (long)getpid());
     char cmd[300];

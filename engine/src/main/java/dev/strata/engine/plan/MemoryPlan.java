@@ -100,33 +100,31 @@ public record MemoryPlan(
     if (p.fits() || request.parallel() == 1 || p.kvFormatRefused()) {
       return p;
     }
-    return p.withRefusal(p.refusal() + "; " + parallelAdvice(request, p));
+    return p.withRefusal(p.refusal() + PlanWords.PARALLEL_SEPARATOR + parallelAdvice(request, p));
   }
 
   /**
    * What a plan of {@code --parallel N > 1} that does not fit says about N: what the sequences'
    * pools weigh, and the largest N that fits (each sequence has its own pools: {@link
-   * KvPools#sequences}), or that even one sequence does not.
+   * KvPools#sequences}), or that even one sequence does not. strata-ref's startup.c words the same
+   * from the same {@link PlanWords}, re-planning with fewer sequences as this does.
    */
   static String parallelAdvice(PlanRequest request, MemoryPlan p) {
     int n = request.parallel();
     String weigh =
-        "--parallel "
-            + n
-            + " holds "
-            + n
-            + " sequences' KV pools, "
-            + n
-            + " × "
-            + ByteSize.iec(p.kv().bytesPerSequence())
-            + " = "
-            + ByteSize.iec(p.kv().bytes());
+        PlanWords.fill(
+            PlanWords.PARALLEL_WEIGH,
+            n,
+            n,
+            n,
+            ByteSize.iec(p.kv().bytesPerSequence()),
+            ByteSize.iec(p.kv().bytes()));
     for (int m = n - 1; m >= 1; m--) {
       if (Planner.plan(request.withParallel(m)).fits()) {
-        return weigh + ": --parallel " + m + " fits";
+        return weigh + PlanWords.fill(PlanWords.PARALLEL_FITS, m);
       }
     }
-    return weigh + ": even --parallel 1 does not fit";
+    return weigh + PlanWords.PARALLEL_NONE;
   }
 
   /** This plan with another refusal line. */

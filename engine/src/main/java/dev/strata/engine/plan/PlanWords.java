@@ -78,6 +78,31 @@ public final class PlanWords {
    */
   public static final String MORE_MEMORY = "use a machine with more memory";
 
+  /**
+   * A refused plan of {@code --parallel N > 1} goes on: {@link #PARALLEL_SEPARATOR}, then N, N, N,
+   * the KV pools of one sequence and of all ({@link dev.strata.engine.text.ByteSize#iec}), then
+   * {@link #PARALLEL_FITS} with the largest N that fits or {@link #PARALLEL_NONE}.
+   */
+  public static final String PARALLEL_WEIGH =
+      "--parallel %s holds %s sequences' KV pools, %s \u00d7 %s = %s";
+
+  /** Between a refusal and {@link #PARALLEL_WEIGH}. */
+  public static final String PARALLEL_SEPARATOR = "; ";
+
+  /** After {@link #PARALLEL_WEIGH}: the largest --parallel below N that fits. */
+  public static final String PARALLEL_FITS = ": --parallel %s fits";
+
+  /** After {@link #PARALLEL_WEIGH}: not even one sequence fits. */
+  public static final String PARALLEL_NONE = ": even --parallel 1 does not fit";
+
+  /**
+   * The note of {@code --spec N > 0} on a model without MTP blocks: N, the architecture (strata-ref
+   * logs it as a warning in the same words).
+   */
+  public static final String NO_DRAFTER =
+      "spec: --spec %s asks for MTP drafting but the model has no MTP block"
+          + " (%s.nextn_predict_layers); the engine runs without drafting";
+
   /** {@code template} with its {@code %s} placeholders filled in order (fixed locale). */
   public static String fill(String template, Object... args) {
     return String.format(Locale.ROOT, template, args);

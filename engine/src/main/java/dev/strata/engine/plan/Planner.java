@@ -137,12 +137,7 @@ final class Planner {
     long state = model.stateBytes();
     long drafter = spec > 0 ? model.drafterBytes() : 0;
     if (spec > 0 && !model.hasDrafter()) {
-      notes.add(
-          "spec: --spec "
-              + spec
-              + " asks for MTP drafting but the model has no MTP block ("
-              + model.architecture()
-              + ".nextn_predict_layers); the engine runs without drafting");
+      notes.add(PlanWords.fill(PlanWords.NO_DRAFTER, spec, model.architecture()));
     }
     Base base =
         new Base(

@@ -6,9 +6,12 @@ import dev.strata.engine.flags.PoolRule;
 import dev.strata.engine.kv.KvDecision;
 import dev.strata.engine.kv.KvFormat;
 import dev.strata.engine.kv.KvRules;
+import dev.strata.engine.text.ByteSize;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -16,10 +19,11 @@ import java.util.Map;
  * cpu-reference ({@link KvRules#decide}), the switch reading ({@link KvRules#kvRotOn}), the pools'
  * extra cells ({@link KvFormat#EXTRA_CELLS}), the plan's constants ({@link MemoryPlan}, {@link
  * StandbySlots}, {@link StreamSizing}, {@link RefScratch}) and the words of its refusals ({@link
- * PlanWords}, {@link PoolRule#WORDS}), the plan's item names ({@link PlanText#ITEM_NAMES}) and the
- * exit codes the engine returns ({@link ExitCodes}). The build writes it into {@code
- * engine/target/native/gen/} before it compiles the engine ({@code
- * dev.strata.engine.gen.NativeSources}); it is never committed, so it cannot go stale.
+ * PlanWords}, {@link PoolRule#WORDS}) and of its figures ({@link ByteSize.Figure}, {@link
+ * Units#count}), the plan's item names ({@link PlanText#ITEM_NAMES}) and the exit codes the engine
+ * returns ({@link ExitCodes}). The build writes it into {@code engine/target/native/gen/} before it
+ * compiles the engine ({@code dev.strata.engine.gen.NativeSources}); it is never committed, so it
+ * cannot go stale.
  */
 public final class RulesDef {
   private RulesDef() {}
@@ -83,6 +87,8 @@ public final class RulesDef {
 
     section(c, "MemoryPlan, StandbySlots, StreamSizing, RefScratch (docs/PLAN.md)");
     define(c, "STRATA_PLAN_MARGIN_BYTES", MemoryPlan.SAFETY_MARGIN + "ull");
+    c.append("/* the unit of --mem-budget-mb (UsableMemory.MIB) */\n");
+    define(c, "STRATA_MEM_BUDGET_UNIT_BYTES", UsableMemory.MIB + "ull");
     define(c, "STRATA_STANDBY_WITH_GEMM", StandbySlots.WITH_PROMPT_GEMM);
     define(c, "STRATA_STANDBY_WITHOUT_GEMM", StandbySlots.WITHOUT_PROMPT_GEMM);
     define(c, "STRATA_ENV_METAL_PROMPT", quote(StandbySlots.ENV_PROMPT));
@@ -105,6 +111,8 @@ public final class RulesDef {
     c.append("/* PlanText.items: what the engine holds, in allocation order */\n");
     define(c, "STRATA_PLAN_ITEM_NAMES", "{" + items + "}");
     define(c, "STRATA_PLAN_N_ITEMS", PlanText.ITEM_NAMES.size());
+
+    figures(c);
 
     section(c, "ExitCodes the engine returns (strata-ref's own: 4, out of memory)");
     define(c, "STRATA_EXIT_OK", ExitCodes.OK);
@@ -129,9 +137,50 @@ public final class RulesDef {
     words(c, "NO_FIT", PlanWords.NO_FIT);
     words(c, "MORE_MEMORY", PlanWords.MORE_MEMORY);
     words(c, "POOL_EXCEEDED", PoolRule.WORDS);
+    words(c, "PARALLEL_WEIGH", PlanWords.PARALLEL_WEIGH);
+    words(c, "PARALLEL_SEPARATOR", PlanWords.PARALLEL_SEPARATOR);
+    words(c, "PARALLEL_FITS", PlanWords.PARALLEL_FITS);
+    words(c, "PARALLEL_NONE", PlanWords.PARALLEL_NONE);
+    words(c, "NO_DRAFTER", PlanWords.NO_DRAFTER);
     kvRefusal(c);
     scratch(c);
     return c.append("\n#endif\n").toString();
+  }
+
+  /**
+   * The figures of a refused plan: {@link ByteSize#GIB_FIGURE} and {@link ByteSize#GIB_UP_FIGURE}
+   * as {@code {unit, decimals, up}} initializers, {@link ByteSize#IEC_UNITS} (the sizes of the
+   * {@code --parallel} advice) and {@link Units#count}'s separator and group;
+   * engine/native/src/figures.c formats with these and nothing else.
+   */
+  private static void figures(StringBuilder c) {
+    section(
+        c,
+        "ByteSize.Figure {bytes per unit, decimals, rounded up (1) or half-up (0)}, Units.count");
+    for (Map.Entry<String, ByteSize.Figure> f :
+        List.of(
+            Map.entry("GIB", ByteSize.GIB_FIGURE), Map.entry("GIB_UP", ByteSize.GIB_UP_FIGURE))) {
+      ByteSize.Figure v = f.getValue();
+      define(
+          c,
+          "STRATA_FIGURE_" + f.getKey(),
+          "{" + v.unit() + "ull, " + v.decimals() + ", " + (v.up() ? 1 : 0) + "}");
+    }
+    StringBuilder iec = new StringBuilder();
+    for (ByteSize.IecUnit u : ByteSize.IEC_UNITS) {
+      ByteSize.Figure v = u.figure();
+      iec.append(iec.isEmpty() ? "" : ", ")
+          .append("{" + quote(u.name()) + ", {" + v.unit() + "ull, " + v.decimals() + ", ")
+          .append(v.up() ? 1 : 0)
+          .append("}}");
+    }
+    c.append(
+        "/* ByteSize.iec's units, smallest first {name, figure}; below the first: whole bytes */\n");
+    define(c, "STRATA_IEC_UNITS", "{" + iec + "}");
+    define(c, "STRATA_IEC_N_UNITS", ByteSize.IEC_UNITS.size());
+    define(c, "STRATA_IEC_BYTES", quote(ByteSize.BYTES));
+    define(c, "STRATA_COUNT_SEPARATOR", "'" + Units.SEPARATOR + "'");
+    define(c, "STRATA_COUNT_GROUP", Units.GROUP);
   }
 
   /**
@@ -241,11 +290,22 @@ public final class RulesDef {
   }
 
   /**
-   * A C string literal; the C escapes of the switch blanks, any other control character refused.
+   * A C string literal; the C escapes of the switch blanks, any other control character refused, a
+   * character of the BMP past ASCII as its UTF-8 bytes in octal escapes (three digits each, so no
+   * digit after one can be read into it, as a hex escape would).
    */
   static String quote(String s) {
     StringBuilder q = new StringBuilder("\"");
     for (char ch : s.toCharArray()) {
+      if (ch >= 0x80) {
+        if (Character.isSurrogate(ch) || Character.isISOControl(ch)) {
+          throw new IllegalStateException("not a plain character for a C literal: " + s);
+        }
+        for (byte b : String.valueOf(ch).getBytes(StandardCharsets.UTF_8)) {
+          q.append('\\').append(String.format(Locale.ROOT, "%03o", b & 0xff));
+        }
+        continue;
+      }
       switch (ch) {
         case '\t' -> q.append("\\t");
         case '\n' -> q.append("\\n");
@@ -254,8 +314,8 @@ public final class RulesDef {
         case '\r' -> q.append("\\r");
         case '"', '\\' -> q.append('\\').append(ch);
         default -> {
-          if (ch < 0x20 || ch >= 0x7f) {
-            throw new IllegalStateException("not plain ASCII for a C literal: " + s);
+          if (ch < 0x20 || ch == 0x7f) {
+            throw new IllegalStateException("a control character in a C literal: " + s);
           }
           q.append(ch);
         }

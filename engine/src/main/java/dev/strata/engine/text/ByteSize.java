@@ -1,5 +1,7 @@
 package dev.strata.engine.text;
 
+import java.util.List;
+
 /**
  * Byte sizes for people, in ONE unit system: binary, with IEC prefixes (KiB = 1,024 B, MiB, GiB,
  * TiB) — the memory plan's GiB (docs/PLAN.md). Every size a user reads (wizard, plan, probe, model
@@ -15,9 +17,53 @@ package dev.strata.engine.text;
  * start-up (docs/PERFORMANCE.md §2).
  */
 public final class ByteSize {
-  private static final String[] UNITS = {"KiB", "MiB", "GiB", "TiB"};
-
   private static final long GIB = 1L << 30;
+
+  /**
+   * A figure in one fixed unit, with no unit written: {@code bytes / unit} with {@code decimals}
+   * decimals, rounded half-up (away from zero) or, with {@code up}, up (towards +infinity). The
+   * rule strata-ref formats its refusals by: {@code RulesDef} renders {@link #GIB_FIGURE} and
+   * {@link #GIB_UP_FIGURE} and {@link #IEC_UNITS} into rules.def, and engine/native/src/figures.c
+   * reads only those (FiguresParityTest formats the same sizes through both).
+   *
+   * @param unit bytes per unit, a power of two from 2 to 2^40
+   * @param decimals 1 or 2
+   */
+  public record Figure(long unit, int decimals, boolean up) {
+    public Figure {
+      if (unit < 2 || unit > 1L << 40 || Long.bitCount(unit) != 1 || decimals < 1 || decimals > 2) {
+        throw new IllegalArgumentException("unit a power of two to 2^40, 1 or 2 decimals: " + unit);
+      }
+    }
+
+    /** {@code bytes} in this figure: {@code 10.67}. */
+    public String format(long bytes) {
+      return decimal(bytes, unit, decimals, up);
+    }
+  }
+
+  /** {@link #gib}'s figure: GiB, two decimals, half-up. */
+  public static final Figure GIB_FIGURE = new Figure(GIB, 2, false);
+
+  /** {@link #gibUp}'s figure: GiB, one decimal, rounded up. */
+  public static final Figure GIB_UP_FIGURE = new Figure(GIB, 1, true);
+
+  /** A unit of {@link #iec}: its name and its figure. */
+  public record IecUnit(String name, Figure figure) {}
+
+  /**
+   * {@link #iec}'s units, smallest first: KiB and MiB with one decimal, GiB and TiB with two, all
+   * half-up; each is 1,024 of the one before. Sizes below the first are whole {@link #BYTES}.
+   */
+  public static final List<IecUnit> IEC_UNITS =
+      List.of(
+          new IecUnit("KiB", new Figure(1L << 10, 1, false)),
+          new IecUnit("MiB", new Figure(1L << 20, 1, false)),
+          new IecUnit("GiB", new Figure(GIB, 2, false)),
+          new IecUnit("TiB", new Figure(1L << 40, 2, false)));
+
+  /** {@link #iec}'s name of a size below a KiB. */
+  public static final String BYTES = "B";
 
   private ByteSize() {}
 
@@ -27,7 +73,7 @@ public final class ByteSize {
    * compare at a glance; a size on its own is {@link #iec}.
    */
   public static String gib(long bytes) {
-    return decimal(bytes, GIB, 2, false);
+    return GIB_FIGURE.format(bytes);
   }
 
   /**
@@ -35,7 +81,7 @@ public final class ByteSize {
    * says 0.1, not 0.0).
    */
   public static String gibUp(long bytes) {
-    return decimal(bytes, GIB, 1, true);
+    return GIB_UP_FIGURE.format(bytes);
   }
 
   /**
@@ -47,22 +93,23 @@ public final class ByteSize {
     if (bytes < 0) {
       return "-" + iec(bytes == Long.MIN_VALUE ? Long.MAX_VALUE : -bytes);
     }
-    if (bytes < 1024) {
-      return bytes + " B";
+    if (bytes < IEC_UNITS.getFirst().figure().unit()) {
+      return bytes + " " + BYTES;
     }
     int unit = 0;
-    long scale = 1024;
-    while (unit + 1 < UNITS.length && bytes >= scale * 1024) {
-      scale *= 1024;
+    while (unit + 1 < IEC_UNITS.size() && bytes >= IEC_UNITS.get(unit + 1).figure().unit()) {
       unit++;
     }
-    int decimals = unit >= 2 ? 2 : 1;
-    String v = decimal(bytes, scale, decimals, false);
-    if (unit + 1 < UNITS.length && Long.parseLong(v, 0, v.indexOf('.'), 10) >= 1024) {
-      // 1023.96 MiB rounds to 1024.0: say 1.00 GiB instead
-      return iec(scale * 1024);
+    Figure f = IEC_UNITS.get(unit).figure();
+    String v = f.format(bytes);
+    if (unit + 1 < IEC_UNITS.size()) {
+      long next = IEC_UNITS.get(unit + 1).figure().unit();
+      if (Long.parseLong(v, 0, v.indexOf('.'), 10) >= next / f.unit()) {
+        // 1023.96 MiB rounds to 1024.0: say 1.00 GiB instead
+        return iec(next);
+      }
     }
-    return v + " " + UNITS[unit];
+    return v + " " + IEC_UNITS.get(unit).name();
   }
 
   /**

@@ -142,6 +142,11 @@ class RulesParityTest {
                 + KvFormat.EXTRA_CELLS
                 + "): lower them, or raise --ctx"),
         l.lines::toString);
+    // a flag rule, so it wins over the KV decision as in Java (the config reader checks it first)
+    NativeEngineTest.Lines both =
+        check("--kv", "k8v4", "--ctx", "10", "--prompt-tokens", "512", "--n-predict", "64");
+    assertTrue(both.has("rc=" + ExitCodes.USAGE), both.lines::toString);
+    assertTrue(!both.has(KvRules.K8V4_REFUSAL), both.lines::toString);
   }
 
   /** The machine's memory as the engine measured it (its {@code memory: total=} line). */
@@ -169,14 +174,17 @@ class RulesParityTest {
     long crowded = ((headroomMb + 256) << 20) / perToken / 1024 * 1024 + 1024;
     org.junit.jupiter.api.Assumptions.assumeTrue(
         crowded <= 1_048_576, "this machine's headroom needs a context above --ctx's maximum");
-    record Case(String experts, long ctx, long budgetMb) {}
+    record Case(String experts, long ctx, long budgetMb, int parallel) {}
     List<Case> cases =
         List.of(
-            new Case("stream", crowded, headroomMb + 64),
-            new Case("resident", crowded, headroomMb + 64),
-            new Case("resident", 65_536, 64),
-            new Case("stream", 4_096, 1),
-            new Case("resident", 4_096, 1));
+            new Case("stream", crowded, headroomMb + 64, 1),
+            new Case("resident", crowded, headroomMb + 64, 1),
+            new Case("resident", 65_536, 64, 1),
+            new Case("stream", 4_096, 1, 1),
+            new Case("resident", 4_096, 1, 1),
+            // --parallel: the refusal then says what the sequences' pools weigh and which N fits
+            new Case("stream", crowded / 2, headroomMb + 64, 3),
+            new Case("resident", 4_096, 1, 2));
     for (Case c : cases) {
       NativeEngineTest.Lines l =
           check(
@@ -190,10 +198,13 @@ class RulesParityTest {
               "--prompt-tokens",
               "1",
               "--n-predict",
-              "0");
+              "0",
+              "--parallel",
+              Integer.toString(c.parallel()));
       MemoryPlan plan =
           MemoryPlan.compute(
               PlanRequest.of(host, geometry, Backend.CPU_REFERENCE)
+                  .withParallel(c.parallel())
                   .withContext(c.ctx())
                   .withExperts(ExpertsMode.valueOf(c.experts().toUpperCase(java.util.Locale.ROOT)))
                   .withMemBudgetMb(c.budgetMb()));

@@ -26,6 +26,7 @@ class RulesDefTest {
   void theFiguresAreTheJavaConstants() {
     assertEquals(Integer.toString(KvFormat.EXTRA_CELLS), define("STRATA_KV_EXTRA_CELLS"));
     assertEquals(MemoryPlan.SAFETY_MARGIN + "ull", define("STRATA_PLAN_MARGIN_BYTES"));
+    assertEquals(UsableMemory.MIB + "ull", define("STRATA_MEM_BUDGET_UNIT_BYTES"));
     assertEquals(
         Integer.toString(StandbySlots.WITH_PROMPT_GEMM), define("STRATA_STANDBY_WITH_GEMM"));
     assertEquals(
@@ -36,6 +37,21 @@ class RulesDefTest {
         Long.toString(RefScratch.BOOK_BYTES_PER_SLOT), define("STRATA_BOOK_BYTES_PER_SLOT"));
     assertEquals("\" \\t\\n\\v\\f\\r\"", define("STRATA_SWITCH_BLANKS"));
     assertEquals(KvRules.SWITCH_BLANKS.length(), 6);
+  }
+
+  @Test
+  void theFiguresFormatsAreByteSizesAndUnits() {
+    assertEquals("{" + (1L << 30) + "ull, 2, 0}", define("STRATA_FIGURE_GIB"));
+    assertEquals("{" + (1L << 30) + "ull, 1, 1}", define("STRATA_FIGURE_GIB_UP"));
+    assertEquals("','", define("STRATA_COUNT_SEPARATOR"));
+    assertEquals("3", define("STRATA_COUNT_GROUP"));
+    assertEquals(
+        "{{\"KiB\", {1024ull, 1, 0}}, {\"MiB\", {1048576ull, 1, 0}}, {\"GiB\", {"
+            + (1L << 30)
+            + "ull, 2, 0}}, {\"TiB\", {"
+            + (1L << 40)
+            + "ull, 2, 0}}}",
+        define("STRATA_IEC_UNITS"));
   }
 
   @Test
@@ -68,15 +84,22 @@ class RulesDefTest {
         '"' + dev.strata.engine.flags.PoolRule.WORDS + '"', define("STRATA_WORDS_POOL_EXCEEDED"));
     assertEquals('"' + KvPlanRules.CANNOT_HOLD + '"', define("STRATA_WORDS_KV_CANNOT_HOLD"));
     assertEquals('"' + RefLimits.WORDS + '"', define("STRATA_WORDS_REF_LIMITS"));
-    // the plan's 16 templates and terms, KvPlanRules' 8 words, RefLimits' one
+    assertEquals(
+        "\"--parallel %s holds %s sequences' KV pools, %s \\303\\227 %s = %s\"",
+        define("STRATA_WORDS_PARALLEL_WEIGH"));
+    // the plan's 16 templates and terms, the 4 of --parallel, the --spec note, KvPlanRules' 8
+    // words, RefLimits' one
     long words = DEF.lines().filter(l -> l.startsWith("#define STRATA_WORDS_")).count();
-    assertEquals(25, words);
+    assertEquals(30, words);
   }
 
   @Test
   void aCLiteralEscapesTheBlanksAndRefusesOtherControls() {
     assertEquals("\"a\\\"b\\\\c\\t\"", RulesDef.quote("a\"b\\c\t"));
     assertThrows(IllegalStateException.class, () -> RulesDef.quote("\u0001"));
-    assertThrows(IllegalStateException.class, () -> RulesDef.quote("é"));
+    // past ASCII: its UTF-8 bytes in octal, so "×" then a digit stays two characters in C
+    assertEquals("\"\\303\\2271\"", RulesDef.quote("\u00d71"));
+    assertThrows(IllegalStateException.class, () -> RulesDef.quote("\u0085"));
+    assertThrows(IllegalStateException.class, () -> RulesDef.quote("\ud83d\ude00"));
   }
 }
