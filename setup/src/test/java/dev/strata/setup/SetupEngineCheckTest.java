@@ -60,6 +60,29 @@ class SetupEngineCheckTest {
   }
 
   @Test
+  void printedTheRefusalIsOnStandardErrorAndTheConfigOnStandardOutput() throws IOException {
+    Path demo = DemoModel.write(tmp.resolve("demo"), 1).getFirst();
+    CliHarness.Run r =
+        CliHarness.system(
+            Map.of("HOME", tmp.toString()),
+            false,
+            "--model",
+            demo.toString(),
+            "--engine-lib",
+            lib().toString(),
+            "--ctx",
+            "4096",
+            "--experts",
+            "stream",
+            "--print");
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().startsWith("schema: strata.engine/v1\n"), r.out());
+    assertTrue(r.err().startsWith("strata-setup: the launch will be refused: strata-ref"), r.err());
+    assertTrue(r.err().endsWith(" (the config is printed all the same)\n"), r.err());
+    assertEquals(1, r.err().lines().count(), r.err());
+  }
+
+  @Test
   void aModelTheEngineRunsGetsTheHint() {
     Path tiny = RepoRoot.resolve("templates/demo-model/tiny-qwen3-q4_k_m.gguf");
     Path out = tmp.resolve("tiny.yaml");
