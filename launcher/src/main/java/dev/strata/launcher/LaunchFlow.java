@@ -167,7 +167,11 @@ final class LaunchFlow {
           "no config at "
               + configPath
               + (config != null
-                  ? ""
+                  ? config.toString().matches("[0-9]+[kK]?")
+                      // llama.cpp's -c is the context size: -c 4096 here names a config "4096"
+                      ? " (-c is --config here, not llama.cpp's --ctx-size: the context is the"
+                          + " config's, strata-setup --ctx N)"
+                      : ""
                   : io.env().containsKey("STRATA_CONFIG")
                       ? " (from STRATA_CONFIG): write one there (strata-setup --out "
                           + configPath

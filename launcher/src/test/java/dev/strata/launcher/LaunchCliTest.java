@@ -148,6 +148,18 @@ class LaunchCliTest {
   }
 
   @Test
+  void llamaCppsDashCWithAContextSizeIsToldDashCIsTheConfig() {
+    Result r = run("-c", "4096", "--dry-run");
+    assertEquals(2, r.code(), r.err());
+    assertTrue(
+        r.err()
+            .contains(
+                "4096 (-c is --config here, not llama.cpp's --ctx-size: the context is the"
+                    + " config's, strata-setup --ctx N)"),
+        r.err());
+  }
+
+  @Test
   void strataConfigOverridesTheDefaultPath() {
     Path cfg = tmp.resolve("elsewhere.yaml");
     Result r = run(Map.of("HOME", tmp.toString(), "STRATA_CONFIG", cfg.toString()));

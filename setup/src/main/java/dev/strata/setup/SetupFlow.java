@@ -125,9 +125,7 @@ final class SetupFlow {
     Generator.Generated g = generate(host.facts(), gguf, a, library, given.backend(), x -> {});
     String yaml = ConfigCodec.write(g.config());
     if (r.print()) {
-      io.out().print(yaml);
-      requirePrinted();
-      return ExitCodes.OK;
+      return printed(yaml, g);
     }
     return write(dest, yaml, g, r.force(), true);
   }
@@ -228,9 +226,7 @@ final class SetupFlow {
       String yaml = ConfigCodec.write(g.config());
       p.close();
       if (r.print()) {
-        io.out().print(yaml);
-        requirePrinted();
-        return ExitCodes.OK;
+        return printed(yaml, g);
       }
       // The user saw the diff and said yes: that is the wizard's --force.
       return write(dest, yaml, g, true, false);
@@ -269,6 +265,27 @@ final class SetupFlow {
           "--print: cannot write the config to standard output (disk full, or the reader went"
               + " away?): the config was not printed");
     }
+  }
+
+  /**
+   * {@code --print}: the config on standard output; on standard error only the pinned engine's
+   * refusal of it, when it refuses (as {@link #write} says it in place of the launch hint).
+   */
+  private int printed(String yaml, Generator.Generated g) {
+    io.out().print(yaml);
+    requirePrinted();
+    String refused =
+        SetupEngineCheck.refusal(g.config(), machine.workingDir(), "the printed config");
+    if (refused != null) {
+      io.err()
+          .println(
+              TerminalText.escape(
+                  "strata-setup: the launch will be refused: "
+                      + refused
+                      + " (the config is printed all the same)"));
+      io.err().flush();
+    }
+    return ExitCodes.OK;
   }
 
   private int write(

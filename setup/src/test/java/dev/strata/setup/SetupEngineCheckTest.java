@@ -9,6 +9,8 @@ import dev.strata.testsupport.RepoRoot;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,19 +30,24 @@ class SetupEngineCheckTest {
   }
 
   CliHarness.Run setup(Path model, Path out) {
-    return CliHarness.system(
-        Map.of("HOME", tmp.toString()),
-        false,
-        "--model",
-        model.toString(),
-        "--engine-lib",
-        lib().toString(),
-        "--ctx",
-        "4096",
-        "--experts",
-        "stream",
-        "--out",
-        out.toString());
+    return setup(model, "--out", out.toString());
+  }
+
+  /** strata-setup on {@code model} with the engine library pinned, then {@code where}. */
+  CliHarness.Run setup(Path model, String... where) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--model",
+                model.toString(),
+                "--engine-lib",
+                lib().toString(),
+                "--ctx",
+                "4096",
+                "--experts",
+                "stream"));
+    args.addAll(List.of(where));
+    return CliHarness.system(Map.of("HOME", tmp.toString()), false, args.toArray(String[]::new));
   }
 
   @Test
@@ -56,6 +63,17 @@ class SetupEngineCheckTest {
     assertTrue(r.err().contains("qwen3next"), r.err());
     assertTrue(r.err().endsWith(" shows the engine's answer)\n"), r.err());
     assertTrue(!r.err().contains("launch it: "), r.err());
+    assertEquals(1, r.err().lines().count(), r.err());
+  }
+
+  @Test
+  void printedTheRefusalIsOnStandardErrorAndTheConfigOnStandardOutput() throws IOException {
+    Path demo = DemoModel.write(tmp.resolve("demo"), 1).getFirst();
+    CliHarness.Run r = setup(demo, "--print");
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().startsWith("schema: strata.engine/v1\n"), r.out());
+    assertTrue(r.err().startsWith("strata-setup: the launch will be refused: strata-ref"), r.err());
+    assertTrue(r.err().endsWith(" (the config is printed all the same)\n"), r.err());
     assertEquals(1, r.err().lines().count(), r.err());
   }
 

@@ -376,9 +376,14 @@ final class PreflightRun {
     return List.copyOf(out);
   }
 
+  /** {@code path} from the config, resolved against the config's folder when relative. */
   Path resolve(String path) {
     Path p = Path.of(path);
     Path base = configPath.toAbsolutePath().getParent();
+    PreflightRefused shared = SharedFolder.relative(base, path, where);
+    if (shared != null) {
+      throw refuse("config", shared);
+    }
     return (p.isAbsolute() || base == null ? p : base.resolve(p)).toAbsolutePath().normalize();
   }
 

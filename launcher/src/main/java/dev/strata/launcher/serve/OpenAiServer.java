@@ -97,7 +97,7 @@ public final class OpenAiServer implements AutoCloseable {
 
   @Override
   public void close() {
-    http.stop(0);
+    http.stop(1); // up to 1 s for the handlers to write what their stopped jobs say
     threads.shutdownNow();
     timer.shutdownNow();
   }

@@ -38,17 +38,16 @@ final class RequestBody {
    * @param deadline how long the whole body may take, from the handler's start
    * @param timer where the 408 is sent from
    * @param status the answer's status once one went (the caller's log line)
-   * @throws ApiError 400 (a malformed {@code Content-Length}); 413 or 408 already sent (its status
-   *     in {@code status}: the caller sends nothing more)
-   * @throws IOException when the client went away
+   * @throws ApiError 400 (a malformed {@code Content-Length}); 413, 408 or 400 (a body that could
+   *     not be read: a malformed chunk, or the client gone) already sent (its status in {@code
+   *     status}: the caller sends nothing more)
    */
   static byte[] read(
       HttpExchange ex,
       int maxBytes,
       Duration deadline,
       ScheduledExecutorService timer,
-      int[] status)
-      throws IOException {
+      int[] status) {
     String length = ex.getRequestHeaders().getFirst("Content-Length");
     long declared = -1;
     if (length != null) {
@@ -82,7 +81,11 @@ final class RequestBody {
         throw late; // the 408 went, then the connection was closed
       }
       alarm.cancel(false);
-      throw e;
+      // a chunked body the JDK cannot decode ("invalid chunk length") throws here as a client that
+      // went away does: either way a 400 is tried (it is lost when the client is gone)
+      ApiError bad = unreadable(e);
+      answer(ex, bad, status);
+      throw bad;
     }
     if (!reading.compareAndSet(true, false)) {
       awaitAlarm(alarm);
@@ -96,14 +99,17 @@ final class RequestBody {
   }
 
   /** Answers {@code e} before the rest of the body is read, then reads and drops that rest. */
-  private static ApiError refuse(HttpExchange ex, InputStream in, ApiError e, int[] status)
-      throws IOException {
+  private static ApiError refuse(HttpExchange ex, InputStream in, ApiError e, int[] status) {
     answer(ex, e, status);
     byte[] buf = new byte[64 << 10];
     long left = DRAIN_BYTES;
     int n;
-    while (left > 0 && (n = in.read(buf, 0, (int) Math.min(buf.length, left))) > 0) {
-      left -= n;
+    try {
+      while (left > 0 && (n = in.read(buf, 0, (int) Math.min(buf.length, left))) > 0) {
+        left -= n;
+      }
+    } catch (IOException closed) {
+      // the client closed after its answer, or sent a malformed rest: the answer went
     }
     return e;
   }
@@ -141,6 +147,17 @@ final class RequestBody {
         "body",
         "request_too_large",
         "the request body is over " + maxBytes + " bytes (this server's limit)");
+  }
+
+  private static ApiError unreadable(IOException e) {
+    return new ApiError(
+        400,
+        "invalid_request_error",
+        "body",
+        null,
+        "the request body could not be read: "
+            + OpenAiRequest.clip(String.valueOf(e.getMessage()))
+            + " (send it with a Content-Length, or as well-formed chunks)");
   }
 
   private static ApiError timeout(Duration deadline) {

@@ -201,6 +201,10 @@ final class SessionWorker implements Job.Queue {
                 }
               });
       job.running(null);
+      if (stopping && r.stop() == Generation.Stop.CANCELLED) {
+        // cancelled by stop(), not by its client: the answer says so (a 503 body, not blanks)
+        throw new Dropped("the server is stopping");
+      }
       job.done.complete(r);
     } catch (ApiError | Dropped e) {
       job.done.completeExceptionally(e);

@@ -354,6 +354,43 @@ class PreflightRunTest {
   }
 
   @Test
+  void aRelativePathBesideAConfigInASharedFolderIsRefusedBeforeItIsRead() throws IOException {
+    // a config in a sticky world-writable folder (like /tmp, which may hold a config) names its
+    // model relative to that folder: another user could have put a file of that name there first
+    Path shared = Files.createDirectories(dir.resolve("shared"));
+    Files.setAttribute(shared, "unix:mode", 01777);
+    Path sharedCfg = shared.resolve("engine.yaml");
+    for (Path s : shards) { // what another user would have put there
+      Files.copy(s, shared.resolve(s.getFileName()));
+    }
+    List<String> names = shards.stream().map(p -> p.getFileName().toString()).toList();
+    Cfg c = base.shards(names).args("--model", names.getFirst(), "--ctx", "4096");
+    // thrown by the config check, as its errors are (before the library or the model is read)
+    PreflightRefused e =
+        assertThrows(
+            PreflightRefused.class,
+            () -> Preflight.full(c.config(), sharedCfg, LINUX, Map.of()).close());
+    assertEquals(ExitCodes.PREFLIGHT, e.exitCode());
+    assertEquals(
+        "the config "
+            + sharedCfg
+            + " names the relative path '"
+            + names.getFirst()
+            + "', but its folder "
+            + shared
+            + " may be written by others: anyone could put a file of that name there first"
+            + " (give the absolute path in the config, or keep the config in a folder only you"
+            + " can write)",
+        e.getMessage());
+    // the same config naming the file absolutely is the user's own choice: it is read
+    List<String> absolute = names.stream().map(n -> shared.resolve(n).toString()).toList();
+    Cfg abs = base.shards(absolute).args("--model", absolute.getFirst(), "--ctx", "4096");
+    try (Preflight.Report r = Preflight.full(abs.config(), sharedCfg, LINUX, Map.of())) {
+      assertNotNull(r.model(), () -> lines(r).toString());
+    }
+  }
+
+  @Test
   void withAbsolutePathsReplacesOnlyTheValueAfterModel() {
     assertEquals(
         List.of("--model", "/abs/m.gguf", "--ctx", "--model"),

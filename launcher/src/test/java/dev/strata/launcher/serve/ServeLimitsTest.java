@@ -142,6 +142,35 @@ class ServeLimitsTest {
   }
 
   @Test
+  void aMalformedChunkedBodyIs400NamingTheBody() throws IOException {
+    // the JDK's chunk decoder throws as a closed connection does: the client still gets an answer
+    Answer a =
+        exchange(
+            "POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "zz\r\n{}\r\n0\r\n\r\n");
+    assertEquals(400, a.status(), a.body());
+    assertEquals("body", a.error().get("param").asText());
+    assertTrue(
+        a.error().get("message").asText().startsWith("the request body could not be read: "),
+        a.body());
+    assertEquals(1, a.body().lines().count(), "one JSON line: " + a.body());
+  }
+
+  @Test
+  void a413IsLoggedAsAnsweredNotAsAClientGone() throws IOException {
+    Socket s = open();
+    s.getOutputStream().write(post("/v1/completions", 1L << 20).getBytes(StandardCharsets.UTF_8));
+    assertEquals(413, read(s.getInputStream(), System.nanoTime()).status());
+    s.close(); // gone before the announced body: what the server was draining ends
+    long end = System.nanoTime() + 5_000_000_000L;
+    while (!log.toString().contains(" 413 ") && System.nanoTime() < end) {
+      Thread.onSpinWait();
+    }
+    String line = log.toString().lines().filter(l -> l.contains(" 413 ")).findFirst().orElse("");
+    assertTrue(line.endsWith("(this server's limit)"), "the log line: " + line);
+  }
+
+  @Test
   void aWholeBodyWithinTheLimitsIsChecked() throws IOException {
     String ok = "{\"model\":\"tiny\",\"prompt\":\"a\"}";
     Answer a = exchange(post("/v1/completions", ok.length()), ok);

@@ -531,4 +531,30 @@ class ServeE2eTest {
       assertEquals(48, JSON.readTree(after.body()).get("usage").get("completion_tokens").asInt());
     }
   }
+
+  @Test
+  void aWholeAnswerInFlightWhenTheServerStopsIsAnErrorNotABlankBody() throws Exception {
+    try (Server s = Server.start(List.of("--port", "0"))) {
+      String body = "{\"model\":\"tiny-qwen3-q8_0\",\"prompt\":\"The Debian\",\"max_tokens\":240}";
+      java.util.concurrent.CompletableFuture<HttpResponse<String>> answer =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return post(s.base(), "/v1/completions", body, null);
+                } catch (Exception e) {
+                  throw new AssertionError(e);
+                }
+              });
+      Thread.sleep(400); // generating (240 tokens take over a second here)
+      s.process().destroy(); // SIGTERM while the answer's headers (200) went and its body did not
+      HttpResponse<String> a = answer.get(60, TimeUnit.SECONDS);
+      assertTrue(
+          !a.body().isBlank(), "a body that is only the heartbeat's spaces: '" + a.body() + "'");
+      com.fasterxml.jackson.databind.JsonNode j = JSON.readTree(a.body());
+      assertTrue(
+          j.has("choices")
+              || "the server is stopping".equals(j.path("error").path("message").asText()),
+          a.body());
+    }
+  }
 }
