@@ -42,8 +42,10 @@ public final class Suggest {
    * ({@code q4} for {@code q4_0}), that begins exactly one known word means that word; otherwise
    * the nearest known word within 2 edits (an adjacent swap counts as one), or 1 for words of 3
    * letters or fewer, the first in {@code known}'s order on a tie. Before all that, llama.cpp's
-   * spelling of a known flag ({@link #LLAMA_CPP}: {@code --ctx-size} for {@code --ctx}) means it.
-   * The one rule for flags, env switches, values, command-line options and host-file fields.
+   * spelling of a known flag ({@link #LLAMA_CPP}: {@code --ctx-size} for {@code --ctx}) means it. A
+   * one-letter option ({@code -t}) means only what it folds to or its llama.cpp alias: every other
+   * one-letter option is one edit away, so distance says nothing. The one rule for flags, env
+   * switches, values, command-line options and host-file fields.
    */
   public static String nearest(String typed, Collection<String> known) {
     String t = fold(typed);
@@ -55,6 +57,9 @@ public final class Suggest {
     String ours = LLAMA_CPP.get(t);
     if (ours != null && known.contains(ours)) {
       return ours;
+    }
+    if (t.matches("-[^-]")) {
+      return null; // one letter: every other short option is one edit away, so none is nearer
     }
     // typed in part: 3 characters or more, or whole parts of one word (q4 for q4_0)
     boolean longEnough = t.replaceFirst("^-+", "").length() >= 3;

@@ -60,6 +60,16 @@ class SuggestTest {
   }
 
   @Test
+  void aOneLetterOptionIsNotMatchedToAnotherOneLetterOption() {
+    List<String> known = List.of("-h", "-V", "-c", "--config", "--threads");
+    assertNull(Suggest.nearest("-b", known), "-b is one edit from -h and -c alike");
+    assertNull(Suggest.nearest("-x", known));
+    assertEquals("-V", Suggest.nearest("-v", known)); // case-blind: the same letter
+    assertEquals("--threads", Suggest.nearest("-t", known)); // llama.cpp's -t
+    assertEquals("", Suggest.didYouMean("-m", List.of("-h", "-c")));
+  }
+
+  @Test
   void aTieGoesToTheFirstKnownWordAndTheKnownSpellingIsReturned() {
     assertEquals("Q4_0", Suggest.nearest("q4_1", List.of("Q4_0", "q4_2")));
     assertEquals("q4_2", Suggest.nearest("q4_1", List.of("q4_2", "Q4_0")));
