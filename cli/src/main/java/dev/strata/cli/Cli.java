@@ -2,6 +2,7 @@ package dev.strata.cli;
 
 import dev.strata.engine.ExitCodes;
 import dev.strata.engine.StrataException;
+import dev.strata.engine.flags.EngineFlags;
 import dev.strata.engine.flags.Suggest;
 import dev.strata.engine.text.TerminalText;
 import java.util.ArrayList;
@@ -126,6 +127,13 @@ public final class Cli {
     } else {
       what = "unexpected argument";
     }
-    return what + " '" + TerminalText.escape(token) + "'" + Suggest.didYouMean(typed, known);
+    String hint = Suggest.didYouMean(typed, known);
+    String flag = Suggest.ours(typed);
+    if (hint.isEmpty() && what.equals("unknown option") && EngineFlags.lookup(flag) != null) {
+      // an engine flag given to the command: it belongs to the engine's argv, which the config
+      // holds
+      hint = " (" + flag + " is an engine flag: it goes in the config's args, docs/CONFIG.md)";
+    }
+    return what + " '" + TerminalText.escape(token) + "'" + hint;
   }
 }

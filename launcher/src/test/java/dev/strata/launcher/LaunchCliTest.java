@@ -95,6 +95,21 @@ class LaunchCliTest {
             .err()
             .startsWith("strata-launch: unknown option '--temperature' (did you mean --temp?)"),
         llama.err());
+    // an engine flag (or llama.cpp's spelling of one) given to the launcher: where it goes
+    for (String[] engineFlag : new String[][] {{"--threads", "4"}, {"--ctx-size", "8192"}}) {
+      Result e = run(engineFlag[0], engineFlag[1], "--dry-run");
+      assertEquals(2, e.code());
+      String ours = engineFlag[0].equals("--threads") ? "--threads" : "--ctx";
+      assertTrue(
+          e.err()
+              .startsWith(
+                  "strata-launch: unknown option '"
+                      + engineFlag[0]
+                      + "' ("
+                      + ours
+                      + " is an engine flag: it goes in the config's args, docs/CONFIG.md)"),
+          e.err());
+    }
   }
 
   @Test

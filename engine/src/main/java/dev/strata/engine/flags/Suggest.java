@@ -91,6 +91,14 @@ public final class Suggest {
     return bestDistance <= allowed ? best : null;
   }
 
+  /**
+   * Ours for a llama.cpp spelling ({@link #LLAMA_CPP}: {@code -t} is {@code --threads}), else
+   * {@code typed}.
+   */
+  public static String ours(String typed) {
+    return LLAMA_CPP.getOrDefault(fold(typed), typed);
+  }
+
   /** Case-blind, {@code _} read as {@code -}. */
   private static String fold(String s) {
     return s.toLowerCase(Locale.ROOT).replace('_', '-');
