@@ -58,6 +58,13 @@ final class CliHarness {
     env.put("STRATA_CONFIG", config.toString());
   }
 
+  /** A dense qwen3 (no experts) strata-ref computes, one shard under {@code dir}: its path. */
+  static Path denseModel(Path dir) throws IOException {
+    return dev.strata.engine.model.TinyModel.dense("qwen3")
+        .write(dir, "tiny-dense", 1, 7)
+        .getFirst();
+  }
+
   static HostFacts m4() {
     return HostProfiles.profile("m4-pro-48").orElseThrow();
   }

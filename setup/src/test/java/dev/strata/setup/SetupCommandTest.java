@@ -81,10 +81,7 @@ class SetupCommandTest {
 
   @Test
   void aDenseModelWithoutATerminalIsNotAskedForExperts(@TempDir Path d) throws IOException {
-    Path dense =
-        dev.strata.engine.model.TinyModel.dense("qwen3")
-            .write(d.resolve("m"), "tiny-dense", 1, 7)
-            .getFirst();
+    Path dense = CliHarness.denseModel(d.resolve("m"));
     String[] flags = {"--model", dense.toString(), "--engine-lib", h.lib.toString()};
     CliHarness.Run r = h.run(concat(flags, "--host-file", "m4-pro-48", "--ctx", "512", "--print"));
     assertEquals(0, r.code(), r.err());

@@ -83,10 +83,7 @@ class WizardTest {
    */
   @Test
   void aDenseModelIsNotAskedWhereTheExpertsLive(@TempDir Path m) throws IOException {
-    Path dense =
-        dev.strata.engine.model.TinyModel.dense("qwen3")
-            .write(m.resolve("m"), "tiny-dense", 1, 7)
-            .getFirst();
+    Path dense = CliHarness.denseModel(m.resolve("m"));
     CliHarness dc = new CliHarness(d, dense.getParent()); // the working folder holds the model
     // Enter at every question: one fewer than the MoE model's (no experts question)
     CliHarness.Run r = dc.wizard("\n\n\n\n\n", dc.hostAndLib());
