@@ -159,15 +159,18 @@ public final class OpenAiServer implements AutoCloseable {
       sendError(ex, new ApiError(500, "server_error", null, null, "internal error: " + e), status);
     } finally {
       ex.close();
-      // one line per request: never a header (the key), never a body
-      log.printf(
-          Locale.ROOT,
-          "serve: %s %s %d %.3f s%s%n",
-          method,
-          path.length() > 80 ? path.substring(0, 80) + "…" : path,
-          status[0],
-          (System.nanoTime() - t0) / 1e9,
-          note.isEmpty() ? "" : " " + note);
+      // one line per request: never a header (the key), never a body; formatted first and
+      // written in one call, so concurrent handlers' lines never interleave (printf writes in
+      // pieces)
+      log.print(
+          String.format(
+              Locale.ROOT,
+              "serve: %s %s %d %.3f s%s%n",
+              method,
+              path.length() > 80 ? path.substring(0, 80) + "…" : path,
+              status[0],
+              (System.nanoTime() - t0) / 1e9,
+              note.isEmpty() ? "" : " " + note));
       log.flush();
     }
   }
