@@ -54,6 +54,13 @@ public final class OwnerRule {
   private OwnerRule() {}
 
   /**
+   * True when permission bits {@code perms} let group or others write ({@code S_IWGRP|S_IWOTH}).
+   */
+  public static boolean writableByOthers(int perms) {
+    return (perms & GO_WRITE) != 0;
+  }
+
+  /**
    * What is wrong with an object owned by {@code uid} with permission bits {@code perms} ({@code
    * st_mode & 07777}) at {@code place}, for a launch by user {@code me}; null when it passes.
    */
@@ -64,7 +71,7 @@ public final class OwnerRule {
     if (place == Place.LINK) {
       return null;
     }
-    if ((perms & GO_WRITE) != 0) {
+    if (writableByOthers(perms)) {
       boolean stickyRoot = uid == 0 && (perms & STICKY) != 0;
       boolean shared = place == Place.ABOVE || place == Place.SHARED_HOLDER;
       return stickyRoot && shared ? null : Problem.WRITABLE;

@@ -1,6 +1,7 @@
 package dev.strata.launcher.preflight;
 
 import dev.strata.engine.text.TerminalText;
+import dev.strata.engine.trust.OwnerRule;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,9 +15,6 @@ import java.nio.file.Path;
  * (docs/RELIABILITY.md, "Trusted library").
  */
 final class SharedFolder {
-  /** Group- and other-write bits ({@code S_IWGRP | S_IWOTH}). */
-  private static final int GO_WRITE = 0022;
-
   private SharedFolder() {}
 
   /**
@@ -42,7 +40,7 @@ final class SharedFolder {
 
   private static boolean writableByOthers(Path folder) {
     try {
-      return ((Integer) Files.getAttribute(folder, "unix:mode") & GO_WRITE) != 0;
+      return OwnerRule.writableByOthers((Integer) Files.getAttribute(folder, "unix:mode"));
     } catch (IOException | UnsupportedOperationException e) {
       return false;
     }
